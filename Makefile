@@ -1,0 +1,49 @@
+# tbthrottle: see README.md.  GNU make; the targets are listed in README.md.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARNFLAGS = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wwrite-strings -Wvla
+STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L
+ifeq ($(SAN),1)
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+endif
+ALL_CFLAGS = $(STDFLAGS) $(WARNFLAGS) $(SANFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+
+# The pure modules: no system calls, unit tested with a fake clock.
+PURE = src/bucket.o src/framer.o src/units.o src/options.o
+OBJS = $(PURE) src/clock.o src/pump.o src/signals.o src/main.o
+HDRS = $(wildcard src/*.h)
+
+all: tbthrottle
+
+tbthrottle: $(OBJS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+src/%.o: src/%.c $(HDRS)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tests/unit: tests/unit.c $(PURE) $(HDRS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ tests/unit.c $(PURE)
+
+check: tbthrottle tests/unit
+	./tests/unit
+	bats tests
+
+install: tbthrottle
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 tbthrottle $(DESTDIR)$(BINDIR)/tbthrottle
+	install -m 644 man/tbthrottle.1 $(DESTDIR)$(MANDIR)/man1/tbthrottle.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tbthrottle \
+		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1
+
+clean:
+	rm -f tbthrottle tests/unit src/*.o
+
+.PHONY: all check install uninstall clean

@@ -1,0 +1,139 @@
+/* Token bucket in GCRA form, exact on integer nanoseconds; pure, no I/O. */
+#include <stdbool.h>
+
+#include "bucket.h"
+
+int64_t
+muldiv_floor(int64_t a, uint64_t num, uint64_t den)
+{
+	int64_t q = a / (int64_t)den, r = a % (int64_t)den;
+	uint64_t frac;
+
+	if (r < 0) {
+		q--;
+		r += (int64_t)den;
+	}
+	/* r < den, so r * num < den * num < 2^63. */
+	frac = (uint64_t)r * num / den;
+	if (q > 0 && (uint64_t)q > ((uint64_t)INT64_MAX - frac) / num)
+		return INT64_MAX;
+	if (q < 0 && (uint64_t)-(q + 1) >= ((uint64_t)INT64_MAX + 1) / num)
+		return INT64_MIN;
+	return q * (int64_t)num + (int64_t)frac;
+}
+
+int64_t
+muldiv_ceil(int64_t a, uint64_t num, uint64_t den)
+{
+	int64_t f;
+
+	if (a == INT64_MIN)
+		return INT64_MIN;
+	f = muldiv_floor(-a, num, den);
+	return f == INT64_MIN ? INT64_MAX : -f;
+}
+
+/* Keep 0 <= k < n by moving whole periods of n units into base_ns. */
+static void
+normalize(struct bucket *b)
+{
+	if (b->k >= b->n) {
+		b->base_ns += (int64_t)(b->k / b->n * b->d);
+		b->k %= b->n;
+	}
+}
+
+/* Is the bucket full at t_ns? */
+static bool
+full_at(const struct bucket *b, int64_t t_ns)
+{
+	int64_t e = t_ns - b->base_ns;
+
+	if (e < 0)
+		return false;
+	if ((uint64_t)e >= b->d)
+		return true;
+	return b->k * b->d <= (uint64_t)e * b->n;
+}
+
+/* Apply the capacity limit at t_ns: credit beyond a full bucket is lost. */
+static void
+settle(struct bucket *b, int64_t t_ns)
+{
+	if (full_at(b, t_ns)) {
+		b->base_ns = t_ns;
+		b->k = 0;
+	}
+}
+
+static int64_t
+settle_point(int64_t ready_ns, int64_t now_ns)
+{
+	int64_t late = now_ns - BUCKET_CATCHUP_NS;
+
+	return ready_ns > late ? ready_ns : late;
+}
+
+/* Tokens at t_ns since the last settle, without the capacity limit. */
+static int64_t
+tokens_at(const struct bucket *b, int64_t t_ns)
+{
+	int64_t earned = muldiv_floor(t_ns - b->base_ns, b->n, b->d);
+	int64_t have = (int64_t)b->burst - (int64_t)b->k;
+
+	if (earned > 0 && have > INT64_MAX - earned)
+		return INT64_MAX;
+	return have + earned;
+}
+
+void
+bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
+    uint64_t initial, int64_t now_ns)
+{
+	b->n = n;
+	b->d = d;
+	b->burst = burst;
+	b->base_ns = now_ns;
+	b->k = burst - initial;
+	normalize(b);
+}
+
+uint64_t
+bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns)
+{
+	struct bucket c = *b;
+	int64_t t;
+
+	settle(&c, settle_point(ready_ns, now_ns));
+	t = tokens_at(&c, now_ns);
+	return t > 0 ? (uint64_t)t : 0;
+}
+
+int64_t
+bucket_ready_at(const struct bucket *b, int64_t ready_ns, uint64_t units)
+{
+	struct bucket c = *b;
+	int64_t need, t;
+
+	settle(&c, ready_ns);
+	/* Tokens at t are burst - k + floor((t - base) * n / d). */
+	need = (int64_t)units + (int64_t)c.k - (int64_t)c.burst;
+	t = muldiv_ceil(need, c.d, c.n);
+	if (t > 0 && c.base_ns > INT64_MAX - t)
+		return INT64_MAX;
+	t += c.base_ns;
+	return t > ready_ns ? t : ready_ns;
+}
+
+uint64_t
+bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	uint64_t got = bucket_avail(b, ready_ns, now_ns);
+
+	settle(b, settle_point(ready_ns, now_ns));
+	if (got > max)
+		got = max;
+	b->k += got;
+	normalize(b);
+	return got;
+}

@@ -1,0 +1,65 @@
+/* Token bucket in GCRA form, exact on integer nanoseconds; pure, no I/O. */
+#ifndef BUCKET_H
+#define BUCKET_H
+
+#include <stdint.h>
+
+/*
+ * Units whose release was due while the caller was late (a late wake-up, a
+ * slow write) keep their place in the schedule for this long; beyond it the
+ * lost time is treated like idle time and earns no more than a full bucket.
+ * This is the scheduling slack of the contract: in any window of w ns at
+ * most burst + rate * (w + BUCKET_CATCHUP_NS) units are released.
+ */
+#define BUCKET_CATCHUP_NS	1000000LL
+
+/*
+ * Rate n units every d ns (n * d < 2^63), capacity burst units.  The bucket
+ * is full at time base_ns + k * d / n exactly, with 0 <= k < n, so no
+ * rounding error ever accumulates.  A leaky bucket is a bucket with
+ * burst 1: consecutive units are exactly d / n apart.
+ */
+struct bucket {
+	uint64_t n;
+	uint64_t d;
+	uint64_t burst;
+	int64_t base_ns;
+	uint64_t k;
+};
+
+/*
+ * Start a bucket at now_ns holding initial tokens (initial <= burst).
+ * burst * d / n must be below 2^62 ns.
+ */
+void	bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
+	    uint64_t initial, int64_t now_ns);
+
+/*
+ * Whole tokens available at now_ns to units that have been waiting since
+ * ready_ns (ready_ns <= now_ns).  This is at most burst plus what the rate
+ * earns in BUCKET_CATCHUP_NS.  Does not change the bucket.
+ */
+uint64_t bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns);
+
+/*
+ * Earliest time, not before ready_ns, at which units (<= burst) tokens are
+ * available to units waiting since ready_ns.  Does not change the bucket.
+ */
+int64_t	bucket_ready_at(const struct bucket *b, int64_t ready_ns,
+	    uint64_t units);
+
+/*
+ * Release up to max units at now_ns that have been waiting since ready_ns;
+ * returns how many were granted and charges them to the bucket at their
+ * ideal release times, so a late caller does not drift.
+ */
+uint64_t bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns,
+	    uint64_t max);
+
+/* floor(a * num / den) saturated to int64, for num * den < 2^63. */
+int64_t	muldiv_floor(int64_t a, uint64_t num, uint64_t den);
+
+/* ceil(a * num / den) saturated to int64, for num * den < 2^63. */
+int64_t	muldiv_ceil(int64_t a, uint64_t num, uint64_t den);
+
+#endif

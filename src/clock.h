@@ -1,0 +1,20 @@
+/* The monotonic clock: reading it and sleeping to absolute deadlines. */
+#ifndef CLOCK_H
+#define CLOCK_H
+
+#include <stdint.h>
+
+/* Ask the OS for the finest timer slack it allows; harmless when it can't. */
+void	clock_init(void);
+
+/* Nanoseconds on CLOCK_MONOTONIC. */
+int64_t	clock_now_ns(void);
+
+/*
+ * Sleep until CLOCK_MONOTONIC reaches deadline_ns, never waking early.
+ * Returns 0 when the deadline is reached, or EINTR when a signal handler
+ * ran; the caller decides whether to sleep again to the same deadline.
+ */
+int	clock_sleep_until(int64_t deadline_ns);
+
+#endif

@@ -1,0 +1,75 @@
+/* tbthrottle: release input a record at a time at a set rate. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bucket.h"
+#include "clock.h"
+#include "options.h"
+#include "pump.h"
+#include "signals.h"
+
+/* Gather this much of the rate per wake-up when units are waiting. */
+#define RECORD_QUANTUM_NS	250000ULL
+#define BYTE_QUANTUM_NS		1000000ULL
+
+/* Units worth quantum_ns at the rate, at least 1 and at most the burst. */
+static uint64_t
+quantum(const struct config *cfg, uint64_t quantum_ns)
+{
+	struct amount a = { true, quantum_ns, 1 };
+	uint64_t q;
+
+	if (amount_units(&a, &cfg->rate, &q) != 0 || q < 1)
+		q = 1;
+	if (q > cfg->burst)
+		q = cfg->burst;
+	if (q > PUMP_BUF_BYTES)
+		q = PUMP_BUF_BYTES;
+	return q;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct config cfg;
+	struct bucket bucket;
+	struct pump pump;
+	char err[512];
+	int status;
+	bool bytes;
+
+	switch (options_parse(&cfg, argc, argv, err, sizeof err)) {
+	case OPT_HELP:
+		options_usage(stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	case OPT_VERSION:
+		printf("tbthrottle %s\n", TBTHROTTLE_VERSION);
+		return fflush(stdout) == 0 ? 0 : 1;
+	case OPT_ERROR:
+		fprintf(stderr, "tbthrottle: %s\n", err);
+		return 2;
+	case OPT_RUN:
+		break;
+	}
+
+	bytes = cfg.mode == UNIT_BYTES;
+	clock_init();
+	signals_init();
+	pump = (struct pump){
+		.framer = { .bytes = bytes, .delim = cfg.delim },
+		.bucket = NULL,
+		.quantum = 1,
+		.files = cfg.files,
+		.nfiles = cfg.nfiles,
+	};
+	if (!cfg.rate.inf) {
+		bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
+		    cfg.initial, clock_now_ns());
+		pump.bucket = &bucket;
+		pump.quantum = quantum(&cfg, bytes ? BYTE_QUANTUM_NS :
+		    RECORD_QUANTUM_NS);
+	}
+	status = pump_run(&pump);
+	signals_finish();
+	return status;
+}

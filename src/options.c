@@ -1,0 +1,314 @@
+/* Command-line options: the getopt_long table and struct config. */
+#include <getopt.h>
+#include <string.h>
+
+#include "options.h"
+
+enum { OPT_LEAKY = 256, OPT_INITIAL };
+
+static const char shortopts[] = ":r:b:l0d:ca:hV";
+
+static const struct option longopts[] = {
+	{ "rate", required_argument, NULL, 'r' },
+	{ "burst", required_argument, NULL, 'b' },
+	{ "lines", no_argument, NULL, 'l' },
+	{ "null", no_argument, NULL, '0' },
+	{ "delimiter", required_argument, NULL, 'd' },
+	{ "bytes", no_argument, NULL, 'c' },
+	{ "algorithm", required_argument, NULL, 'a' },
+	{ "leaky", no_argument, NULL, OPT_LEAKY },
+	{ "initial", required_argument, NULL, OPT_INITIAL },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Longest time a full bucket may take to refill: 100 years. */
+#define MAX_REFILL_NS	(100.0L * 365.25L * 86400.0L * 1e9L)
+/* The default byte-mode burst is this much time at the rate. */
+#define BYTE_BURST_NS	10000000ULL
+
+void
+options_usage(FILE *fp)
+{
+	fputs(
+"usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
+"                  [-a token | leaky] [--initial N] [FILE ...]\n"
+"Copy FILEs (or standard input) to standard output, releasing lines,\n"
+"records or bytes no faster than RATE.\n"
+"\n"
+"  -r, --rate RATE      units per period: 5, 90/min, 3/10s, 2k/s, inf\n"
+"                       (with -c: 64K/s, 1.5MB/s, 1G/min)\n"
+"  -b, --burst N        bucket size in units, or a duration such as 2s\n"
+"                       (default: 1 record; with -c, 10ms of the rate)\n"
+"  -l, --lines          a unit is a line ending in newline (default)\n"
+"  -0, --null           a unit is a record ending in NUL\n"
+"  -d, --delimiter C    a unit is a record ending in byte C (',' '\\t' '\\x1e')\n"
+"  -c, --bytes          a unit is a byte\n"
+"  -a, --algorithm ALG  token: bursts up to BURST (default);\n"
+"                       leaky: one unit every 1/RATE, evenly spaced\n"
+"      --leaky          same as -a leaky\n"
+"      --initial N      tokens in the bucket at start (default: full)\n"
+"  -h, --help           show this help and exit\n"
+"  -V, --version        show the version and exit\n"
+"\n"
+"RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day.\n"
+"Records go out whole; the last one needs no delimiter.  Exit status is\n"
+"0 on success, 1 on a read or write error, 2 on a usage error.\n"
+"See tbthrottle(1) for the full grammar and examples.\n", fp);
+}
+
+static int
+fail(char *err, size_t errsz, const char *msg)
+{
+	snprintf(err, errsz, "%s", msg);
+	return -1;
+}
+
+/* Parse a delimiter: one byte, or \n \t \r \0 \\ \xHH. */
+static int
+parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
+{
+	static const char esc_from[] = "ntr0\\", esc_to[] = "\n\t\r\0\\";
+	const char *e;
+	unsigned v = 0;
+
+	if (s[0] == '\0') {
+		snprintf(err, errsz, "invalid delimiter '': give one byte "
+		    "such as ',' or '\\t'");
+		return -1;
+	}
+	if (s[1] == '\0') {
+		*out = (unsigned char)s[0];
+		return 0;
+	}
+	if (s[0] == '\\' && s[1] != '\0' && s[2] == '\0' &&
+	    (e = strchr(esc_from, s[1])) != NULL) {
+		*out = (unsigned char)esc_to[e - esc_from];
+		return 0;
+	}
+	if (s[0] == '\\' && s[1] == 'x' && s[2] != '\0') {
+		int i;
+
+		for (i = 2; i < 4 && s[i] != '\0'; i++) {
+			char c = s[i];
+
+			if (c >= '0' && c <= '9')
+				v = v * 16 + (unsigned)(c - '0');
+			else if (c >= 'a' && c <= 'f')
+				v = v * 16 + (unsigned)(c - 'a' + 10);
+			else if (c >= 'A' && c <= 'F')
+				v = v * 16 + (unsigned)(c - 'A' + 10);
+			else
+				break;
+		}
+		if (s[i] == '\0') {
+			*out = (unsigned char)v;
+			return 0;
+		}
+	}
+	snprintf(err, errsz, "invalid delimiter '%s': give one byte, or "
+	    "\\n \\t \\r \\0 \\\\ \\xHH", s);
+	return -1;
+}
+
+static const char *
+mode_flag(enum unit_mode m)
+{
+	static const char *const flags[] = { "-l", "-0", "-d", "-c" };
+
+	return flags[m];
+}
+
+/* Turn the raw arguments into validated limits once the mode is known. */
+static int
+resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
+    const char *initial_arg, char *err, size_t errsz)
+{
+	bool bytes = cfg->mode == UNIT_BYTES;
+	struct amount a;
+	char why[160];
+	long double refill;
+
+	if (rate_arg == NULL)
+		return fail(err, errsz, "missing -r RATE (for example -r 10/s "
+		    "or -c -r 1M/s; see --help)");
+	if (parse_rate(rate_arg, bytes, &cfg->rate, why, sizeof why) != 0) {
+		snprintf(err, errsz, "invalid rate '%s': %s", rate_arg, why);
+		return -1;
+	}
+	if (burst_arg != NULL && cfg->algorithm == ALG_LEAKY) {
+		snprintf(err, errsz, "-b %s does not apply to -a leaky, which "
+		    "releases one unit every 1/RATE", burst_arg);
+		return -1;
+	}
+
+	/* Defaults: one record, or 10 ms of the rate in bytes. */
+	cfg->burst = 1;
+	if (bytes && !cfg->rate.inf) {
+		a = (struct amount){ true, BYTE_BURST_NS, 1 };
+		if (amount_units(&a, &cfg->rate, &cfg->burst) != 0 ||
+		    cfg->burst == 0)
+			cfg->burst = 1;
+	}
+	if (burst_arg != NULL) {
+		if (parse_amount(burst_arg, bytes, &a, why, sizeof why) != 0) {
+			snprintf(err, errsz, "invalid burst '%s': %s",
+			    burst_arg, why);
+			return -1;
+		}
+		if (!cfg->rate.inf) {
+			if (amount_units(&a, &cfg->rate, &cfg->burst) != 0) {
+				snprintf(err, errsz, "invalid burst '%s': too "
+				    "large", burst_arg);
+				return -1;
+			}
+			if (cfg->burst == 0) {
+				snprintf(err, errsz, "invalid burst '%s': %s",
+				    burst_arg, a.is_duration ?
+				    "less than one unit at this rate" :
+				    "must be at least 1 unit");
+				return -1;
+			}
+		}
+	}
+	cfg->initial = cfg->burst;
+	if (initial_arg != NULL) {
+		if (parse_amount(initial_arg, bytes, &a, why, sizeof why) != 0) {
+			snprintf(err, errsz, "invalid --initial '%s': %s",
+			    initial_arg, why);
+			return -1;
+		}
+		if (!cfg->rate.inf) {
+			if (amount_units(&a, &cfg->rate, &cfg->initial) != 0 ||
+			    cfg->initial > cfg->burst) {
+				snprintf(err, errsz, "invalid --initial '%s': "
+				    "more than the burst of %llu", initial_arg,
+				    (unsigned long long)cfg->burst);
+				return -1;
+			}
+		}
+	}
+	if (cfg->rate.inf)
+		return 0;
+	refill = (long double)cfg->burst * cfg->rate.d / cfg->rate.n;
+	if (refill > MAX_REFILL_NS) {
+		snprintf(err, errsz, "invalid burst '%s': takes more than 100 "
+		    "years to refill at %s", burst_arg ? burst_arg : "",
+		    rate_arg);
+		return -1;
+	}
+	return 0;
+}
+
+enum parse_result
+options_parse(struct config *cfg, int argc, char **argv, char *err,
+    size_t errsz)
+{
+	const char *rate_arg = NULL, *burst_arg = NULL, *initial_arg = NULL;
+	bool mode_set = false, alg_set = false;
+	enum unit_mode mode;
+	enum algorithm alg;
+	int c;
+
+	memset(cfg, 0, sizeof *cfg);
+	cfg->mode = UNIT_LINES;
+	cfg->delim = '\n';
+	cfg->algorithm = ALG_TOKEN;
+	opterr = 0;
+#ifdef __GLIBC__
+	optind = 0;	/* also resets glibc's scan state */
+#else
+	optind = 1;
+#endif
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			if (rate_arg != NULL) {
+				snprintf(err, errsz, "-r given twice ('%s' and "
+				    "'%s'): give one rate", rate_arg, optarg);
+				return OPT_ERROR;
+			}
+			rate_arg = optarg;
+			continue;
+		case 'b':
+			if (burst_arg != NULL) {
+				snprintf(err, errsz, "-b given twice ('%s' and "
+				    "'%s'): give one burst", burst_arg, optarg);
+				return OPT_ERROR;
+			}
+			burst_arg = optarg;
+			continue;
+		case OPT_INITIAL:
+			initial_arg = optarg;
+			continue;
+		case 'h':
+			return OPT_HELP;
+		case 'V':
+			return OPT_VERSION;
+		case 'l':
+			mode = UNIT_LINES;
+			break;
+		case '0':
+			mode = UNIT_NULL;
+			break;
+		case 'd':
+			mode = UNIT_DELIM;
+			if (parse_delim(optarg, &cfg->delim, err, errsz) != 0)
+				return OPT_ERROR;
+			break;
+		case 'c':
+			mode = UNIT_BYTES;
+			break;
+		case 'a':
+		case OPT_LEAKY:
+			if (c == OPT_LEAKY || strcmp(optarg, "leaky") == 0) {
+				alg = ALG_LEAKY;
+			} else if (strcmp(optarg, "token") == 0) {
+				alg = ALG_TOKEN;
+			} else {
+				snprintf(err, errsz, "invalid algorithm '%s': "
+				    "use token or leaky", optarg);
+				return OPT_ERROR;
+			}
+			if (alg_set && alg != cfg->algorithm) {
+				snprintf(err, errsz, "conflicting algorithms: "
+				    "give one of -a token, -a leaky");
+				return OPT_ERROR;
+			}
+			alg_set = true;
+			cfg->algorithm = alg;
+			continue;
+		case ':':
+			snprintf(err, errsz, "option '%s' needs a value (see "
+			    "--help)", argv[optind - 1]);
+			return OPT_ERROR;
+		default:
+			if (optopt != 0 && optopt != '?')
+				snprintf(err, errsz, "unknown option '-%c' (see "
+				    "--help)", optopt);
+			else
+				snprintf(err, errsz, "unknown option '%s' (see "
+				    "--help)", argv[optind - 1]);
+			return OPT_ERROR;
+		}
+		/* Only the unit options reach here. */
+		if (mode_set && mode != cfg->mode) {
+			snprintf(err, errsz, "%s conflicts with %s: give one "
+			    "of -l, -0, -d, -c", mode_flag(mode),
+			    mode_flag(cfg->mode));
+			return OPT_ERROR;
+		}
+		mode_set = true;
+		cfg->mode = mode;
+		if (mode == UNIT_LINES)
+			cfg->delim = '\n';
+		else if (mode == UNIT_NULL)
+			cfg->delim = '\0';
+	}
+	cfg->files = argv + optind;
+	cfg->nfiles = argc - optind;
+	if (resolve(cfg, rate_arg, burst_arg, initial_arg, err, errsz) != 0)
+		return OPT_ERROR;
+	return OPT_RUN;
+}

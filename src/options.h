@@ -1,0 +1,39 @@
+/* Command-line options: the getopt_long table and struct config. */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "units.h"
+
+#define TBTHROTTLE_VERSION	"0.1.0"
+
+enum unit_mode { UNIT_LINES, UNIT_NULL, UNIT_DELIM, UNIT_BYTES };
+enum algorithm { ALG_TOKEN, ALG_LEAKY };
+enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
+
+struct config {
+	struct rate rate;
+	uint64_t burst;		/* units; 0 when the rate is inf */
+	uint64_t initial;	/* tokens at start, <= burst */
+	enum unit_mode mode;
+	unsigned char delim;
+	enum algorithm algorithm;
+	char **files;
+	int nfiles;
+};
+
+/*
+ * Fill cfg from argv.  Returns OPT_RUN, OPT_HELP or OPT_VERSION, or
+ * OPT_ERROR with a one-line reason (naming the bad value) in err.
+ */
+enum parse_result options_parse(struct config *cfg, int argc, char **argv,
+	    char *err, size_t errsz);
+
+/* Print the --help text. */
+void	options_usage(FILE *fp);
+
+#endif

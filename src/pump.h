@@ -1,0 +1,32 @@
+/* The I/O pump: read input, frame units, wait for tokens, write. */
+#ifndef PUMP_H
+#define PUMP_H
+
+#include <stdint.h>
+
+#include "bucket.h"
+#include "framer.h"
+
+/*
+ * Records up to this many bytes go out whole in one write(2); a longer
+ * record is streamed through this buffer once its token is granted.
+ */
+#define PUMP_BUF_BYTES	(128 * 1024)
+
+struct pump {
+	struct framer framer;
+	struct bucket *bucket;	/* NULL: no limit */
+	uint64_t quantum;	/* units to gather before a wake-up, >= 1 */
+	char **files;		/* operands; none means standard input */
+	int nfiles;
+};
+
+/*
+ * Copy the input to standard output under the pump's limit.  Returns the
+ * exit status: 0, or 1 after an input or output error (input errors are
+ * reported and the next file is read).  Returns early when a stop signal
+ * arrives, after finishing the write in progress.
+ */
+int	pump_run(const struct pump *p);
+
+#endif
