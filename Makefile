@@ -28,7 +28,7 @@ src/%.o: src/%.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 tests/unit: tests/unit.c $(PURE) $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ tests/unit.c $(PURE)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ tests/unit.c $(PURE) -lm
 
 check: tbthrottle tests/unit
 	./tests/unit
@@ -43,7 +43,21 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbthrottle \
 		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1
 
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c
+	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
+		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
+	mandoc -Tlint -Wwarning man/tbthrottle.1
+	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash)
+
+format:
+	clang-format -i src/*.c src/*.h tests/unit.c
+
+bench: tbthrottle
+	bash bench/run.sh
+
 clean:
 	rm -f tbthrottle tests/unit src/*.o
 
-.PHONY: all check install uninstall clean
+.PHONY: all check install uninstall clean lint format bench

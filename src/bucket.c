@@ -6,9 +6,13 @@
 int64_t
 muldiv_floor(int64_t a, uint64_t num, uint64_t den)
 {
-	int64_t q = a / (int64_t)den, r = a % (int64_t)den;
+	int64_t q, r;
 	uint64_t frac;
 
+	if (num == 0 || den == 0)	/* not a rate; keeps the function total */
+		return 0;
+	q = a / (int64_t)den;
+	r = a % (int64_t)den;
 	if (r < 0) {
 		q--;
 		r += (int64_t)den;
@@ -37,7 +41,7 @@ muldiv_ceil(int64_t a, uint64_t num, uint64_t den)
 static void
 normalize(struct bucket *b)
 {
-	if (b->k >= b->n) {
+	if (b->n != 0 && b->k >= b->n) {
 		b->base_ns += (int64_t)(b->k / b->n * b->d);
 		b->k %= b->n;
 	}

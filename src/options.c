@@ -222,25 +222,27 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	optind = 1;
 #endif
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const char *arg = optarg != NULL ? optarg : "";
+
 		switch (c) {
 		case 'r':
 			if (rate_arg != NULL) {
 				snprintf(err, errsz, "-r given twice ('%s' and "
-				    "'%s'): give one rate", rate_arg, optarg);
+				    "'%s'): give one rate", rate_arg, arg);
 				return OPT_ERROR;
 			}
-			rate_arg = optarg;
+			rate_arg = arg;
 			continue;
 		case 'b':
 			if (burst_arg != NULL) {
 				snprintf(err, errsz, "-b given twice ('%s' and "
-				    "'%s'): give one burst", burst_arg, optarg);
+				    "'%s'): give one burst", burst_arg, arg);
 				return OPT_ERROR;
 			}
-			burst_arg = optarg;
+			burst_arg = arg;
 			continue;
 		case OPT_INITIAL:
-			initial_arg = optarg;
+			initial_arg = arg;
 			continue;
 		case 'h':
 			return OPT_HELP;
@@ -254,7 +256,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			break;
 		case 'd':
 			mode = UNIT_DELIM;
-			if (parse_delim(optarg, &cfg->delim, err, errsz) != 0)
+			if (parse_delim(arg, &cfg->delim, err, errsz) != 0)
 				return OPT_ERROR;
 			break;
 		case 'c':
@@ -262,13 +264,13 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			break;
 		case 'a':
 		case OPT_LEAKY:
-			if (c == OPT_LEAKY || strcmp(optarg, "leaky") == 0) {
+			if (c == OPT_LEAKY || strcmp(arg, "leaky") == 0) {
 				alg = ALG_LEAKY;
-			} else if (strcmp(optarg, "token") == 0) {
+			} else if (strcmp(arg, "token") == 0) {
 				alg = ALG_TOKEN;
 			} else {
 				snprintf(err, errsz, "invalid algorithm '%s': "
-				    "use token or leaky", optarg);
+				    "use token or leaky", arg);
 				return OPT_ERROR;
 			}
 			if (alg_set && alg != cfg->algorithm) {

@@ -77,6 +77,8 @@ ratio_mul(struct ratio a, struct ratio b, struct ratio *out)
 {
 	uint64_t g1 = gcd(a.num, b.den), g2 = gcd(b.num, a.den);
 
+	if (a.den == 0 || b.den == 0)
+		return -1;
 	if (g1 > 1) {
 		a.num /= g1;
 		b.den /= g1;

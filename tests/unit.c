@@ -1,0 +1,657 @@
+/* Unit tests of the pure modules: schedule math on a fake clock, parsing. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bucket.h"
+#include "framer.h"
+#include "options.h"
+#include "units.h"
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef __int128 i128;	/* reference for muldiv only */
+#endif
+
+static int passed, failed;
+static const char *current;
+
+static void
+check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	fprintf(stderr, "FAIL %s: ", current);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+#define NS	1000000000LL
+#define MS	1000000LL
+#define US	1000LL
+
+/* A small deterministic generator, so every run sees the same cases. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+rng(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+static uint64_t
+rng_below(uint64_t n)
+{
+	return rng() % n;
+}
+
+/* ---- units ---- */
+
+static void
+rate_is(const char *s, bool bytes, uint64_t n, uint64_t d)
+{
+	struct rate r;
+	char err[200] = "";
+	int rc = parse_rate(s, bytes, &r, err, sizeof err);
+
+	check(rc == 0 && !r.inf && r.n == n && r.d == d,
+	    "rate '%s' -> rc %d %" PRIu64 "/%" PRIu64 " (want %" PRIu64
+	    "/%" PRIu64 ") %s", s, rc, r.n, r.d, n, d, err);
+}
+
+static void
+rate_bad(const char *s, bool bytes, const char *want)
+{
+	struct rate r;
+	char err[200] = "";
+	int rc = parse_rate(s, bytes, &r, err, sizeof err);
+
+	check(rc == -1 && strstr(err, want) != NULL,
+	    "rate '%s' should fail with '%s', got rc %d '%s'", s, want, rc,
+	    err);
+}
+
+static void
+test_parse_rate(void)
+{
+	struct rate r;
+	char err[200];
+
+	current = "parse_rate";
+	rate_is("5", false, 1, 200000000);
+	rate_is("5/s", false, 1, 200000000);
+	rate_is("0.5", false, 1, 2000000000);
+	rate_is("90/min", false, 3, 2000000000);
+	rate_is("2/h", false, 1, 1800000000000ULL);
+	rate_is("1/day", false, 1, 86400000000000ULL);
+	rate_is("1/d", false, 1, 86400000000000ULL);
+	rate_is("3/10s", false, 3, 10000000000ULL);
+	rate_is("1/250ms", false, 1, 250000000);
+	rate_is("3/s", false, 3, 1000000000);
+	rate_is("7/min", false, 7, 60000000000ULL);
+	rate_is("2k/s", false, 1, 500000);
+	rate_is("1M/s", false, 1, 1000);
+	rate_is("1G/s", false, 1, 1);
+	rate_is("10/seconds", false, 1, 100000000);
+	rate_is("10/minutes", false, 1, 6000000000ULL);
+	rate_is("1/1.5s", false, 1, 1500000000);
+	rate_is(".5/s", false, 1, 2000000000);
+	rate_is("1.5M/s", true, 3072, 1953125);
+	rate_is("64KiB/s", true, 128, 1953125);
+	rate_is("64K/s", true, 128, 1953125);
+	rate_is("10MB/min", true, 1, 6000);
+	rate_is("1kB/s", true, 1, 1000000);
+	rate_is("100B/s", true, 1, 10000000);
+	rate_is("1T/min", true, 536870912, 29296875);
+	check(parse_rate("inf", false, &r, err, sizeof err) == 0 && r.inf,
+	    "inf");
+
+	rate_bad("0", false, "above zero");
+	rate_bad("0/s", false, "above zero");
+	rate_bad("-1", false, "signed");
+	rate_bad("abc", false, "expected a number");
+	rate_bad("1e400", false, "unknown unit 'e'");
+	rate_bad("10/fortnight", false, "unknown period 'fortnight'");
+	rate_bad("5/0s", false, "longer than zero");
+	rate_bad("", false, "empty");
+	rate_bad("1KiB/s", false, "for byte rates");
+	rate_bad("10q", false, "unknown unit 'q'");
+	rate_bad("10s", false, "needs a slash");
+	rate_bad("5/", false, "missing period");
+	rate_bad("5/10", false, "missing period");
+	rate_bad("1.2.3", false, "unexpected");
+	rate_bad("5 /s", false, "unexpected ' /s'");
+	rate_bad("2T/s", true, "fastest");
+	rate_bad("1/10000day", false, "slowest");
+	rate_bad("99999999999999999999999", false, "too many digits");
+
+	/* Awkward decimals still give an exact or near-exact ratio. */
+	check(parse_rate("1.23456789012345/s", false, &r, err, sizeof err) ==
+	    0 && fabs(rate_per_sec(&r) / 1.23456789012345 - 1) < 1e-12,
+	    "approximation of 1.23456789012345/s: %g", rate_per_sec(&r));
+	check(r.n <= (UINT64_MAX >> 1) / r.d, "n*d < 2^63 after approximation");
+}
+
+static void
+amount_is(const char *s, bool bytes, const char *rate, uint64_t want)
+{
+	struct amount a;
+	struct rate r;
+	uint64_t u = 0;
+	char err[200] = "";
+	int rc;
+
+	(void)parse_rate(rate, bytes, &r, err, sizeof err);
+	rc = parse_amount(s, bytes, &a, err, sizeof err);
+	if (rc == 0)
+		rc = amount_units(&a, &r, &u);
+	check(rc == 0 && u == want, "amount '%s' at %s -> %" PRIu64
+	    " (want %" PRIu64 ") %s", s, rate, u, want, err);
+}
+
+static void
+test_parse_amount(void)
+{
+	struct amount a;
+	char err[200];
+
+	current = "parse_amount";
+	amount_is("10", false, "1/s", 10);
+	amount_is("2k", false, "1/s", 2000);
+	amount_is("2s", false, "5/s", 10);
+	amount_is("500ms", false, "10/s", 5);
+	amount_is("1.5min", false, "2/s", 180);
+	amount_is("64K", true, "1M/s", 65536);
+	amount_is("1MB", true, "1M/s", 1000000);
+	amount_is("10ms", true, "1M/s", 10485);
+	amount_is("1.5", false, "1/s", 1);
+	amount_is("2m", false, "1/s", 120);
+	check(parse_amount("2x", false, &a, err, sizeof err) == -1 &&
+	    strstr(err, "unknown unit 'x'") != NULL, "2x: %s", err);
+	check(parse_amount("-1", false, &a, err, sizeof err) == -1,
+	    "negative amount");
+	check(parse_amount("", false, &a, err, sizeof err) == -1, "empty");
+	check(parse_amount("2s5", false, &a, err, sizeof err) == -1,
+	    "trailing junk after a duration");
+}
+
+/* ---- bucket ---- */
+
+static void
+test_muldiv(void)
+{
+	current = "muldiv";
+	check(muldiv_floor(7, 3, 2) == 10, "7*3/2");
+	check(muldiv_floor(-7, 3, 2) == -11, "-7*3/2 floors");
+	check(muldiv_ceil(7, 3, 2) == 11, "ceil 7*3/2");
+	check(muldiv_ceil(-7, 3, 2) == -10, "ceil -7*3/2");
+	check(muldiv_floor(INT64_MAX, 3, 1) == INT64_MAX, "saturates up");
+	check(muldiv_floor(INT64_MIN, 3, 1) == INT64_MIN, "saturates down");
+#ifdef __SIZEOF_INT128__
+	for (int i = 0; i < 200000; i++) {
+		i128 p, q;
+		uint64_t num = 1 + rng_below(1ULL << 31);
+		uint64_t den = 1 + rng_below(1ULL << 31);
+		int64_t a = (int64_t)(rng() >> 2) - (INT64_MAX >> 2);
+
+		a >>= rng_below(40);
+		p = (i128)a * num;
+		q = p / den;
+		if (p % den != 0 && p < 0)
+			q--;
+		if (q > INT64_MAX || q < INT64_MIN)
+			continue;
+		if (muldiv_floor(a, num, den) != (int64_t)q) {
+			check(0, "muldiv_floor(%" PRId64 ", %" PRIu64 ", %"
+			    PRIu64 ")", a, num, den);
+			break;
+		}
+	}
+	check(1, "random muldiv cases");
+#endif
+}
+
+/*
+ * Saturated input on a fake clock: all units ready at 0, the caller wakes
+ * late_ns after each deadline.  Returns release time of each unit.
+ */
+static void
+run_saturated(struct bucket *b, int64_t late_ns, int64_t *rel, int count)
+{
+	int64_t now = 0;
+
+	for (int k = 0; k < count; k++) {
+		int64_t due = bucket_ready_at(b, 0, 1);
+
+		if (due > now)
+			now = due + late_ns;
+		if (bucket_take(b, 0, now, 1) != 1) {
+			check(0, "take refused at the deadline (unit %d)", k);
+			return;
+		}
+		rel[k] = now;
+	}
+}
+
+/* The ideal release of unit k (1-based): max(0, k - burst) * d / n. */
+static int64_t
+ideal(uint64_t k, uint64_t burst, uint64_t n, uint64_t d)
+{
+	if (k <= burst)
+		return 0;
+	return muldiv_ceil((int64_t)(k - burst), d, n);
+}
+
+static void
+exact_schedule(const char *rate, uint64_t burst, int count)
+{
+	struct bucket b;
+	struct rate r;
+	char err[200];
+	int64_t *rel = calloc((size_t)count, sizeof *rel);
+	int bad = 0;
+
+	(void)parse_rate(rate, false, &r, err, sizeof err);
+	bucket_init(&b, r.n, r.d, burst, burst, 0);
+	run_saturated(&b, 0, rel, count);
+	for (int k = 0; k < count && !bad; k++)
+		if (rel[k] != ideal((uint64_t)k + 1, burst, r.n, r.d)) {
+			check(0, "%s b=%" PRIu64 ": unit %d at %" PRId64
+			    " ns, ideal %" PRId64, rate, burst, k + 1, rel[k],
+			    ideal((uint64_t)k + 1, burst, r.n, r.d));
+			bad = 1;
+		}
+	check(!bad, "%s exact", rate);
+	free(rel);
+}
+
+static void
+test_exact_schedules(void)
+{
+	current = "saturated schedule is exact";
+	exact_schedule("1000/s", 1, 100000);
+	exact_schedule("1000/s", 10, 10000);
+	exact_schedule("3/s", 1, 1000000);	/* 333333333.33.. ns */
+	exact_schedule("7/min", 1, 1000000);	/* 8571428571.43.. ns */
+	exact_schedule("7/min", 5, 1000);
+	exact_schedule("1/day", 1, 1000);
+	exact_schedule("1G/s", 1, 1000000);	/* 1 ns apart */
+	exact_schedule("0.5", 3, 1000);
+	exact_schedule("1/250ms", 2, 1000);
+
+	/* No systematic error: the millionth unit at 3/s lands exactly on
+	 * 999999 / 3 s, rounded up to the nanosecond. */
+	{
+		struct bucket b;
+		int64_t *rel = calloc(1000000, sizeof *rel);
+
+		bucket_init(&b, 3, NS, 1, 1, 0);
+		run_saturated(&b, 0, rel, 1000000);
+		check(rel[999999] == 333333000000000LL,
+		    "3/s unit 1e6 at %" PRId64, rel[999999]);
+		free(rel);
+	}
+}
+
+static void
+test_no_drift(void)
+{
+	struct bucket b;
+	int64_t *rel = calloc(10000, sizeof *rel);
+	int bad = 0;
+
+	current = "late wake-ups do not drift";
+	/* 1000/s, burst 1, every wake-up 70 us late. */
+	bucket_init(&b, 1, MS, 1, 1, 0);
+	run_saturated(&b, 70 * US, rel, 10000);
+	for (int k = 1; k < 10000 && !bad; k++)
+		if (rel[k] != k * MS + 70 * US) {
+			check(0, "unit %d at %" PRId64, k + 1, rel[k]);
+			bad = 1;
+		}
+	check(!bad, "70 us late: every release exactly 70 us after ideal");
+	/* Achieved rate over 10000 releases within 0.01 %. */
+	check(fabs((9999.0 * NS / (double)(rel[9999] - rel[0])) / 1000 - 1) <
+	    1e-4, "achieved rate within 0.01%%");
+
+	/* Random lateness up to 0.9 ms never accumulates. */
+	bucket_init(&b, 1, MS, 1, 1, 0);
+	{
+		int64_t now = 0, worst = 0;
+
+		for (int k = 0; k < 10000; k++) {
+			int64_t due = bucket_ready_at(&b, 0, 1);
+
+			if (due > now)
+				now = due + (int64_t)rng_below(900 * US);
+			(void)bucket_take(&b, 0, now, 1);
+			if (now - k * MS > worst)
+				worst = now - k * MS;
+		}
+		check(worst < 900 * US, "random lateness: worst %" PRId64
+		    " ns behind ideal", worst);
+	}
+	free(rel);
+}
+
+static void
+test_idle_and_initial(void)
+{
+	struct bucket b;
+
+	current = "idle gaps and initial fill";
+	/* 10/s, burst 5: 10 units at t=0 go at 0 x5, then every 100 ms. */
+	bucket_init(&b, 1, 100 * MS, 5, 5, 0);
+	for (int k = 1; k <= 10; k++) {
+		int64_t due = bucket_ready_at(&b, 0, 1);
+
+		check(due == ideal((uint64_t)k, 5, 1, 100 * MS),
+		    "unit %d due %" PRId64, k, due);
+		(void)bucket_take(&b, 0, due, 1);
+	}
+	/* Idle until 5 s: the bucket is full again, exactly 5 go at once. */
+	check(bucket_avail(&b, 5 * NS, 5 * NS) == 5, "full after idle: %"
+	    PRIu64, bucket_avail(&b, 5 * NS, 5 * NS));
+	check(bucket_take(&b, 5 * NS, 5 * NS, 100) == 5, "burst after idle");
+	check(bucket_ready_at(&b, 5 * NS, 1) == 5 * NS + 100 * MS,
+	    "next after the burst");
+
+	/* Idle far beyond the burst earns nothing more than the burst. */
+	check(bucket_avail(&b, 3600 * NS, 3600 * NS) == 5, "capped after 1 h");
+
+	/* --initial 0: the first unit waits one interval. */
+	bucket_init(&b, 1, NS, 10, 0, 0);
+	check(bucket_ready_at(&b, 0, 1) == NS, "initial 0: first at 1 s");
+	(void)bucket_take(&b, 0, NS, 1);
+	check(bucket_ready_at(&b, 0, 1) == 2 * NS, "initial 0: second at 2 s");
+	/* --initial 3 of 10. */
+	bucket_init(&b, 1, NS, 10, 3, 0);
+	check(bucket_take(&b, 0, 0, 100) == 3, "initial 3 go at once");
+	check(bucket_ready_at(&b, 0, 1) == NS, "then one per second");
+
+	/* A unit arriving during a refill waits only for its token. */
+	bucket_init(&b, 1, NS, 1, 1, 0);
+	(void)bucket_take(&b, 0, 0, 1);
+	check(bucket_ready_at(&b, 400 * MS, 1) == NS, "arrival at 0.4 s");
+	check(bucket_ready_at(&b, 1500 * MS, 1) == 1500 * MS,
+	    "arrival at 1.5 s goes at once");
+}
+
+static void
+test_catchup_cap(void)
+{
+	struct bucket b;
+
+	current = "catch-up after a stall is capped";
+	/* 1000/s burst 1; the caller stalls 50 ms: it may release the
+	 * burst plus what 1 ms earns, not 50 units. */
+	bucket_init(&b, 1, MS, 1, 1, 0);
+	(void)bucket_take(&b, 0, 0, 1);
+	check(bucket_take(&b, 0, 50 * MS, 1000) == 2,
+	    "after a 50 ms stall: burst + 1 ms");
+	/* Those two are charged at 49 and 50 ms; the next is due at 51. */
+	check(bucket_ready_at(&b, 0, 1) == 51 * MS, "then on schedule from"
+	    " the catch-up point: %" PRId64, bucket_ready_at(&b, 0, 1));
+
+	/* High rate: 1e9/s burst 1, woken 1000 ns late: 1001 units due. */
+	bucket_init(&b, 1, 1, 1, 1, 0);
+	check(bucket_take(&b, 0, 1000, UINT64_MAX) == 1001, "1e9/s batch");
+	check(bucket_take(&b, 0, 1000, UINT64_MAX) == 0, "then empty");
+	check(bucket_take(&b, 0, 10 * MS, UINT64_MAX) == 1 + MS,
+	    "after 10 ms: burst + 1 ms worth");
+}
+
+/*
+ * In any window [t_i, t_j] of the releases: j - i + 1 <= burst +
+ * rate * (t_j - t_i + BUCKET_CATCHUP_NS).
+ */
+static int
+window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
+    uint64_t d)
+{
+	long double r = (long double)n / d, best = -1e300L;
+
+	for (int j = 0; j < count; j++) {
+		long double v = r * rel[j] - j;
+
+		if (v > best)
+			best = v;
+		if (best + j + 1 - r * rel[j] > burst +
+		    r * BUCKET_CATCHUP_NS + 1e-6L)
+			return 0;
+	}
+	return 1;
+}
+
+static void
+test_random_conformance(void)
+{
+	current = "random arrivals keep the window bound";
+	for (int c = 0; c < 300; c++) {
+		struct bucket b;
+		uint64_t n = 1 + rng_below(1000);
+		uint64_t d = (1 + rng_below(1000)) * (rng_below(2) ? MS : US);
+		uint64_t burst = 1 + rng_below(20);
+		uint64_t initial = rng_below(burst + 1);
+		int count = 2000, k = 0;
+		int64_t *rel = calloc((size_t)count, sizeof *rel);
+		int64_t arrive = 0, now = 0, prev = 0;
+		int ordered = 1;
+
+		bucket_init(&b, n, d, burst, initial, 0);
+		while (k < count) {
+			int64_t due, late;
+			uint64_t got;
+
+			if (rng_below(10) == 0)
+				arrive += (int64_t)rng_below(3 * d / n + 1);
+			if (arrive > now)
+				now = arrive;
+			due = bucket_ready_at(&b, arrive, 1);
+			late = rng_below(4) == 0 ?
+			    (int64_t)rng_below(3 * MS) : 0;
+			if (due > now)
+				now = due + late;
+			got = bucket_take(&b, arrive, now,
+			    1 + rng_below(burst + 3));
+			if (got == 0) {
+				check(0, "no token at the deadline");
+				break;
+			}
+			for (uint64_t i = 0; i < got && k < count; i++) {
+				if (now < prev)
+					ordered = 0;
+				rel[k++] = prev = now;
+			}
+		}
+		check(ordered, "case %d ordered", c);
+		check(window_ok(rel, count, burst, n, d),
+		    "case %d: n=%" PRIu64 " d=%" PRIu64 " burst=%" PRIu64
+		    " exceeds the window bound", c, n, d, burst);
+		free(rel);
+	}
+}
+
+static void
+test_ready_then_take(void)
+{
+	current = "a deadline always yields its tokens";
+	for (int c = 0; c < 20000; c++) {
+		struct bucket b;
+		uint64_t n = 1 + rng_below(1u << 20);
+		uint64_t d = 1 + rng_below(1ULL << 32);
+		uint64_t burst = 1 + rng_below(100);
+		uint64_t units = 1 + rng_below(burst);
+		int64_t ready = (int64_t)rng_below(10 * NS), due, now;
+
+		bucket_init(&b, n, d, burst, rng_below(burst + 1), 0);
+		(void)bucket_take(&b, 0, (int64_t)rng_below(NS),
+		    rng_below(burst + 1));
+		due = bucket_ready_at(&b, ready, units);
+		now = due + (int64_t)rng_below(3 * MS);
+		if (bucket_avail(&b, ready, now) < units ||
+		    (due > ready && bucket_avail(&b, ready, due - 1) >= units)) {
+			check(0, "n=%" PRIu64 " d=%" PRIu64 " burst=%" PRIu64
+			    " units=%" PRIu64, n, d, burst, units);
+			return;
+		}
+	}
+	check(1, "ready_at is the earliest time with enough tokens");
+}
+
+/* ---- framer ---- */
+
+static void
+test_framer(void)
+{
+	struct framer lines = { false, '\n' }, bytes = { true, 0 };
+	const char *s = "ab\ncd\nef";
+	size_t units;
+
+	current = "framer";
+	check(framer_span(&lines, s, 8, 10, &units) == 6 && units == 2,
+	    "two whole lines");
+	check(framer_span(&lines, s, 8, 1, &units) == 3 && units == 1,
+	    "max 1");
+	check(framer_span(&lines, s, 2, 10, &units) == 0 && units == 0,
+	    "no delimiter");
+	check(framer_whole(&lines, s, 8) == 6, "whole stops at last delim");
+	check(framer_whole(&lines, "abc", 3) == 0, "whole: none");
+	check(framer_span(&bytes, s, 8, 5, &units) == 5 && units == 5,
+	    "bytes");
+	check(framer_whole(&bytes, s, 8) == 8, "bytes whole");
+	{
+		struct framer nul = { false, '\0' };
+
+		check(framer_span(&nul, "a\0b\0c", 5, 9, &units) == 4 &&
+		    units == 2, "NUL records");
+	}
+}
+
+/* ---- options ---- */
+
+static enum parse_result
+parse(struct config *cfg, char *err, size_t errsz, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = (char *)"tbthrottle";
+	va_start(ap, errsz);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	return options_parse(cfg, argc, argv, err, errsz);
+}
+
+static void
+opt_bad(const char *want, ...)
+{
+	char *argv[32], err[512] = "";
+	struct config cfg;
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = (char *)"tbthrottle";
+	va_start(ap, want);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	check(options_parse(&cfg, argc, argv, err, sizeof err) == OPT_ERROR &&
+	    strstr(err, want) != NULL && strchr(err, '\n') == NULL,
+	    "args starting '%s' should fail with '%s', got '%s'", argv[1],
+	    want, err);
+}
+
+static void
+test_options(void)
+{
+	struct config cfg;
+	char err[512];
+
+	current = "options";
+	check(parse(&cfg, err, sizeof err, "-r", "10/s", (char *)NULL) ==
+	    OPT_RUN && cfg.burst == 1 && cfg.initial == 1 &&
+	    cfg.mode == UNIT_LINES && cfg.delim == '\n', "defaults");
+	check(parse(&cfg, err, sizeof err, "-c", "-r", "1M/s", (char *)NULL) ==
+	    OPT_RUN && cfg.burst == 10485, "byte burst is 10 ms: %" PRIu64,
+	    cfg.burst);
+	check(parse(&cfg, err, sizeof err, "--rate=5", "-b", "2s", "--initial",
+	    "0", "f1", "f2", (char *)NULL) == OPT_RUN && cfg.burst == 10 &&
+	    cfg.initial == 0 && cfg.nfiles == 2, "burst as duration, files");
+	check(parse(&cfg, err, sizeof err, "-0", "-r", "1", (char *)NULL) ==
+	    OPT_RUN && cfg.delim == '\0', "-0");
+	check(parse(&cfg, err, sizeof err, "-d", "\\t", "-r", "1",
+	    (char *)NULL) == OPT_RUN && cfg.delim == '\t', "-d \\t");
+	check(parse(&cfg, err, sizeof err, "-d", "\\x1e", "-r", "1",
+	    (char *)NULL) == OPT_RUN && cfg.delim == 0x1e, "-d \\x1e");
+	check(parse(&cfg, err, sizeof err, "--leaky", "-a", "leaky", "-r", "1",
+	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_LEAKY, "leaky");
+	check(parse(&cfg, err, sizeof err, "-h", (char *)NULL) == OPT_HELP,
+	    "help");
+	check(parse(&cfg, err, sizeof err, "-V", (char *)NULL) == OPT_VERSION,
+	    "version");
+	check(parse(&cfg, err, sizeof err, "-r", "inf", "-b", "5",
+	    (char *)NULL) == OPT_RUN && cfg.rate.inf, "inf ignores -b");
+
+	opt_bad("missing -r", (char *)NULL);
+	opt_bad("invalid rate '0'", "-r", "0", (char *)NULL);
+	opt_bad("invalid rate '-1'", "-r", "-1", (char *)NULL);
+	opt_bad("invalid rate 'abc'", "-r", "abc", (char *)NULL);
+	opt_bad("invalid burst '0'", "-r", "1", "-b", "0", (char *)NULL);
+	opt_bad("invalid burst '10ms'", "-r", "1", "-b", "10ms", (char *)NULL);
+	opt_bad("invalid --initial '-1'", "-r", "1", "--initial", "-1",
+	    (char *)NULL);
+	opt_bad("invalid --initial '5'", "-r", "1", "-b", "2", "--initial", "5",
+	    (char *)NULL);
+	opt_bad("invalid delimiter ''", "-r", "1", "-d", "", (char *)NULL);
+	opt_bad("invalid delimiter 'ab'", "-r", "1", "-d", "ab", (char *)NULL);
+	opt_bad("-c conflicts with -l", "-l", "-c", "-r", "1", (char *)NULL);
+	opt_bad("-0 conflicts with -d", "-d", ",", "-0", "-r", "1",
+	    (char *)NULL);
+	opt_bad("does not apply to -a leaky", "--leaky", "-b", "3", "-r", "1",
+	    (char *)NULL);
+	opt_bad("conflicting algorithms", "-a", "token", "--leaky", "-r", "1",
+	    (char *)NULL);
+	opt_bad("invalid algorithm 'foo'", "-a", "foo", "-r", "1",
+	    (char *)NULL);
+	opt_bad("unknown option '--frobnicate'", "--frobnicate", (char *)NULL);
+	opt_bad("unknown option '-x'", "-x", (char *)NULL);
+	opt_bad("option '-r' needs a value", "-r", (char *)NULL);
+	opt_bad("-r given twice", "-r", "1", "-r", "2", (char *)NULL);
+	opt_bad("100 years", "-c", "-r", "1/day", "-b", "1G", (char *)NULL);
+	opt_bad("for byte rates", "-r", "1KiB/s", (char *)NULL);
+}
+
+int
+main(void)
+{
+	test_parse_rate();
+	test_parse_amount();
+	test_muldiv();
+	test_exact_schedules();
+	test_no_drift();
+	test_idle_and_initial();
+	test_catchup_cap();
+	test_random_conformance();
+	test_ready_then_take();
+	test_framer();
+	test_options();
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed == 0 ? 0 : 1;
+}
