@@ -71,9 +71,9 @@ settle(struct bucket *b, int64_t t_ns)
 }
 
 static int64_t
-settle_point(int64_t ready_ns, int64_t now_ns)
+settle_point(const struct bucket *b, int64_t ready_ns, int64_t now_ns)
 {
-	int64_t late = now_ns - BUCKET_CATCHUP_NS;
+	int64_t late = now_ns - b->catchup_ns;
 
 	return ready_ns > late ? ready_ns : late;
 }
@@ -99,7 +99,14 @@ bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 	b->burst = burst;
 	b->base_ns = now_ns;
 	b->k = burst - initial;
+	b->catchup_ns = BUCKET_CATCHUP_NS;
 	normalize(b);
+}
+
+void
+bucket_set_catchup(struct bucket *b, int64_t catchup_ns)
+{
+	b->catchup_ns = catchup_ns > 0 ? catchup_ns : 0;
 }
 
 uint64_t
@@ -108,7 +115,7 @@ bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns)
 	struct bucket c = *b;
 	int64_t t;
 
-	settle(&c, settle_point(ready_ns, now_ns));
+	settle(&c, settle_point(b, ready_ns, now_ns));
 	t = tokens_at(&c, now_ns);
 	return t > 0 ? (uint64_t)t : 0;
 }
@@ -134,7 +141,7 @@ bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	uint64_t got = bucket_avail(b, ready_ns, now_ns);
 
-	settle(b, settle_point(ready_ns, now_ns));
+	settle(b, settle_point(b, ready_ns, now_ns));
 	if (got > max)
 		got = max;
 	b->k += got;

@@ -6,12 +6,14 @@
 
 /*
  * Units whose release was due while the caller was late (a late wake-up, a
- * slow write) keep their place in the schedule for this long; beyond it the
- * lost time is treated like idle time and earns no more than a full bucket.
- * This is the scheduling slack of the contract: in any window of w ns at
- * most burst + rate * (w + BUCKET_CATCHUP_NS) units are released.
+ * slow write) keep their place in the schedule for up to catchup_ns; beyond
+ * it the lost time is treated like idle time and earns no more than a full
+ * bucket.  This is the scheduling slack of the contract: in any window of
+ * w ns at most burst + rate * (w + catchup_ns) units are released.  The
+ * default is one scheduler tick at HZ=100, the longest a runnable process
+ * commonly waits for a CPU.
  */
-#define BUCKET_CATCHUP_NS	1000000LL
+#define BUCKET_CATCHUP_NS	10000000LL
 
 /*
  * Rate n units every d ns (n * d < 2^63), capacity burst units.  The bucket
@@ -25,11 +27,12 @@ struct bucket {
 	uint64_t burst;
 	int64_t base_ns;
 	uint64_t k;
+	int64_t catchup_ns;
 };
 
 /*
- * Start a bucket at now_ns holding initial tokens (initial <= burst).
- * burst * d / n must be below 2^62 ns.
+ * Start a bucket at now_ns holding initial tokens (initial <= burst), with
+ * a catch-up of BUCKET_CATCHUP_NS.  burst * d / n must be below 2^62 ns.
  */
 void	bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 	    uint64_t initial, int64_t now_ns);
@@ -37,7 +40,7 @@ void	bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 /*
  * Whole tokens available at now_ns to units that have been waiting since
  * ready_ns (ready_ns <= now_ns).  This is at most burst plus what the rate
- * earns in BUCKET_CATCHUP_NS.  Does not change the bucket.
+ * earns in catchup_ns.  Does not change the bucket.
  */
 uint64_t bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns);
 
@@ -55,6 +58,9 @@ int64_t	bucket_ready_at(const struct bucket *b, int64_t ready_ns,
  */
 uint64_t bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns,
 	    uint64_t max);
+
+/* Let late units keep their schedule for up to catchup_ns (>= 0). */
+void	bucket_set_catchup(struct bucket *b, int64_t catchup_ns);
 
 /* floor(a * num / den) saturated to int64, for num * den < 2^63. */
 int64_t	muldiv_floor(int64_t a, uint64_t num, uint64_t den);

@@ -63,8 +63,10 @@ main(int argc, char *argv[])
 		.nfiles = cfg.nfiles,
 	};
 	if (!cfg.rate.inf) {
+		pump.start_ns = clock_now_ns();
 		bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
-		    cfg.initial, clock_now_ns());
+		    cfg.initial, pump.start_ns);
+		bucket_set_catchup(&bucket, cfg.catchup_ns);
 		pump.bucket = &bucket;
 		pump.quantum = quantum(&cfg, bytes ? BYTE_QUANTUM_NS :
 		    RECORD_QUANTUM_NS);

@@ -2,9 +2,10 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "bucket.h"
 #include "options.h"
 
-enum { OPT_LEAKY = 256, OPT_INITIAL };
+enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP };
 
 static const char shortopts[] = ":r:b:l0d:ca:hV";
 
@@ -18,6 +19,7 @@ static const struct option longopts[] = {
 	{ "algorithm", required_argument, NULL, 'a' },
 	{ "leaky", no_argument, NULL, OPT_LEAKY },
 	{ "initial", required_argument, NULL, OPT_INITIAL },
+	{ "catch-up", required_argument, NULL, OPT_CATCHUP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -33,7 +35,7 @@ options_usage(FILE *fp)
 {
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
-"                  [-a token | leaky] [--initial N] [FILE ...]\n"
+"                  [-a token | leaky] [--initial N] [--catch-up T] [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n"
@@ -49,6 +51,7 @@ options_usage(FILE *fp)
 "                       leaky: one unit every 1/RATE, evenly spaced\n"
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
+"      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -63,6 +66,30 @@ fail(char *err, size_t errsz, const char *msg)
 {
 	snprintf(err, errsz, "%s", msg);
 	return -1;
+}
+
+/* Parse --catch-up: a duration up to an hour, or 0. */
+static int
+parse_catchup(const char *s, int64_t *ns, char *err, size_t errsz)
+{
+	struct amount a;
+	char why[160];
+
+	if (parse_amount(s, false, &a, why, sizeof why) != 0) {
+		snprintf(err, errsz, "invalid --catch-up '%s': %s", s, why);
+		return -1;
+	}
+	if (!a.is_duration && a.num != 0) {
+		snprintf(err, errsz, "invalid --catch-up '%s': give a duration "
+		    "such as 10ms or 0", s);
+		return -1;
+	}
+	if (a.num / a.den > 3600ULL * 1000000000) {
+		snprintf(err, errsz, "invalid --catch-up '%s': at most 1h", s);
+		return -1;
+	}
+	*ns = (int64_t)(a.num / a.den);
+	return 0;
 }
 
 /* Parse a delimiter: one byte, or \n \t \r \0 \\ \xHH. */
@@ -215,6 +242,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	cfg->mode = UNIT_LINES;
 	cfg->delim = '\n';
 	cfg->algorithm = ALG_TOKEN;
+	cfg->catchup_ns = BUCKET_CATCHUP_NS;
 	opterr = 0;
 #ifdef __GLIBC__
 	optind = 0;	/* also resets glibc's scan state */
@@ -243,6 +271,10 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			continue;
 		case OPT_INITIAL:
 			initial_arg = arg;
+			continue;
+		case OPT_CATCHUP:
+			if (parse_catchup(arg, &cfg->catchup_ns, err, errsz) != 0)
+				return OPT_ERROR;
 			continue;
 		case 'h':
 			return OPT_HELP;

@@ -19,6 +19,7 @@ struct config {
 	struct rate rate;
 	uint64_t burst;		/* units; 0 when the rate is inf */
 	uint64_t initial;	/* tokens at start, <= burst */
+	int64_t catchup_ns;	/* how late units may still keep their slot */
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;

@@ -94,16 +94,30 @@ input_close(struct input *in)
 	in->fd = -1;
 }
 
+/* Would a read of fd return at once: is input already waiting? */
+static bool
+input_waiting(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
 /*
  * Read into b[0..room) from the current operand, moving to the next one
  * at end of file.  Returns bytes read, 0 at the end of all input, or -1
- * when a stop was requested.
+ * when a stop was requested.  When fresh is not NULL, *fresh tells whether
+ * the data had to be waited for, rather than being there already.
  */
 static ssize_t
-input_read(struct input *in, char *b, size_t room)
+input_read(struct input *in, char *b, size_t room, bool *fresh)
 {
 	while (input_open(in)) {
-		ssize_t n = read(in->fd, b, room);
+		ssize_t n;
+
+		if (fresh != NULL && !input_waiting(in->fd))
+			*fresh = true;
+		n = read(in->fd, b, room);
 
 		if (n > 0)
 			return n;
@@ -157,8 +171,8 @@ pump_run(const struct pump *p)
 	struct input in = { p->files, p->nfiles, 0, -1, "stdin", 0 };
 	const struct framer *f = &p->framer;
 	size_t head = 0, tail = 0, units, n;
-	int64_t ready_ns = 0, now_ns;
-	bool eof = false, paid = false;
+	int64_t ready_ns = p->start_ns, now_ns;
+	bool eof = false, paid = false, fresh;
 
 	while (!signals_stop_requested()) {
 		size_t pending = tail - head;
@@ -233,12 +247,22 @@ pump_run(const struct pump *p)
 			tail -= head;
 			head = 0;
 		}
-		if ((got = input_read(&in, buf + tail, sizeof buf - tail)) < 0)
+		/*
+		 * Units are ready from the time they arrive.  Data that was
+		 * already waiting when we came for it has been ready since we
+		 * last knew, so the schedule keeps its place; only data we had
+		 * to wait for starts afresh, as after an idle period.
+		 */
+		fresh = false;
+		got = input_read(&in, buf + tail, sizeof buf - tail,
+		    p->bucket != NULL ? &fresh : NULL);
+		if (got < 0)
 			break;
 		if (got == 0)
 			eof = true;
 		tail += (size_t)got;
-		ready_ns = clock_now_ns();
+		if (fresh)
+			ready_ns = clock_now_ns();
 	}
 	input_close(&in);
 	return in.status;

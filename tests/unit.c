@@ -317,6 +317,7 @@ test_no_drift(void)
 	current = "late wake-ups do not drift";
 	/* 1000/s, burst 1, every wake-up 70 us late. */
 	bucket_init(&b, 1, MS, 1, 1, 0);
+	bucket_set_catchup(&b, MS);
 	run_saturated(&b, 70 * US, rel, 10000);
 	for (int k = 1; k < 10000 && !bad; k++)
 		if (rel[k] != k * MS + 70 * US) {
@@ -397,9 +398,10 @@ test_catchup_cap(void)
 	struct bucket b;
 
 	current = "catch-up after a stall is capped";
-	/* 1000/s burst 1; the caller stalls 50 ms: it may release the
-	 * burst plus what 1 ms earns, not 50 units. */
+	/* 1000/s burst 1, catch-up 1 ms; the caller stalls 50 ms: it may
+	 * release the burst plus what 1 ms earns, not 50 units. */
 	bucket_init(&b, 1, MS, 1, 1, 0);
+	bucket_set_catchup(&b, MS);
 	(void)bucket_take(&b, 0, 0, 1);
 	check(bucket_take(&b, 0, 50 * MS, 1000) == 2,
 	    "after a 50 ms stall: burst + 1 ms");
@@ -407,8 +409,21 @@ test_catchup_cap(void)
 	check(bucket_ready_at(&b, 0, 1) == 51 * MS, "then on schedule from"
 	    " the catch-up point: %" PRId64, bucket_ready_at(&b, 0, 1));
 
+	/* The default catch-up is 10 ms: a 50 ms stall earns 1 + 10. */
+	bucket_init(&b, 1, MS, 1, 1, 0);
+	(void)bucket_take(&b, 0, 0, 1);
+	check(bucket_take(&b, 0, 50 * MS, 1000) == 11, "default catch-up");
+	/* Catch-up 0 is a plain token bucket: lateness is lost. */
+	bucket_init(&b, 1, MS, 1, 1, 0);
+	bucket_set_catchup(&b, 0);
+	(void)bucket_take(&b, 0, 0, 1);
+	check(bucket_take(&b, 0, 1 * MS + 70 * US, 1000) == 1, "catch-up 0");
+	check(bucket_ready_at(&b, 0, 1) == 2 * MS + 70 * US,
+	    "catch-up 0 drifts by the lateness");
+
 	/* High rate: 1e9/s burst 1, woken 1000 ns late: 1001 units due. */
 	bucket_init(&b, 1, 1, 1, 1, 0);
+	bucket_set_catchup(&b, MS);
 	check(bucket_take(&b, 0, 1000, UINT64_MAX) == 1001, "1e9/s batch");
 	check(bucket_take(&b, 0, 1000, UINT64_MAX) == 0, "then empty");
 	check(bucket_take(&b, 0, 10 * MS, UINT64_MAX) == 1 + MS,
@@ -417,11 +432,11 @@ test_catchup_cap(void)
 
 /*
  * In any window [t_i, t_j] of the releases: j - i + 1 <= burst +
- * rate * (t_j - t_i + BUCKET_CATCHUP_NS).
+ * rate * (t_j - t_i + catchup).
  */
 static int
 window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
-    uint64_t d)
+    uint64_t d, int64_t catchup_ns)
 {
 	long double r = (long double)n / d, best = -1e300L;
 
@@ -431,7 +446,7 @@ window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
 		if (v > best)
 			best = v;
 		if (best + j + 1 - r * rel[j] > burst +
-		    r * BUCKET_CATCHUP_NS + 1e-6L)
+		    r * catchup_ns + 1e-6L)
 			return 0;
 	}
 	return 1;
@@ -452,7 +467,10 @@ test_random_conformance(void)
 		int64_t arrive = 0, now = 0, prev = 0;
 		int ordered = 1;
 
+		int64_t catchup = (int64_t)rng_below(3) * MS;
+
 		bucket_init(&b, n, d, burst, initial, 0);
+		bucket_set_catchup(&b, catchup);
 		while (k < count) {
 			int64_t due, late;
 			uint64_t got;
@@ -479,7 +497,7 @@ test_random_conformance(void)
 			}
 		}
 		check(ordered, "case %d ordered", c);
-		check(window_ok(rel, count, burst, n, d),
+		check(window_ok(rel, count, burst, n, d, catchup),
 		    "case %d: n=%" PRIu64 " d=%" PRIu64 " burst=%" PRIu64
 		    " exceeds the window bound", c, n, d, burst);
 		free(rel);
@@ -609,6 +627,19 @@ test_options(void)
 	check(parse(&cfg, err, sizeof err, "-r", "inf", "-b", "5",
 	    (char *)NULL) == OPT_RUN && cfg.rate.inf, "inf ignores -b");
 
+	check(parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
+	    cfg.catchup_ns == BUCKET_CATCHUP_NS, "catch-up default");
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--catch-up", "0",
+	    (char *)NULL) == OPT_RUN && cfg.catchup_ns == 0, "catch-up 0");
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--catch-up=2.5ms",
+	    (char *)NULL) == OPT_RUN && cfg.catchup_ns == 2500000,
+	    "catch-up 2.5ms");
+	opt_bad("invalid --catch-up '5': give a duration", "-r", "1",
+	    "--catch-up", "5", (char *)NULL);
+	opt_bad("invalid --catch-up '2h': at most 1h", "-r", "1",
+	    "--catch-up", "2h", (char *)NULL);
+	opt_bad("invalid --catch-up '-1ms'", "-r", "1", "--catch-up", "-1ms",
+	    (char *)NULL);
 	opt_bad("missing -r", (char *)NULL);
 	opt_bad("invalid rate '0'", "-r", "0", (char *)NULL);
 	opt_bad("invalid rate '-1'", "-r", "-1", (char *)NULL);
