@@ -1,0 +1,18 @@
+/* Zero-copy pass-through with splice(2) where the OS has it. */
+#ifndef SPLICE_H
+#define SPLICE_H
+
+#include <sys/types.h>
+
+/* Returned by splice_move when splice(2) cannot join these descriptors. */
+#define SPLICE_UNSUPPORTED	(-2)
+
+/*
+ * Move up to len bytes from in_fd to out_fd inside the kernel.  Returns
+ * the bytes moved, 0 at end of input, -1 with errno set (EINTR, EAGAIN,
+ * EPIPE, ...), or SPLICE_UNSUPPORTED when the caller must fall back to
+ * read(2) and write(2); nothing has been moved then.
+ */
+ssize_t	splice_move(int in_fd, int out_fd, size_t len);
+
+#endif
