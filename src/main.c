@@ -8,8 +8,12 @@
 #include "pump.h"
 #include "signals.h"
 
-/* Gather this much of the rate per wake-up when units are waiting. */
-#define RECORD_QUANTUM_NS	250000ULL
+/*
+ * When units wait for tokens, wake for this much of the rate at a time.
+ * Measured at 200k lines/s: 250 us gives p99 jitter 0.50 ms for 0.41 s of
+ * CPU per million lines, 500 us 0.90 ms for 0.23 s, 1 ms 1.85 ms for 0.11 s.
+ */
+#define RECORD_QUANTUM_NS	500000ULL
 #define BYTE_QUANTUM_NS		1000000ULL
 
 /* Units worth quantum_ns at the rate, at least 1 and at most the burst. */
