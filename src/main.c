@@ -32,6 +32,20 @@ quantum(const struct config *cfg, uint64_t quantum_ns)
 	return q;
 }
 
+/* Slots in BYTE_QUANTUM_NS at the rate, for a leaky bucket of bytes. */
+static uint64_t
+quantum_leaky_bytes(const struct config *cfg)
+{
+	struct amount a = { true, BYTE_QUANTUM_NS, 1 };
+	uint64_t q;
+
+	if (amount_units(&a, &cfg->rate, &q) != 0 || q < 1)
+		q = 1;
+	if (q > PUMP_BUF_BYTES)
+		q = PUMP_BUF_BYTES;
+	return q;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -74,6 +88,11 @@ main(int argc, char *argv[])
 		pump.bucket = &bucket;
 		pump.quantum = quantum(&cfg, bytes ? BYTE_QUANTUM_NS :
 		    RECORD_QUANTUM_NS);
+		/* Leaky releases one record per slot; bytes still go out a
+		 * millisecond of slots at a time, each no earlier than its
+		 * own slot. */
+		if (cfg.algorithm == ALG_LEAKY)
+			pump.quantum = bytes ? quantum_leaky_bytes(&cfg) : 1;
 	}
 	status = pump_run(&pump);
 	signals_finish();

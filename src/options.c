@@ -139,6 +139,38 @@ parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
 	return -1;
 }
 
+/*
+ * Describe the option getopt_long refused.  optopt is no help for long
+ * options (glibc sets it to the option's value), so read the word itself.
+ */
+static void
+bad_option(const char *word, char *err, size_t errsz)
+{
+	const struct option *o;
+	size_t len;
+
+	if (strncmp(word, "--", 2) != 0) {
+		if (optopt > ' ' && optopt < 127)
+			snprintf(err, errsz, "unknown option '-%c' (see "
+			    "--help)", optopt);
+		else
+			snprintf(err, errsz, "unknown option '%s' (see "
+			    "--help)", word);
+		return;
+	}
+	len = strcspn(word + 2, "=");
+	for (o = longopts; o->name != NULL; o++)
+		if (strlen(o->name) == len &&
+		    strncmp(o->name, word + 2, len) == 0 &&
+		    o->has_arg == no_argument && word[2 + len] == '=') {
+			snprintf(err, errsz, "option '--%s' takes no value "
+			    "(see --help)", o->name);
+			return;
+		}
+	snprintf(err, errsz, "unknown option '%.*s' (see --help)",
+	    (int)(len + 2), word);
+}
+
 static const char *
 mode_flag(enum unit_mode m)
 {
@@ -170,9 +202,10 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 		return -1;
 	}
 
-	/* Defaults: one record, or 10 ms of the rate in bytes. */
+	/* Defaults: one record, or 10 ms of the rate in bytes; leaky is a
+	 * bucket that holds one unit. */
 	cfg->burst = 1;
-	if (bytes && !cfg->rate.inf) {
+	if (bytes && !cfg->rate.inf && cfg->algorithm == ALG_TOKEN) {
 		a = (struct amount){ true, BYTE_BURST_NS, 1 };
 		if (amount_units(&a, &cfg->rate, &cfg->burst) != 0 ||
 		    cfg->burst == 0)
@@ -182,6 +215,11 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 		if (parse_amount(burst_arg, bytes, &a, why, sizeof why) != 0) {
 			snprintf(err, errsz, "invalid burst '%s': %s",
 			    burst_arg, why);
+			return -1;
+		}
+		if (!a.is_duration && a.num == 0) {
+			snprintf(err, errsz, "invalid burst '%s': must be at "
+			    "least 1 unit", burst_arg);
 			return -1;
 		}
 		if (!cfg->rate.inf) {
@@ -318,12 +356,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			    "--help)", argv[optind - 1]);
 			return OPT_ERROR;
 		default:
-			if (optopt != 0 && optopt != '?')
-				snprintf(err, errsz, "unknown option '-%c' (see "
-				    "--help)", optopt);
-			else
-				snprintf(err, errsz, "unknown option '%s' (see "
-				    "--help)", argv[optind - 1]);
+			bad_option(argv[optind - 1], err, errsz);
 			return OPT_ERROR;
 		}
 		/* Only the unit options reach here. */

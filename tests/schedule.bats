@@ -1,0 +1,194 @@
+#!/usr/bin/env bats
+# Real-time schedule.  With all input available at once, unit k (1-based)
+# leaves at t0 + max(0, k - burst) / rate (token bucket), or 1/rate apart
+# (leaky bucket).
+#
+# Lower bounds are strict, with no tolerance.  Where the bucket starts full
+# the input is fed by stamp -i 100 ms after the start, so unit k cannot
+# leave before IN + (k - burst) / rate however long tbthrottle took to
+# start (ASan).  Where the schedule counts from tbthrottle's own start
+# (--initial), the input is a file and the bound counts from stamp's start,
+# which comes first.  Upper bounds are generous (the
+# box is noisy and CI also runs under ASan): they only catch a unit that is
+# late by whole periods.
+
+load helpers
+
+setup_file() {
+	build_stamp
+	local n
+	for ((n = 1; n <= 10; n++)); do
+		seq 1 "$n" >"$BATS_FILE_TMPDIR/lines$n"
+	done
+}
+
+# A file holding the lines 1 to N, all available at once.
+lines() {
+	echo "$BATS_FILE_TMPDIR/lines$1"
+}
+
+@test "default token bucket: one line at once, then one every 1/rate" {
+	run -0 --separate-stderr "$STAMP" -i "$(lines 5)" -- "$TB" -r 20/s
+	assert_schedule 1 50 5
+	assert_eq "$(stamp_texts)" "$(seq 5)" "records"
+	assert_le "$(stamp_field 5)" 1200 "record 5 arrival (ms)"
+}
+
+@test "token bucket with -b 3: three lines at once, then 1/rate apart" {
+	run -0 --separate-stderr "$STAMP" -i "$(lines 7)" -- "$TB" -r 20/s -b 3
+	assert_schedule 3 50 7
+	assert_le "$(stamp_field 7)" 1200 "record 7 arrival (ms)"
+}
+
+@test "the burst goes out without waiting for the rate" {
+	# At 1/min a second line would wait a minute unless the burst covers it.
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 1/min -b 3 <"$(lines 3)"
+	assert_eq "$(stamp_count)" 3 "number of records"
+	assert_le "$(stamp_end)" 5000 "exit time (ms)"
+}
+
+@test "a duration burst: -b 2min at 1/min lets two lines through at once" {
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 1/min -b 2min <"$(lines 2)"
+	assert_eq "$(stamp_count)" 2 "number of records"
+	assert_le "$(stamp_end)" 5000 "exit time (ms)"
+}
+
+@test "a duration burst: -b 100ms at 20/s is a burst of two" {
+	run -0 --separate-stderr "$STAMP" -i "$(lines 5)" -- "$TB" -r 20/s -b 100ms
+	assert_schedule 2 50 5
+}
+
+@test "--initial 0: the first line waits 1/rate" {
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 20/s --initial 0 <"$(lines 3)"
+	# Line k at k/rate: the schedule for burst 1 shifted by one period.
+	assert_schedule 1 50 3 50
+}
+
+@test "--initial 0 with a burst: the first line still waits 1/rate" {
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 20/s -b 3 --initial 0 \
+	    <"$(lines 3)"
+	assert_schedule 1 50 3 50
+}
+
+@test "--initial 1 with -b 3: only one line at once" {
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 20/s -b 3 --initial 1 \
+	    <"$(lines 4)"
+	assert_schedule 1 50 4
+}
+
+@test "--initial 2 with -b 3 at 1/min: two lines at once" {
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 1/min -b 3 --initial 2 \
+	    <"$(lines 2)"
+	assert_eq "$(stamp_count)" 2 "number of records"
+	assert_le "$(stamp_end)" 5000 "exit time (ms)"
+}
+
+@test "leaky bucket: lines leave 1/rate apart" {
+	run -0 --separate-stderr "$STAMP" -i "$(lines 5)" -- "$TB" --leaky -r 20/s
+	assert_schedule 1 50 5
+	assert_le "$(stamp_field 5)" 1200 "record 5 arrival (ms)"
+}
+
+@test "-a leaky is --leaky" {
+	run -0 --separate-stderr "$STAMP" -i "$(lines 4)" -- "$TB" -a leaky -r 20/s
+	assert_schedule 1 50 4
+}
+
+@test "leaky bucket with --initial 0: the first line waits 1/rate" {
+	run -0 --separate-stderr "$STAMP" -- "$TB" --leaky --initial 0 -r 20/s \
+	    <"$(lines 3)"
+	assert_schedule 1 50 3 50
+}
+
+@test "leaky bucket in byte mode: bytes leave 1/rate apart, no burst" {
+	head -c 20 /dev/zero | tr '\0' x >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr "$STAMP" -c -i "$BATS_TEST_TMPDIR/in" -- \
+	    "$TB" -c --leaky -r 1000/s
+	local k t
+	t=$(stamp_in)
+	for k in 2 5 10 11 20; do
+		assert_ge "$(stamp_byte_time "$k")" "$(awk -v t="$t" -v k="$k" 'BEGIN { print t + k - 1 }')" \
+		    "byte $k arrival (ms)"
+	done
+}
+
+@test "byte mode: the default burst is 10 ms of the rate, then the rate" {
+	head -c 60 /dev/zero | tr '\0' x >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr "$STAMP" -c -i "$BATS_TEST_TMPDIR/in" -- \
+	    "$TB" -c -r 200/s
+	# 10 ms at 200/s is 2 bytes; byte k at (k - 2) * 5 ms.
+	local k t
+	t=$(stamp_in)
+	for k in 3 4 10 30 60; do
+		assert_ge "$(stamp_byte_time "$k")" "$(awk -v t="$t" -v k="$k" 'BEGIN { print t + (k - 2) * 5 }')" \
+		    "byte $k arrival (ms)"
+	done
+	assert_le "$(stamp_end)" 1500 "exit time (ms)"
+}
+
+@test "byte mode with -b 1: byte k at (k - 1) / rate" {
+	head -c 40 /dev/zero | tr '\0' x >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr "$STAMP" -c -i "$BATS_TEST_TMPDIR/in" -- \
+	    "$TB" -c -b 1 -r 400/s
+	local k t
+	t=$(stamp_in)
+	for k in 2 3 20 40; do
+		assert_ge "$(stamp_byte_time "$k")" "$(awk -v t="$t" -v k="$k" 'BEGIN { print t + (k - 1) * 2.5 }')" \
+		    "byte $k arrival (ms)"
+	done
+}
+
+@test "byte rates set the pace: 1025 bytes at 10K/s take 100 ms" {
+	local r n
+	for r in 10K/s:1025 10KB/s:1001 6MB/min:10001; do
+		n=${r#*:}
+		r=${r%:*}
+		head -c "$n" /dev/zero >"$BATS_TEST_TMPDIR/in"
+		run -0 --separate-stderr "$STAMP" -c -i "$BATS_TEST_TMPDIR/in" -- \
+		    "$TB" -c -b 1 -r "$r"
+		assert_ge "$(stamp_byte_time "$n")" "$(awk -v t="$(stamp_in)" 'BEGIN { print t + 100 }')" \
+		    "-r $r: last byte (ms)"
+		assert_le "$(stamp_end)" 1100 "-r $r: exit time (ms)"
+	done
+}
+
+@test "every period spelling sets the pace: two lines at 20/s are 50 ms apart" {
+	local r
+	# (cli.bats pins every spelling exactly; this checks real time.)
+	for r in 20 1200/min 72000/h 1728000/day 1/50ms 40/2s; do
+		run -0 --separate-stderr "$STAMP" -I 30 -i "$(lines 2)" -- "$TB" -r "$r"
+		assert_schedule 1 50 2
+		assert_le "$(stamp_field 2)" 600 "-r $r: line 2 arrival (ms)"
+	done
+}
+
+@test "no buffering lag: a slow producer's line goes out as soon as it arrives" {
+	run -0 --separate-stderr bash -c '
+	    { echo a; sleep 0.6; echo b; } | "$0" -- "$1" -r 100/s' "$STAMP" "$TB"
+	assert_eq "$(stamp_texts)" $'a\nb' "records"
+	assert_le "$(stamp_field 1)" 300 "line a arrival (ms)"
+	assert_ge "$(stamp_field 2)" 500 "line b arrival (ms)"
+}
+
+@test "no buffering lag with -r inf" {
+	run -0 --separate-stderr bash -c '
+	    { echo a; sleep 0.6; echo b; } | "$0" -- "$1" -r inf' "$STAMP" "$TB"
+	assert_eq "$(stamp_texts)" $'a\nb' "records"
+	assert_le "$(stamp_field 1)" 300 "line a arrival (ms)"
+}
+
+@test "no buffering lag in byte mode" {
+	run -0 --separate-stderr bash -c '
+	    { printf ab; sleep 0.6; printf cd; } | "$0" -c -- "$1" -c -r 1K/s' \
+	    "$STAMP" "$TB"
+	assert_le "$(stamp_byte_time 2)" 300 "byte 2 arrival (ms)"
+	assert_ge "$(stamp_byte_time 4)" 500 "byte 4 arrival (ms)"
+}
+
+@test "idle time earns no more than a full bucket" {
+	# The input arrives after 400 ms idle: at 20/s with -b 2 the bucket
+	# then holds 2 tokens, not 8.
+	run -0 --separate-stderr "$STAMP" -I 400 -i "$(lines 6)" -- \
+	    "$TB" -r 20/s -b 2
+	assert_schedule 2 50 6
+}
