@@ -45,7 +45,8 @@ uninstall:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c
+		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c \
+		bench/recv.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
 	mandoc -Tlint -Wwarning man/tbthrottle.1
@@ -54,10 +55,17 @@ lint:
 format:
 	clang-format -i src/*.c src/*.h tests/unit.c
 
-bench: tbthrottle
-	bash bench/run.sh
+bench/recv: bench/recv.c
+	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -o $@ bench/recv.c -lm
+
+# A benchmark, not a test: several minutes; see bench/RESULTS.md.
+bench: tbthrottle bench/recv
+	TB=./tbthrottle bash bench/run.sh
+
+bench-quick: tbthrottle bench/recv
+	TB=./tbthrottle bash bench/run.sh --quick
 
 clean:
-	rm -f tbthrottle tests/unit src/*.o
+	rm -f tbthrottle tests/unit src/*.o bench/recv
 
-.PHONY: all check install uninstall clean lint format bench
+.PHONY: all check install uninstall clean lint format bench bench-quick

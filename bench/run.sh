@@ -1,0 +1,472 @@
+#!/usr/bin/env bash
+# bench/run.sh: measure tbthrottle's pacing accuracy, burst behaviour and
+# overhead against pv, cstream and mbuffer, and print Markdown tables.
+#
+# usage: bash bench/run.sh [--quick]
+#
+#   --quick   shortened scenarios for a smoke test (well under a minute)
+#
+# Environment:
+#   TB   the tbthrottle binary (default: bench/../tbthrottle); the run
+#        uses a copy, so a rebuild meanwhile cannot mix two versions
+#   CC   the C compiler for bench/recv, built when missing (default: cc)
+#
+# Each throttled run is `recv [opts] -- THROTTLER < input`: bench/recv
+# forks the throttler with its output on a pipe, timestamps every read and
+# compares the arrivals with the ideal schedule (see the comment at the top
+# of recv.c).  Throttled runs are repeated (3 times; once with --quick) and
+# each column is the median.  CPU time and peak RSS are those of the
+# throttler process alone, from /usr/bin/time (Debian package `time`).
+# Inputs are generated up front under bench/out/ (and removed at exit) so
+# the producer is never the bottleneck; only bytes high (a live `head -c
+# 1G /dev/zero`) and the idle scenario (lines, a pause, lines) read a
+# producer.  Peers missing from PATH are skipped with a note.
+# The full run takes about 7 minutes on 2 CPUs; the tables go to standard
+# output, progress to standard error, each run's raw result to out/run.log.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TB=${TB:-$here/../tbthrottle}
+out=$here/out
+RECV=$here/recv
+quick=0
+
+for arg in "$@"; do
+	case $arg in
+	--quick) quick=1 ;;
+	-h | --help)
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+		exit 0
+		;;
+	*)
+		echo "run.sh: unknown argument '$arg' (try --help)" >&2
+		exit 2
+		;;
+	esac
+done
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "run.sh: $*" >&2
+}
+
+[[ -x $TB ]] || die "no tbthrottle at $TB (run make, or set TB)"
+mkdir -p "$out"
+log=$out/run.log
+: >"$log"
+
+# The generated inputs (some 200 MB in a full run) go when we exit.
+inputs=(lines.txt pass-lines.txt pass-bytes.bin bytes-med.bin bytes-leaky.bin low.txt
+	med.txt high.txt idle.txt time.txt tbthrottle)
+cleanup() {
+	local f
+	for f in "${inputs[@]}"; do
+		rm -f "${out:?}/$f"
+	done
+}
+trap cleanup EXIT
+
+# Run a copy, so that a rebuild during the run cannot mix two versions.
+tb_desc="$("$TB" --version 2>&1 | head -n 1) ($TB"
+if commit=$(git -C "$(dirname "$TB")" describe --always --dirty 2>/dev/null); then
+	tb_desc+=", tree $commit"
+fi
+tb_desc+=")"
+cp "$TB" "$out/tbthrottle"
+TB=$out/tbthrottle
+
+# Build the receiver when it is missing or older than its source.
+if [[ ! -x $RECV || $here/recv.c -nt $RECV ]]; then
+	"${CC:-cc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
+		-o "$RECV" "$here/recv.c" -lm || die "cannot build $RECV"
+fi
+
+# CPU seconds and peak RSS of the throttler alone.
+tfile=$out/time.txt
+if [[ -x /usr/bin/time ]]; then
+	timer=(/usr/bin/time -o "$tfile" -f '%U %S %M')
+else
+	timer=()
+	note "/usr/bin/time not found (Debian package 'time'): no CPU/RSS"
+fi
+
+have() {
+	command -v "$1" >/dev/null 2>&1
+}
+
+notes=()
+for peer in pv cstream mbuffer; do
+	have "$peer" || notes+=("$peer is not installed: its rows are skipped")
+done
+
+# Read the CPU and RSS recorded by the last timed run into cpu and rss.
+read_time() {
+	local u s m
+	cpu=n/a
+	rss=n/a
+	if ((${#timer[@]} > 0)) && [[ -s $tfile ]] &&
+		read -r u s m < <(tail -n 1 "$tfile") &&
+		[[ $u =~ ^[0-9.]+$ && $s =~ ^[0-9.]+$ && $m =~ ^[0-9]+$ ]]; then
+		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')
+		rss=$(awk -v m="$m" 'BEGIN { printf "%.1f", m / 1024 }')
+	fi
+	rm -f "$tfile"
+}
+
+fmt() { # fmt FORMAT VALUE: printf that passes n/a and nan through
+	if [[ $2 =~ ^-?[0-9.]+(e[-+]?[0-9]+)?$ ]]; then
+		# shellcheck disable=SC2059
+		printf "$1" "$2"
+	else
+		printf '%s' "$2"
+	fi
+}
+
+# ---------------------------------------------------------------- inputs
+
+if ((quick)); then
+	n_low=10 n_med=2000 n_high=200000 n_vhigh=500000
+	b_med=1000000 b_high=$((200 * 1024 * 1024)) b_leaky=500000
+	idle_n=20 idle_sleep=1 idle_gap=300
+	pass_bytes=$((256 * 1024 * 1024)) pass_lines=2000000 reps=1
+	pass_file=$((256 * 1024 * 1024))
+	t_reps=1 jitter_s=1
+else
+	n_low=50 n_med=10000 n_high=1000000 n_vhigh=2000000
+	b_med=5000000 b_high=$((1024 * 1024 * 1024)) b_leaky=2000000
+	idle_n=50 idle_sleep=2 idle_gap=500
+	pass_bytes=$((4 * 1024 * 1024 * 1024)) pass_lines=20000000 reps=3
+	pass_file=$((2 * 1024 * 1024 * 1024))
+	t_reps=3 jitter_s=3
+fi
+
+note "generating inputs in $out"
+seq "$n_vhigh" >"$out/lines.txt"      # every line scenario reads a prefix
+seq "$pass_lines" >"$out/pass-lines.txt"
+head -c "$pass_file" /dev/zero >"$out/pass-bytes.bin"
+head -c "$b_med" /dev/zero >"$out/bytes-med.bin"
+head -c "$b_leaky" /dev/zero >"$out/bytes-leaky.bin"
+prefix() { # prefix N FILE: the first N lines of lines.txt in FILE
+	head -n "$1" "$out/lines.txt" >"$2"
+}
+prefix "$n_low" "$out/low.txt"
+prefix "$n_med" "$out/med.txt"
+prefix "$n_high" "$out/high.txt"
+prefix $((2 * idle_n)) "$out/idle.txt"
+
+# ------------------------------------------------- throttled scenarios
+
+load_start=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo n/a)
+note "timer wake-up lateness (${jitter_s} s of 1 ms sleeps)"
+jitter=$("$RECV" --jitter "$jitter_s")
+
+# Scenario context, set by scenario(): name, input, recv arguments.
+sc_name='' sc_file='' sc_prod='' sc_units=0
+sc_recv=()
+
+prod_zero() { head -c "$b_high" /dev/zero; }
+prod_idle() {
+	head -n "$idle_n" "$out/idle.txt"
+	sleep "$idle_sleep"
+	tail -n +"$((idle_n + 1))" "$out/idle.txt"
+}
+
+scenario() { # scenario NAME UNITS (file:PATH | prod:FUNC) RECV-ARGS...
+	sc_name=$1 sc_units=$2 sc_file='' sc_prod=''
+	case $3 in
+	file:*) sc_file=${3#file:} ;;
+	prod:*) sc_prod=${3#prod:} ;;
+	esac
+	shift 3
+	sc_recv=("$@")
+	note "scenario: $sc_name ($t_reps run(s) per tool)"
+}
+
+# run_one CMD...: run CMD under recv (which forks it with its output on a
+# pipe to itself and takes t0 just before) fed with the scenario's input;
+# sets res (recv's key=value line), cpu and rss.
+run_one() {
+	rm -f "$tfile"
+	echo "== $sc_name: $*" >>"$log"
+	if [[ -n $sc_file ]]; then
+		res=$("$RECV" "${sc_recv[@]}" -- "${timer[@]}" "$@" \
+			<"$sc_file" 2>>"$log") || true
+	else
+		res=$("$sc_prod" | "$RECV" "${sc_recv[@]}" -- "${timer[@]}" "$@" \
+			2>>"$log") || true
+	fi
+	echo "$res" >>"$log"
+	read_time
+}
+
+# Parse recv's key=value output into the associative array r.
+declare -A r
+parse() {
+	local kv
+	r=()
+	for kv in $res; do
+		r[${kv%%=*}]=${kv#*=}
+	done
+}
+
+rows=()      # table 1: saturated input
+idle_rows=() # table 2: burst after idle
+
+# vals KEY: KEY's value in each run of measure's runs array, one a line.
+vals() {
+	printf '%s\n' "${runs[@]}" | awk -v k="$1" '{
+		v = "nan"
+		for (i = 1; i <= NF; i++)
+			if (index($i, k "=") == 1)
+				v = substr($i, length(k) + 2)
+		print v
+	}'
+}
+
+# med KEY: the median of KEY over the runs.
+med() {
+	vals "$1" | sort -g | sed -n "$(((${#runs[@]} + 1) / 2))p"
+}
+
+# rng KEY FORMAT: " (min..max)" of KEY over the runs, when more than one.
+rng() {
+	((${#runs[@]} > 1)) || return 0
+	printf ' (%s..%s)' "$(fmt "$2" "$(vals "$1" | sort -g | head -n 1)")" \
+		"$(fmt "$2" "$(vals "$1" | sort -g | tail -n 1)")"
+}
+
+measure() { # measure TOOL CMD...: t_reps runs, the median of each column
+	local tool=$1 i units=$sc_units rate runs=()
+	shift
+	for ((i = 0; i < t_reps; i++)); do
+		run_one "$@"
+		parse
+		if [[ ${r[units]:-0} != "$sc_units" ]]; then
+			units="${r[units]:-0} of $sc_units!"
+			notes+=("$sc_name / $tool run $((i + 1)) delivered ${r[units]:-0} of $sc_units units")
+		fi
+		if [[ ${r[status]:-x} != 0 ]]; then
+			notes+=("$sc_name / $tool run $((i + 1)) exited with status ${r[status]:-unknown} (see out/run.log)")
+		fi
+		runs+=("$res cpu=$cpu rss=$rss")
+	done
+	if [[ " ${sc_recv[*]} " == *" -c "* ]]; then
+		rate="$(awk -v x="$(med rate)" 'BEGIN { printf "%.4f MB/s", x / 1e6 }')"
+	else
+		rate="$(fmt %.2f "$(med rate)")/s"
+	fi
+	if [[ " ${sc_recv[*]} " == *" --gap "* ]]; then
+		idle_rows+=("| $sc_name | $tool | $units | $(fmt %.0f "$(med gap_ms)") | $(med max_1ms) | $(med post_1ms) | $(fmt %.1f "$(med post_excess_units)") | $(fmt %.1f "$(med excess_units)") | $(med cpu) | $(med rss) |")
+		return
+	fi
+	rows+=("| $sc_name | $tool | $units | $rate | $(fmt %+.3f "$(med rate_err_pct)")$(rng rate_err_pct %+.3f) | $(fmt %+.3f "$(med rate90_err_pct)") | $(fmt %.2f "$(med startup_ms)") | $(fmt %.3f "$(med jit_p50_ms)") | $(fmt %.3f "$(med jit_p99_ms)") | $(fmt %.3f "$(med jit_max_ms)") | $(fmt %.3f "$(med lat_min_ms)") | $(fmt %.1f "$(med excess_units)") ($(fmt %.3f "$(med excess_ms)") ms) | $(med max_1ms) | $(med cpu) | $(med rss) |")
+}
+
+# Line scenarios: tbthrottle and pv -l.
+lines_scenario() { # NAME RATE BURST N FILE
+	local name=$1 rate=$2 burst=$3 n=$4 file=$5
+	scenario "$name" "$n" "file:$file" --rate "$rate" --burst "$burst"
+	measure "tbthrottle -r $rate/s -b $burst" "$TB" -r "$rate/s" -b "$burst"
+	have pv && measure "pv -q -l -L $rate" pv -q -l -L "$rate"
+	return 0
+}
+
+# Byte scenarios: tbthrottle, pv, cstream -t, mbuffer -r and -R.  Peers take
+# plain byte counts: their K/M/G suffixes differ from tbthrottle's.
+bytes_peers() { # RATE
+	have pv && measure "pv -q -L $1" pv -q -L "$1"
+	have cstream && measure "cstream -t $1" cstream -t "$1"
+	have mbuffer && measure "mbuffer -q -r $1" mbuffer -q -r "$1"
+	# -r limits mbuffer's reading; -R limits its writing, what recv sees.
+	have mbuffer && measure "mbuffer -q -R $1" mbuffer -q -R "$1"
+	return 0
+}
+
+lines_scenario "low: 5/s, $n_low lines" 5 1 "$n_low" "$out/low.txt"
+lines_scenario "medium: 1000/s, $n_med lines" 1000 1 "$n_med" "$out/med.txt"
+lines_scenario "high: 200k/s b100, $n_high lines" 200000 100 "$n_high" \
+	"$out/high.txt"
+lines_scenario "very high: 1M/s b1000, $n_vhigh lines" 1000000 1000 \
+	"$n_vhigh" "$out/lines.txt"
+# The same with the catch-up cut to 1 ms (tbthrottle's default before it
+# became 10 ms), tbthrottle only: the rate lost to stalls against the
+# smaller burst after one.
+scenario "very high: 1M/s b1000 catch-up 1ms, $n_vhigh lines" "$n_vhigh" \
+	"file:$out/lines.txt" --rate 1000000 --burst 1000
+measure "tbthrottle -r 1M/s -b 1000 --catch-up 1ms" "$TB" -r 1M/s -b 1000 \
+	--catch-up 1ms
+
+scenario "bytes medium: 1 MB/s, $b_med B" "$b_med" "file:$out/bytes-med.bin" \
+	-c --rate 1000000 --burst 10000
+measure "tbthrottle -c -r 1MB/s -b 10000" "$TB" -c -r 1MB/s -b 10000
+bytes_peers 1000000
+
+scenario "bytes high: 200 MB/s b1MiB, $b_high B" "$b_high" prod:prod_zero \
+	-c --rate 200000000 --burst 1048576
+measure "tbthrottle -c -r 200MB/s -b 1MiB" "$TB" -c -r 200MB/s -b 1MiB
+bytes_peers 200000000
+
+scenario "bytes leaky: 1 MB/s, $b_leaky B" "$b_leaky" \
+	"file:$out/bytes-leaky.bin" -c --rate 1000000 --leaky
+measure "tbthrottle -c -r 1MB/s --leaky" "$TB" -c -r 1MB/s --leaky
+have pv && measure "pv -q -L 1000000" pv -q -L 1000000
+
+scenario "idle: 100/s b10, $idle_n + ${idle_sleep}s pause + $idle_n" \
+	$((2 * idle_n)) prod:prod_idle --rate 100 --burst 10 --gap "$idle_gap"
+measure "tbthrottle -r 100/s -b 10" "$TB" -r 100/s -b 10
+have pv && measure "pv -q -l -L 100" pv -q -l -L 100
+
+# ---------------------------------------------------------- pass-through
+
+pass_rows=()
+prod_pass() { head -c "$pass_bytes" /dev/zero; }
+
+# pass_one KIND CMD...: time `input | CMD | cat >/dev/null`; sets wall,
+# cpu, rss.
+pass_one() {
+	local kind=$1 s e
+	shift
+	rm -f "$tfile"
+	echo "== pass-through $kind: $*" >>"$log"
+	s=$("$RECV" --now)
+	case $kind in
+	bytes)
+		prod_pass | "${timer[@]}" "$@" 2>>"$log" | cat >/dev/null ||
+			notes+=("pass-through $kind / $* failed")
+		;;
+	"bytes file")
+		"${timer[@]}" "$@" <"$out/pass-bytes.bin" 2>>"$log" |
+			cat >/dev/null || notes+=("pass-through $kind / $* failed")
+		;;
+	*)
+		"${timer[@]}" "$@" <"$out/pass-lines.txt" 2>>"$log" |
+			cat >/dev/null || notes+=("pass-through $kind / $* failed")
+		;;
+	esac
+	e=$("$RECV" --now)
+	wall=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", (e - s) / 1e9 }')
+	read_time
+}
+
+# pass KIND LABEL CMD...: the median of reps runs, by wall time.
+pass() {
+	local kind=$1 label=$2 i size runs=() pick thr
+	shift 2
+	note "pass-through $kind: $label"
+	for ((i = 0; i < reps; i++)); do
+		pass_one "$kind" "$@"
+		runs+=("$wall $cpu $rss")
+	done
+	pick=$(printf '%s\n' "${runs[@]}" | sort -n | sed -n "$(((reps + 1) / 2))p")
+	read -r wall cpu rss <<<"$pick"
+	if [[ $kind == bytes* ]]; then
+		size=$pass_bytes
+		[[ $kind == bytes ]] || size=$pass_file
+		thr=$(awk -v b="$size" -v w="$wall" \
+			'BEGIN { printf "%.0f MB/s", b / w / 1e6 }')
+	else
+		size=$(wc -c <"$out/pass-lines.txt")
+		thr=$(awk -v n="$pass_lines" -v b="$size" -v w="$wall" \
+			'BEGIN { printf "%.2f Mlines/s (%.0f MB/s)", n / w / 1e6, b / w / 1e6 }')
+	fi
+	pass_rows+=("| $kind | $label | $wall | $thr | $cpu | $rss |")
+}
+
+pass bytes "tbthrottle -c -r inf" "$TB" -c -r inf
+pass bytes cat cat
+have pv && pass bytes "pv -q" pv -q
+pass "bytes file" "tbthrottle -c -r inf" "$TB" -c -r inf
+pass "bytes file" cat cat
+have pv && pass "bytes file" "pv -q" pv -q
+pass lines "tbthrottle -r inf" "$TB" -r inf
+pass lines cat cat
+have pv && pass lines "pv -q -l" pv -q -l
+
+# ---------------------------------------------------------------- report
+
+ver() { # the first line of a tool's version output, or "absent"
+	local v
+	if have "$1"; then
+		v=$("$@" 2>&1 | head -n 1) || true
+		v=${v% - Copyright*}
+		echo "${v:-unknown}"
+	else
+		echo absent
+	fi
+}
+
+echo "# tbthrottle benchmark$( ((quick)) && echo ' (--quick)')"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); host: $(uname -srm);" \
+	"$(nproc) CPUs"
+echo "- tbthrottle: $tb_desc"
+echo "- pv: $(ver pv --version); cstream: $(ver cstream -V);" \
+	"mbuffer: $(ver mbuffer --version)"
+echo "- timer wake-up lateness, clock_nanosleep to 1 ms deadlines for" \
+	"${jitter_s} s (\`recv --jitter\`): $jitter"
+echo "- load average (1, 5, 15 min) at the start: $load_start; at the end:" \
+	"$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo n/a)" \
+	"(on $(nproc) CPUs; other work skews every number)"
+echo "- throttled rows: the median of $t_reps run(s) per column; err % also" \
+	"gives (min..max)"
+echo
+echo "## Saturated input"
+echo
+echo "| scenario | tool | units | rate | err % | err % last 90% | start ms | p50 ms | p99 ms | max ms | min ms vs t0 | excess units (ms) | max in 1 ms | CPU s | RSS MiB |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+printf '%s\n' "${rows[@]}"
+cat <<'EOF'
+
+- rate: (units - B) / (last arrival - first arrival), B = the burst (1
+  for --leaky): the first B units are due at once.  err % is against the
+  requested rate; "last 90%" is the rate over the units after the read
+  that completed the first 10%, which leaves out any tool's initial burst.
+- start: first arrival - t0, t0 taken by recv just before it forks the
+  throttler (process start-up plus the first read and write).
+- p50/p99/max: per-unit lateness, the arrival of the read(2) that carried
+  the unit minus its due time (unit k due max(0, k - B) / R after the
+  start; --leaky: (k - 1) / R), minus the smallest such lateness: i.e.
+  against the schedule that puts the earliest unit exactly on time, which
+  takes out start-up and pipe latency.  Lost time accumulates in it.
+- min vs t0: the earliest unit against the schedule started at t0;
+  negative means released ahead of what the rate and burst allow.
+- excess: max over windows [t_i, t_j] of units received - (B + R (t_j -
+  t_i)); above 0 breaks the token-bucket bound.  tbthrottle allows R * C
+  more, C its --catch-up (default 10 ms), after a late wake-up; reads
+  that coalesce writes (a receiver that woke late) also count.  max in
+  1 ms: most units received within any 1 ms.
+- lost time: after a stall of X (a late wake-up, a blocked write)
+  tbthrottle may release B + R * C at once, so X - B/R - C of schedule is
+  lost for good; it shows in err % and in the lateness columns.
+- CPU s (user + sys) and peak RSS are the throttler's alone.
+EOF
+echo
+echo "## Burst after idle"
+echo
+echo "| scenario | tool | units | pause ms | max in 1 ms | max in 1 ms after pause | excess after pause | excess overall | CPU s | RSS MiB |"
+echo "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+printf '%s\n' "${idle_rows[@]}"
+echo
+echo "The input stops for ${idle_sleep} s after $idle_n lines; a token bucket"
+echo "of burst 10 should release at most 10 lines at once after the pause."
+echo
+echo "## Pass-through (no limit)"
+echo
+echo "| input | tool | wall s | throughput | CPU s | RSS MiB |"
+echo "|---|---|--:|--:|--:|--:|"
+printf '%s\n' "${pass_rows[@]}"
+echo
+echo "bytes: \`head -c $pass_bytes /dev/zero | X | cat >/dev/null\`;" \
+	"bytes file: \`X < zeros-$pass_file.bin | cat >/dev/null\`;" \
+	"lines: \`X < seq-$pass_lines.txt | cat >/dev/null\`."
+echo "Median of $reps run(s) by wall time; CPU and RSS are X's alone."
+if ((${#notes[@]} > 0)); then
+	echo
+	echo "## Notes"
+	echo
+	printf -- '- %s\n' "${notes[@]}"
+fi
