@@ -16,7 +16,8 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 # The pure modules: no system calls, unit tested with a fake clock.
 PURE = src/bucket.o src/framer.o src/units.o src/options.o
-OBJS = $(PURE) src/clock.o src/pump.o src/signals.o src/splice.o src/main.o
+OBJS = $(PURE) src/clock.o src/input.o src/output.o src/pump.o \
+	src/signals.o src/splice.o src/main.o
 HDRS = $(wildcard src/*.h)
 
 all: tbthrottle

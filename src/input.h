@@ -1,0 +1,43 @@
+/* Input: the FILE operands in turn, or standard input, read or spliced. */
+#ifndef INPUT_H
+#define INPUT_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct input {
+	char **files;
+	int nfiles;
+	int next;		/* index of the next operand to open */
+	int fd;			/* -1 between files */
+	const char *name;
+	int status;		/* 1 once an operand could not be read */
+	bool no_splice;		/* don't splice(2) this operand */
+	bool checked;		/* no_splice is set for this operand */
+};
+
+/* Start reading operands files[0..nfiles), or standard input if none. */
+void	input_init(struct input *in, char **files, int nfiles);
+
+/* Open the next operand if none is open; false when there are none left. */
+bool	input_open(struct input *in);
+
+/* Close the current operand. */
+void	input_close(struct input *in);
+
+/*
+ * Read into b[0..room), moving to the next operand at end of file; errors
+ * are reported, set status and skip to the next operand.  Returns bytes
+ * read, 0 at the end of all input, or -1 when a stop was requested.  When
+ * fresh is not NULL, *fresh is set if the data had to be waited for.
+ */
+ssize_t	input_read(struct input *in, char *b, size_t room, bool *fresh);
+
+/*
+ * Move input straight to standard output in the kernel.  Returns bytes
+ * moved, 0 at the end of all input, -1 when a stop was requested, or
+ * SPLICE_UNSUPPORTED when this operand must be read instead.
+ */
+ssize_t	input_splice(struct input *in);
+
+#endif
