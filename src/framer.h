@@ -25,4 +25,7 @@ size_t	framer_span(const struct framer *f, const char *buf, size_t len,
  */
 size_t	framer_whole(const struct framer *f, const char *buf, size_t len);
 
+/* Whole units in buf[0..len): delimiters, or bytes in byte mode. */
+size_t	framer_count(const struct framer *f, const char *buf, size_t len);
+
 #endif

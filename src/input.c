@@ -86,6 +86,7 @@ input_splice(struct input *in)
 		} else if (n == -1 && errno == EINTR) {
 			if (signals_stop_requested())
 				return -1;
+			signals_poll_report();
 		} else {
 			if (n == -1 && errno == EPIPE)
 				signals_die_of_sigpipe();
@@ -120,6 +121,7 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 		} else if (errno == EINTR) {
 			if (signals_stop_requested())
 				return -1;
+			signals_poll_report();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (!wait_ready(in->fd, POLLIN))
 				return -1;

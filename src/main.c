@@ -52,6 +52,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct bucket bucket;
 	struct pump pump;
+	struct stats stats = { 0 };
 	char err[512];
 	int status;
 	bool bytes;
@@ -79,9 +80,13 @@ main(int argc, char *argv[])
 		.quantum = 1,
 		.files = cfg.files,
 		.nfiles = cfg.nfiles,
+		.start_ns = clock_now_ns(),
+		.stats = &stats,
+		.stats_json = cfg.stats_json,
+		.stats_at_exit = cfg.stats,
 	};
+	stats.start_ns = pump.start_ns;
 	if (!cfg.rate.inf) {
-		pump.start_ns = clock_now_ns();
 		bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
 		    cfg.initial, pump.start_ns);
 		bucket_set_catchup(&bucket, cfg.catchup_ns);

@@ -5,9 +5,9 @@
 #include "bucket.h"
 #include "options.h"
 
-enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP };
+enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS };
 
-static const char shortopts[] = ":r:b:l0d:ca:hV";
+static const char shortopts[] = ":r:b:l0d:ca:shV";
 
 static const struct option longopts[] = {
 	{ "rate", required_argument, NULL, 'r' },
@@ -20,6 +20,7 @@ static const struct option longopts[] = {
 	{ "leaky", no_argument, NULL, OPT_LEAKY },
 	{ "initial", required_argument, NULL, OPT_INITIAL },
 	{ "catch-up", required_argument, NULL, OPT_CATCHUP },
+	{ "stats", optional_argument, NULL, OPT_STATS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -35,7 +36,8 @@ options_usage(FILE *fp)
 {
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
-"                  [-a token | leaky] [--initial N] [--catch-up T] [FILE ...]\n"
+"                  [-a token | leaky] [--initial N] [--catch-up T]\n"
+"                  [-s | --stats=json] [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n"
@@ -52,6 +54,8 @@ options_usage(FILE *fp)
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
 "      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
+"  -s, --stats[=json]   report units and bytes in, out, dropped on exit\n"
+"                       (and on SIGUSR1) to standard error\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -313,6 +317,19 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 		case OPT_CATCHUP:
 			if (parse_catchup(arg, &cfg->catchup_ns, err, errsz) != 0)
 				return OPT_ERROR;
+			continue;
+		case 's':
+		case OPT_STATS:
+			cfg->stats = true;
+			if (optarg == NULL || strcmp(optarg, "text") == 0) {
+				cfg->stats_json = false;
+			} else if (strcmp(optarg, "json") == 0) {
+				cfg->stats_json = true;
+			} else {
+				snprintf(err, errsz, "invalid --stats format '%s': "
+				    "use text or json", arg);
+				return OPT_ERROR;
+			}
 			continue;
 		case 'h':
 			return OPT_HELP;

@@ -23,6 +23,8 @@ struct config {
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;
+	bool stats;		/* -s: report on exit */
+	bool stats_json;
 	char **files;
 	int nfiles;
 };

@@ -12,9 +12,13 @@ wait_ready(int fd, short events)
 {
 	struct pollfd pfd = { .fd = fd, .events = events };
 
-	while (poll(&pfd, 1, -1) < 0)
-		if (errno != EINTR || signals_stop_requested())
-			return errno == EINTR ? false : true;
+	while (poll(&pfd, 1, -1) < 0) {
+		if (errno != EINTR)
+			return true;	/* the read or write will say why */
+		if (signals_stop_requested())
+			return false;
+		signals_poll_report();
+	}
 	return true;
 }
 void
@@ -30,7 +34,9 @@ write_all(int fd, const char *b, size_t len, const char *name)
 			(void)wait_ready(fd, POLLOUT);
 		} else if (errno == EPIPE && fd == STDOUT_FILENO) {
 			signals_die_of_sigpipe();
-		} else if (errno != EINTR) {
+		} else if (errno == EINTR) {
+			signals_poll_report();
+		} else {
 			err(1, "write error%s%s", name ? " on " : "",
 			    name ? name : "");
 		}

@@ -9,17 +9,54 @@
 #include "output.h"
 #include "pump.h"
 #include "signals.h"
+#include "stats.h"
 #include "splice.h"
 
 static char buf[PUMP_BUF_BYTES];
+/* Unreleased input is buf[head..tail); the report reads these too. */
+static size_t head, tail;
+static bool paid, eof;
+static const struct pump *cur;
+
+/* Fill in what is still waiting and print the report (SIGUSR1, --stats). */
+static void
+report(void *arg)
+{
+	struct stats *st = cur->stats;
+	const char *b = buf + head;
+	size_t len = tail - head, n;
+
+	(void)arg;
+	n = framer_count(&cur->framer, b, len);
+	if (paid && !cur->framer.bytes && n > 0)
+		n--;		/* the record being streamed was counted out */
+	else if (!paid && len > 0 && !cur->framer.bytes &&
+	    (unsigned char)b[len - 1] != cur->framer.delim)
+		n++;		/* a partial record */
+	st->units_waiting = n;
+	st->bytes_waiting = len;
+	stats_print(st, clock_now_ns(), cur->stats_json, stderr);
+}
+
+/* Write n bytes holding units whole units from the head of the buffer. */
+static void
+release(size_t n, size_t units)
+{
+	write_all(STDOUT_FILENO, buf + head, n, NULL);
+	head += n;
+	cur->stats->bytes_out += n;
+	cur->stats->units_out += units;
+}
 
 /* Sleep to deadline_ns; false if a stop was requested meanwhile. */
 static bool
 sleep_until(int64_t deadline_ns)
 {
-	while (clock_sleep_until(deadline_ns) == EINTR)
+	while (clock_sleep_until(deadline_ns) == EINTR) {
 		if (signals_stop_requested())
 			return false;
+		signals_poll_report();
+	}
 	return true;
 }
 
@@ -28,12 +65,12 @@ sleep_until(int64_t deadline_ns)
  * record without a delimiter is a unit too.
  */
 static size_t
-span(const struct framer *f, const char *b, size_t len, bool eof, size_t max,
+span(const struct framer *f, const char *b, size_t len, bool at_eof, size_t max,
     size_t *units)
 {
 	size_t n = framer_span(f, b, len, max, units);
 
-	if (eof && n < len && *units < max) {
+	if (at_eof && n < len && *units < max) {
 		(*units)++;
 		n = len;
 	}
@@ -45,13 +82,19 @@ pump_run(const struct pump *p)
 {
 	struct input in;
 	const struct framer *f = &p->framer;
-	size_t head = 0, tail = 0, units, n;
+	struct stats *st = p->stats;
+	size_t units, n;
 	int64_t ready_ns = p->start_ns, now_ns;
-	bool eof = false, paid = false, fresh;
+	bool fresh;
 
+	cur = p;
+	head = tail = 0;
+	paid = eof = false;
 	input_init(&in, p->files, p->nfiles);
+	signals_on_report(report, NULL);
 
 	while (!signals_stop_requested()) {
+		signals_poll_report();
 		size_t pending = tail - head;
 		ssize_t got;
 
@@ -63,18 +106,21 @@ pump_run(const struct pump *p)
 				paid = false;
 				pending = n;
 			}
-			write_all(STDOUT_FILENO, buf + head, pending, NULL);
-			head += pending;
+			release(pending, 0);
 			if (!paid)
 				continue;
 		} else if (p->bucket == NULL) {
 			n = eof ? pending : framer_whole(f, buf + head, pending);
 			if (n == 0 && pending == sizeof buf) {
 				paid = true;	/* a record longer than buf */
+				st->units_out++;
 				continue;
 			}
-			write_all(STDOUT_FILENO, buf + head, n, NULL);
-			head += n;
+			units = framer_count(f, buf + head, n);
+			if (eof && n > 0 && !f->bytes &&
+			    (unsigned char)buf[head + n - 1] != f->delim)
+				units++;
+			release(n, units);
 		} else {
 			size_t want = p->quantum > SIZE_MAX ? SIZE_MAX :
 			    (size_t)p->quantum;
@@ -95,9 +141,12 @@ pump_run(const struct pump *p)
 						break;
 					now_ns = clock_now_ns();
 				}
+				if (now_ns - due > st->max_late_ns)
+					st->max_late_ns = now_ns - due;
 				if (paid) {
 					(void)bucket_take(p->bucket, ready_ns,
 					    now_ns, 1);
+					st->units_out++;
 					continue;
 				}
 				want = (size_t)bucket_avail(p->bucket, ready_ns,
@@ -106,8 +155,7 @@ pump_run(const struct pump *p)
 				    &units);
 				(void)bucket_take(p->bucket, ready_ns, now_ns,
 				    units);
-				write_all(STDOUT_FILENO, buf + head, n, NULL);
-				head += n;
+				release(n, units);
 				continue;
 			}
 		}
@@ -131,6 +179,11 @@ pump_run(const struct pump *p)
 				break;
 			if (got == 0)
 				eof = true;
+			if (got > 0) {
+				st->bytes_in += (uint64_t)got;
+				st->bytes_out += (uint64_t)got;
+				st->units_out += (uint64_t)got;
+			}
 			if (got != SPLICE_UNSUPPORTED)
 				continue;
 		}
@@ -148,9 +201,12 @@ pump_run(const struct pump *p)
 		if (got == 0)
 			eof = true;
 		tail += (size_t)got;
+		st->bytes_in += (uint64_t)got;
 		if (fresh)
 			ready_ns = clock_now_ns();
 	}
 	input_close(&in);
+	if (p->stats_at_exit)
+		report(NULL);
 	return in.status;
 }

@@ -2,10 +2,12 @@
 #ifndef PUMP_H
 #define PUMP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "bucket.h"
 #include "framer.h"
+#include "stats.h"
 
 /*
  * Records up to this many bytes go out whole in one write(2); a longer
@@ -20,6 +22,9 @@ struct pump {
 	int64_t start_ns;	/* when the bucket was started */
 	char **files;		/* operands; none means standard input */
 	int nfiles;
+	struct stats *stats;	/* counters, kept up to date */
+	bool stats_json;	/* report format */
+	bool stats_at_exit;	/* print the report when done */
 };
 
 /*

@@ -6,6 +6,9 @@
 #include "signals.h"
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t report_wanted;
+static void (*report_fn)(void *);
+static void *report_arg;
 
 static void
 die_of(int sig)
@@ -43,6 +46,36 @@ signals_init(void)
 		    old.sa_handler == SIG_IGN)
 			continue;
 		(void)sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void
+on_report(int sig)
+{
+	(void)sig;
+	report_wanted = 1;
+}
+
+void
+signals_on_report(void (*report)(void *), void *arg)
+{
+	struct sigaction sa;
+
+	report_fn = report;
+	report_arg = arg;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_report;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;
+	(void)sigaction(SIGUSR1, &sa, NULL);
+}
+
+void
+signals_poll_report(void)
+{
+	if (report_wanted && report_fn != NULL) {
+		report_wanted = 0;
+		report_fn(report_arg);
 	}
 }
 

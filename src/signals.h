@@ -9,6 +9,15 @@
  */
 void	signals_init(void);
 
+/*
+ * Catch SIGUSR1 and run report(arg) from signals_poll_report() after it
+ * arrives, as dd(1) does; blocking calls return EINTR so it runs promptly.
+ */
+void	signals_on_report(void (*report)(void *), void *arg);
+
+/* Run the report if SIGUSR1 arrived since the last call. */
+void	signals_poll_report(void);
+
 /* The signal that asked us to stop, or 0. */
 int	signals_stop_requested(void);
 

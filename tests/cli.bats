@@ -273,6 +273,10 @@ burst_is() {
 	run -0 --separate-stderr tb -r 10/s --catch-up 1h </dev/null
 }
 
+@test "usage error: --stats=xml" {
+	usage_error "'xml'" -- -r 5/s --stats=xml
+}
+
 @test "usage error: -d '' (empty delimiter)" {
 	usage_error "delimiter" "''" -- -r 5/s -d ''
 }

@@ -1,0 +1,33 @@
+/* Counters of what went in, out and was dropped, and their report. */
+#include <inttypes.h>
+
+#include "stats.h"
+
+void
+stats_print(const struct stats *s, int64_t now_ns, bool json, FILE *fp)
+{
+	uint64_t units_in = s->units_out + s->units_dropped + s->units_waiting;
+	double elapsed = (double)(now_ns - s->start_ns) / 1e9;
+	double rate = elapsed > 0 ? (double)s->units_out / elapsed : 0;
+	double late_ms = (double)s->max_late_ns / 1e6;
+
+	if (json)
+		fprintf(fp, "{\"units_in\":%" PRIu64 ",\"units_out\":%" PRIu64
+		    ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%" PRIu64
+		    ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
+		    ",\"bytes_dropped\":%" PRIu64 ",\"bytes_waiting\":%" PRIu64
+		    ",\"elapsed_s\":%.6f,\"rate_per_s\":%.6g"
+		    ",\"max_lateness_ms\":%.3f}\n", units_in, s->units_out,
+		    s->units_dropped, s->units_waiting, s->bytes_in,
+		    s->bytes_out, s->bytes_dropped, s->bytes_waiting, elapsed,
+		    rate, late_ms);
+	else
+		fprintf(fp, "tbthrottle: units %" PRIu64 " in, %" PRIu64
+		    " out, %" PRIu64 " dropped, %" PRIu64 " waiting; bytes %"
+		    PRIu64 " in, %" PRIu64 " out, %" PRIu64 " dropped, %"
+		    PRIu64 " waiting; %.3f s, %.6g units/s, max lateness "
+		    "%.3f ms\n", units_in, s->units_out, s->units_dropped,
+		    s->units_waiting, s->bytes_in, s->bytes_out,
+		    s->bytes_dropped, s->bytes_waiting, elapsed, rate, late_ms);
+	fflush(fp);
+}
