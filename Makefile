@@ -16,7 +16,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 # The pure modules: no system calls, unit tested with a fake clock.
 PURE = src/bucket.o src/framer.o src/units.o src/options.o src/stats.o
-OBJS = $(PURE) src/clock.o src/input.o src/output.o src/pump.o \
+OBJS = $(PURE) src/clock.o src/input.o src/output.o src/police.o src/pump.o \
 	src/signals.o src/splice.o src/main.o
 HDRS = $(wildcard src/*.h)
 

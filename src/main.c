@@ -1,10 +1,14 @@
 /* tbthrottle: release input a record at a time at a set rate. */
+#include <err.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "bucket.h"
 #include "clock.h"
 #include "options.h"
+#include "police.h"
 #include "pump.h"
 #include "signals.h"
 
@@ -53,11 +57,11 @@ main(int argc, char *argv[])
 	struct bucket bucket;
 	struct pump pump;
 	struct stats stats = { 0 };
-	char err[512];
+	char why[512];
 	int status;
 	bool bytes;
 
-	switch (options_parse(&cfg, argc, argv, err, sizeof err)) {
+	switch (options_parse(&cfg, argc, argv, why, sizeof why)) {
 	case OPT_HELP:
 		options_usage(stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
@@ -65,7 +69,7 @@ main(int argc, char *argv[])
 		printf("tbthrottle %s\n", TBTHROTTLE_VERSION);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_ERROR:
-		fprintf(stderr, "tbthrottle: %s\n", err);
+		fprintf(stderr, "tbthrottle: %s\n", why);
 		return 2;
 	case OPT_RUN:
 		break;
@@ -99,7 +103,20 @@ main(int argc, char *argv[])
 		if (cfg.algorithm == ALG_LEAKY)
 			pump.quantum = bytes ? quantum_leaky_bytes(&cfg) : 1;
 	}
-	status = pump_run(&pump);
+	if (cfg.drop) {
+		int fd = -1;
+
+		if (cfg.drop_to != NULL && (fd = open(cfg.drop_to,
+		    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+			err(1, "%s", cfg.drop_to);
+		status = police_run(&pump, fd, cfg.drop_to);
+		if (fd >= 0 && close(fd) != 0) {
+			warn("%s", cfg.drop_to);
+			status = 1;
+		}
+	} else {
+		status = pump_run(&pump);
+	}
 	signals_finish();
 	return status;
 }

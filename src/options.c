@@ -5,7 +5,8 @@
 #include "bucket.h"
 #include "options.h"
 
-enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS };
+enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
+	OPT_DROP_TO };
 
 static const char shortopts[] = ":r:b:l0d:ca:shV";
 
@@ -21,6 +22,8 @@ static const struct option longopts[] = {
 	{ "initial", required_argument, NULL, OPT_INITIAL },
 	{ "catch-up", required_argument, NULL, OPT_CATCHUP },
 	{ "stats", optional_argument, NULL, OPT_STATS },
+	{ "drop", no_argument, NULL, OPT_DROP },
+	{ "drop-to", required_argument, NULL, OPT_DROP_TO },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -37,7 +40,7 @@ options_usage(FILE *fp)
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 "                  [-a token | leaky] [--initial N] [--catch-up T]\n"
-"                  [-s | --stats=json] [FILE ...]\n"
+"                  [--drop | --drop-to FILE] [-s | --stats=json] [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n"
@@ -54,6 +57,8 @@ options_usage(FILE *fp)
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
 "      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
+"      --drop           drop units that find no token instead of waiting\n"
+"      --drop-to FILE   the same, appending dropped units whole to FILE\n"
 "  -s, --stats[=json]   report units and bytes in, out, dropped on exit\n"
 "                       (and on SIGUSR1) to standard error\n"
 "  -h, --help           show this help and exit\n"
@@ -318,6 +323,18 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			if (parse_catchup(arg, &cfg->catchup_ns, err, errsz) != 0)
 				return OPT_ERROR;
 			continue;
+		case OPT_DROP:
+			cfg->drop = true;
+			continue;
+		case OPT_DROP_TO:
+			if (*arg == '\0') {
+				snprintf(err, errsz, "invalid --drop-to '': give "
+				    "a file name");
+				return OPT_ERROR;
+			}
+			cfg->drop = true;
+			cfg->drop_to = arg;
+			continue;
 		case 's':
 		case OPT_STATS:
 			cfg->stats = true;
@@ -389,6 +406,11 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			cfg->delim = '\n';
 		else if (mode == UNIT_NULL)
 			cfg->delim = '\0';
+	}
+	if (cfg->drop && rate_arg != NULL && strcmp(rate_arg, "inf") == 0) {
+		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "
+		    "is ever dropped");
+		return OPT_ERROR;
 	}
 	cfg->files = argv + optind;
 	cfg->nfiles = argc - optind;

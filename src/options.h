@@ -23,6 +23,8 @@ struct config {
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;
+	bool drop;		/* police: drop units that find no token */
+	const char *drop_to;	/* ... writing them to this file */
 	bool stats;		/* -s: report on exit */
 	bool stats_json;
 	char **files;
