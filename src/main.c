@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include "bucket.h"
+#include "limiter.h"
+#include "window.h"
 #include "clock.h"
 #include "options.h"
 #include "police.h"
@@ -55,6 +57,8 @@ main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct bucket bucket;
+	struct window window;
+	struct limiter limiter;
 	struct pump pump;
 	struct stats stats = { 0 };
 	char why[512];
@@ -80,7 +84,7 @@ main(int argc, char *argv[])
 	signals_init();
 	pump = (struct pump){
 		.framer = { .bytes = bytes, .delim = cfg.delim },
-		.bucket = NULL,
+		.limit = NULL,
 		.quantum = 1,
 		.files = cfg.files,
 		.nfiles = cfg.nfiles,
@@ -91,10 +95,19 @@ main(int argc, char *argv[])
 	};
 	stats.start_ns = pump.start_ns;
 	if (!cfg.rate.inf) {
-		bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
-		    cfg.initial, pump.start_ns);
-		bucket_set_catchup(&bucket, cfg.catchup_ns);
-		pump.bucket = &bucket;
+		if (cfg.algorithm == ALG_SLIDING) {
+			if (window_init(&window, cfg.rate.count,
+			    (int64_t)cfg.rate.period_ns, cfg.catchup_ns) != 0)
+				err(1, "window of %llu units",
+				    (unsigned long long)cfg.rate.count);
+			limiter_of_window(&limiter, &window);
+		} else {
+			bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
+			    cfg.initial, pump.start_ns);
+			bucket_set_catchup(&bucket, cfg.catchup_ns);
+			limiter_of_bucket(&limiter, &bucket);
+		}
+		pump.limit = &limiter;
 		pump.quantum = quantum(&cfg, bytes ? BYTE_QUANTUM_NS :
 		    RECORD_QUANTUM_NS);
 		/* Leaky releases one record per slot; bytes still go out a
@@ -117,6 +130,8 @@ main(int argc, char *argv[])
 	} else {
 		status = pump_run(&pump);
 	}
+	if (pump.limit != NULL && cfg.algorithm == ALG_SLIDING)
+		window_free(&window);
 	signals_finish();
 	return status;
 }

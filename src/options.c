@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bucket.h"
+#include "window.h"
 #include "options.h"
 
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
@@ -39,7 +40,7 @@ options_usage(FILE *fp)
 {
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
-"                  [-a token | leaky] [--initial N] [--catch-up T]\n"
+"                  [-a token | leaky | sliding] [--initial N] [--catch-up T]\n"
 "                  [--drop | --drop-to FILE] [-s | --stats=json] [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
@@ -53,7 +54,8 @@ options_usage(FILE *fp)
 "  -d, --delimiter C    a unit is a record ending in byte C (',' '\\t' '\\x1e')\n"
 "  -c, --bytes          a unit is a byte\n"
 "  -a, --algorithm ALG  token: bursts up to BURST (default);\n"
-"                       leaky: one unit every 1/RATE, evenly spaced\n"
+"                       leaky: one unit every 1/RATE, evenly spaced;\n"
+"                       sliding: at most N in any PERIOD of RATE N/PERIOD\n"
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
 "      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
@@ -188,6 +190,33 @@ mode_flag(enum unit_mode m)
 	return flags[m];
 }
 
+/* -a sliding: N/PERIOD is the window; N is the only burst. */
+static int
+resolve_sliding(struct config *cfg, const char *rate_arg,
+    const char *burst_arg, const char *initial_arg, char *err, size_t errsz)
+{
+	if (burst_arg != NULL || initial_arg != NULL) {
+		snprintf(err, errsz, "%s does not apply to -a sliding: N in "
+		    "N/PERIOD is the most units in any window",
+		    burst_arg != NULL ? "-b" : "--initial");
+		return -1;
+	}
+	if (cfg->rate.count == 0 || cfg->rate.period_ns == 0) {
+		snprintf(err, errsz, "invalid rate '%s' for -a sliding: give a "
+		    "whole count per period, such as 100/min or 1/2s",
+		    rate_arg);
+		return -1;
+	}
+	if (cfg->rate.count > WINDOW_MAX_LIMIT) {
+		snprintf(err, errsz, "invalid rate '%s' for -a sliding: at "
+		    "most %llu units per window", rate_arg,
+		    (unsigned long long)WINDOW_MAX_LIMIT);
+		return -1;
+	}
+	cfg->burst = cfg->initial = cfg->rate.count;
+	return 0;
+}
+
 /* Turn the raw arguments into validated limits once the mode is known. */
 static int
 resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
@@ -210,6 +239,9 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 		    "releases one unit every 1/RATE", burst_arg);
 		return -1;
 	}
+	if (cfg->algorithm == ALG_SLIDING && !cfg->rate.inf)
+		return resolve_sliding(cfg, rate_arg, burst_arg, initial_arg,
+		    err, errsz);
 
 	/* Defaults: one record, or 10 ms of the rate in bytes; leaky is a
 	 * bucket that holds one unit. */
@@ -372,9 +404,11 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 				alg = ALG_LEAKY;
 			} else if (strcmp(arg, "token") == 0) {
 				alg = ALG_TOKEN;
+			} else if (strcmp(arg, "sliding") == 0) {
+				alg = ALG_SLIDING;
 			} else {
 				snprintf(err, errsz, "invalid algorithm '%s': "
-				    "use token or leaky", arg);
+				    "use token, leaky or sliding", arg);
 				return OPT_ERROR;
 			}
 			if (alg_set && alg != cfg->algorithm) {

@@ -109,7 +109,7 @@ pump_run(const struct pump *p)
 			release(pending, 0);
 			if (!paid)
 				continue;
-		} else if (p->bucket == NULL) {
+		} else if (p->limit == NULL) {
 			n = eof ? pending : framer_whole(f, buf + head, pending);
 			if (n == 0 && pending == sizeof buf) {
 				paid = true;	/* a record longer than buf */
@@ -133,7 +133,7 @@ pump_run(const struct pump *p)
 				paid = true;
 			}
 			if (units > 0) {
-				int64_t due = bucket_ready_at(p->bucket, ready_ns,
+				int64_t due = p->limit->ready_at(p->limit->self, ready_ns,
 				    units);
 
 				if ((now_ns = clock_now_ns()) < due) {
@@ -144,16 +144,16 @@ pump_run(const struct pump *p)
 				if (now_ns - due > st->max_late_ns)
 					st->max_late_ns = now_ns - due;
 				if (paid) {
-					(void)bucket_take(p->bucket, ready_ns,
+					(void)p->limit->take(p->limit->self, ready_ns,
 					    now_ns, 1);
 					st->units_out++;
 					continue;
 				}
-				want = (size_t)bucket_avail(p->bucket, ready_ns,
+				want = (size_t)p->limit->avail(p->limit->self, ready_ns,
 				    now_ns);
 				n = span(f, buf + head, pending, eof, want,
 				    &units);
-				(void)bucket_take(p->bucket, ready_ns, now_ns,
+				(void)p->limit->take(p->limit->self, ready_ns, now_ns,
 				    units);
 				release(n, units);
 				continue;
@@ -172,7 +172,7 @@ pump_run(const struct pump *p)
 			tail -= head;
 			head = 0;
 		}
-		if (p->bucket == NULL && f->bytes && head == tail &&
+		if (p->limit == NULL && f->bytes && head == tail &&
 		    !in.no_splice) {
 			got = input_splice(&in);
 			if (got == -1)
@@ -195,7 +195,7 @@ pump_run(const struct pump *p)
 		 */
 		fresh = false;
 		got = input_read(&in, buf + tail, sizeof buf - tail,
-		    p->bucket != NULL ? &fresh : NULL);
+		    p->limit != NULL ? &fresh : NULL);
 		if (got < 0)
 			break;
 		if (got == 0)

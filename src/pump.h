@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bucket.h"
+#include "limiter.h"
 #include "framer.h"
 #include "stats.h"
 
@@ -17,7 +17,7 @@
 
 struct pump {
 	struct framer framer;
-	struct bucket *bucket;	/* NULL: no limit */
+	struct limiter *limit;	/* NULL: no limit */
 	uint64_t quantum;	/* units to gather before a wake-up, >= 1 */
 	int64_t start_ns;	/* when the bucket was started */
 	char **files;		/* operands; none means standard input */

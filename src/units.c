@@ -336,7 +336,9 @@ parse_rate(const char *s, bool bytes, struct rate *out, char *err,
 	lim = (struct ratio){ period.den, period.num };
 	if (ratio_mul(value, lim, &per_ns) != 0 || !ratio_small(per_ns))
 		per_ns = ratio_approx(exact);
-	*out = (struct rate){ .inf = false, .n = per_ns.num, .d = per_ns.den };
+	*out = (struct rate){ .inf = false, .n = per_ns.num, .d = per_ns.den,
+	    .count = value.den == 1 ? value.num : 0,
+	    .period_ns = period.den == 1 ? period.num : 0 };
 	return 0;
 }
 

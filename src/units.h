@@ -14,6 +14,8 @@ struct rate {
 	bool inf;
 	uint64_t n;
 	uint64_t d;
+	uint64_t count;		/* NUMBER[SUFFIX] as written, 0 if not whole */
+	uint64_t period_ns;	/* [N]PERIOD as written, 0 if not whole ns */
 };
 
 /* An amount: a count of units, or a duration to be scaled by a rate. */

@@ -192,3 +192,27 @@ lines() {
 	    "$TB" -r 20/s -b 2
 	assert_schedule 2 50 6
 }
+
+@test "sliding window: at most N in any window, then the next N as the first leave" {
+	run -0 --separate-stderr "$STAMP" -i "$(lines 8)" -- "$TB" -a sliding -r 3/300ms
+	local t k
+	t=$(stamp_in)
+	assert_eq "$(stamp_count)" 8 "records"
+	# Records 4-6 no earlier than 300 ms after the input, 7-8 after 600 ms.
+	for k in 4 5 6; do
+		assert_ge "$(stamp_field "$k")" "$(awk -v t="$t" 'BEGIN { print t + 300 }')" "record $k (ms)"
+	done
+	for k in 7 8; do
+		assert_ge "$(stamp_field "$k")" "$(awk -v t="$t" 'BEGIN { print t + 600 }')" "record $k (ms)"
+	done
+	assert_le "$(stamp_field 8)" 3000 "record 8 (ms)"
+	# No window of the output holds more than 3 records: checked over
+	# 250 ms, leaving 50 ms for the receiver's own late reads.
+	assert_eq "$(awk '$1 ~ /^[0-9]/ { t[++n] = $1 } END {
+	    j = 1; worst = 0
+	    for (i = 1; i <= n; i++) {
+	        while (t[i] - t[j] >= 250) j++
+	        if (i - j + 1 > worst) worst = i - j + 1
+	    }
+	    print worst }' <<<"$output")" 3 "most records in any 250 ms"
+}

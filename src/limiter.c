@@ -1,0 +1,50 @@
+/* The interface every limit algorithm offers the pumps. */
+#include "limiter.h"
+
+static int64_t
+b_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+{
+	return bucket_ready_at(self, ready_ns, units);
+}
+
+static uint64_t
+b_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+{
+	return bucket_avail(self, ready_ns, now_ns);
+}
+
+static uint64_t
+b_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	return bucket_take(self, ready_ns, now_ns, max);
+}
+
+static int64_t
+w_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+{
+	return window_ready_at(self, ready_ns, units);
+}
+
+static uint64_t
+w_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+{
+	return window_avail(self, ready_ns, now_ns);
+}
+
+static uint64_t
+w_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	return window_take(self, ready_ns, now_ns, max);
+}
+
+void
+limiter_of_bucket(struct limiter *l, struct bucket *b)
+{
+	*l = (struct limiter){ b, b_ready_at, b_avail, b_take };
+}
+
+void
+limiter_of_window(struct limiter *l, struct window *w)
+{
+	*l = (struct limiter){ w, w_ready_at, w_avail, w_take };
+}

@@ -1,0 +1,27 @@
+/* The interface every limit algorithm offers the pumps. */
+#ifndef LIMITER_H
+#define LIMITER_H
+
+#include <stdint.h>
+
+#include "bucket.h"
+#include "window.h"
+
+/*
+ * ready_at, avail and take have the contracts of bucket_ready_at,
+ * bucket_avail and bucket_take: time is an argument, nothing is read.
+ */
+struct limiter {
+	void *self;
+	int64_t (*ready_at)(const void *self, int64_t ready_ns,
+	    uint64_t units);
+	uint64_t (*avail)(const void *self, int64_t ready_ns, int64_t now_ns);
+	uint64_t (*take)(void *self, int64_t ready_ns, int64_t now_ns,
+	    uint64_t max);
+};
+
+/* A limiter backed by a token bucket, or by a sliding window. */
+void	limiter_of_bucket(struct limiter *l, struct bucket *b);
+void	limiter_of_window(struct limiter *l, struct window *w);
+
+#endif
