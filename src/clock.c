@@ -30,6 +30,16 @@ clock_now_ns(void)
 	return (int64_t)ts.tv_sec * NS_SEC + ts.tv_nsec;
 }
 
+int64_t
+clock_wall_offset_ns(void)
+{
+	struct timespec ts;
+	int64_t mono = clock_now_ns();
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NS_SEC + ts.tv_nsec - mono;
+}
+
 int
 clock_sleep_until(int64_t deadline_ns)
 {

@@ -10,6 +10,9 @@ void	clock_init(void);
 /* Nanoseconds on CLOCK_MONOTONIC. */
 int64_t	clock_now_ns(void);
 
+/* Wall-clock time (CLOCK_REALTIME) minus monotonic time, in ns. */
+int64_t	clock_wall_offset_ns(void);
+
 /*
  * Sleep until CLOCK_MONOTONIC reaches deadline_ns, never waking early.
  * Returns 0 when the deadline is reached, or EINTR when a signal handler

@@ -48,3 +48,27 @@ limiter_of_window(struct limiter *l, struct window *w)
 {
 	*l = (struct limiter){ w, w_ready_at, w_avail, w_take };
 }
+
+static int64_t
+f_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+{
+	return fixed_ready_at(self, ready_ns, units);
+}
+
+static uint64_t
+f_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+{
+	return fixed_avail(self, ready_ns, now_ns);
+}
+
+static uint64_t
+f_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	return fixed_take(self, ready_ns, now_ns, max);
+}
+
+void
+limiter_of_fixed(struct limiter *l, struct fixed *f)
+{
+	*l = (struct limiter){ f, f_ready_at, f_avail, f_take };
+}

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "bucket.h"
+#include "fixed.h"
 #include "window.h"
 
 /*
@@ -20,8 +21,9 @@ struct limiter {
 	    uint64_t max);
 };
 
-/* A limiter backed by a token bucket, or by a sliding window. */
+/* A limiter backed by a token bucket, a sliding or a fixed window. */
 void	limiter_of_bucket(struct limiter *l, struct bucket *b);
 void	limiter_of_window(struct limiter *l, struct window *w);
+void	limiter_of_fixed(struct limiter *l, struct fixed *f);
 
 #endif

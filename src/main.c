@@ -58,6 +58,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct bucket bucket;
 	struct window window;
+	struct fixed fixed;
 	struct limiter limiter;
 	struct pump pump;
 	struct stats stats = { 0 };
@@ -101,6 +102,11 @@ main(int argc, char *argv[])
 				err(1, "window of %llu units",
 				    (unsigned long long)cfg.rate.count);
 			limiter_of_window(&limiter, &window);
+		} else if (cfg.algorithm == ALG_FIXED) {
+			fixed_init(&fixed, cfg.rate.count,
+			    (int64_t)cfg.rate.period_ns, clock_wall_offset_ns(),
+			    cfg.catchup_ns);
+			limiter_of_fixed(&limiter, &fixed);
 		} else {
 			bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
 			    cfg.initial, pump.start_ns);

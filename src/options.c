@@ -40,7 +40,7 @@ options_usage(FILE *fp)
 {
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
-"                  [-a token | leaky | sliding] [--initial N] [--catch-up T]\n"
+"                  [-a ALG] [--initial N] [--catch-up T]\n"
 "                  [--drop | --drop-to FILE] [-s | --stats=json] [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
@@ -55,7 +55,8 @@ options_usage(FILE *fp)
 "  -c, --bytes          a unit is a byte\n"
 "  -a, --algorithm ALG  token: bursts up to BURST (default);\n"
 "                       leaky: one unit every 1/RATE, evenly spaced;\n"
-"                       sliding: at most N in any PERIOD of RATE N/PERIOD\n"
+"                       sliding: at most N in any PERIOD of RATE N/PERIOD;\n"
+"                       fixed: at most N per PERIOD on the wall clock\n"
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
 "      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
@@ -190,24 +191,26 @@ mode_flag(enum unit_mode m)
 	return flags[m];
 }
 
-/* -a sliding: N/PERIOD is the window; N is the only burst. */
+/* -a sliding or fixed: N/PERIOD is the window; N is the only burst. */
 static int
 resolve_sliding(struct config *cfg, const char *rate_arg,
     const char *burst_arg, const char *initial_arg, char *err, size_t errsz)
 {
 	if (burst_arg != NULL || initial_arg != NULL) {
-		snprintf(err, errsz, "%s does not apply to -a sliding: N in "
-		    "N/PERIOD is the most units in any window",
-		    burst_arg != NULL ? "-b" : "--initial");
+		snprintf(err, errsz, "%s does not apply to -a %s: N in "
+		    "N/PERIOD is the most units in a window",
+		    burst_arg != NULL ? "-b" : "--initial",
+		    cfg->algorithm == ALG_FIXED ? "fixed" : "sliding");
 		return -1;
 	}
 	if (cfg->rate.count == 0 || cfg->rate.period_ns == 0) {
-		snprintf(err, errsz, "invalid rate '%s' for -a sliding: give a "
+		snprintf(err, errsz, "invalid rate '%s' for a window: give a "
 		    "whole count per period, such as 100/min or 1/2s",
 		    rate_arg);
 		return -1;
 	}
-	if (cfg->rate.count > WINDOW_MAX_LIMIT) {
+	if (cfg->rate.count > WINDOW_MAX_LIMIT &&
+	    cfg->algorithm == ALG_SLIDING) {
 		snprintf(err, errsz, "invalid rate '%s' for -a sliding: at "
 		    "most %llu units per window", rate_arg,
 		    (unsigned long long)WINDOW_MAX_LIMIT);
@@ -239,7 +242,8 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 		    "releases one unit every 1/RATE", burst_arg);
 		return -1;
 	}
-	if (cfg->algorithm == ALG_SLIDING && !cfg->rate.inf)
+	if ((cfg->algorithm == ALG_SLIDING || cfg->algorithm == ALG_FIXED) &&
+	    !cfg->rate.inf)
 		return resolve_sliding(cfg, rate_arg, burst_arg, initial_arg,
 		    err, errsz);
 
@@ -406,9 +410,11 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 				alg = ALG_TOKEN;
 			} else if (strcmp(arg, "sliding") == 0) {
 				alg = ALG_SLIDING;
+			} else if (strcmp(arg, "fixed") == 0) {
+				alg = ALG_FIXED;
 			} else {
 				snprintf(err, errsz, "invalid algorithm '%s': "
-				    "use token, leaky or sliding", arg);
+				    "use token, leaky, sliding or fixed", arg);
 				return OPT_ERROR;
 			}
 			if (alg_set && alg != cfg->algorithm) {

@@ -12,7 +12,7 @@
 #define TBTHROTTLE_VERSION	"0.1.0"
 
 enum unit_mode { UNIT_LINES, UNIT_NULL, UNIT_DELIM, UNIT_BYTES };
-enum algorithm { ALG_TOKEN, ALG_LEAKY, ALG_SLIDING };
+enum algorithm { ALG_TOKEN, ALG_LEAKY, ALG_SLIDING, ALG_FIXED };
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 
 struct config {

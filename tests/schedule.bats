@@ -216,3 +216,17 @@ lines() {
 	    }
 	    print worst }' <<<"$output")" 3 "most records in any 250 ms"
 }
+
+@test "fixed windows: the next N wait for the next wall-clock boundary" {
+	local start
+	start=$(date +%s.%N)
+	run -0 --separate-stderr bash -c 'seq 6 | tb -a fixed -r 3/s |
+	    while read -r l; do echo "$l $(date +%s.%N)"; done'
+	assert_eq "${#lines[@]}" 6 "lines"
+	# Line 4 can only leave once a new second has begun on the wall
+	# clock: it is seen in a later whole second than the start.
+	assert_ge "$(awk 'NR == 4 { print int($2) }' <<<"$output")" \
+	    "$(awk -v s="$start" 'BEGIN { print int(s) + 1 }')" "line 4 wall second"
+	assert_le "$(awk -v s="$start" 'NR == 6 { print $2 - s }' <<<"$output")" 4 \
+	    "line 6 seconds after start"
+}

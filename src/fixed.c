@@ -1,0 +1,84 @@
+/* Fixed windows: at most limit units per wall-clock-aligned window; pure. */
+#include "fixed.h"
+
+void
+fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
+    int64_t wall_offset_ns, int64_t catchup_ns)
+{
+	*f = (struct fixed){ .limit = limit, .width_ns = width_ns,
+	    .wall_offset_ns = wall_offset_ns, .catchup_ns = catchup_ns,
+	    .index = INT64_MIN, .used = 0 };
+}
+
+/* The window holding monotonic time t_ns. */
+static int64_t
+window_of(const struct fixed *f, int64_t t_ns)
+{
+	int64_t wall = t_ns + f->wall_offset_ns;
+	int64_t i = wall / f->width_ns;
+
+	return wall % f->width_ns < 0 ? i - 1 : i;
+}
+
+/* Monotonic time at which window i starts. */
+static int64_t
+start_of(const struct fixed *f, int64_t i)
+{
+	return i * f->width_ns - f->wall_offset_ns;
+}
+
+static uint64_t
+used_in(const struct fixed *f, int64_t i)
+{
+	return i == f->index ? f->used : 0;
+}
+
+int64_t
+fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units)
+{
+	int64_t i = window_of(f, ready_ns);
+
+	if (i < f->index)	/* never back into a window already used */
+		i = f->index;
+	if (used_in(f, i) + units <= f->limit)
+		return start_of(f, i) > ready_ns ? start_of(f, i) : ready_ns;
+	return start_of(f, i + 1);
+}
+
+/* When units granted at now_ns are counted: their due time, if recent. */
+static int64_t
+charge_time(const struct fixed *f, int64_t ready_ns, int64_t now_ns)
+{
+	int64_t t = now_ns - f->catchup_ns, due = fixed_ready_at(f, ready_ns,
+	    1);
+
+	if (t < due)
+		t = due;
+	return t;
+}
+
+uint64_t
+fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns)
+{
+	int64_t t = charge_time(f, ready_ns, now_ns);
+
+	if (t > now_ns)
+		return 0;
+	return f->limit - used_in(f, window_of(f, t));
+}
+
+uint64_t
+fixed_take(struct fixed *f, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	uint64_t got = fixed_avail(f, ready_ns, now_ns);
+	int64_t i;
+
+	if (got > max)
+		got = max;
+	if (got == 0)
+		return 0;
+	i = window_of(f, charge_time(f, ready_ns, now_ns));
+	f->used = used_in(f, i) + got;
+	f->index = i;
+	return got;
+}
