@@ -72,3 +72,55 @@ limiter_of_fixed(struct limiter *l, struct fixed *f)
 {
 	*l = (struct limiter){ f, f_ready_at, f_avail, f_take };
 }
+
+static int64_t
+s_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+{
+	const struct limiter_set *s = self;
+	int64_t due = ready_ns;
+
+	for (int i = 0; i < s->n; i++) {
+		const struct limiter *m = &s->members[i];
+		int64_t t = m->ready_at(m->self, ready_ns, units);
+
+		if (t > due)
+			due = t;
+	}
+	return due;
+}
+
+static uint64_t
+s_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+{
+	const struct limiter_set *s = self;
+	uint64_t least = UINT64_MAX;
+
+	for (int i = 0; i < s->n; i++) {
+		const struct limiter *m = &s->members[i];
+		uint64_t a = m->avail(m->self, ready_ns, now_ns);
+
+		if (a < least)
+			least = a;
+	}
+	return least;
+}
+
+static uint64_t
+s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	struct limiter_set *s = self;
+	uint64_t got = s_avail(self, ready_ns, now_ns);
+
+	if (got > max)
+		got = max;
+	for (int i = 0; got > 0 && i < s->n; i++)
+		(void)s->members[i].take(s->members[i].self, ready_ns, now_ns,
+		    got);
+	return got;
+}
+
+void
+limiter_of_set(struct limiter *l, struct limiter_set *s)
+{
+	*l = (struct limiter){ s, s_ready_at, s_avail, s_take };
+}

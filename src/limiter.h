@@ -21,9 +21,22 @@ struct limiter {
 	    uint64_t max);
 };
 
+/* Several limiters as one: a unit goes when every one allows it. */
+struct limiter_set {
+	struct limiter *members;
+	int n;
+};
+
 /* A limiter backed by a token bucket, a sliding or a fixed window. */
 void	limiter_of_bucket(struct limiter *l, struct bucket *b);
 void	limiter_of_window(struct limiter *l, struct window *w);
 void	limiter_of_fixed(struct limiter *l, struct fixed *f);
+
+/*
+ * A limiter that is due when all of s's members are, grants what the
+ * most restrictive one allows, and charges every member the same units,
+ * so none is charged for a unit the others refuse.
+ */
+void	limiter_of_set(struct limiter *l, struct limiter_set *s);
 
 #endif

@@ -22,44 +22,92 @@
 #define RECORD_QUANTUM_NS	500000ULL
 #define BYTE_QUANTUM_NS		1000000ULL
 
-/* Units worth quantum_ns at the rate, at least 1 and at most the burst. */
+/*
+ * Units worth quantum_ns at a limit's rate, at least 1 and at most its
+ * burst (or not capped by the burst, for a leaky bucket of bytes).
+ */
 static uint64_t
-quantum(const struct config *cfg, uint64_t quantum_ns)
+quantum(const struct limit *l, uint64_t quantum_ns, bool cap_at_burst)
 {
 	struct amount a = { true, quantum_ns, 1 };
 	uint64_t q;
 
-	if (amount_units(&a, &cfg->rate, &q) != 0 || q < 1)
+	if (amount_units(&a, &l->rate, &q) != 0 || q < 1)
 		q = 1;
-	if (q > cfg->burst)
-		q = cfg->burst;
+	if (cap_at_burst && q > l->burst)
+		q = l->burst;
 	if (q > PUMP_BUF_BYTES)
 		q = PUMP_BUF_BYTES;
 	return q;
 }
 
-/* Slots in BYTE_QUANTUM_NS at the rate, for a leaky bucket of bytes. */
-static uint64_t
-quantum_leaky_bytes(const struct config *cfg)
-{
-	struct amount a = { true, BYTE_QUANTUM_NS, 1 };
-	uint64_t q;
+/* The state behind every limit; static, as main runs once. */
+static struct bucket buckets[MAX_LIMITS];
+static struct window windows[MAX_LIMITS];
+static struct fixed fixeds[MAX_LIMITS];
+static struct limiter members[MAX_LIMITS];
+static struct limiter_set set;
+static struct limiter all;
 
-	if (amount_units(&a, &cfg->rate, &q) != 0 || q < 1)
-		q = 1;
-	if (q > PUMP_BUF_BYTES)
-		q = PUMP_BUF_BYTES;
-	return q;
+/*
+ * Build the limiter for cfg's limits, started at start_ns, and the
+ * number of units to gather per wake-up.
+ */
+static struct limiter *
+build_limits(const struct config *cfg, int64_t start_ns, uint64_t *quantum_out)
+{
+	bool bytes = cfg->mode == UNIT_BYTES;
+	uint64_t q = UINT64_MAX;
+
+	for (int i = 0; i < cfg->nlimits; i++) {
+		const struct limit *l = &cfg->limits[i];
+		uint64_t qi;
+
+		switch (cfg->algorithm) {
+		case ALG_SLIDING:
+			if (window_init(&windows[i], l->rate.count,
+			    (int64_t)l->rate.period_ns, cfg->catchup_ns) != 0)
+				err(1, "window of %llu units",
+				    (unsigned long long)l->rate.count);
+			limiter_of_window(&members[i], &windows[i]);
+			break;
+		case ALG_FIXED:
+			fixed_init(&fixeds[i], l->rate.count,
+			    (int64_t)l->rate.period_ns, clock_wall_offset_ns(),
+			    cfg->catchup_ns);
+			limiter_of_fixed(&members[i], &fixeds[i]);
+			break;
+		case ALG_TOKEN:
+		case ALG_LEAKY:
+			bucket_init(&buckets[i], l->rate.n, l->rate.d, l->burst,
+			    l->initial, start_ns);
+			bucket_set_catchup(&buckets[i], cfg->catchup_ns);
+			limiter_of_bucket(&members[i], &buckets[i]);
+			break;
+		}
+		/* Leaky releases one record per slot; bytes still go out a
+		 * millisecond of slots at a time, each no earlier than its
+		 * own slot. */
+		if (cfg->algorithm == ALG_LEAKY)
+			qi = bytes ? quantum(l, BYTE_QUANTUM_NS, false) : 1;
+		else
+			qi = quantum(l, bytes ? BYTE_QUANTUM_NS :
+			    RECORD_QUANTUM_NS, true);
+		if (qi < q)
+			q = qi;
+	}
+	*quantum_out = q;
+	if (cfg->nlimits == 1)
+		return &members[0];
+	set = (struct limiter_set){ members, cfg->nlimits };
+	limiter_of_set(&all, &set);
+	return &all;
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
-	struct bucket bucket;
-	struct window window;
-	struct fixed fixed;
-	struct limiter limiter;
 	struct pump pump;
 	struct stats stats = { 0 };
 	char why[512];
@@ -95,33 +143,8 @@ main(int argc, char *argv[])
 		.stats_at_exit = cfg.stats,
 	};
 	stats.start_ns = pump.start_ns;
-	if (!cfg.rate.inf) {
-		if (cfg.algorithm == ALG_SLIDING) {
-			if (window_init(&window, cfg.rate.count,
-			    (int64_t)cfg.rate.period_ns, cfg.catchup_ns) != 0)
-				err(1, "window of %llu units",
-				    (unsigned long long)cfg.rate.count);
-			limiter_of_window(&limiter, &window);
-		} else if (cfg.algorithm == ALG_FIXED) {
-			fixed_init(&fixed, cfg.rate.count,
-			    (int64_t)cfg.rate.period_ns, clock_wall_offset_ns(),
-			    cfg.catchup_ns);
-			limiter_of_fixed(&limiter, &fixed);
-		} else {
-			bucket_init(&bucket, cfg.rate.n, cfg.rate.d, cfg.burst,
-			    cfg.initial, pump.start_ns);
-			bucket_set_catchup(&bucket, cfg.catchup_ns);
-			limiter_of_bucket(&limiter, &bucket);
-		}
-		pump.limit = &limiter;
-		pump.quantum = quantum(&cfg, bytes ? BYTE_QUANTUM_NS :
-		    RECORD_QUANTUM_NS);
-		/* Leaky releases one record per slot; bytes still go out a
-		 * millisecond of slots at a time, each no earlier than its
-		 * own slot. */
-		if (cfg.algorithm == ALG_LEAKY)
-			pump.quantum = bytes ? quantum_leaky_bytes(&cfg) : 1;
-	}
+	if (!cfg.rate.inf)
+		pump.limit = build_limits(&cfg, pump.start_ns, &pump.quantum);
 	if (cfg.drop) {
 		int fd = -1;
 
@@ -136,8 +159,9 @@ main(int argc, char *argv[])
 	} else {
 		status = pump_run(&pump);
 	}
-	if (pump.limit != NULL && cfg.algorithm == ALG_SLIDING)
-		window_free(&window);
+	for (int i = 0; pump.limit != NULL && i < cfg.nlimits; i++)
+		if (cfg.algorithm == ALG_SLIDING)
+			window_free(&windows[i]);
 	signals_finish();
 	return status;
 }

@@ -45,7 +45,8 @@ options_usage(FILE *fp)
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n"
-"  -r, --rate RATE      units per period: 5, 90/min, 3/10s, 2k/s, inf\n"
+"  -r, --rate RATE      units per period: 5, 90/min, 3/10s, 2k/s, inf;\n"
+"                       repeat for several limits, each -b after its -r\n"
 "                       (with -c: 64K/s, 1.5MB/s, 1G/min)\n"
 "  -b, --burst N        bucket size in units, or a duration such as 2s\n"
 "                       (default: 1 record; with -c, 10ms of the rate)\n"
@@ -311,12 +312,60 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 	return 0;
 }
 
+/*
+ * Resolve every -r with its -b.  A -b before the first -r is that -r's
+ * when there is only one, as in 'tbthrottle -b 5 -r 10/s'.
+ */
+static int
+resolve_all(struct config *cfg, int nrates, const char **rate_args,
+    const char **burst_args, const char *lead_burst, const char *initial_arg,
+    char *err, size_t errsz)
+{
+	if (lead_burst != NULL) {
+		if (nrates > 1) {
+			snprintf(err, errsz, "-b %s comes before any -r: with "
+			    "several -r, give each -b after its -r", lead_burst);
+			return -1;
+		}
+		if (burst_args[0] != NULL) {
+			snprintf(err, errsz, "-b given twice ('%s' and '%s') "
+			    "for one -r: give one burst", lead_burst,
+			    burst_args[0]);
+			return -1;
+		}
+		burst_args[0] = lead_burst;
+	}
+	if (nrates > 1 && initial_arg != NULL) {
+		snprintf(err, errsz, "--initial applies to a single -r");
+		return -1;
+	}
+	if (nrates == 0)
+		return resolve(cfg, NULL, NULL, NULL, err, errsz);
+	for (int i = nrates - 1; i >= 0; i--) {
+		if (resolve(cfg, rate_args[i], burst_args[i], initial_arg, err,
+		    errsz) != 0)
+			return -1;
+		if (cfg->rate.inf && nrates > 1) {
+			snprintf(err, errsz, "-r inf cannot be combined with "
+			    "other rates");
+			return -1;
+		}
+		cfg->limits[i] = (struct limit){ cfg->rate, cfg->burst,
+		    cfg->initial };
+	}
+	cfg->nlimits = nrates;
+	return 0;
+}
+
 enum parse_result
 options_parse(struct config *cfg, int argc, char **argv, char *err,
     size_t errsz)
 {
-	const char *rate_arg = NULL, *burst_arg = NULL, *initial_arg = NULL;
+	const char *rate_args[MAX_LIMITS] = { NULL };
+	const char *burst_args[MAX_LIMITS] = { NULL };
+	const char *lead_burst = NULL, *initial_arg = NULL;
 	bool mode_set = false, alg_set = false;
+	int nrates = 0;
 	enum unit_mode mode;
 	enum algorithm alg;
 	int c;
@@ -337,21 +386,27 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 
 		switch (c) {
 		case 'r':
-			if (rate_arg != NULL) {
-				snprintf(err, errsz, "-r given twice ('%s' and "
-				    "'%s'): give one rate", rate_arg, arg);
+			if (nrates == MAX_LIMITS) {
+				snprintf(err, errsz, "too many -r: at most %d "
+				    "limits", MAX_LIMITS);
 				return OPT_ERROR;
 			}
-			rate_arg = arg;
+			rate_args[nrates++] = arg;
 			continue;
-		case 'b':
-			if (burst_arg != NULL) {
+		case 'b': {
+			/* A -b belongs to the -r before it. */
+			const char **slot = nrates > 0 ?
+			    &burst_args[nrates - 1] : &lead_burst;
+
+			if (*slot != NULL) {
 				snprintf(err, errsz, "-b given twice ('%s' and "
-				    "'%s'): give one burst", burst_arg, arg);
+				    "'%s') for one -r: give one burst", *slot,
+				    arg);
 				return OPT_ERROR;
 			}
-			burst_arg = arg;
+			*slot = arg;
 			continue;
+		}
 		case OPT_INITIAL:
 			initial_arg = arg;
 			continue;
@@ -447,14 +502,15 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 		else if (mode == UNIT_NULL)
 			cfg->delim = '\0';
 	}
-	if (cfg->drop && rate_arg != NULL && strcmp(rate_arg, "inf") == 0) {
+	cfg->files = argv + optind;
+	cfg->nfiles = argc - optind;
+	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,
+	    initial_arg, err, errsz) != 0)
+		return OPT_ERROR;
+	if (cfg->drop && cfg->rate.inf) {
 		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "
 		    "is ever dropped");
 		return OPT_ERROR;
 	}
-	cfg->files = argv + optind;
-	cfg->nfiles = argc - optind;
-	if (resolve(cfg, rate_arg, burst_arg, initial_arg, err, errsz) != 0)
-		return OPT_ERROR;
 	return OPT_RUN;
 }

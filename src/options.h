@@ -15,7 +15,20 @@ enum unit_mode { UNIT_LINES, UNIT_NULL, UNIT_DELIM, UNIT_BYTES };
 enum algorithm { ALG_TOKEN, ALG_LEAKY, ALG_SLIDING, ALG_FIXED };
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 
+/* Most -r options in one run. */
+#define MAX_LIMITS	8
+
+/* One -r with its -b and --initial, validated. */
+struct limit {
+	struct rate rate;
+	uint64_t burst;
+	uint64_t initial;
+};
+
 struct config {
+	struct limit limits[MAX_LIMITS];	/* every -r, in order */
+	int nlimits;
+	/* The first limit, also in limits[0]: */
 	struct rate rate;
 	uint64_t burst;		/* units; 0 when the rate is inf */
 	uint64_t initial;	/* tokens at start, <= burst */

@@ -230,3 +230,18 @@ lines() {
 	assert_le "$(awk -v s="$start" 'NR == 6 { print $2 - s }' <<<"$output")" 4 \
 	    "line 6 seconds after start"
 }
+
+@test "several limits: a unit leaves when every -r allows it (sustained + peak)" {
+	# Sustained 10/s with burst 3, peak 40/s with burst 1: one at once,
+	# the next two 25 ms apart (peak), then 100 ms apart (sustained).
+	run -0 --separate-stderr "$STAMP" -i "$(lines 6)" -- "$TB" -r 10/s -b 3 -r 40/s -b 1
+	local t k due
+	t=$(stamp_in)
+	assert_eq "$(stamp_count)" 6 "records"
+	k=0
+	for due in 0 25 50 100 200 300; do
+		k=$((k + 1))
+		assert_ge "$(stamp_field "$k")" "$(awk -v t="$t" -v d="$due" 'BEGIN { print t + d }')" "record $k (ms)"
+	done
+	assert_le "$(stamp_field 6)" 3000 "record 6 (ms)"
+}

@@ -9,6 +9,7 @@
 #include "bucket.h"
 #include "fixed.h"
 #include "framer.h"
+#include "limiter.h"
 #include "options.h"
 #include "units.h"
 #include "window.h"
@@ -684,6 +685,47 @@ test_fixed(void)
 	}
 }
 
+/* ---- several limits ---- */
+
+static void
+test_set(void)
+{
+	struct bucket sustained, peak;
+	struct limiter m[2], all;
+	struct limiter_set set = { m, 2 };
+	int64_t now = 0, rel[20];
+
+	current = "several limits";
+	/* 10/s burst 5 with a peak of 50/s burst 2, saturated input. */
+	bucket_init(&sustained, 1, 100 * MS, 5, 5, 0);
+	bucket_init(&peak, 1, 20 * MS, 2, 2, 0);
+	limiter_of_bucket(&m[0], &sustained);
+	limiter_of_bucket(&m[1], &peak);
+	limiter_of_set(&all, &set);
+	for (int k = 0; k < 20; k++) {
+		int64_t due = all.ready_at(all.self, 0, 1);
+
+		if (due > now)
+			now = due;
+		if (all.take(all.self, 0, now, 1) != 1) {
+			check(0, "no grant at the deadline");
+			return;
+		}
+		rel[k] = now;
+	}
+	check(rel[0] == 0 && rel[1] == 0, "peak burst of 2 at once");
+	check(rel[2] == 20 * MS && rel[3] == 40 * MS && rel[4] == 60 * MS,
+	    "then the peak rate: %" PRId64 " %" PRId64, rel[2], rel[3]);
+	check(rel[5] == 100 * MS && rel[6] == 200 * MS && rel[19] ==
+	    1500 * MS, "then the sustained rate: %" PRId64 " %" PRId64,
+	    rel[5], rel[19]);
+	/* Neither is charged for a unit the other refuses. */
+	bucket_init(&sustained, 1, NS, 1, 0, 0);	/* empty */
+	bucket_init(&peak, 1, NS, 3, 3, 0);
+	check(all.take(all.self, 0, 0, 5) == 0, "refused by one");
+	check(bucket_avail(&peak, 0, 0) == 3, "the other not charged");
+}
+
 /* ---- framer ---- */
 
 static void
@@ -830,7 +872,24 @@ test_options(void)
 	opt_bad("unknown option '--frobnicate'", "--frobnicate", (char *)NULL);
 	opt_bad("unknown option '-x'", "-x", (char *)NULL);
 	opt_bad("option '-r' needs a value", "-r", (char *)NULL);
-	opt_bad("-r given twice", "-r", "1", "-r", "2", (char *)NULL);
+	check(parse(&cfg, err, sizeof err, "-r", "1000/s", "-b", "5000", "-r",
+	    "5000/s", "-b", "10", (char *)NULL) == OPT_RUN && cfg.nlimits == 2 &&
+	    cfg.limits[0].burst == 5000 && cfg.limits[1].burst == 10 &&
+	    cfg.limits[1].rate.d == 200000 && cfg.burst == 5000,
+	    "two limits, each -b after its -r");
+	check(parse(&cfg, err, sizeof err, "-b", "7", "-r", "1", (char *)NULL) ==
+	    OPT_RUN && cfg.nlimits == 1 && cfg.burst == 7,
+	    "-b before a single -r");
+	opt_bad("comes before any -r", "-b", "2", "-r", "1", "-r", "2",
+	    (char *)NULL);
+	opt_bad("-b given twice ('2' and '3') for one -r", "-r", "1", "-b", "2",
+	    "-b", "3", (char *)NULL);
+	opt_bad("-r inf cannot be combined", "-r", "1", "-r", "inf",
+	    (char *)NULL);
+	opt_bad("--initial applies to a single -r", "-r", "1", "-r", "2",
+	    "--initial", "0", (char *)NULL);
+	opt_bad("too many -r", "-r", "1", "-r", "1", "-r", "1", "-r", "1", "-r",
+	    "1", "-r", "1", "-r", "1", "-r", "1", "-r", "1", (char *)NULL);
 	opt_bad("100 years", "-c", "-r", "1/day", "-b", "1G", (char *)NULL);
 	opt_bad("for byte rates", "-r", "1KiB/s", (char *)NULL);
 }
@@ -849,6 +908,7 @@ main(void)
 	test_ready_then_take();
 	test_window();
 	test_fixed();
+	test_set();
 	test_framer();
 	test_options();
 	printf("unit: %d passed, %d failed\n", passed, failed);
