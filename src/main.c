@@ -141,6 +141,7 @@ main(int argc, char *argv[])
 		.stats = &stats,
 		.stats_json = cfg.stats_json,
 		.stats_at_exit = cfg.stats,
+		.progress = cfg.progress && isatty(STDERR_FILENO),
 	};
 	stats.start_ns = pump.start_ns;
 	if (!cfg.rate.inf)

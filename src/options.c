@@ -9,7 +9,7 @@
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
 	OPT_DROP_TO };
 
-static const char shortopts[] = ":r:b:l0d:ca:shV";
+static const char shortopts[] = ":r:b:l0d:ca:sPhV";
 
 static const struct option longopts[] = {
 	{ "rate", required_argument, NULL, 'r' },
@@ -24,6 +24,7 @@ static const struct option longopts[] = {
 	{ "catch-up", required_argument, NULL, OPT_CATCHUP },
 	{ "stats", optional_argument, NULL, OPT_STATS },
 	{ "drop", no_argument, NULL, OPT_DROP },
+	{ "progress", no_argument, NULL, 'P' },
 	{ "drop-to", required_argument, NULL, OPT_DROP_TO },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -41,7 +42,8 @@ options_usage(FILE *fp)
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 "                  [-a ALG] [--initial N] [--catch-up T]\n"
-"                  [--drop | --drop-to FILE] [-s | --stats=json] [FILE ...]\n"
+"                  [--drop | --drop-to FILE] [-s | --stats=json] [-P]\n"
+"                  [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n"
@@ -65,6 +67,7 @@ options_usage(FILE *fp)
 "      --drop-to FILE   the same, appending dropped units whole to FILE\n"
 "  -s, --stats[=json]   report units and bytes in, out, dropped on exit\n"
 "                       (and on SIGUSR1) to standard error\n"
+"  -P, --progress       a live status line on stderr, if it is a terminal\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -425,6 +428,9 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			}
 			cfg->drop = true;
 			cfg->drop_to = arg;
+			continue;
+		case 'P':
+			cfg->progress = true;
 			continue;
 		case 's':
 		case OPT_STATS:

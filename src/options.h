@@ -40,6 +40,7 @@ struct config {
 	const char *drop_to;	/* ... writing them to this file */
 	bool stats;		/* -s: report on exit */
 	bool stats_json;
+	bool progress;		/* -P: live status when stderr is a terminal */
 	char **files;
 	int nfiles;
 };

@@ -14,17 +14,15 @@ static size_t head, tail;
 static bool open_record;	/* buf[head] continues a judged record */
 static const struct pump *cur;
 
+/* Only a record still arriving waits; it is counted once judged. */
 static void
-report(void *arg)
+count_waiting(void)
 {
 	struct stats *st = cur->stats;
 	size_t len = tail - head;
 
-	(void)arg;
-	/* Only a record still arriving waits; it is counted once judged. */
 	st->units_waiting = len > 0 && !open_record && !cur->framer.bytes;
 	st->bytes_waiting = len;
-	stats_print(st, clock_now_ns(), cur->stats_json, stderr);
 }
 
 /*
@@ -110,7 +108,7 @@ police_run(const struct pump *p, int drop_fd, const char *drop_name)
 	head = tail = 0;
 	open_record = false;
 	input_init(&in, p->files, p->nfiles);
-	signals_on_report(report, NULL);
+	pump_watch(p, count_waiting);
 
 	while (!eof && !signals_stop_requested()) {
 		ssize_t got;
@@ -145,7 +143,6 @@ police_run(const struct pump *p, int drop_fd, const char *drop_name)
 		}
 	}
 	input_close(&in);
-	if (p->stats_at_exit)
-		report(NULL);
+	pump_report_end();
 	return in.status;
 }

@@ -18,15 +18,14 @@ static size_t head, tail;
 static bool paid, eof;
 static const struct pump *cur;
 
-/* Fill in what is still waiting and print the report (SIGUSR1, --stats). */
+/* Count what is read but not yet released into the stats. */
 static void
-report(void *arg)
+count_waiting(void)
 {
 	struct stats *st = cur->stats;
 	const char *b = buf + head;
 	size_t len = tail - head, n;
 
-	(void)arg;
 	n = framer_count(&cur->framer, b, len);
 	if (paid && !cur->framer.bytes && n > 0)
 		n--;		/* the record being streamed was counted out */
@@ -35,7 +34,49 @@ report(void *arg)
 		n++;		/* a partial record */
 	st->units_waiting = n;
 	st->bytes_waiting = len;
-	stats_print(st, clock_now_ns(), cur->stats_json, stderr);
+}
+
+static const struct pump *watched;
+static void (*waiting_fn)(void);
+
+/* The report, on SIGUSR1 and for --stats. */
+static void
+report(void *arg)
+{
+	(void)arg;
+	waiting_fn();
+	stats_print(watched->stats, clock_now_ns(), watched->stats_json,
+	    stderr);
+}
+
+/* The live status line of --progress. */
+static void
+tick(void *arg)
+{
+	(void)arg;
+	waiting_fn();
+	stats_progress(watched->stats, clock_now_ns(), false, stderr);
+}
+
+void
+pump_watch(const struct pump *p, void (*waiting)(void))
+{
+	watched = p;
+	waiting_fn = waiting;
+	signals_on_report(report, NULL);
+	if (p->progress)
+		signals_on_tick(tick, NULL, PUMP_PROGRESS_MS);
+}
+
+void
+pump_report_end(void)
+{
+	if (watched->progress) {
+		waiting_fn();
+		stats_progress(watched->stats, clock_now_ns(), true, stderr);
+	}
+	if (watched->stats_at_exit)
+		report(NULL);
 }
 
 /* Write n bytes holding units whole units from the head of the buffer. */
@@ -91,7 +132,7 @@ pump_run(const struct pump *p)
 	head = tail = 0;
 	paid = eof = false;
 	input_init(&in, p->files, p->nfiles);
-	signals_on_report(report, NULL);
+	pump_watch(p, count_waiting);
 
 	while (!signals_stop_requested()) {
 		signals_poll_report();
@@ -137,8 +178,10 @@ pump_run(const struct pump *p)
 				    units);
 
 				if ((now_ns = clock_now_ns()) < due) {
+					st->next_due_ns = due;
 					if (!sleep_until(due))
 						break;
+					st->next_due_ns = 0;
 					now_ns = clock_now_ns();
 				}
 				if (now_ns - due > st->max_late_ns)
@@ -206,7 +249,6 @@ pump_run(const struct pump *p)
 			ready_ns = clock_now_ns();
 	}
 	input_close(&in);
-	if (p->stats_at_exit)
-		report(NULL);
+	pump_report_end();
 	return in.status;
 }

@@ -15,6 +15,9 @@
  */
 #define PUMP_BUF_BYTES	(128 * 1024)
 
+/* How often --progress redraws its line. */
+#define PUMP_PROGRESS_MS	250
+
 struct pump {
 	struct framer framer;
 	struct limiter *limit;	/* NULL: no limit */
@@ -25,6 +28,7 @@ struct pump {
 	struct stats *stats;	/* counters, kept up to date */
 	bool stats_json;	/* report format */
 	bool stats_at_exit;	/* print the report when done */
+	bool progress;		/* redraw a status line on stderr */
 };
 
 /*
@@ -34,5 +38,14 @@ struct pump {
  * arrives, after finishing the write in progress.
  */
 int	pump_run(const struct pump *p);
+
+/*
+ * Print p's report on SIGUSR1 and redraw its --progress line, calling
+ * count_waiting first to bring the waiting counts up to date.
+ */
+void	pump_watch(const struct pump *p, void (*count_waiting)(void));
+
+/* The final --progress line and --stats report, as p asks. */
+void	pump_report_end(void);
 
 #endif

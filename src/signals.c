@@ -2,11 +2,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "signals.h"
 
 static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t report_wanted;
+static volatile sig_atomic_t report_wanted, tick_wanted;
+static void (*tick_fn)(void *);
+static void *tick_arg;
 static void (*report_fn)(void *);
 static void *report_arg;
 
@@ -49,6 +52,19 @@ signals_init(void)
 	}
 }
 
+/* Run fn on sig, without SA_RESTART so blocking calls return EINTR. */
+static void
+catch_signal(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;
+	(void)sigaction(sig, &sa, NULL);
+}
+
 static void
 on_report(int sig)
 {
@@ -59,20 +75,39 @@ on_report(int sig)
 void
 signals_on_report(void (*report)(void *), void *arg)
 {
-	struct sigaction sa;
-
 	report_fn = report;
 	report_arg = arg;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_report;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;
-	(void)sigaction(SIGUSR1, &sa, NULL);
+	catch_signal(SIGUSR1, on_report);
+}
+
+static void
+on_tick(int sig)
+{
+	(void)sig;
+	tick_wanted = 1;
+}
+
+void
+signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
+{
+	struct itimerval it;
+
+	tick_fn = tick;
+	tick_arg = arg;
+	catch_signal(SIGALRM, on_tick);
+	it.it_interval.tv_sec = interval_ms / 1000;
+	it.it_interval.tv_usec = (interval_ms % 1000) * 1000;
+	it.it_value = it.it_interval;
+	(void)setitimer(ITIMER_REAL, &it, NULL);
 }
 
 void
 signals_poll_report(void)
 {
+	if (tick_wanted && tick_fn != NULL) {
+		tick_wanted = 0;
+		tick_fn(tick_arg);
+	}
 	if (report_wanted && report_fn != NULL) {
 		report_wanted = 0;
 		report_fn(report_arg);

@@ -15,7 +15,13 @@ void	signals_init(void);
  */
 void	signals_on_report(void (*report)(void *), void *arg);
 
-/* Run the report if SIGUSR1 arrived since the last call. */
+/*
+ * Also run tick(arg) from signals_poll_report() every interval_ms, driven
+ * by SIGALRM from an interval timer.
+ */
+void	signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
+
+/* Run the report if SIGUSR1 arrived, and the tick if it is due. */
 void	signals_poll_report(void);
 
 /* The signal that asked us to stop, or 0. */

@@ -31,3 +31,19 @@ stats_print(const struct stats *s, int64_t now_ns, bool json, FILE *fp)
 		    s->bytes_dropped, s->bytes_waiting, elapsed, rate, late_ms);
 	fflush(fp);
 }
+
+void
+stats_progress(const struct stats *s, int64_t now_ns, bool done, FILE *fp)
+{
+	double elapsed = (double)(now_ns - s->start_ns) / 1e9;
+	double rate = elapsed > 0 ? (double)s->units_out / elapsed : 0;
+
+	fprintf(fp, "\rtbthrottle: %" PRIu64 " out, %.6g/s, %.1f KiB, %"
+	    PRIu64 " dropped, %" PRIu64 " waiting", s->units_out, rate,
+	    (double)s->bytes_out / 1024, s->units_dropped, s->units_waiting);
+	if (s->next_due_ns > now_ns)
+		fprintf(fp, ", next in %.3f s",
+		    (double)(s->next_due_ns - now_ns) / 1e9);
+	fputs(done ? "\033[K\n" : "\033[K", fp);
+	fflush(fp);
+}

@@ -13,6 +13,7 @@ struct stats {
 	uint64_t units_dropped, bytes_dropped;
 	uint64_t units_waiting, bytes_waiting;	/* read, not yet released */
 	int64_t max_late_ns;	/* latest release after its due time */
+	int64_t next_due_ns;	/* when the next release is due, or 0 */
 };
 
 /*
@@ -21,6 +22,14 @@ struct stats {
  * and the largest lateness.  json selects one JSON object per line.
  */
 void	stats_print(const struct stats *s, int64_t now_ns, bool json,
+	    FILE *fp);
+
+/*
+ * Redraw the one-line live status on a terminal at now_ns: units out and
+ * their rate, bytes out, dropped, waiting and when the next release is
+ * due.  done ends the line.
+ */
+void	stats_progress(const struct stats *s, int64_t now_ns, bool done,
 	    FILE *fp);
 
 #endif

@@ -77,3 +77,19 @@ json_field() {
 	seq 3 | cmp - "$d/out"
 	assert_eq "$(grep -c units "$d/err")" 1 "only the SIGUSR1 report"
 }
+
+@test "-P draws a live status line when stderr is a terminal" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	run -0 --separate-stderr script -qfec \
+	    "seq 12 | '$TB' -r 20/s -P >'$BATS_TEST_TMPDIR/out'" /dev/null
+	seq 12 | cmp - "$BATS_TEST_TMPDIR/out"
+	[[ $output == *"tbthrottle: "*" out, "*" waiting"* ]] ||
+	    { echo "terminal: $output" >&2; false; }
+	[[ $output == *"tbthrottle: 12 out, "* ]]
+}
+
+@test "-P stays silent when stderr is not a terminal" {
+	run -0 --separate-stderr bash -c 'seq 5 | tb -r 50/s -P'
+	assert_eq "$output" "$(seq 5)" "output"
+	assert_eq "$stderr" "" "stderr"
+}
