@@ -38,7 +38,7 @@ framer_whole(const struct framer *f, const char *buf, size_t len)
 }
 
 size_t
-framer_count(const struct framer *f, const char *buf, size_t len)
+framer_count(const struct framer *f, const char *buf, size_t len, bool final)
 {
 	size_t n = 0;
 
@@ -47,5 +47,7 @@ framer_count(const struct framer *f, const char *buf, size_t len)
 	/* A plain loop the compiler vectorizes: no branch per byte. */
 	for (size_t i = 0; i < len; i++)
 		n += (unsigned char)buf[i] == f->delim;
+	if (final && len > 0 && (unsigned char)buf[len - 1] != f->delim)
+		n++;
 	return n;
 }

@@ -25,7 +25,11 @@ size_t	framer_span(const struct framer *f, const char *buf, size_t len,
  */
 size_t	framer_whole(const struct framer *f, const char *buf, size_t len);
 
-/* Whole units in buf[0..len): delimiters, or bytes in byte mode. */
-size_t	framer_count(const struct framer *f, const char *buf, size_t len);
+/*
+ * Units in buf[0..len): delimiters, or bytes in byte mode; with final,
+ * a last record without its delimiter counts too.
+ */
+size_t	framer_count(const struct framer *f, const char *buf, size_t len,
+	    bool final);
 
 #endif

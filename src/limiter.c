@@ -80,8 +80,7 @@ s_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 	int64_t due = ready_ns;
 
 	for (int i = 0; i < s->n; i++) {
-		const struct limiter *m = &s->members[i];
-		int64_t t = m->ready_at(m->self, ready_ns, units);
+		int64_t t = limiter_ready_at(&s->members[i], ready_ns, units);
 
 		if (t > due)
 			due = t;
@@ -96,8 +95,7 @@ s_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 	uint64_t least = UINT64_MAX;
 
 	for (int i = 0; i < s->n; i++) {
-		const struct limiter *m = &s->members[i];
-		uint64_t a = m->avail(m->self, ready_ns, now_ns);
+		uint64_t a = limiter_avail(&s->members[i], ready_ns, now_ns);
 
 		if (a < least)
 			least = a;
@@ -114,8 +112,7 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	if (got > max)
 		got = max;
 	for (int i = 0; got > 0 && i < s->n; i++)
-		(void)s->members[i].take(s->members[i].self, ready_ns, now_ns,
-		    got);
+		(void)limiter_take(&s->members[i], ready_ns, now_ns, got);
 	return got;
 }
 

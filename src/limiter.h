@@ -21,6 +21,25 @@ struct limiter {
 	    uint64_t max);
 };
 
+static inline int64_t
+limiter_ready_at(const struct limiter *l, int64_t ready_ns, uint64_t units)
+{
+	return l->ready_at(l->self, ready_ns, units);
+}
+
+static inline uint64_t
+limiter_avail(const struct limiter *l, int64_t ready_ns, int64_t now_ns)
+{
+	return l->avail(l->self, ready_ns, now_ns);
+}
+
+static inline uint64_t
+limiter_take(const struct limiter *l, int64_t ready_ns, int64_t now_ns,
+    uint64_t max)
+{
+	return l->take(l->self, ready_ns, now_ns, max);
+}
+
 /* Several limiters as one: a unit goes when every one allows it. */
 struct limiter_set {
 	struct limiter *members;

@@ -49,7 +49,7 @@ route(bool ok, size_t n, int drop_fd, const char *drop_name)
 static bool
 judge(int64_t t_ns)
 {
-	bool ok = cur->limit->take(cur->limit->self, t_ns, t_ns, 1) == 1;
+	bool ok = limiter_take(cur->limit, t_ns, t_ns, 1) == 1;
 
 	if (ok)
 		cur->stats->units_out++;
@@ -129,7 +129,7 @@ police_run(const struct pump *p, int drop_fd, const char *drop_name)
 		st->bytes_in += (uint64_t)got;
 		if (p->framer.bytes) {
 			/* Every byte of a read arrived together. */
-			size_t n = (size_t)p->limit->take(p->limit->self, t_ns, t_ns,
+			size_t n = (size_t)limiter_take(p->limit, t_ns, t_ns,
 			    tail - head);
 
 			st->units_out += n;

@@ -16,7 +16,9 @@ static char buf[PUMP_BUF_BYTES];
 /* Unreleased input is buf[head..tail); the report reads these too. */
 static size_t head, tail;
 static bool paid, eof;
+/* The pump running, and how it counts what is waiting (pump_watch). */
 static const struct pump *cur;
+static void (*waiting_fn)(void);
 
 /* Count what is read but not yet released into the stats. */
 static void
@@ -26,18 +28,14 @@ count_waiting(void)
 	const char *b = buf + head;
 	size_t len = tail - head, n;
 
-	n = framer_count(&cur->framer, b, len);
+	/* A partial record waits too, unless it is the long one being
+	 * streamed, which was counted out when it got its token. */
+	n = framer_count(&cur->framer, b, len, !paid);
 	if (paid && !cur->framer.bytes && n > 0)
-		n--;		/* the record being streamed was counted out */
-	else if (!paid && len > 0 && !cur->framer.bytes &&
-	    (unsigned char)b[len - 1] != cur->framer.delim)
-		n++;		/* a partial record */
+		n--;
 	st->units_waiting = n;
 	st->bytes_waiting = len;
 }
-
-static const struct pump *watched;
-static void (*waiting_fn)(void);
 
 /* The report, on SIGUSR1 and for --stats. */
 static void
@@ -45,7 +43,7 @@ report(void *arg)
 {
 	(void)arg;
 	waiting_fn();
-	stats_print(watched->stats, clock_now_ns(), watched->stats_json,
+	stats_print(cur->stats, clock_now_ns(), cur->stats_json,
 	    stderr);
 }
 
@@ -55,13 +53,13 @@ tick(void *arg)
 {
 	(void)arg;
 	waiting_fn();
-	stats_progress(watched->stats, clock_now_ns(), false, stderr);
+	stats_progress(cur->stats, clock_now_ns(), false, stderr);
 }
 
 void
 pump_watch(const struct pump *p, void (*waiting)(void))
 {
-	watched = p;
+	cur = p;
 	waiting_fn = waiting;
 	signals_on_report(report, NULL);
 	if (p->progress)
@@ -71,11 +69,11 @@ pump_watch(const struct pump *p, void (*waiting)(void))
 void
 pump_report_end(void)
 {
-	if (watched->progress) {
+	if (cur->progress) {
 		waiting_fn();
-		stats_progress(watched->stats, clock_now_ns(), true, stderr);
+		stats_progress(cur->stats, clock_now_ns(), true, stderr);
 	}
-	if (watched->stats_at_exit)
+	if (cur->stats_at_exit)
 		report(NULL);
 }
 
@@ -128,17 +126,16 @@ pump_run(const struct pump *p)
 	int64_t ready_ns = p->start_ns, now_ns;
 	bool fresh;
 
-	cur = p;
 	head = tail = 0;
 	paid = eof = false;
 	input_init(&in, p->files, p->nfiles);
 	pump_watch(p, count_waiting);
 
 	while (!signals_stop_requested()) {
-		signals_poll_report();
 		size_t pending = tail - head;
 		ssize_t got;
 
+		signals_poll_report();
 		if (paid) {
 			/* The head record is longer than the buffer and has
 			 * its token: stream it to its end. */
@@ -157,11 +154,7 @@ pump_run(const struct pump *p)
 				st->units_out++;
 				continue;
 			}
-			units = framer_count(f, buf + head, n);
-			if (eof && n > 0 && !f->bytes &&
-			    (unsigned char)buf[head + n - 1] != f->delim)
-				units++;
-			release(n, units);
+			release(n, framer_count(f, buf + head, n, eof));
 		} else {
 			size_t want = p->quantum > SIZE_MAX ? SIZE_MAX :
 			    (size_t)p->quantum;
@@ -174,8 +167,8 @@ pump_run(const struct pump *p)
 				paid = true;
 			}
 			if (units > 0) {
-				int64_t due = p->limit->ready_at(p->limit->self, ready_ns,
-				    units);
+				int64_t due = limiter_ready_at(p->limit,
+				    ready_ns, units);
 
 				if ((now_ns = clock_now_ns()) < due) {
 					st->next_due_ns = due;
@@ -187,17 +180,17 @@ pump_run(const struct pump *p)
 				if (now_ns - due > st->max_late_ns)
 					st->max_late_ns = now_ns - due;
 				if (paid) {
-					(void)p->limit->take(p->limit->self, ready_ns,
+					(void)limiter_take(p->limit, ready_ns,
 					    now_ns, 1);
 					st->units_out++;
 					continue;
 				}
-				want = (size_t)p->limit->avail(p->limit->self, ready_ns,
-				    now_ns);
+				want = (size_t)limiter_avail(p->limit,
+				    ready_ns, now_ns);
 				n = span(f, buf + head, pending, eof, want,
 				    &units);
-				(void)p->limit->take(p->limit->self, ready_ns, now_ns,
-				    units);
+				(void)limiter_take(p->limit, ready_ns,
+				    now_ns, units);
 				release(n, units);
 				continue;
 			}

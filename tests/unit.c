@@ -747,6 +747,11 @@ test_framer(void)
 	check(framer_span(&bytes, s, 8, 5, &units) == 5 && units == 5,
 	    "bytes");
 	check(framer_whole(&bytes, s, 8) == 8, "bytes whole");
+	check(framer_count(&lines, s, 8, false) == 2, "count: two lines");
+	check(framer_count(&lines, s, 8, true) == 3, "count: and a final");
+	check(framer_count(&lines, s, 6, true) == 2, "count: final ended");
+	check(framer_count(&lines, s, 0, true) == 0, "count: empty");
+	check(framer_count(&bytes, s, 8, true) == 8, "count: bytes");
 	{
 		struct framer nul = { false, '\0' };
 
