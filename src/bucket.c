@@ -148,3 +148,31 @@ bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	normalize(b);
 	return got;
 }
+
+void
+bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
+    uint64_t cost)
+{
+	settle(b, settle_point(b, ready_ns, now_ns));
+	b->k += cost;
+	normalize(b);
+}
+
+void
+bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
+    int64_t now_ns)
+{
+	int64_t have;
+
+	settle(b, now_ns);
+	have = tokens_at(b, now_ns);
+	if (have > (int64_t)burst)
+		have = (int64_t)burst;
+	b->n = n;
+	b->d = d;
+	b->burst = burst;
+	b->base_ns = now_ns;
+	/* k = burst - have; a debt (have < 0) makes k exceed the burst. */
+	b->k = have >= 0 ? burst - (uint64_t)have : burst + (uint64_t)-have;
+	normalize(b);
+}

@@ -59,6 +59,25 @@ int64_t	bucket_ready_at(const struct bucket *b, int64_t ready_ns,
 uint64_t bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns,
 	    uint64_t max);
 
+/*
+ * Charge cost units at now_ns to units waiting since ready_ns, even more
+ * than are available: a cost above the burst, charged to a full bucket,
+ * leaves it in debt, and later units wait until the debt is paid, so the
+ * long-run rate holds.
+ */
+void	bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
+	    uint64_t cost);
+
+/*
+ * Change the rate to n units every d ns and the capacity to burst at
+ * now_ns.  Tokens earned until now_ns are counted at the old rate (whole
+ * tokens; a fraction of one is lost), then cut to the new burst; a debt is
+ * kept.  From now_ns on the new rate applies, so a lower rate delays the
+ * very next unit.
+ */
+void	bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
+	    int64_t now_ns);
+
 /* Let late units keep their schedule for up to catchup_ns (>= 0). */
 void	bucket_set_catchup(struct bucket *b, int64_t catchup_ns);
 

@@ -48,6 +48,7 @@ static struct fixed fixeds[MAX_LIMITS];
 static struct limiter members[MAX_LIMITS];
 static struct limiter_set set;
 static struct limiter all;
+static struct bucket byte_bucket;
 
 /*
  * Build the limiter for cfg's limits, started at start_ns, and the
@@ -146,6 +147,17 @@ main(int argc, char *argv[])
 	stats.start_ns = pump.start_ns;
 	if (!cfg.rate.inf)
 		pump.limit = build_limits(&cfg, pump.start_ns, &pump.quantum);
+	else if (cfg.byte_limited)
+		pump.quantum = PUMP_BUF_BYTES;	/* bytes alone set the pace */
+	if (cfg.byte_limited) {
+		const struct limit *l = &cfg.byte_limit;
+
+		bucket_init(&byte_bucket, l->rate.n, l->rate.d, l->burst,
+		    l->initial, pump.start_ns);
+		bucket_set_catchup(&byte_bucket, cfg.catchup_ns);
+		pump.byte_limit = &byte_bucket;
+		pump.byte_quantum = quantum(l, BYTE_QUANTUM_NS, true);
+	}
 	if (cfg.drop) {
 		int fd = -1;
 

@@ -7,7 +7,7 @@
 #include "options.h"
 
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
-	OPT_DROP_TO };
+	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST };
 
 static const char shortopts[] = ":r:b:l0d:ca:sPhV";
 
@@ -26,6 +26,8 @@ static const struct option longopts[] = {
 	{ "drop", no_argument, NULL, OPT_DROP },
 	{ "progress", no_argument, NULL, 'P' },
 	{ "drop-to", required_argument, NULL, OPT_DROP_TO },
+	{ "byte-rate", required_argument, NULL, OPT_BYTE_RATE },
+	{ "byte-burst", required_argument, NULL, OPT_BYTE_BURST },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -41,6 +43,7 @@ options_usage(FILE *fp)
 {
 	fputs(
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
+"                  [--byte-rate RATE [--byte-burst N]]\n"
 "                  [-a ALG] [--initial N] [--catch-up T]\n"
 "                  [--drop | --drop-to FILE] [-s | --stats=json] [-P]\n"
 "                  [FILE ...]\n"
@@ -56,6 +59,10 @@ options_usage(FILE *fp)
 "  -0, --null           a unit is a record ending in NUL\n"
 "  -d, --delimiter C    a unit is a record ending in byte C (',' '\\t' '\\x1e')\n"
 "  -c, --bytes          a unit is a byte\n"
+"      --byte-rate RATE  also limit records by their bytes: 1M/s, 64KiB/s;\n"
+"                       -r may then be left out\n"
+"      --byte-burst N   bytes the byte limit may burst, or a duration\n"
+"                       (default: 10ms of the byte rate)\n"
 "  -a, --algorithm ALG  token: bursts up to BURST (default);\n"
 "                       leaky: one unit every 1/RATE, evenly spaced;\n"
 "                       sliding: at most N in any PERIOD of RATE N/PERIOD;\n"
@@ -315,6 +322,62 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 	return 0;
 }
 
+/* Resolve --byte-rate and --byte-burst into cfg->byte_limit. */
+static int
+resolve_bytes(struct config *cfg, const char *rate_arg, const char *burst_arg,
+    char *err, size_t errsz)
+{
+	struct limit *l = &cfg->byte_limit;
+	struct amount a = { true, BYTE_BURST_NS, 1 };
+	char why[160];
+
+	if (rate_arg == NULL) {
+		if (burst_arg == NULL)
+			return 0;
+		snprintf(err, errsz, "--byte-burst %s needs --byte-rate",
+		    burst_arg);
+		return -1;
+	}
+	if (cfg->mode == UNIT_BYTES) {
+		snprintf(err, errsz, "--byte-rate applies to records; with -c "
+		    "give the byte rate as -r %s", rate_arg);
+		return -1;
+	}
+	if (parse_rate(rate_arg, true, &l->rate, why, sizeof why) != 0) {
+		snprintf(err, errsz, "invalid --byte-rate '%s': %s", rate_arg,
+		    why);
+		return -1;
+	}
+	if (l->rate.inf) {
+		snprintf(err, errsz, "invalid --byte-rate '%s': give a finite "
+		    "rate such as 1M/s", rate_arg);
+		return -1;
+	}
+	if (burst_arg != NULL && parse_amount(burst_arg, true, &a, why,
+	    sizeof why) != 0) {
+		snprintf(err, errsz, "invalid --byte-burst '%s': %s",
+		    burst_arg, why);
+		return -1;
+	}
+	if (amount_units(&a, &l->rate, &l->burst) != 0 ||
+	    (long double)l->burst * l->rate.d / l->rate.n > MAX_REFILL_NS) {
+		snprintf(err, errsz, "invalid --byte-burst '%s': takes more "
+		    "than 100 years to refill", burst_arg);
+		return -1;
+	}
+	if (l->burst == 0) {
+		if (burst_arg != NULL) {
+			snprintf(err, errsz, "invalid --byte-burst '%s': must "
+			    "be at least 1 byte", burst_arg);
+			return -1;
+		}
+		l->burst = 1;
+	}
+	l->initial = l->burst;
+	cfg->byte_limited = true;
+	return 0;
+}
+
 /*
  * Resolve every -r with its -b.  A -b before the first -r is that -r's
  * when there is only one, as in 'tbthrottle -b 5 -r 10/s'.
@@ -342,6 +405,11 @@ resolve_all(struct config *cfg, int nrates, const char **rate_args,
 		snprintf(err, errsz, "--initial applies to a single -r");
 		return -1;
 	}
+	if (nrates == 0 && cfg->byte_limited) {
+		/* --byte-rate alone: records are limited only by bytes. */
+		cfg->rate.inf = true;
+		return 0;
+	}
 	if (nrates == 0)
 		return resolve(cfg, NULL, NULL, NULL, err, errsz);
 	for (int i = nrates - 1; i >= 0; i--) {
@@ -367,6 +435,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	const char *rate_args[MAX_LIMITS] = { NULL };
 	const char *burst_args[MAX_LIMITS] = { NULL };
 	const char *lead_burst = NULL, *initial_arg = NULL;
+	const char *byte_rate_arg = NULL, *byte_burst_arg = NULL;
 	bool mode_set = false, alg_set = false;
 	int nrates = 0;
 	enum unit_mode mode;
@@ -428,6 +497,12 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			}
 			cfg->drop = true;
 			cfg->drop_to = arg;
+			continue;
+		case OPT_BYTE_RATE:
+			byte_rate_arg = arg;
+			continue;
+		case OPT_BYTE_BURST:
+			byte_burst_arg = arg;
 			continue;
 		case 'P':
 			cfg->progress = true;
@@ -510,10 +585,12 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	}
 	cfg->files = argv + optind;
 	cfg->nfiles = argc - optind;
+	if (resolve_bytes(cfg, byte_rate_arg, byte_burst_arg, err, errsz) != 0)
+		return OPT_ERROR;
 	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,
 	    initial_arg, err, errsz) != 0)
 		return OPT_ERROR;
-	if (cfg->drop && cfg->rate.inf) {
+	if (cfg->drop && cfg->rate.inf && !cfg->byte_limited) {
 		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "
 		    "is ever dropped");
 		return OPT_ERROR;

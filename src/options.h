@@ -32,6 +32,8 @@ struct config {
 	struct rate rate;
 	uint64_t burst;		/* units; 0 when the rate is inf */
 	uint64_t initial;	/* tokens at start, <= burst */
+	bool byte_limited;	/* --byte-rate: records also cost their bytes */
+	struct limit byte_limit;
 	int64_t catchup_ns;	/* how late units may still keep their slot */
 	enum unit_mode mode;
 	unsigned char delim;

@@ -12,6 +12,8 @@ static char buf[PUMP_BUF_BYTES];
 /* Undecided or unfinished input is buf[head..tail). */
 static size_t head, tail;
 static bool open_record;	/* buf[head] continues a judged record */
+static int64_t first_ns;	/* when the unjudged record at tail began */
+static bool first_ns_set;
 static const struct pump *cur;
 
 /* Only a record still arriving waits; it is counted once judged. */
@@ -45,22 +47,41 @@ route(bool ok, size_t n, int drop_fd, const char *drop_name)
 	head += n;
 }
 
-/* Judge one unit that arrived at t_ns: does it find a token? */
+/*
+ * Judge a record of cost bytes whose first byte arrived at t_ns: does it
+ * find a token, and room in the byte limit?  A record longer than the
+ * byte burst needs a full bucket and leaves it in debt.  Nothing is
+ * charged unless both allow it.
+ */
 static bool
-judge(int64_t t_ns)
+judge(int64_t t_ns, size_t cost)
 {
-	bool ok = limiter_take(cur->limit, t_ns, t_ns, 1) == 1;
+	const struct pump *p = cur;
+	struct bucket *bb = p->byte_limit;
+	bool ok = p->limit == NULL || limiter_avail(p->limit, t_ns, t_ns) > 0;
 
-	if (ok)
-		cur->stats->units_out++;
-	else
-		cur->stats->units_dropped++;
+	if (ok && bb != NULL)
+		ok = bucket_avail(bb, t_ns, t_ns) >= (cost < bb->burst ?
+		    cost : bb->burst);
+	if (ok) {
+		if (p->limit != NULL)
+			(void)limiter_take(p->limit, t_ns, t_ns, 1);
+		if (bb != NULL)
+			bucket_charge(bb, t_ns, t_ns, cost);
+		p->stats->units_out++;
+	} else {
+		p->stats->units_dropped++;
+	}
 	return ok;
 }
 
 /*
- * Route the records in buf[head..tail) that arrived by t_ns.  Consecutive
- * records with the same verdict go out in one write.
+ * Route the records in buf[head..tail), the last bytes of which arrived at
+ * t_ns.  A record is judged at the time its first byte arrived, once its
+ * length is known: when it is whole, at the end of input, or when it fills
+ * the buffer (a long record is judged on its first buffer of bytes, and
+ * the rest are charged as they pass).  Consecutive records with the same
+ * verdict go out in one write.
  */
 static void
 police_records(int64_t t_ns, bool eof, bool *ok, int drop_fd,
@@ -71,27 +92,36 @@ police_records(int64_t t_ns, bool eof, bool *ok, int drop_fd,
 
 	while (head + run < tail) {
 		const char *p = buf + head + run, *q;
-		size_t len = tail - head - run;
-		bool verdict;
+		size_t len = tail - head - run, size;
+		bool verdict, whole;
 
-		verdict = open_record ? *ok : judge(t_ns);
+		q = memchr(p, f->delim, len);
+		whole = q != NULL || eof;
+		size = q != NULL ? (size_t)(q - p) + 1 : len;
+		if (open_record) {
+			verdict = *ok;
+			if (verdict && cur->byte_limit != NULL)
+				bucket_charge(cur->byte_limit, t_ns, t_ns,
+				    size);
+		} else if (whole || (head == 0 && tail == sizeof buf)) {
+			verdict = judge(first_ns_set ? first_ns : t_ns, size);
+			first_ns_set = false;
+		} else {
+			/* Wait for the rest of it, remembering when it
+			 * started. */
+			if (!first_ns_set) {
+				first_ns = t_ns;
+				first_ns_set = true;
+			}
+			break;
+		}
 		if (run > 0 && verdict != *ok) {
 			route(*ok, run, drop_fd, drop_name);
 			run = 0;
 		}
 		*ok = verdict;
-		open_record = true;
-		if ((q = memchr(p, f->delim, len)) != NULL) {
-			run += (size_t)(q - p) + 1;
-			open_record = false;
-		} else if (eof || (head == 0 && tail == sizeof buf)) {
-			/* The last record, or one longer than the buffer:
-			 * it goes on under the same verdict. */
-			run += len;
-			open_record = !eof;
-		} else {
-			break;		/* wait for the rest of it */
-		}
+		run += size;
+		open_record = !whole;
 	}
 	if (run > 0)
 		route(*ok, run, drop_fd, drop_name);
@@ -106,7 +136,7 @@ police_run(const struct pump *p, int drop_fd, const char *drop_name)
 
 	cur = p;
 	head = tail = 0;
-	open_record = false;
+	open_record = first_ns_set = false;
 	input_init(&in, p->files, p->nfiles);
 	pump_watch(p, count_waiting);
 

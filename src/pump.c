@@ -116,6 +116,94 @@ span(const struct framer *f, const char *b, size_t len, bool at_eof, size_t max,
 	return n;
 }
 
+/*
+ * Bytes at b[0..len) taken by at most max units that fit in room bytes;
+ * when the first unit alone is bigger, that unit.
+ */
+static size_t
+span_fit(const struct framer *f, const char *b, size_t len, bool at_eof,
+    size_t max, uint64_t room, size_t *units)
+{
+	size_t lim = room < len ? (size_t)room : len;
+	size_t n = span(f, b, lim, at_eof && lim == len, max, units);
+
+	if (*units == 0 && max > 0)
+		n = span(f, b, len, at_eof, 1, units);
+	return n;
+}
+
+/* What one step of the shaping loop did. */
+enum step { STEP_SENT, STEP_READ, STEP_STOP };
+
+/*
+ * Wait for the tokens of the units at the head of the buffer, waiting
+ * since ready_ns, and release what the limits then allow.  STEP_READ when
+ * there is no whole unit to wait for.
+ */
+static enum step
+shape(const struct pump *p, int64_t ready_ns)
+{
+	const struct framer *f = &p->framer;
+	struct stats *st = p->stats;
+	struct bucket *bb = p->byte_limit;
+	size_t pending = tail - head, want, units, n;
+	uint64_t room = UINT64_MAX;
+	int64_t due = ready_ns, now_ns;
+
+	want = p->quantum > SIZE_MAX ? SIZE_MAX : (size_t)p->quantum;
+	if (bb != NULL)
+		room = p->byte_quantum < bb->burst ? p->byte_quantum :
+		    bb->burst;
+	n = span_fit(f, buf + head, pending, eof, want, room, &units);
+	if (units == 0 && pending == sizeof buf) {
+		/* A record longer than the buffer: pay for it now, then let
+		 * it through without waiting; its bytes are charged as they
+		 * pass. */
+		units = 1;
+		paid = true;
+	}
+	if (units == 0)
+		return STEP_READ;
+
+	if (p->limit != NULL)
+		due = limiter_ready_at(p->limit, ready_ns, units);
+	if (bb != NULL) {
+		int64_t bdue = bucket_ready_at(bb, ready_ns, n < bb->burst ?
+		    n : bb->burst);
+
+		if (bdue > due)
+			due = bdue;
+	}
+	if ((now_ns = clock_now_ns()) < due) {
+		st->next_due_ns = due;
+		if (!sleep_until(due))
+			return STEP_STOP;
+		st->next_due_ns = 0;
+		now_ns = clock_now_ns();
+	}
+	if (now_ns - due > st->max_late_ns)
+		st->max_late_ns = now_ns - due;
+	if (paid) {
+		if (p->limit != NULL)
+			(void)limiter_take(p->limit, ready_ns, now_ns, 1);
+		st->units_out++;
+		return STEP_SENT;
+	}
+
+	/* Release all that is due by now, not only what was waited for. */
+	want = p->limit == NULL ? SIZE_MAX :
+	    (size_t)limiter_avail(p->limit, ready_ns, now_ns);
+	if (bb != NULL)
+		room = bucket_avail(bb, ready_ns, now_ns);
+	n = span_fit(f, buf + head, pending, eof, want, room, &units);
+	if (p->limit != NULL)
+		(void)limiter_take(p->limit, ready_ns, now_ns, units);
+	if (bb != NULL)
+		bucket_charge(bb, ready_ns, now_ns, n);
+	release(n, units);
+	return STEP_SENT;
+}
+
 int
 pump_run(const struct pump *p)
 {
@@ -123,8 +211,8 @@ pump_run(const struct pump *p)
 	const struct framer *f = &p->framer;
 	struct stats *st = p->stats;
 	size_t units, n;
-	int64_t ready_ns = p->start_ns, now_ns;
-	bool fresh;
+	int64_t ready_ns = p->start_ns;
+	bool limited = p->limit != NULL || p->byte_limit != NULL, fresh;
 
 	head = tail = 0;
 	paid = eof = false;
@@ -144,10 +232,13 @@ pump_run(const struct pump *p)
 				paid = false;
 				pending = n;
 			}
+			if (p->byte_limit != NULL)
+				bucket_charge(p->byte_limit, ready_ns,
+				    clock_now_ns(), pending);
 			release(pending, 0);
 			if (!paid)
 				continue;
-		} else if (p->limit == NULL) {
+		} else if (!limited) {
 			n = eof ? pending : framer_whole(f, buf + head, pending);
 			if (n == 0 && pending == sizeof buf) {
 				paid = true;	/* a record longer than buf */
@@ -156,44 +247,12 @@ pump_run(const struct pump *p)
 			}
 			release(n, framer_count(f, buf + head, n, eof));
 		} else {
-			size_t want = p->quantum > SIZE_MAX ? SIZE_MAX :
-			    (size_t)p->quantum;
+			enum step step = shape(p, ready_ns);
 
-			(void)span(f, buf + head, pending, eof, want, &units);
-			if (units == 0 && pending == sizeof buf) {
-				/* A record longer than the buffer: pay for it
-				 * now, then let it through without waiting. */
-				units = 1;
-				paid = true;
-			}
-			if (units > 0) {
-				int64_t due = limiter_ready_at(p->limit,
-				    ready_ns, units);
-
-				if ((now_ns = clock_now_ns()) < due) {
-					st->next_due_ns = due;
-					if (!sleep_until(due))
-						break;
-					st->next_due_ns = 0;
-					now_ns = clock_now_ns();
-				}
-				if (now_ns - due > st->max_late_ns)
-					st->max_late_ns = now_ns - due;
-				if (paid) {
-					(void)limiter_take(p->limit, ready_ns,
-					    now_ns, 1);
-					st->units_out++;
-					continue;
-				}
-				want = (size_t)limiter_avail(p->limit,
-				    ready_ns, now_ns);
-				n = span(f, buf + head, pending, eof, want,
-				    &units);
-				(void)limiter_take(p->limit, ready_ns,
-				    now_ns, units);
-				release(n, units);
+			if (step == STEP_STOP)
+				break;
+			if (step == STEP_SENT)
 				continue;
-			}
 		}
 
 		if (head == tail) {
@@ -208,7 +267,7 @@ pump_run(const struct pump *p)
 			tail -= head;
 			head = 0;
 		}
-		if (p->limit == NULL && f->bytes && head == tail &&
+		if (!limited && f->bytes && head == tail &&
 		    !in.no_splice) {
 			got = input_splice(&in);
 			if (got == -1)
@@ -231,7 +290,7 @@ pump_run(const struct pump *p)
 		 */
 		fresh = false;
 		got = input_read(&in, buf + tail, sizeof buf - tail,
-		    p->limit != NULL ? &fresh : NULL);
+		    limited ? &fresh : NULL);
 		if (got < 0)
 			break;
 		if (got == 0)

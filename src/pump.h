@@ -20,8 +20,10 @@
 
 struct pump {
 	struct framer framer;
-	struct limiter *limit;	/* NULL: no limit */
+	struct limiter *limit;	/* NULL: no limit on units */
 	uint64_t quantum;	/* units to gather before a wake-up, >= 1 */
+	struct bucket *byte_limit;	/* NULL, or records cost their length */
+	uint64_t byte_quantum;	/* bytes to gather before a wake-up, >= 1 */
 	int64_t start_ns;	/* when the bucket was started */
 	char **files;		/* operands; none means standard input */
 	int nfiles;

@@ -396,6 +396,62 @@ test_idle_and_initial(void)
 }
 
 static void
+test_charge_and_retune(void)
+{
+	struct bucket b;
+	int64_t t;
+
+	current = "byte cost: debt for records above the burst";
+	/* 1000 B/s, burst 100 B.  A 50 B record goes at once, leaving 50. */
+	bucket_init(&b, 1, MS, 100, 100, 0);
+	bucket_charge(&b, 0, 0, 50);
+	check(bucket_avail(&b, 0, 0) == 50, "50 left: %" PRIu64,
+	    bucket_avail(&b, 0, 0));
+	/* A 300 B record waits for a full bucket (at 50 ms), then goes and
+	 * leaves 200 B of debt: the next 1 B is due 201 ms later. */
+	t = bucket_ready_at(&b, 0, 100);
+	check(t == 50 * MS, "full at 50 ms: %" PRId64, t);
+	bucket_charge(&b, 0, t, 300);
+	check(bucket_avail(&b, t, t) == 0, "in debt");
+	check(bucket_ready_at(&b, t, 1) == t + 201 * MS,
+	    "debt paid at 250 ms, then 1 ms for a byte: %" PRId64,
+	    bucket_ready_at(&b, t, 1));
+	/* Long-run: each 300 B record waits out the last one's debt, so the
+	 * 1000th goes at 999 x 300 ms, exactly 1000 B/s. */
+	bucket_init(&b, 1, MS, 100, 100, 0);
+	t = 0;
+	for (int i = 0; i < 1000; i++) {
+		t = bucket_ready_at(&b, 0, 100);
+		bucket_charge(&b, 0, t, 300);
+	}
+	check(t == 299 * NS + 700 * MS, "1000 x 300 B: last at %" PRId64, t);
+
+	current = "live rate change";
+	/* 10/s burst 10, drained at 0; at 500 ms 5 tokens are earned.  A
+	 * change to 1/s burst 2 keeps 2; the third unit waits 1 s. */
+	bucket_init(&b, 1, 100 * MS, 10, 10, 0);
+	check(bucket_take(&b, 0, 0, 10) == 10, "drain");
+	bucket_retune(&b, 1, NS, 2, 500 * MS);
+	check(bucket_avail(&b, 500 * MS, 500 * MS) == 2, "clamped to 2");
+	(void)bucket_take(&b, 500 * MS, 500 * MS, 2);
+	check(bucket_ready_at(&b, 500 * MS, 1) == 1500 * MS,
+	    "next at the new rate: %" PRId64, bucket_ready_at(&b, 500 * MS, 1));
+	/* Raising the rate keeps the tokens held and earns faster. */
+	bucket_init(&b, 1, NS, 5, 5, 0);
+	(void)bucket_take(&b, 0, 0, 5);
+	bucket_retune(&b, 1, MS, 5, 2500 * MS);
+	check(bucket_avail(&b, 2500 * MS, 2500 * MS) == 2, "2 earned at 1/s");
+	check(bucket_avail(&b, 2500 * MS, 2503 * MS) == 5, "then 1000/s");
+	/* A debt survives a change of rate. */
+	bucket_init(&b, 1, MS, 100, 100, 0);
+	bucket_charge(&b, 0, 0, 400);
+	bucket_retune(&b, 1, 2 * MS, 100, 100 * MS);
+	check(bucket_ready_at(&b, 100 * MS, 1) == 100 * MS + 402 * MS,
+	    "200 B debt at 500 B/s, then 1 B: %" PRId64,
+	    bucket_ready_at(&b, 100 * MS, 1));
+}
+
+static void
 test_catchup_cap(void)
 {
 	struct bucket b;
@@ -909,6 +965,7 @@ main(void)
 	test_no_drift();
 	test_idle_and_initial();
 	test_catchup_cap();
+	test_charge_and_retune();
 	test_random_conformance();
 	test_ready_then_take();
 	test_window();

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# --byte-rate and --byte-burst: whole records, each costing its length in
+# bytes.  A record longer than the byte burst waits for a full bucket, goes
+# out whole, and leaves the bucket in debt, so the long-run rate holds.
+
+load helpers
+
+json_field() {
+	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
+}
+
+setup_file() {
+	build_stamp
+	local d=$BATS_FILE_TMPDIR i
+	for ((i = 1; i <= 8; i++)); do printf '%08d\n' "$i"; done >"$d/nine"
+	for ((i = 1; i <= 6; i++)); do echo "$i"; done >"$d/short"
+	{ head -c 99 /dev/zero | tr '\0' x; echo; echo b; echo c; } >"$d/long"
+}
+
+@test "--byte-rate alone: whole lines, no faster than the byte rate" {
+	# 9-byte lines at 450 B/s, burst 9: one line every 20 ms.
+	run -0 --separate-stderr "$STAMP" -i "$BATS_FILE_TMPDIR/nine" -- \
+	    "$TB" --byte-rate 450/s --byte-burst 9
+	assert_schedule 1 20 8
+	assert_eq "$(stamp_texts)" "$(cat "$BATS_FILE_TMPDIR/nine")" "records"
+	assert_le "$(stamp_field 8)" 5000 "record 8 arrival (ms)"
+}
+
+@test "a record longer than the byte burst goes on a full bucket and leaves debt" {
+	# 100 bytes at 1000 B/s with a 10-byte burst: it goes at once, 90
+	# bytes in debt; "b\n" then waits 92 ms and "c\n" 2 ms more.
+	run -0 --separate-stderr "$STAMP" -i "$BATS_FILE_TMPDIR/long" -- \
+	    "$TB" --byte-rate 1000/s --byte-burst 10
+	assert_eq "$(stamp_count)" 3 "records"
+	local in
+	in=$(stamp_in)
+	assert_ge "$(stamp_field 2)" "$(awk -v t="$in" 'BEGIN { print t + 92 }')" "b (ms)"
+	assert_ge "$(stamp_field 3)" "$(awk -v t="$in" 'BEGIN { print t + 94 }')" "c (ms)"
+	assert_le "$(stamp_field 3)" 5000 "c (ms)"
+	assert_eq "$(stamp_texts | tail -n 2)" $'b\nc' "records after the long one"
+}
+
+@test "-r with --byte-rate: short lines meet the record limit" {
+	# 2-byte lines: 200 B/s would allow 100/s, -r 20/s allows 20/s.
+	run -0 --separate-stderr "$STAMP" -i "$BATS_FILE_TMPDIR/short" -- \
+	    "$TB" -r 20/s --byte-rate 200/s --byte-burst 2
+	assert_schedule 1 50 6
+	assert_le "$(stamp_field 6)" 5000 "record 6 arrival (ms)"
+}
+
+@test "-r with --byte-rate: long lines meet the byte limit" {
+	# 9-byte lines: -r 100/s would allow 100/s, 90 B/s allows 10/s.
+	run -0 --separate-stderr "$STAMP" -i "$BATS_FILE_TMPDIR/nine" -- \
+	    "$TB" -r 100/s -b 8 --byte-rate 90/s --byte-burst 9
+	assert_schedule 1 100 8
+	assert_le "$(stamp_field 8)" 5000 "record 8 arrival (ms)"
+}
+
+@test "--byte-rate output is byte for byte the input, records whole" {
+	local d=$BATS_TEST_TMPDIR
+	seq 1 20000 | sed 's/$/ some padding to vary the length/' | head -c 500000 >"$d/in"
+	run -0 --separate-stderr bash -c 'tb --byte-rate 10M/s --byte-burst 300 "$0" | cmp - "$0"' "$d/in"
+}
+
+@test "--drop with --byte-rate: records that would overdraw the bytes are dropped" {
+	# 9-byte lines, 35-byte burst, no refill to speak of: 3 pass.
+	run -0 --separate-stderr tb --drop --byte-rate 1/min --byte-burst 35 \
+	    --stats=json "$BATS_FILE_TMPDIR/nine"
+	assert_eq "$output" "$(head -n 3 "$BATS_FILE_TMPDIR/nine")" "kept"
+	assert_eq "$(json_field units_out)" 3 "units_out"
+	assert_eq "$(json_field units_dropped)" 5 "units_dropped"
+	assert_eq "$(json_field bytes_out)" 27 "bytes_out"
+	assert_eq "$(json_field bytes_dropped)" 45 "bytes_dropped"
+}
+
+@test "--drop with --byte-rate: a long record passes on a full bucket, then debt drops the rest" {
+	local d=$BATS_TEST_TMPDIR
+	run -0 --separate-stderr tb --byte-rate 1/min --byte-burst 10 \
+	    --drop-to "$d/dropped" "$BATS_FILE_TMPDIR/long"
+	assert_eq "$output" "$(head -n 1 "$BATS_FILE_TMPDIR/long")" "kept"
+	printf 'b\nc\n' | cmp - "$d/dropped"
+}
+
+@test "--drop with -r and --byte-rate: each limit holds" {
+	# Record limit 2, byte burst 20: two 9-byte lines pass both.
+	run -0 --separate-stderr tb --drop -r 1/min -b 2 --byte-rate 1/min \
+	    --byte-burst 20 --stats=json "$BATS_FILE_TMPDIR/nine"
+	assert_eq "$(json_field units_out)" 2 "units_out"
+	assert_eq "$(json_field bytes_out)" 18 "bytes_out"
+}
+
+@test "--byte-rate usage errors name the value" {
+	run -2 --separate-stderr tb -c --byte-rate 1M/s </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"-r 1M/s"* ]]
+	run -2 --separate-stderr tb --byte-burst 10 -r 1/s </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"needs --byte-rate"* ]]
+	run -2 --separate-stderr tb --byte-rate inf </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"'inf'"* ]]
+	run -2 --separate-stderr tb --byte-rate 10q/s </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"'10q/s'"* ]]
+	run -2 --separate-stderr tb --byte-rate 1K/s --byte-burst 0 </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"'0'"* ]]
+}
