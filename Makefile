@@ -18,7 +18,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 PURE = src/bucket.o src/fixed.o src/framer.o src/limiter.o src/units.o src/options.o \
 	src/stats.o src/window.o
 OBJS = $(PURE) src/clock.o src/input.o src/output.o src/police.o src/pump.o \
-	src/signals.o src/splice.o src/main.o
+	src/queue.o src/signals.o src/splice.o src/main.o
 HDRS = $(wildcard src/*.h)
 
 all: tbthrottle

@@ -1,5 +1,7 @@
 /* The monotonic clock: reading it and sleeping to absolute deadlines. */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <time.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -54,4 +56,34 @@ clock_sleep_until(int64_t deadline_ns)
 		rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	} while (rc != 0 && rc != EINTR);
 	return rc;
+}
+
+int
+clock_wait_input(int fd, int64_t deadline_ns)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	for (;;) {
+		int64_t left_ns = deadline_ns - clock_now_ns();
+		int ms, rc;
+
+		if (left_ns <= 0)
+			return 0;
+		/*
+		 * poll(2) counts whole milliseconds: wait for input while a
+		 * millisecond or more is left, then sleep out the rest to
+		 * the exact deadline.
+		 */
+		if (deadline_ns == INT64_MAX || left_ns / 1000000 > INT_MAX)
+			ms = -1;
+		else
+			ms = (int)(left_ns / 1000000);
+		if (ms == 0)
+			return clock_sleep_until(deadline_ns);
+		rc = poll(&pfd, 1, ms);
+		if (rc > 0)
+			return 1;
+		if (rc < 0)
+			return errno == EINTR ? EINTR : 1;
+	}
 }

@@ -20,4 +20,13 @@ int64_t	clock_wall_offset_ns(void);
  */
 int	clock_sleep_until(int64_t deadline_ns);
 
+/*
+ * Wait until fd is readable or CLOCK_MONOTONIC reaches deadline_ns
+ * (INT64_MAX: no deadline), never returning at the deadline early.
+ * Returns 1 when fd is readable (or poll(2) failed, so that the read
+ * reports the error), 0 at the deadline, or EINTR when a signal handler
+ * ran.
+ */
+int	clock_wait_input(int fd, int64_t deadline_ns);
+
 #endif

@@ -12,6 +12,7 @@
 #include "options.h"
 #include "police.h"
 #include "pump.h"
+#include "queue.h"
 #include "signals.h"
 
 /*
@@ -158,13 +159,17 @@ main(int argc, char *argv[])
 		pump.byte_limit = &byte_bucket;
 		pump.byte_quantum = quantum(l, BYTE_QUANTUM_NS, true);
 	}
-	if (cfg.drop) {
+	if (cfg.drop || cfg.queue > 0) {
 		int fd = -1;
 
 		if (cfg.drop_to != NULL && (fd = open(cfg.drop_to,
 		    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
 			err(1, "%s", cfg.drop_to);
-		status = police_run(&pump, fd, cfg.drop_to);
+		if (cfg.queue > 0)
+			status = queue_run(&pump, cfg.queue, cfg.drop, fd,
+			    cfg.drop_to);
+		else
+			status = police_run(&pump, fd, cfg.drop_to);
 		if (fd >= 0 && close(fd) != 0) {
 			warn("%s", cfg.drop_to);
 			status = 1;

@@ -7,7 +7,7 @@
 #include "options.h"
 
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
-	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST };
+	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE };
 
 static const char shortopts[] = ":r:b:l0d:ca:sPhV";
 
@@ -28,6 +28,7 @@ static const struct option longopts[] = {
 	{ "drop-to", required_argument, NULL, OPT_DROP_TO },
 	{ "byte-rate", required_argument, NULL, OPT_BYTE_RATE },
 	{ "byte-burst", required_argument, NULL, OPT_BYTE_BURST },
+	{ "queue", required_argument, NULL, OPT_QUEUE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -45,7 +46,8 @@ options_usage(FILE *fp)
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 "                  [--byte-rate RATE [--byte-burst N]]\n"
 "                  [-a ALG] [--initial N] [--catch-up T]\n"
-"                  [--drop | --drop-to FILE] [-s | --stats=json] [-P]\n"
+"                  [--queue N] [--drop | --drop-to FILE]\n"
+"                  [-s | --stats=json] [-P]\n"
 "                  [FILE ...]\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
@@ -59,7 +61,7 @@ options_usage(FILE *fp)
 "  -0, --null           a unit is a record ending in NUL\n"
 "  -d, --delimiter C    a unit is a record ending in byte C (',' '\\t' '\\x1e')\n"
 "  -c, --bytes          a unit is a byte\n"
-"      --byte-rate RATE  also limit records by their bytes: 1M/s, 64KiB/s;\n"
+"      --byte-rate RATE also limit records by their bytes: 1M/s, 64KiB/s;\n"
 "                       -r may then be left out\n"
 "      --byte-burst N   bytes the byte limit may burst, or a duration\n"
 "                       (default: 10ms of the byte rate)\n"
@@ -70,6 +72,8 @@ options_usage(FILE *fp)
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
 "      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
+"      --queue N        at most N records wait: reading pauses, or with\n"
+"                       --drop a record that finds N waiting is dropped\n"
 "      --drop           drop units that find no token instead of waiting\n"
 "      --drop-to FILE   the same, appending dropped units whole to FILE\n"
 "  -s, --stats[=json]   report units and bytes in, out, dropped on exit\n"
@@ -322,6 +326,48 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 	return 0;
 }
 
+/* Most units --queue may hold: with a byte each, the queue's buffer. */
+#define QUEUE_MAX_UNITS	1000000000ULL
+
+/* Parse --queue: a whole number of records, 1 or more. */
+static int
+parse_queue(const char *s, uint64_t *n, char *err, size_t errsz)
+{
+	struct amount a;
+	char why[160];
+
+	if (parse_amount(s, false, &a, why, sizeof why) != 0 ||
+	    a.is_duration || a.den != 1 || a.num == 0 ||
+	    a.num > QUEUE_MAX_UNITS) {
+		snprintf(err, errsz, "invalid --queue '%s': give a whole number "
+		    "of records from 1 to %llu", s, QUEUE_MAX_UNITS);
+		return -1;
+	}
+	*n = a.num;
+	return 0;
+}
+
+/* --queue holds whole records under record limits only. */
+static int
+check_queue(const struct config *cfg, char *err, size_t errsz)
+{
+	const char *why = NULL;
+
+	if (cfg->queue == 0)
+		return 0;
+	if (cfg->mode == UNIT_BYTES)
+		why = "counts records; it does not apply to -c";
+	else if (cfg->byte_limited)
+		why = "does not combine with --byte-rate";
+	else if (cfg->rate.inf)
+		why = "needs a rate: with -r inf nothing ever waits";
+	if (why == NULL)
+		return 0;
+	snprintf(err, errsz, "--queue %llu %s", (unsigned long long)cfg->queue,
+	    why);
+	return -1;
+}
+
 /* Resolve --byte-rate and --byte-burst into cfg->byte_limit. */
 static int
 resolve_bytes(struct config *cfg, const char *rate_arg, const char *burst_arg,
@@ -498,6 +544,10 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			cfg->drop = true;
 			cfg->drop_to = arg;
 			continue;
+		case OPT_QUEUE:
+			if (parse_queue(arg, &cfg->queue, err, errsz) != 0)
+				return OPT_ERROR;
+			continue;
 		case OPT_BYTE_RATE:
 			byte_rate_arg = arg;
 			continue;
@@ -589,6 +639,8 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 		return OPT_ERROR;
 	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,
 	    initial_arg, err, errsz) != 0)
+		return OPT_ERROR;
+	if (check_queue(cfg, err, errsz) != 0)
 		return OPT_ERROR;
 	if (cfg->drop && cfg->rate.inf && !cfg->byte_limited) {
 		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "

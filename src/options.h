@@ -38,6 +38,7 @@ struct config {
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;
+	uint64_t queue;		/* --queue: most units waiting, or 0 */
 	bool drop;		/* police: drop units that find no token */
 	const char *drop_to;	/* ... writing them to this file */
 	bool stats;		/* -s: report on exit */

@@ -42,3 +42,11 @@ write_all(int fd, const char *b, size_t len, const char *name)
 		}
 	}
 }
+
+void
+output_release(struct stats *st, const char *b, size_t n, uint64_t units)
+{
+	write_all(STDOUT_FILENO, b, n, NULL);
+	st->bytes_out += n;
+	st->units_out += units;
+}

@@ -37,8 +37,7 @@ route(bool ok, size_t n, int drop_fd, const char *drop_name)
 	struct stats *st = cur->stats;
 
 	if (ok) {
-		write_all(STDOUT_FILENO, buf + head, n, NULL);
-		st->bytes_out += n;
+		output_release(st, buf + head, n, 0);
 	} else {
 		if (drop_fd >= 0)
 			write_all(drop_fd, buf + head, n, drop_name);

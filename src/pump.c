@@ -81,15 +81,12 @@ pump_report_end(void)
 static void
 release(size_t n, size_t units)
 {
-	write_all(STDOUT_FILENO, buf + head, n, NULL);
+	output_release(cur->stats, buf + head, n, units);
 	head += n;
-	cur->stats->bytes_out += n;
-	cur->stats->units_out += units;
 }
 
-/* Sleep to deadline_ns; false if a stop was requested meanwhile. */
-static bool
-sleep_until(int64_t deadline_ns)
+bool
+pump_sleep_until(int64_t deadline_ns)
 {
 	while (clock_sleep_until(deadline_ns) == EINTR) {
 		if (signals_stop_requested())
@@ -176,7 +173,7 @@ shape(const struct pump *p, int64_t ready_ns)
 	}
 	if ((now_ns = clock_now_ns()) < due) {
 		st->next_due_ns = due;
-		if (!sleep_until(due))
+		if (!pump_sleep_until(due))
 			return STEP_STOP;
 		st->next_due_ns = 0;
 		now_ns = clock_now_ns();

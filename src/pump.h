@@ -47,6 +47,12 @@ int	pump_run(const struct pump *p);
  */
 void	pump_watch(const struct pump *p, void (*count_waiting)(void));
 
+/*
+ * Sleep to deadline_ns, printing reports as they are asked for; false if
+ * a stop was requested meanwhile.
+ */
+bool	pump_sleep_until(int64_t deadline_ns);
+
 /* The final --progress line and --stats report, as p asks. */
 void	pump_report_end(void);
 

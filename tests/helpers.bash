@@ -384,6 +384,23 @@ now_ms() {
 	fi
 }
 
+# stop_after SECONDS OUT ERR CMD...: run CMD in the background, output to
+# OUT and ERR, send it SIGTERM after SECONDS and wait; its exit status is
+# left in $stopped_status and its stderr in $stderr.
+stop_after() {
+	local secs=$1 out=$2 err=$3 pid
+	shift 3
+	"$@" >"$out" 2>"$err" &
+	pid=$!
+	sleep "$secs"
+	kill -s TERM "$pid"
+	local st=0
+	wait "$pid" || st=$?
+	stopped_status=$st
+	export stopped_status
+	stderr=$(cat "$err")
+}
+
 # Poll until FILE is non-empty (at most 10 s).
 wait_for_output() {
 	local i

@@ -36,14 +36,10 @@ json_field() {
 }
 
 @test "stopped by SIGTERM, the report still adds up: in = out + waiting" {
-	local d=$BATS_TEST_TMPDIR pid st=0
-	seq 10 | "$TB" -r 5/s --stats=json >"$d/out" 2>"$d/err" &
-	pid=$!
-	sleep 0.5
-	kill -s TERM "$pid"
-	wait "$pid" || st=$?
-	assert_eq "$st" 143 "exit status"
-	stderr=$(cat "$d/err")
+	local d=$BATS_TEST_TMPDIR
+	seq 10 >"$d/in"
+	stop_after 0.5 "$d/out" "$d/err" "$TB" -r 5/s --stats=json "$d/in"
+	assert_eq "$stopped_status" 143 "exit status"
 	local out waiting
 	out=$(json_field units_out)
 	waiting=$(json_field units_waiting)
