@@ -162,16 +162,28 @@ void
 bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
     int64_t now_ns)
 {
-	int64_t have;
+	int64_t have, e, since_ns = 0;
 
 	settle(b, now_ns);
 	have = tokens_at(b, now_ns);
-	if (have > (int64_t)burst)
+	if (have < (int64_t)burst) {
+		/*
+		 * Keep the progress towards the next token: the time since
+		 * the last whole one, as a fraction of a token, in time at
+		 * the new rate.  Rounded down, it is off by under 1 ns.
+		 */
+		e = now_ns - b->base_ns;
+		since_ns = e - muldiv_ceil(muldiv_floor(e, b->n, b->d), b->d,
+		    b->n);
+		since_ns = (int64_t)((long double)since_ns * b->n / b->d *
+		    d / n);
+	} else {
 		have = (int64_t)burst;
+	}
 	b->n = n;
 	b->d = d;
 	b->burst = burst;
-	b->base_ns = now_ns;
+	b->base_ns = now_ns - since_ns;
 	/* k = burst - have; a debt (have < 0) makes k exceed the burst. */
 	b->k = have >= 0 ? burst - (uint64_t)have : burst + (uint64_t)-have;
 	normalize(b);

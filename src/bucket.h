@@ -70,10 +70,10 @@ void	bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
 
 /*
  * Change the rate to n units every d ns and the capacity to burst at
- * now_ns.  Tokens earned until now_ns are counted at the old rate (whole
- * tokens; a fraction of one is lost), then cut to the new burst; a debt is
- * kept.  From now_ns on the new rate applies, so a lower rate delays the
- * very next unit.
+ * now_ns.  Tokens earned until now_ns are counted at the old rate, then
+ * cut to the new burst; a debt is kept, and so is the progress towards
+ * the next token (to within 1 ns).  From now_ns on the new rate applies,
+ * so a lower rate delays the very next unit.
  */
 void	bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 	    int64_t now_ns);

@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bucket.h"
 #include "limiter.h"
 #include "window.h"
 #include "clock.h"
+#include "control.h"
 #include "options.h"
 #include "police.h"
 #include "pump.h"
@@ -51,12 +53,9 @@ static struct limiter_set set;
 static struct limiter all;
 static struct bucket byte_bucket;
 
-/*
- * Build the limiter for cfg's limits, started at start_ns, and the
- * number of units to gather per wake-up.
- */
-static struct limiter *
-build_limits(const struct config *cfg, int64_t start_ns, uint64_t *quantum_out)
+/* Units to gather per wake-up: the least any of cfg's limits allows. */
+static uint64_t
+limits_quantum(const struct config *cfg)
 {
 	bool bytes = cfg->mode == UNIT_BYTES;
 	uint64_t q = UINT64_MAX;
@@ -64,6 +63,27 @@ build_limits(const struct config *cfg, int64_t start_ns, uint64_t *quantum_out)
 	for (int i = 0; i < cfg->nlimits; i++) {
 		const struct limit *l = &cfg->limits[i];
 		uint64_t qi;
+
+		/* Leaky releases one record per slot; bytes still go out a
+		 * millisecond of slots at a time, each no earlier than its
+		 * own slot. */
+		if (cfg->algorithm == ALG_LEAKY)
+			qi = bytes ? quantum(l, BYTE_QUANTUM_NS, false) : 1;
+		else
+			qi = quantum(l, bytes ? BYTE_QUANTUM_NS :
+			    RECORD_QUANTUM_NS, true);
+		if (qi < q)
+			q = qi;
+	}
+	return q;
+}
+
+/* Build the limiter for cfg's limits, started at start_ns. */
+static struct limiter *
+build_limits(const struct config *cfg, int64_t start_ns)
+{
+	for (int i = 0; i < cfg->nlimits; i++) {
+		const struct limit *l = &cfg->limits[i];
 
 		switch (cfg->algorithm) {
 		case ALG_SLIDING:
@@ -87,23 +107,136 @@ build_limits(const struct config *cfg, int64_t start_ns, uint64_t *quantum_out)
 			limiter_of_bucket(&members[i], &buckets[i]);
 			break;
 		}
-		/* Leaky releases one record per slot; bytes still go out a
-		 * millisecond of slots at a time, each no earlier than its
-		 * own slot. */
-		if (cfg->algorithm == ALG_LEAKY)
-			qi = bytes ? quantum(l, BYTE_QUANTUM_NS, false) : 1;
-		else
-			qi = quantum(l, bytes ? BYTE_QUANTUM_NS :
-			    RECORD_QUANTUM_NS, true);
-		if (qi < q)
-			q = qi;
 	}
-	*quantum_out = q;
 	if (cfg->nlimits == 1)
 		return &members[0];
 	set = (struct limiter_set){ members, cfg->nlimits };
 	limiter_of_set(&all, &set);
 	return &all;
+}
+
+/* What a live change needs: the run's settings and its pump. */
+struct run {
+	struct config *cfg;
+	struct pump *pump;
+};
+
+/*
+ * Apply the live change in req (CONTROL_MAGIC, then a line "RATE\tBURST"
+ * per limit, BURST empty to keep it) to the first limits of r, checked as
+ * the command line would be.  The reply goes to reply[0..size).
+ */
+static void
+apply_change(struct run *r, char *req, char *reply, size_t size)
+{
+	struct config *cfg = r->cfg, new;
+	char opt_r[] = "-r", opt_b[] = "-b", opt_a[] = "-a", opt_mode[] = "-l";
+	char alg_token[] = "token", alg_leaky[] = "leaky", self[] = "tbthrottle";
+	char *argv[4 + 4 * MAX_LIMITS + 1], *line, *save = NULL, why[512];
+	char kept[MAX_LIMITS][24];
+	int argc = 0, n = 0;
+	int64_t now_ns;
+
+	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY) {
+		snprintf(reply, size, "error: live changes need -a token or "
+		    "-a leaky\n");
+		return;
+	}
+	if (cfg->mode == UNIT_BYTES)
+		opt_mode[1] = 'c';
+	argv[argc++] = self;
+	argv[argc++] = opt_mode;
+	argv[argc++] = opt_a;
+	argv[argc++] = cfg->algorithm == ALG_LEAKY ? alg_leaky : alg_token;
+	for (line = strtok_r(req + strlen(CONTROL_MAGIC), "\n", &save);
+	    line != NULL && n < MAX_LIMITS && n < cfg->nlimits;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char *burst = strchr(line, '\t');
+
+		if (burst != NULL)
+			*burst++ = '\0';
+		if ((burst == NULL || *burst == '\0') &&
+		    cfg->algorithm == ALG_TOKEN) {
+			/* No -b: the burst stays, checked at the new rate. */
+			snprintf(kept[n], sizeof kept[n], "%llu",
+			    (unsigned long long)cfg->limits[n].burst);
+			burst = kept[n];
+		}
+		argv[argc++] = opt_r;
+		argv[argc++] = line;
+		if (burst != NULL && *burst != '\0') {
+			argv[argc++] = opt_b;
+			argv[argc++] = burst;
+		}
+		n++;
+	}
+	argv[argc] = NULL;
+	if (n == 0 || line != NULL) {
+		snprintf(reply, size, "error: this tbthrottle has %d limit%s "
+		    "(-r) to change\n", cfg->nlimits, cfg->nlimits == 1 ?
+		    "" : "s");
+		return;
+	}
+	if (options_parse(&new, argc, argv, why, sizeof why) != OPT_RUN) {
+		snprintf(reply, size, "error: %s\n", why);
+		return;
+	}
+	if (new.rate.inf) {
+		snprintf(reply, size, "error: a running limit cannot be lifted "
+		    "with -r inf\n");
+		return;
+	}
+	now_ns = clock_now_ns();
+	for (int i = 0; i < n; i++) {
+		struct limit *l = &cfg->limits[i];
+
+		l->rate = new.limits[i].rate;
+		l->burst = new.limits[i].burst;
+		bucket_retune(&buckets[i], l->rate.n, l->rate.d, l->burst,
+		    now_ns);
+	}
+	r->pump->quantum = limits_quantum(cfg);
+	pump_limits_changed();
+	snprintf(reply, size, "ok\n");
+}
+
+/* SIGUSR2: a live change may be waiting in the control file. */
+static void
+on_control(void *arg)
+{
+	char req[CONTROL_MAX], reply[600];
+
+	if (control_request(req, sizeof req) < 0)
+		return;
+	apply_change(arg, req, reply, sizeof reply);
+	control_reply(reply);
+}
+
+/* -R: send the new limits to a running tbthrottle; the exit status. */
+static int
+send_change(const struct config *cfg)
+{
+	char req[CONTROL_MAX], reply[600];
+	size_t len = (size_t)snprintf(req, sizeof req, "%s", CONTROL_MAGIC);
+
+	for (int i = 0; i < cfg->ncontrol && len < sizeof req; i++)
+		len += (size_t)snprintf(req + len, sizeof req - len, "%s\t%s\n",
+		    cfg->control_rates[i], cfg->control_bursts[i] != NULL ?
+		    cfg->control_bursts[i] : "");
+	if (len >= sizeof req) {
+		warnx("-R: the request is too long");
+		return 2;
+	}
+	if (control_send((pid_t)cfg->control_pid, req, reply,
+	    sizeof reply) != 0) {
+		warnx("%s", reply);
+		return 1;
+	}
+	if (strncmp(reply, "ok", 2) == 0)
+		return 0;
+	warnx("process %ld: %s", cfg->control_pid,
+	    strncmp(reply, "error: ", 7) == 0 ? reply + 7 : reply);
+	return 2;
 }
 
 int
@@ -112,6 +245,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct pump pump;
 	struct stats stats = { 0 };
+	struct run run;
 	char why[512];
 	int status;
 	bool bytes;
@@ -130,6 +264,8 @@ main(int argc, char *argv[])
 		break;
 	}
 
+	if (cfg.control_pid != 0)
+		return send_change(&cfg);
 	bytes = cfg.mode == UNIT_BYTES;
 	clock_init();
 	signals_init();
@@ -146,8 +282,10 @@ main(int argc, char *argv[])
 		.progress = cfg.progress && isatty(STDERR_FILENO),
 	};
 	stats.start_ns = pump.start_ns;
-	if (!cfg.rate.inf)
-		pump.limit = build_limits(&cfg, pump.start_ns, &pump.quantum);
+	if (!cfg.rate.inf) {
+		pump.limit = build_limits(&cfg, pump.start_ns);
+		pump.quantum = limits_quantum(&cfg);
+	}
 	else if (cfg.byte_limited)
 		pump.quantum = PUMP_BUF_BYTES;	/* bytes alone set the pace */
 	if (cfg.byte_limited) {
@@ -158,6 +296,12 @@ main(int argc, char *argv[])
 		bucket_set_catchup(&byte_bucket, cfg.catchup_ns);
 		pump.byte_limit = &byte_bucket;
 		pump.byte_quantum = quantum(l, BYTE_QUANTUM_NS, true);
+	}
+	if (pump.limit != NULL) {
+		run = (struct run){ &cfg, &pump };
+		signals_on_control(on_control, &run);
+		signals_on_death(control_remove);
+		(void)control_serve();
 	}
 	if (cfg.drop || cfg.queue > 0) {
 		int fd = -1;
@@ -180,6 +324,7 @@ main(int argc, char *argv[])
 	for (int i = 0; pump.limit != NULL && i < cfg.nlimits; i++)
 		if (cfg.algorithm == ALG_SLIDING)
 			window_free(&windows[i]);
+	control_remove();
 	signals_finish();
 	return status;
 }

@@ -1,5 +1,8 @@
 /* Command-line options: the getopt_long table and struct config. */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bucket.h"
@@ -9,7 +12,7 @@
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
 	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE };
 
-static const char shortopts[] = ":r:b:l0d:ca:sPhV";
+static const char shortopts[] = ":r:b:l0d:ca:sPR:hV";
 
 static const struct option longopts[] = {
 	{ "rate", required_argument, NULL, 'r' },
@@ -25,6 +28,7 @@ static const struct option longopts[] = {
 	{ "stats", optional_argument, NULL, OPT_STATS },
 	{ "drop", no_argument, NULL, OPT_DROP },
 	{ "progress", no_argument, NULL, 'P' },
+	{ "retune", required_argument, NULL, 'R' },
 	{ "drop-to", required_argument, NULL, OPT_DROP_TO },
 	{ "byte-rate", required_argument, NULL, OPT_BYTE_RATE },
 	{ "byte-burst", required_argument, NULL, OPT_BYTE_BURST },
@@ -49,6 +53,7 @@ options_usage(FILE *fp)
 "                  [--queue N] [--drop | --drop-to FILE]\n"
 "                  [-s | --stats=json] [-P]\n"
 "                  [FILE ...]\n"
+"       tbthrottle -R PID -r RATE [-b BURST] ...\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n"
@@ -79,6 +84,8 @@ options_usage(FILE *fp)
 "  -s, --stats[=json]   report units and bytes in, out, dropped on exit\n"
 "                       (and on SIGUSR1) to standard error\n"
 "  -P, --progress       a live status line on stderr, if it is a terminal\n"
+"  -R, --retune PID     change the -r and -b of the running tbthrottle PID\n"
+"                       (ours only); a -r without -b keeps its burst\n"
 "  -h, --help           show this help and exit\n"
 "  -V, --version        show the version and exit\n"
 "\n"
@@ -326,6 +333,57 @@ resolve(struct config *cfg, const char *rate_arg, const char *burst_arg,
 	return 0;
 }
 
+/*
+ * -R PID -r RATE [-b BURST] ...: check the PID and that each value reads
+ * as a rate or an amount of records or bytes; the running tbthrottle
+ * checks them against its own mode and answers.
+ */
+static int
+resolve_control(struct config *cfg, const char *pid_arg, int nrates,
+    const char **rate_args, const char **burst_args, const char *lead_burst,
+    char *err, size_t errsz)
+{
+	struct rate r;
+	struct amount a;
+	char why[160], *end;
+	long pid;
+
+	errno = 0;
+	pid = strtol(pid_arg, &end, 10);
+	if (errno != 0 || end == pid_arg || *end != '\0' || pid < 1 ||
+	    pid > INT_MAX) {
+		snprintf(err, errsz, "invalid -R '%s': give the process id of "
+		    "a running tbthrottle", pid_arg);
+		return -1;
+	}
+	if (nrates == 0 || lead_burst != NULL) {
+		snprintf(err, errsz, "-R %s needs -r RATE [-b BURST] for each "
+		    "limit to change", pid_arg);
+		return -1;
+	}
+	for (int i = 0; i < nrates; i++) {
+		if (parse_rate(rate_args[i], false, &r, why, sizeof why) != 0 &&
+		    parse_rate(rate_args[i], true, &r, why, sizeof why) != 0) {
+			snprintf(err, errsz, "invalid rate '%s': %s",
+			    rate_args[i], why);
+			return -1;
+		}
+		if (burst_args[i] != NULL &&
+		    parse_amount(burst_args[i], false, &a, why, sizeof why) !=
+		    0 && parse_amount(burst_args[i], true, &a, why,
+		    sizeof why) != 0) {
+			snprintf(err, errsz, "invalid burst '%s': %s",
+			    burst_args[i], why);
+			return -1;
+		}
+		cfg->control_rates[i] = rate_args[i];
+		cfg->control_bursts[i] = burst_args[i];
+	}
+	cfg->control_pid = pid;
+	cfg->ncontrol = nrates;
+	return 0;
+}
+
 /* Most units --queue may hold: with a byte each, the queue's buffer. */
 #define QUEUE_MAX_UNITS	1000000000ULL
 
@@ -482,6 +540,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	const char *burst_args[MAX_LIMITS] = { NULL };
 	const char *lead_burst = NULL, *initial_arg = NULL;
 	const char *byte_rate_arg = NULL, *byte_burst_arg = NULL;
+	const char *control_arg = NULL, *other_opt = NULL;
 	bool mode_set = false, alg_set = false;
 	int nrates = 0;
 	enum unit_mode mode;
@@ -502,7 +561,14 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const char *arg = optarg != NULL ? optarg : "";
 
+		if (c != 'r' && c != 'b' && c != 'R' && other_opt == NULL)
+			/* The option's own word, before a separate value. */
+			other_opt = argv[optind - (optarg != NULL &&
+			    optarg == argv[optind - 1] && optind >= 2 ? 2 : 1)];
 		switch (c) {
+		case 'R':
+			control_arg = arg;
+			continue;
 		case 'r':
 			if (nrates == MAX_LIMITS) {
 				snprintf(err, errsz, "too many -r: at most %d "
@@ -635,6 +701,16 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	}
 	cfg->files = argv + optind;
 	cfg->nfiles = argc - optind;
+	if (control_arg != NULL) {
+		if (other_opt != NULL || cfg->nfiles > 0) {
+			snprintf(err, errsz, "-R takes only -r and -b, not '%s'",
+			    other_opt != NULL ? other_opt : cfg->files[0]);
+			return OPT_ERROR;
+		}
+		return resolve_control(cfg, control_arg, nrates, rate_args,
+		    burst_args, lead_burst, err, errsz) == 0 ? OPT_RUN :
+		    OPT_ERROR;
+	}
 	if (resolve_bytes(cfg, byte_rate_arg, byte_burst_arg, err, errsz) != 0)
 		return OPT_ERROR;
 	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,

@@ -85,15 +85,28 @@ release(size_t n, size_t units)
 	head += n;
 }
 
-bool
+/* Counts live changes of the limits. */
+static unsigned changes;
+
+void
+pump_limits_changed(void)
+{
+	changes++;
+}
+
+enum wake
 pump_sleep_until(int64_t deadline_ns)
 {
+	unsigned seen = changes;
+
 	while (clock_sleep_until(deadline_ns) == EINTR) {
 		if (signals_stop_requested())
-			return false;
+			return WAKE_STOP;
 		signals_poll_report();
+		if (changes != seen)
+			return WAKE_CHANGED;
 	}
-	return true;
+	return WAKE_DUE;
 }
 
 /*
@@ -129,8 +142,9 @@ span_fit(const struct framer *f, const char *b, size_t len, bool at_eof,
 	return n;
 }
 
-/* What one step of the shaping loop did. */
-enum step { STEP_SENT, STEP_READ, STEP_STOP };
+/* After one step of the shaping loop: go round again (something was sent,
+ * or the limits changed), read more input, or stop. */
+enum step { STEP_AGAIN, STEP_READ, STEP_STOP };
 
 /*
  * Wait for the tokens of the units at the head of the buffer, waiting
@@ -146,19 +160,18 @@ shape(const struct pump *p, int64_t ready_ns)
 	size_t pending = tail - head, want, units, n;
 	uint64_t room = UINT64_MAX;
 	int64_t due = ready_ns, now_ns;
+	bool outgrown;
 
 	want = p->quantum > SIZE_MAX ? SIZE_MAX : (size_t)p->quantum;
 	if (bb != NULL)
 		room = p->byte_quantum < bb->burst ? p->byte_quantum :
 		    bb->burst;
 	n = span_fit(f, buf + head, pending, eof, want, room, &units);
-	if (units == 0 && pending == sizeof buf) {
-		/* A record longer than the buffer: pay for it now, then let
-		 * it through without waiting; its bytes are charged as they
-		 * pass. */
+	/* A record longer than the buffer: pay for it, then let it through
+	 * without waiting; its bytes are charged as they pass. */
+	outgrown = units == 0 && pending == sizeof buf;
+	if (outgrown)
 		units = 1;
-		paid = true;
-	}
 	if (units == 0)
 		return STEP_READ;
 
@@ -172,19 +185,23 @@ shape(const struct pump *p, int64_t ready_ns)
 			due = bdue;
 	}
 	if ((now_ns = clock_now_ns()) < due) {
+		enum wake w;
+
 		st->next_due_ns = due;
-		if (!pump_sleep_until(due))
-			return STEP_STOP;
+		w = pump_sleep_until(due);
 		st->next_due_ns = 0;
+		if (w != WAKE_DUE)	/* stopping, or due again afresh */
+			return w == WAKE_STOP ? STEP_STOP : STEP_AGAIN;
 		now_ns = clock_now_ns();
 	}
 	if (now_ns - due > st->max_late_ns)
 		st->max_late_ns = now_ns - due;
-	if (paid) {
+	if (outgrown) {
 		if (p->limit != NULL)
 			(void)limiter_take(p->limit, ready_ns, now_ns, 1);
 		st->units_out++;
-		return STEP_SENT;
+		paid = true;
+		return STEP_AGAIN;
 	}
 
 	/* Release all that is due by now, not only what was waited for. */
@@ -198,7 +215,7 @@ shape(const struct pump *p, int64_t ready_ns)
 	if (bb != NULL)
 		bucket_charge(bb, ready_ns, now_ns, n);
 	release(n, units);
-	return STEP_SENT;
+	return STEP_AGAIN;
 }
 
 int
@@ -248,7 +265,7 @@ pump_run(const struct pump *p)
 
 			if (step == STEP_STOP)
 				break;
-			if (step == STEP_SENT)
+			if (step == STEP_AGAIN)
 				continue;
 		}
 

@@ -47,11 +47,18 @@ int	pump_run(const struct pump *p);
  */
 void	pump_watch(const struct pump *p, void (*count_waiting)(void));
 
+/* How a sleep to a deadline ended. */
+enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED };
+
 /*
- * Sleep to deadline_ns, printing reports as they are asked for; false if
- * a stop was requested meanwhile.
+ * Sleep to deadline_ns, printing reports as they are asked for.  Returns
+ * early with WAKE_STOP when a stop was requested, or WAKE_CHANGED when
+ * the limits changed (pump_limits_changed), so the deadline is stale.
  */
-bool	pump_sleep_until(int64_t deadline_ns);
+enum wake pump_sleep_until(int64_t deadline_ns);
+
+/* The limits were changed while running: recompute any deadline. */
+void	pump_limits_changed(void);
 
 /* The final --progress line and --stats report, as p asks. */
 void	pump_report_end(void);

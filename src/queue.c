@@ -235,7 +235,7 @@ queue_run(const struct pump *p, uint64_t max_units, bool drop, int fd,
 			 * is out (a queued unit is always due). */
 			if (due_ns == INT64_MAX)
 				break;
-			if (!pump_sleep_until(due_ns))
+			if (pump_sleep_until(due_ns) == WAKE_STOP)
 				break;
 			continue;
 		}

@@ -7,7 +7,10 @@
 #include "signals.h"
 
 static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t report_wanted, tick_wanted;
+static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
+static void (*control_fn)(void *);
+static void *control_arg;
+static void (*death_fn)(void);
 static void (*tick_fn)(void *);
 static void *tick_arg;
 static void (*report_fn)(void *);
@@ -18,6 +21,8 @@ die_of(int sig)
 {
 	sigset_t set;
 
+	if (death_fn != NULL)
+		death_fn();
 	(void)signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -101,9 +106,34 @@ signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
 	(void)setitimer(ITIMER_REAL, &it, NULL);
 }
 
+static void
+on_control(int sig)
+{
+	(void)sig;
+	control_wanted = 1;
+}
+
+void
+signals_on_control(void (*control)(void *), void *arg)
+{
+	control_fn = control;
+	control_arg = arg;
+	catch_signal(SIGUSR2, on_control);
+}
+
+void
+signals_on_death(void (*cleanup)(void))
+{
+	death_fn = cleanup;
+}
+
 void
 signals_poll_report(void)
 {
+	if (control_wanted && control_fn != NULL) {
+		control_wanted = 0;
+		control_fn(control_arg);
+	}
 	if (tick_wanted && tick_fn != NULL) {
 		tick_wanted = 0;
 		tick_fn(tick_arg);

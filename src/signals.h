@@ -21,7 +21,22 @@ void	signals_on_report(void (*report)(void *), void *arg);
  */
 void	signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
 
-/* Run the report if SIGUSR1 arrived, and the tick if it is due. */
+/*
+ * Catch SIGUSR2 and run control(arg) from signals_poll_report() after it
+ * arrives: a live change (-R) is waiting.
+ */
+void	signals_on_control(void (*control)(void *), void *arg);
+
+/*
+ * Run cleanup (which must be async-signal-safe) before dying of a signal,
+ * when the normal exit path is not taken.
+ */
+void	signals_on_death(void (*cleanup)(void));
+
+/*
+ * Run the report if SIGUSR1 arrived, a live change if SIGUSR2 did, and
+ * the tick if it is due.
+ */
 void	signals_poll_report(void);
 
 /* The signal that asked us to stop, or 0. */

@@ -442,6 +442,20 @@ test_charge_and_retune(void)
 	bucket_retune(&b, 1, MS, 5, 2500 * MS);
 	check(bucket_avail(&b, 2500 * MS, 2500 * MS) == 2, "2 earned at 1/s");
 	check(bucket_avail(&b, 2500 * MS, 2503 * MS) == 5, "then 1000/s");
+	/* Progress towards a token is kept: 1/min, drained at 0; at 59 s,
+	 * 59/60 of the next token at 2/min leaves 0.5 s to wait. */
+	bucket_init(&b, 1, 60 * NS, 1, 1, 0);
+	(void)bucket_take(&b, 0, 0, 1);
+	bucket_retune(&b, 1, 30 * NS, 1, 59 * NS);
+	check(bucket_ready_at(&b, 59 * NS, 1) == 59 * NS + 500 * MS,
+	    "partial token kept: %" PRId64, bucket_ready_at(&b, 59 * NS, 1));
+	/* ... and through a change at a rate of 3 per 7 s (not whole ns). */
+	bucket_init(&b, 3, 7 * NS, 1, 1, 0);
+	(void)bucket_take(&b, 0, 0, 1);
+	bucket_retune(&b, 1, NS, 1, NS);
+	t = bucket_ready_at(&b, NS, 1);
+	check(t >= NS + 571428570 && t <= NS + 571428572,
+	    "3/7s to 1/s after 1 s of 7/3 s: %" PRId64, t);
 	/* A debt survives a change of rate. */
 	bucket_init(&b, 1, MS, 100, 100, 0);
 	bucket_charge(&b, 0, 0, 400);

@@ -1,0 +1,217 @@
+/* Live changes: the control file a running tbthrottle serves, and -R. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "control.h"
+
+/* How long -R waits for the reply, and how often it looks. */
+#define REPLY_WAIT_MS	5000
+#define REPLY_POLL_MS	2
+
+static char path[PATH_MAX];
+static int fd = -1;
+
+/* Directory number which (0, 1, ...) a control file may be in. */
+static int
+control_dir(int which, char *out, size_t size)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+
+	if (which == 0 && xdg != NULL && xdg[0] == '/')
+		n = snprintf(out, size, "%s/tbthrottle", xdg);
+	else if (which == 1)
+		n = snprintf(out, size, "/tmp/tbthrottle-%ld", (long)getuid());
+	else
+		return -1;
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+/* Is dir ours alone: a directory, not a link, owned by us, closed to all? */
+static bool
+private_dir(const char *dir)
+{
+	struct stat st;
+
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & 077) == 0;
+}
+
+int
+control_serve(void)
+{
+	char dir[PATH_MAX];
+
+	for (int which = 0; which < 2; which++) {
+		if (control_dir(which, dir, sizeof dir) != 0)
+			continue;
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			continue;
+		if (!private_dir(dir)) {
+			warnx("%s is not a private directory: live changes "
+			    "(-R) are off", dir);
+			return -1;
+		}
+		if (snprintf(path, sizeof path, "%s/%ld", dir,
+		    (long)getpid()) >= (int)sizeof path)
+			continue;
+		for (int tries = 0; tries < 2; tries++) {
+			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, 0600);
+			if (fd >= 0)
+				return 0;
+			if (errno != EEXIST)
+				break;
+			/* Left by a process that had our pid before. */
+			(void)unlink(path);
+		}
+		path[0] = '\0';
+	}
+	return -1;
+}
+
+ssize_t
+control_request(char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (fd < 0 || (n = pread(fd, buf, size - 1, 0)) < 0)
+		return -1;
+	buf[n] = '\0';
+	if (strncmp(buf, CONTROL_MAGIC, strlen(CONTROL_MAGIC)) != 0)
+		return -1;
+	return n;
+}
+
+void
+control_reply(const char *reply)
+{
+	size_t len = strlen(reply);
+
+	/* Write over the request, then cut it: a reader sees the reply's
+	 * first line either way. */
+	if (pwrite(fd, reply, len, 0) == (ssize_t)len)
+		(void)ftruncate(fd, (off_t)len);
+}
+
+void
+control_remove(void)
+{
+	if (path[0] != '\0')
+		(void)unlink(path);
+}
+
+/* Is process pid there, and run by our real user? */
+static int
+check_owner(pid_t pid, char *why, size_t size)
+{
+	char proc[64];
+	struct stat st;
+
+	snprintf(proc, sizeof proc, "/proc/%ld", (long)pid);
+	if (stat(proc, &st) == 0) {
+		if (st.st_uid != getuid()) {
+			snprintf(why, size, "process %ld belongs to another "
+			    "user", (long)pid);
+			return -1;
+		}
+		return 0;
+	}
+	if (kill(pid, 0) == 0)
+		return 0;
+	snprintf(why, size, errno == EPERM ? "process %ld belongs to another "
+	    "user" : "no process %ld", (long)pid);
+	return -1;
+}
+
+/* Open pid's control file, checked to be ours alone. */
+static int
+open_control(pid_t pid, char *why, size_t size)
+{
+	char dir[PATH_MAX], file[PATH_MAX + 32];
+	struct stat st;
+
+	for (int which = 0; which < 2; which++) {
+		int f;
+
+		if (control_dir(which, dir, sizeof dir) != 0 ||
+		    !private_dir(dir))
+			continue;
+		snprintf(file, sizeof file, "%s/%ld", dir, (long)pid);
+		if ((f = open(file, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		if (fstat(f, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_uid == getuid() && (st.st_mode & 077) == 0)
+			return f;
+		(void)close(f);
+		snprintf(why, size, "%s is not a private control file", file);
+		return -1;
+	}
+	snprintf(why, size, "process %ld is not a tbthrottle with a rate to "
+	    "change (no control file)", (long)pid);
+	return -1;
+}
+
+/* Read the reply, once there is one: not the request, a whole line. */
+static int
+read_reply(int f, char *reply, size_t size)
+{
+	ssize_t n = pread(f, reply, size - 1, 0);
+	char *nl;
+
+	if (n <= 0)
+		return -1;
+	reply[n] = '\0';
+	if (strncmp(reply, CONTROL_MAGIC, strlen(CONTROL_MAGIC)) == 0 ||
+	    (nl = strchr(reply, '\n')) == NULL)
+		return -1;
+	*nl = '\0';
+	return 0;
+}
+
+int
+control_send(pid_t pid, const char *request, char *reply, size_t size)
+{
+	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	size_t len = strlen(request);
+	int f, rc = -1;
+
+	if (check_owner(pid, reply, size) != 0 ||
+	    (f = open_control(pid, reply, size)) < 0)
+		return -1;
+	/* One request at a time: other senders wait here. */
+	while (fcntl(f, F_SETLKW, &lk) != 0 && errno == EINTR)
+		;
+	if (ftruncate(f, 0) != 0 ||
+	    pwrite(f, request, len, 0) != (ssize_t)len) {
+		snprintf(reply, size, "cannot write the request: %s",
+		    strerror(errno));
+	} else if (kill(pid, SIGUSR2) != 0) {
+		snprintf(reply, size, "cannot signal process %ld: %s",
+		    (long)pid, strerror(errno));
+	} else {
+		for (int ms = 0; ms < REPLY_WAIT_MS; ms += REPLY_POLL_MS) {
+			if (read_reply(f, reply, size) == 0) {
+				rc = 0;
+				break;
+			}
+			(void)clock_sleep_until(clock_now_ns() +
+			    REPLY_POLL_MS * 1000000LL);
+		}
+		if (rc != 0)
+			snprintf(reply, size, "no answer from process %ld "
+			    "within %d s", (long)pid, REPLY_WAIT_MS / 1000);
+	}
+	(void)close(f);
+	return rc;
+}

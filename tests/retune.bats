@@ -1,0 +1,203 @@
+#!/usr/bin/env bats
+# -R PID: live changes of rate and burst.  The running tbthrottle serves
+# a control file, mode 0600, in a directory only its user can enter; -R
+# writes the new limits there and signals it with SIGUSR2.
+
+load helpers
+
+setup() {
+	build_stamp
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+}
+
+# Start stamp running tbthrottle ARGS on FILE in the background; its
+# output goes to $d/stamps and tbthrottle's pid to $d/pid.
+start_timed() {
+	local file=$1
+	shift
+	"$STAMP" -p "$d/pid" -- "$TB" "$@" <"$file" >"$d/stamps" 2>"$d/err" &
+	bg=$!
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	# The control file shows that it is ready for -R.
+	local i
+	for ((i = 0; i < 500; i++)); do
+		[[ -e $XDG_RUNTIME_DIR/tbthrottle/$pid ]] && return 0
+		sleep 0.01
+	done
+	echo "no control file for $pid" >&2
+	return 1
+}
+
+stamped() {
+	awk '$1 ~ /^[0-9]/' "$d/stamps" | wc -l | tr -d ' '
+}
+
+@test "-R lowers the rate for the very next unit" {
+	local d=$BATS_TEST_TMPDIR bg pid m0 m1
+	seq 100 >"$d/in"
+	start_timed "$d/in" -r 20/s --catch-up 0
+	sleep 0.3
+	run -0 --separate-stderr "$TB" -R "$pid" -r 1/min
+	assert_eq "$stderr" "" "stderr of -R"
+	m0=$(stamped)
+	sleep 1
+	m1=$(stamped)
+	# 20/s would have sent 20 more; at 1/min only the unit whose token
+	# was nearly earned may still go (its progress is kept), plus one
+	# already on its way to the reader.
+	assert_le "$((m1 - m0))" 2 "units in the second after -R"
+	# Raise it again so the run ends; nothing was lost.
+	run -0 --separate-stderr "$TB" -R "$pid" -r 1k/s -b 10
+	wait "$bg"
+	assert_eq "$(stamped)" 100 "units out"
+}
+
+@test "-R raises the rate at once, and -b sets the new burst" {
+	local d=$BATS_TEST_TMPDIR bg pid t0 t1
+	seq 6 >"$d/in"
+	start_timed "$d/in" -r 1/min
+	sleep 0.2
+	t0=$(now_ms)
+	run -0 --separate-stderr "$TB" -R "$pid" -r 10/s -b 5
+	wait "$bg"
+	t1=$(now_ms)
+	# At 1/min the other 5 would take 5 min; at 10/s, 0.5 s at most.
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 5000 \
+	    "time after -R (ms)"
+	assert_eq "$(stamped)" 6 "units out"
+}
+
+@test "-R with a slower rate keeps the spacing of the new rate" {
+	local d=$BATS_TEST_TMPDIR bg pid
+	seq 8 >"$d/in"
+	start_timed "$d/in" -r 1/min --catch-up 0
+	run -0 --separate-stderr "$TB" -R "$pid" -r 5/s
+	wait "$bg"
+	# From the second unit after the change, each waits 200 ms.
+	local t prev="" n=0 gap
+	while read -r t _; do
+		n=$((n + 1))
+		if ((n >= 3)); then
+			gap=$(awk -v a="$prev" -v b="$t" 'BEGIN { print b - a }')
+			assert_ge "$gap" 200 "gap before unit $n (ms)"
+		fi
+		prev=$t
+	done < <(awk '$1 ~ /^[0-9]/' "$d/stamps")
+	assert_eq "$n" 8 "units out"
+}
+
+@test "-R: a bad value is refused by the running tbthrottle, which goes on" {
+	local d=$BATS_TEST_TMPDIR bg pid
+	seq 3 >"$d/in"
+	start_timed "$d/in" -c -r 1/min
+	run -2 --separate-stderr "$TB" -R "$pid" -r 5/fortnight
+	assert_one_stderr_line
+	[[ $stderr == *"5/fortnight"* ]]
+	run -2 --separate-stderr "$TB" -R "$pid" -r 1K/s -b 0
+	assert_one_stderr_line
+	[[ $stderr == *"'0'"* ]]
+	run -2 --separate-stderr "$TB" -R "$pid" -r 1K/s -r 2K/s
+	assert_one_stderr_line
+	[[ $stderr == *"1 limit"* ]]
+	# Byte rates are read in the target's own mode.
+	run -0 --separate-stderr "$TB" -R "$pid" -r 1KiB/s -b 1K
+	wait "$bg"
+	assert_eq "$(awk '$1 ~ /^[0-9]/' "$d/stamps" | wc -l | tr -d ' ')" 3 "lines out"
+}
+
+@test "-R: windows cannot be changed live, and say so" {
+	local d=$BATS_TEST_TMPDIR bg pid
+	seq 3 >"$d/in"
+	start_timed "$d/in" -a sliding -r 1/min
+	run -2 --separate-stderr "$TB" -R "$pid" -r 10/min
+	assert_one_stderr_line
+	[[ $stderr == *"-a token"* ]]
+	kill "$pid"
+	wait "$bg" || true
+}
+
+@test "-R refuses a process that is not a tbthrottle, and leaves it alone" {
+	sleep 30 &
+	local victim=$!
+	run -1 --separate-stderr "$TB" -R "$victim" -r 1/s
+	assert_one_stderr_line
+	[[ $stderr == *"no control file"* ]]
+	kill -0 "$victim"
+	kill "$victim"
+}
+
+@test "-R to a process that does not exist" {
+	sleep 0 &
+	local gone=$!
+	wait "$gone"
+	run -1 --separate-stderr "$TB" -R "$gone" -r 1/s
+	assert_one_stderr_line
+	[[ $stderr == *"no process $gone"* ]]
+}
+
+@test "-R refuses another user's process" {
+	if [[ $(id -u) != 0 ]]; then
+		# Process 1 is root's.
+		run -1 --separate-stderr "$TB" -R 1 -r 1/s
+	else
+		# As root: a tbthrottle of ours, and -R from user nobody.
+		local d=$BATS_TEST_TMPDIR bg pid
+		cp "$TB" "$d/tb"
+		chmod 755 "$d" "$d/tb"
+		seq 3 >"$d/in"
+		start_timed "$d/in" -r 1/min
+		run -1 --separate-stderr setpriv --reuid=65534 --regid=65534 \
+		    --clear-groups "$d/tb" -R "$pid" -r 1/s
+		kill "$pid"
+		wait "$bg" || true
+	fi
+	assert_one_stderr_line
+	[[ $stderr == *"another user"* ]]
+}
+
+@test "the control file is private while running and removed at exit" {
+	local d=$BATS_TEST_TMPDIR bg pid
+	seq 2 >"$d/in"
+	start_timed "$d/in" -r 1/min
+	local f=$XDG_RUNTIME_DIR/tbthrottle/$pid
+	assert_eq "$(stat -c %a "$f")" 600 "file mode"
+	assert_eq "$(stat -c %a "${f%/*}")" 700 "directory mode"
+	kill -s TERM "$pid"
+	wait "$bg" || true
+	[[ ! -e $f ]]
+}
+
+@test "a control directory open to others is not used, with a warning" {
+	local d=$BATS_TEST_TMPDIR
+	mkdir -m 777 "$XDG_RUNTIME_DIR/tbthrottle"
+	chmod 777 "$XDG_RUNTIME_DIR/tbthrottle"
+	run -0 --separate-stderr bash -c 'seq 3 | tb -r 1k/s'
+	assert_eq "$output" "$(seq 3)" "output"
+	[[ $stderr == *"not a private directory"* ]]
+}
+
+@test "-R usage errors" {
+	local bad
+	for bad in abc 0 -5 99999999999; do
+		run -2 --separate-stderr tb -R "$bad" -r 1/s
+		assert_one_stderr_line
+		[[ $stderr == *"'$bad'"* ]]
+	done
+	run -2 --separate-stderr tb -R 123
+	assert_one_stderr_line
+	[[ $stderr == *"needs -r"* ]]
+	run -2 --separate-stderr tb -R 123 -r 1/s -s
+	assert_one_stderr_line
+	[[ $stderr == *"'-s'"* ]]
+	run -2 --separate-stderr tb -R 123 -r 1/s -a leaky
+	assert_one_stderr_line
+	[[ $stderr == *"'-a'"* ]]
+	run -2 --separate-stderr tb -R 123 -r 1/s somefile
+	assert_one_stderr_line
+	[[ $stderr == *"'somefile'"* ]]
+	run -2 --separate-stderr tb -R 123 -r 1/q
+	assert_one_stderr_line
+	[[ $stderr == *"'1/q'"* ]]
+}
