@@ -315,10 +315,57 @@ scenario "bytes leaky: 1 MB/s, $b_leaky B" "$b_leaky" \
 measure "tbthrottle -c -r 1MB/s --leaky" "$TB" -c -r 1MB/s --leaky
 have pv && measure "pv -q -L 1000000" pv -q -L 1000000
 
+# The queue pump (reads on while units wait) against the plain one.
+scenario "medium leaky: 1000/s, $n_med lines" "$n_med" "file:$out/med.txt" \
+	--rate 1000 --leaky
+measure "tbthrottle --leaky -r 1000/s" "$TB" --leaky -r 1000/s
+measure "tbthrottle --leaky -r 1000/s --queue 100" "$TB" --leaky -r 1000/s \
+	--queue 100
+
+# Whole lines under a byte limit, scored per byte: a line's bytes arrive
+# together, so none may come before its last byte is due.
+scenario "byte-rate: lines at 100 kB/s b100, $n_med lines" \
+	"$(wc -c <"$out/med.txt")" "file:$out/med.txt" -c --rate 100000 \
+	--burst 100
+measure "tbthrottle --byte-rate 100kB/s --byte-burst 100" "$TB" \
+	--byte-rate 100kB/s --byte-burst 100
+
 scenario "idle: 100/s b10, $idle_n + ${idle_sleep}s pause + $idle_n" \
 	$((2 * idle_n)) prod:prod_idle --rate 100 --burst 10 --gap "$idle_gap"
 measure "tbthrottle -r 100/s -b 10" "$TB" -r 100/s -b 10
 have pv && measure "pv -q -l -L 100" pv -q -l -L 100
+
+# ------------------------------------------------------ live change (-R)
+
+# The round trip of -R to a running tbthrottle (write the request, signal,
+# wait for the answer), in ms: the median and the largest of retune_n.
+retune_n=100
+((quick)) && retune_n=20
+note "live change: $retune_n round trips of -R"
+retune_dir=$(mktemp -d)
+# Its input: a FIFO we hold open, so it waits for input for good.
+mkfifo "$retune_dir/in"
+exec {retune_hold}<>"$retune_dir/in"
+XDG_RUNTIME_DIR=$retune_dir "$TB" -r 1/min <"$retune_dir/in" >/dev/null &
+retune_pid=$!
+for ((i = 0; i < 500; i++)); do
+	[[ -e $retune_dir/tbthrottle/$retune_pid ]] && break
+	sleep 0.01
+done
+retune_ms=()
+for ((i = 0; i < retune_n; i++)); do
+	s=$("$RECV" --now)
+	XDG_RUNTIME_DIR=$retune_dir "$TB" -R "$retune_pid" \
+		-r "$((i % 2 + 1))/min" || notes+=("-R round trip $i failed")
+	e=$("$RECV" --now)
+	retune_ms+=("$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", (e - s) / 1e6 }')")
+done
+kill "$retune_pid" 2>/dev/null || true
+wait "$retune_pid" 2>/dev/null || true
+exec {retune_hold}>&-
+rm -rf "$retune_dir"
+retune_med=$(printf '%s\n' "${retune_ms[@]}" | sort -g | sed -n "$(((retune_n + 1) / 2))p")
+retune_max=$(printf '%s\n' "${retune_ms[@]}" | sort -g | tail -n 1)
 
 # ---------------------------------------------------------- pass-through
 
@@ -453,6 +500,12 @@ printf '%s\n' "${idle_rows[@]}"
 echo
 echo "The input stops for ${idle_sleep} s after $idle_n lines; a token bucket"
 echo "of burst 10 should release at most 10 lines at once after the pause."
+echo
+echo "## Live change"
+echo
+echo "\`tbthrottle -R PID -r RATE\` to a running tbthrottle, $retune_n times:"
+echo "round trip median $retune_med ms, largest $retune_max ms (a process"
+echo "start, the request, SIGUSR2, the reply; -R polls for it every 2 ms)."
 echo
 echo "## Pass-through (no limit)"
 echo

@@ -828,6 +828,37 @@ test_framer(void)
 		check(framer_span(&nul, "a\0b\0c", 5, 9, &units) == 4 &&
 		    units == 2, "NUL records");
 	}
+	{
+		/* The word-at-a-time count against a byte loop, for every
+		 * delimiter and buffers of bytes near it, 0x00, 0x7f, 0x80
+		 * and 0xff, at every length and alignment. */
+		static const unsigned char near[] = { 0, 1, 0x7f, 0x80, 0xff };
+		char b[80] = { 0 };
+		int bad = 0;
+
+		for (int delim = 0; delim < 256; delim++) {
+			struct framer f = { false, (unsigned char)delim };
+
+			for (int round = 0; round < 40; round++) {
+				size_t off = rng_below(8), len = rng_below(70);
+				size_t want = 0;
+
+				for (size_t i = 0; i < off + len; i++) {
+					uint64_t r = rng_below(4);
+
+					b[i] = (char)(r == 0 ? delim : r == 1 ?
+					    delim ^ (int)(1u << rng_below(8)) :
+					    near[rng_below(5)]);
+				}
+				for (size_t i = off; i < off + len; i++)
+					want += (unsigned char)b[i] == delim;
+				if (framer_count(&f, b + off, len, false) !=
+				    want)
+					bad++;
+			}
+		}
+		check(bad == 0, "count: %d of 10240 random buffers wrong", bad);
+	}
 }
 
 /* ---- options ---- */
