@@ -47,9 +47,8 @@ normalize(struct bucket *b)
 	}
 }
 
-/* Is the bucket full at t_ns? */
-static bool
-full_at(const struct bucket *b, int64_t t_ns)
+bool
+bucket_full_at(const struct bucket *b, int64_t t_ns)
 {
 	int64_t e = t_ns - b->base_ns;
 
@@ -64,7 +63,7 @@ full_at(const struct bucket *b, int64_t t_ns)
 static void
 settle(struct bucket *b, int64_t t_ns)
 {
-	if (full_at(b, t_ns)) {
+	if (bucket_full_at(b, t_ns)) {
 		b->base_ns = t_ns;
 		b->k = 0;
 	}

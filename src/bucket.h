@@ -2,6 +2,7 @@
 #ifndef BUCKET_H
 #define BUCKET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -77,6 +78,9 @@ void	bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
  */
 void	bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 	    int64_t now_ns);
+
+/* Is the bucket full at t_ns: would a new bucket hold the same? */
+bool	bucket_full_at(const struct bucket *b, int64_t t_ns);
 
 /* Let late units keep their schedule for up to catchup_ns (>= 0). */
 void	bucket_set_catchup(struct bucket *b, int64_t catchup_ns);

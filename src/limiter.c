@@ -121,3 +121,33 @@ limiter_of_set(struct limiter *l, struct limiter_set *s)
 {
 	*l = (struct limiter){ s, s_ready_at, s_avail, s_take };
 }
+
+static int64_t
+k_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+{
+	return bucket_ready_at(&((const struct keytab *)self)->cur, ready_ns,
+	    units);
+}
+
+static uint64_t
+k_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+{
+	return bucket_avail(&((const struct keytab *)self)->cur, ready_ns,
+	    now_ns);
+}
+
+static uint64_t
+k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	struct keytab *t = self;
+	uint64_t got = bucket_take(&t->cur, ready_ns, now_ns, max);
+
+	keytab_store(t, now_ns);
+	return got;
+}
+
+void
+limiter_of_keys(struct limiter *l, struct keytab *t)
+{
+	*l = (struct limiter){ t, k_ready_at, k_avail, k_take };
+}

@@ -6,6 +6,7 @@
 
 #include "bucket.h"
 #include "fixed.h"
+#include "keys.h"
 #include "window.h"
 
 /*
@@ -50,6 +51,12 @@ struct limiter_set {
 void	limiter_of_bucket(struct limiter *l, struct bucket *b);
 void	limiter_of_window(struct limiter *l, struct window *w);
 void	limiter_of_fixed(struct limiter *l, struct fixed *f);
+
+/*
+ * A limiter backed by the bucket of the key last selected in t
+ * (keytab_select); take keeps that bucket's new state.
+ */
+void	limiter_of_keys(struct limiter *l, struct keytab *t);
 
 /*
  * A limiter that is due when all of s's members are, grants what the

@@ -52,6 +52,7 @@ static struct limiter members[MAX_LIMITS];
 static struct limiter_set set;
 static struct limiter all;
 static struct bucket byte_bucket;
+static struct keytab keytab;
 
 /* Units to gather per wake-up: the least any of cfg's limits allows. */
 static uint64_t
@@ -140,6 +141,11 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY) {
 		snprintf(reply, size, "error: live changes need -a token or "
 		    "-a leaky\n");
+		return;
+	}
+	if (r->pump->keys != NULL) {
+		snprintf(reply, size, "error: the buckets of -k cannot be "
+		    "changed live\n");
 		return;
 	}
 	if (cfg->mode == UNIT_BYTES)
@@ -282,7 +288,24 @@ main(int argc, char *argv[])
 		.progress = cfg.progress && isatty(STDERR_FILENO),
 	};
 	stats.start_ns = pump.start_ns;
-	if (!cfg.rate.inf) {
+	if (cfg.key_field > 0) {
+		const struct limit *l = &cfg.limits[0];
+		struct bucket proto;
+
+		bucket_init(&proto, l->rate.n, l->rate.d, l->burst, l->burst,
+		    pump.start_ns);
+		bucket_set_catchup(&proto, cfg.catchup_ns);
+		if (keytab_init(&keytab, &proto, (size_t)cfg.max_keys,
+		    pump.start_ns) != 0)
+			err(1, "key table");
+		keytab.field = cfg.key_field;
+		keytab.sep = cfg.key_sep;
+		keytab.delim = cfg.delim;
+		limiter_of_keys(&members[0], &keytab);
+		pump.limit = &members[0];
+		pump.keys = &keytab;
+		pump.quantum = 1;
+	} else if (!cfg.rate.inf) {
 		pump.limit = build_limits(&cfg, pump.start_ns);
 		pump.quantum = limits_quantum(&cfg);
 	}
@@ -324,6 +347,8 @@ main(int argc, char *argv[])
 	for (int i = 0; pump.limit != NULL && i < cfg.nlimits; i++)
 		if (cfg.algorithm == ALG_SLIDING)
 			window_free(&windows[i]);
+	if (pump.keys != NULL)
+		keytab_free(&keytab);
 	control_remove();
 	signals_finish();
 	return status;

@@ -10,9 +10,9 @@
 #include "options.h"
 
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
-	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE };
+	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE, OPT_MAX_KEYS };
 
-static const char shortopts[] = ":r:b:l0d:ca:sPR:hV";
+static const char shortopts[] = ":r:b:l0d:ca:sPR:k:F:hV";
 
 static const struct option longopts[] = {
 	{ "rate", required_argument, NULL, 'r' },
@@ -33,6 +33,9 @@ static const struct option longopts[] = {
 	{ "byte-rate", required_argument, NULL, OPT_BYTE_RATE },
 	{ "byte-burst", required_argument, NULL, OPT_BYTE_BURST },
 	{ "queue", required_argument, NULL, OPT_QUEUE },
+	{ "key", required_argument, NULL, 'k' },
+	{ "field-separator", required_argument, NULL, 'F' },
+	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -50,6 +53,7 @@ options_usage(FILE *fp)
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 "                  [--byte-rate RATE [--byte-burst N]]\n"
 "                  [-a ALG] [--initial N] [--catch-up T]\n"
+"                  [-k FIELD [-F C] [--max-keys N]]\n"
 "                  [--queue N] [--drop | --drop-to FILE]\n"
 "                  [-s | --stats=json] [-P]\n"
 "                  [FILE ...]\n"
@@ -77,6 +81,11 @@ options_usage(FILE *fp)
 "      --leaky          same as -a leaky\n"
 "      --initial N      tokens in the bucket at start (default: full)\n"
 "      --catch-up T     how late a unit may be and keep its slot (10ms)\n"
+"  -k, --key FIELD      a bucket of its own for each value of field FIELD\n"
+"                       (1-based) of a record; best with --drop\n"
+"  -F, --field-separator C  fields end at byte C (default: runs of blanks)\n"
+"      --max-keys N     most keys with a live bucket (1000000); beyond,\n"
+"                       new keys share one bucket\n"
 "      --queue N        at most N records wait: reading pauses, or with\n"
 "                       --drop a record that finds N waiting is dropped\n"
 "      --drop           drop units that find no token instead of waiting\n"
@@ -387,22 +396,55 @@ resolve_control(struct config *cfg, const char *pid_arg, int nrates,
 /* Most units --queue may hold: with a byte each, the queue's buffer. */
 #define QUEUE_MAX_UNITS	1000000000ULL
 
-/* Parse --queue: a whole number of records, 1 or more. */
+/* Parse a whole number from 1 to max for option name. */
 static int
-parse_queue(const char *s, uint64_t *n, char *err, size_t errsz)
+parse_count(const char *name, const char *s, uint64_t max, uint64_t *n,
+    char *err, size_t errsz)
 {
 	struct amount a;
 	char why[160];
 
 	if (parse_amount(s, false, &a, why, sizeof why) != 0 ||
-	    a.is_duration || a.den != 1 || a.num == 0 ||
-	    a.num > QUEUE_MAX_UNITS) {
-		snprintf(err, errsz, "invalid --queue '%s': give a whole number "
-		    "of records from 1 to %llu", s, QUEUE_MAX_UNITS);
+	    a.is_duration || a.den != 1 || a.num == 0 || a.num > max) {
+		snprintf(err, errsz, "invalid %s '%s': give a whole number "
+		    "from 1 to %llu", name, s, (unsigned long long)max);
 		return -1;
 	}
 	*n = a.num;
 	return 0;
+}
+
+/* -k keeps a token or leaky bucket per key, for one -r over records. */
+static int
+check_keys(const struct config *cfg, bool sep_set, bool max_set, char *err,
+    size_t errsz)
+{
+	const char *why = NULL;
+
+	if (cfg->key_field == 0) {
+		if (!sep_set && !max_set)
+			return 0;
+		snprintf(err, errsz, "%s needs -k FIELD", sep_set ? "-F" :
+		    "--max-keys");
+		return -1;
+	}
+	if (cfg->mode == UNIT_BYTES)
+		why = "keys records; it does not apply to -c";
+	else if (cfg->rate.inf)
+		why = "needs a rate for each key";
+	else if (cfg->nlimits > 1)
+		why = "takes one -r, the rate of each key";
+	else if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
+		why = "needs -a token or -a leaky";
+	else if (cfg->queue > 0)
+		why = "does not combine with --queue";
+	else if (cfg->initial != cfg->burst)
+		why = "starts every key with a full bucket: --initial does "
+		    "not apply";
+	if (why == NULL)
+		return 0;
+	snprintf(err, errsz, "-k %u %s", cfg->key_field, why);
+	return -1;
 }
 
 /* --queue holds whole records under record limits only. */
@@ -541,7 +583,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	const char *lead_burst = NULL, *initial_arg = NULL;
 	const char *byte_rate_arg = NULL, *byte_burst_arg = NULL;
 	const char *control_arg = NULL, *other_opt = NULL;
-	bool mode_set = false, alg_set = false;
+	bool mode_set = false, alg_set = false, sep_set = false, max_set = false;
 	int nrates = 0;
 	enum unit_mode mode;
 	enum algorithm alg;
@@ -552,6 +594,8 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	cfg->delim = '\n';
 	cfg->algorithm = ALG_TOKEN;
 	cfg->catchup_ns = BUCKET_CATCHUP_NS;
+	cfg->key_sep = -1;
+	cfg->max_keys = DEFAULT_MAX_KEYS;
 	opterr = 0;
 #ifdef __GLIBC__
 	optind = 0;	/* also resets glibc's scan state */
@@ -611,8 +655,33 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			cfg->drop_to = arg;
 			continue;
 		case OPT_QUEUE:
-			if (parse_queue(arg, &cfg->queue, err, errsz) != 0)
+			if (parse_count("--queue", arg, QUEUE_MAX_UNITS,
+			    &cfg->queue, err, errsz) != 0)
 				return OPT_ERROR;
+			continue;
+		case 'k': {
+			uint64_t field;
+
+			if (parse_count("-k", arg, 1000000, &field, err,
+			    errsz) != 0)
+				return OPT_ERROR;
+			cfg->key_field = (unsigned)field;
+			continue;
+		}
+		case 'F': {
+			unsigned char sep;
+
+			if (parse_delim(arg, &sep, err, errsz) != 0)
+				return OPT_ERROR;
+			cfg->key_sep = sep;
+			sep_set = true;
+			continue;
+		}
+		case OPT_MAX_KEYS:
+			if (parse_count("--max-keys", arg, MAX_MAX_KEYS,
+			    &cfg->max_keys, err, errsz) != 0)
+				return OPT_ERROR;
+			max_set = true;
 			continue;
 		case OPT_BYTE_RATE:
 			byte_rate_arg = arg;
@@ -716,7 +785,8 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,
 	    initial_arg, err, errsz) != 0)
 		return OPT_ERROR;
-	if (check_queue(cfg, err, errsz) != 0)
+	if (check_queue(cfg, err, errsz) != 0 ||
+	    check_keys(cfg, sep_set, max_set, err, errsz) != 0)
 		return OPT_ERROR;
 	if (cfg->drop && cfg->rate.inf && !cfg->byte_limited) {
 		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "

@@ -18,6 +18,10 @@ enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 /* Most -r options in one run. */
 #define MAX_LIMITS	8
 
+/* Live per-key buckets by default (-k), and at most (--max-keys). */
+#define DEFAULT_MAX_KEYS	1000000ULL
+#define MAX_MAX_KEYS		1000000000ULL
+
 /* One -r with its -b and --initial, validated. */
 struct limit {
 	struct rate rate;
@@ -39,6 +43,9 @@ struct config {
 	unsigned char delim;
 	enum algorithm algorithm;
 	uint64_t queue;		/* --queue: most units waiting, or 0 */
+	unsigned key_field;	/* -k: a bucket per value of this field, or 0 */
+	int key_sep;		/* -F: field separator, -1 for runs of blanks */
+	uint64_t max_keys;	/* --max-keys: most live buckets */
 	bool drop;		/* police: drop units that find no token */
 	const char *drop_to;	/* ... writing them to this file */
 	bool stats;		/* -s: report on exit */

@@ -103,7 +103,11 @@ police_records(int64_t t_ns, bool eof, bool *ok, int drop_fd,
 				bucket_charge(cur->byte_limit, t_ns, t_ns,
 				    size);
 		} else if (whole || (head == 0 && tail == sizeof buf)) {
-			verdict = judge(first_ns_set ? first_ns : t_ns, size);
+			int64_t at = first_ns_set ? first_ns : t_ns;
+
+			if (cur->keys != NULL)
+				keytab_select_record(cur->keys, p, size, at);
+			verdict = judge(at, size);
 			first_ns_set = false;
 		} else {
 			/* Wait for the rest of it, remembering when it

@@ -175,6 +175,10 @@ shape(const struct pump *p, int64_t ready_ns)
 	if (units == 0)
 		return STEP_READ;
 
+	/* Per key, one record at a time: the next may have another key. */
+	if (p->keys != NULL)
+		keytab_select_record(p->keys, buf + head, outgrown ? pending :
+		    n, ready_ns);
 	if (p->limit != NULL)
 		due = limiter_ready_at(p->limit, ready_ns, units);
 	if (bb != NULL) {
@@ -207,6 +211,8 @@ shape(const struct pump *p, int64_t ready_ns)
 	/* Release all that is due by now, not only what was waited for. */
 	want = p->limit == NULL ? SIZE_MAX :
 	    (size_t)limiter_avail(p->limit, ready_ns, now_ns);
+	if (p->keys != NULL && want > 1)
+		want = 1;
 	if (bb != NULL)
 		room = bucket_avail(bb, ready_ns, now_ns);
 	n = span_fit(f, buf + head, pending, eof, want, room, &units);

@@ -7,6 +7,7 @@
 
 #include "limiter.h"
 #include "framer.h"
+#include "keys.h"
 #include "stats.h"
 
 /*
@@ -22,6 +23,7 @@ struct pump {
 	struct framer framer;
 	struct limiter *limit;	/* NULL: no limit on units */
 	uint64_t quantum;	/* units to gather before a wake-up, >= 1 */
+	struct keytab *keys;	/* NULL, or limit is per key (-k) */
 	struct bucket *byte_limit;	/* NULL, or records cost their length */
 	uint64_t byte_quantum;	/* bytes to gather before a wake-up, >= 1 */
 	int64_t start_ns;	/* when the bucket was started */

@@ -1,0 +1,77 @@
+#!/usr/bin/env bats
+# -k FIELD: a token bucket per value of a field.  With --drop each key's
+# flood is cut on its own; without, order is kept and a record waiting for
+# its key's token holds back those behind it.
+
+load helpers
+
+json_field() {
+	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
+}
+
+setup_file() {
+	build_stamp
+}
+
+@test "-k 1 --drop: each key gets its own burst" {
+	run -0 --separate-stderr bash -c '
+	    for i in 1 2 3 4 5; do printf "web1 GET /%s\nweb2 GET /%s\ndb GET /%s\n" $i $i $i; done |
+	    tb -k 1 -r 1/min -b 2 --drop --stats=json'
+	assert_eq "$output" "$(printf 'web1 GET /1\nweb2 GET /1\ndb GET /1\nweb1 GET /2\nweb2 GET /2\ndb GET /2')" "kept"
+	assert_eq "$(json_field units_dropped)" 9 "dropped"
+}
+
+@test "-k with -F: a field of comma-separated records, empty fields counted" {
+	run -0 --separate-stderr bash -c '
+	    printf "1,alice,x\n2,bob,x\n3,alice,y\n4,,z\n5,,w\n" |
+	    tb -k 2 -F , -r 1/min --drop'
+	assert_eq "$output" $'1,alice,x\n2,bob,x\n4,,z' "kept"
+}
+
+@test "-k: records without the field share the empty key" {
+	run -0 --separate-stderr bash -c '
+	    printf "a 1\nb\nc\na 2\nd 3\n" | tb -k 2 -r 1/min --drop'
+	# Keys: 1, empty, empty, 2, 3.
+	assert_eq "$output" $'a 1\nb\na 2\nd 3' "kept"
+}
+
+@test "-k without --drop: order is kept, a waiting record holds back the rest" {
+	printf 'a 1\nb 1\na 2\nb 2\n' >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr "$STAMP" -i "$BATS_TEST_TMPDIR/in" -- \
+	    "$TB" -k 1 -r 10/s
+	assert_eq "$(stamp_texts)" $'a 1\nb 1\na 2\nb 2' "order"
+	local in
+	in=$(stamp_in)
+	# a 2 waits 100 ms for key a; b 2 (due at once) comes after it.
+	assert_ge "$(stamp_field 3)" "$(awk -v t="$in" 'BEGIN { print t + 100 }')" "a 2 (ms)"
+	assert_ge "$(stamp_field 4)" "$(stamp_field 3)" "b 2 after a 2 (ms)"
+	assert_le "$(stamp_field 4)" 5000 "b 2 (ms)"
+}
+
+@test "--max-keys: beyond the cap, new keys share one bucket" {
+	run -0 --separate-stderr bash -c '
+	    printf "a\nb\nc\nd\na\n" | tb -k 1 -r 1/min --max-keys 2 --drop'
+	# a and b have buckets; c takes the shared one; d finds it spent.
+	assert_eq "$output" $'a\nb\nc' "kept"
+}
+
+@test "-k --drop: 100000 records over 10000 keys, counts exact" {
+	run -0 --separate-stderr bash -c '
+	    seq 100000 | awk "{ print \$1 % 10000, \$1 }" |
+	    tb -k 1 -r 1/min -b 3 --drop --stats=json | wc -l'
+	assert_eq "$output" 30000 "kept: 3 per key"
+	assert_eq "$(json_field units_dropped)" 70000 "dropped"
+}
+
+@test "-k usage errors" {
+	local args
+	for args in "-k 0 -r 1/s" "-k x -r 1/s" "-k 1 -c -r 1/s" "-k 1" \
+	    "-k 1 -r 1/s -r 2/s" "-k 1 -a sliding -r 1/s" "-F , -r 1/s" \
+	    "--max-keys 5 -r 1/s" "-k 1 -r 1/s --max-keys 0" \
+	    "-k 1 -r 1/s --initial 0" "-k 1 -r 1/s --queue 3" "-k 1 -r 1/s -F ''"; do
+		# shellcheck disable=SC2086 # split on purpose
+		eval "run -2 --separate-stderr tb $args" </dev/null
+		assert_one_stderr_line
+		assert_eq "$output" "" "stdout for $args"
+	done
+}
