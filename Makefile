@@ -15,9 +15,9 @@ ALL_CFLAGS = $(STDFLAGS) $(WARNFLAGS) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 # The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/bucket.o src/fixed.o src/framer.o src/keys.o src/limiter.o src/units.o src/options.o \
+PURE = src/bucket.o src/fixed.o src/framer.o src/gcra.o src/keys.o src/limiter.o src/units.o src/options.o \
 	src/stats.o src/window.o
-OBJS = $(PURE) src/clock.o src/control.o src/input.o src/output.o src/police.o src/pump.o \
+OBJS = $(PURE) src/clock.o src/control.o src/input.o src/rundir.o src/shared.o src/output.o src/police.o src/pump.o \
 	src/queue.o src/signals.o src/splice.o src/main.o
 HDRS = $(wildcard src/*.h)
 

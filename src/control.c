@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "control.h"
+#include "rundir.h"
 
 /* How long -R waits for the reply, and how often it looks. */
 #define REPLY_WAIT_MS	5000
@@ -21,62 +22,35 @@
 static char path[PATH_MAX];
 static int fd = -1;
 
-/* Directory number which (0, 1, ...) a control file may be in. */
-static int
-control_dir(int which, char *out, size_t size)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-
-	if (which == 0 && xdg != NULL && xdg[0] == '/')
-		n = snprintf(out, size, "%s/tbthrottle", xdg);
-	else if (which == 1)
-		n = snprintf(out, size, "/tmp/tbthrottle-%ld", (long)getuid());
-	else
-		return -1;
-	return n > 0 && (size_t)n < size ? 0 : -1;
-}
-
-/* Is dir ours alone: a directory, not a link, owned by us, closed to all? */
-static bool
-private_dir(const char *dir)
-{
-	struct stat st;
-
-	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == geteuid() && (st.st_mode & 077) == 0;
-}
-
 int
 control_serve(void)
 {
 	char dir[PATH_MAX];
+	int rc;
 
-	for (int which = 0; which < 2; which++) {
-		if (control_dir(which, dir, sizeof dir) != 0)
-			continue;
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			continue;
-		if (!private_dir(dir)) {
+	path[0] = '\0';
+	if ((rc = rundir_make(dir, sizeof dir)) != 0) {
+		if (rc == -2)
 			warnx("%s is not a private directory: live changes "
 			    "(-R) are off", dir);
-			return -1;
-		}
-		if (snprintf(path, sizeof path, "%s/%ld", dir,
-		    (long)getpid()) >= (int)sizeof path)
-			continue;
-		for (int tries = 0; tries < 2; tries++) {
-			fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, 0600);
-			if (fd >= 0)
-				return 0;
-			if (errno != EEXIST)
-				break;
-			/* Left by a process that had our pid before. */
-			(void)unlink(path);
-		}
-		path[0] = '\0';
+		return -1;
 	}
+	if (snprintf(path, sizeof path, "%s/%ld", dir, (long)getpid()) >=
+	    (int)sizeof path) {
+		path[0] = '\0';
+		return -1;
+	}
+	for (int tries = 0; tries < 2; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+		/* Left by a process that had our pid before. */
+		(void)unlink(path);
+	}
+	path[0] = '\0';
 	return -1;
 }
 
@@ -141,11 +115,11 @@ open_control(pid_t pid, char *why, size_t size)
 	char dir[PATH_MAX], file[PATH_MAX + 32];
 	struct stat st;
 
-	for (int which = 0; which < 2; which++) {
+	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
+	    which++) {
 		int f;
 
-		if (control_dir(which, dir, sizeof dir) != 0 ||
-		    !private_dir(dir))
+		if (!rundir_private(dir))
 			continue;
 		snprintf(file, sizeof file, "%s/%ld", dir, (long)pid);
 		if ((f = open(file, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)

@@ -11,9 +11,8 @@
 #define CONTROL_MAX	4096
 
 /*
- * Serve live changes: create this process's control file, mode 0600, in a
- * directory only we can enter ($XDG_RUNTIME_DIR/tbthrottle, else
- * /tmp/tbthrottle-UID).  Returns 0, or -1 when there is none (a directory
+ * Serve live changes: create this process's control file, mode 0600, in
+ * the private directory of rundir_make.  Returns 0, or -1 when there is none (a directory
  * that is not private is reported).
  */
 int	control_serve(void);

@@ -40,13 +40,13 @@ w_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_bucket(struct limiter *l, struct bucket *b)
 {
-	*l = (struct limiter){ b, b_ready_at, b_avail, b_take };
+	*l = (struct limiter){ b, b_ready_at, b_avail, b_take, NULL };
 }
 
 void
 limiter_of_window(struct limiter *l, struct window *w)
 {
-	*l = (struct limiter){ w, w_ready_at, w_avail, w_take };
+	*l = (struct limiter){ w, w_ready_at, w_avail, w_take, NULL };
 }
 
 static int64_t
@@ -70,7 +70,7 @@ f_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_fixed(struct limiter *l, struct fixed *f)
 {
-	*l = (struct limiter){ f, f_ready_at, f_avail, f_take };
+	*l = (struct limiter){ f, f_ready_at, f_avail, f_take, NULL };
 }
 
 static int64_t
@@ -119,7 +119,7 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_set(struct limiter *l, struct limiter_set *s)
 {
-	*l = (struct limiter){ s, s_ready_at, s_avail, s_take };
+	*l = (struct limiter){ s, s_ready_at, s_avail, s_take, NULL };
 }
 
 static int64_t
@@ -149,5 +149,5 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_keys(struct limiter *l, struct keytab *t)
 {
-	*l = (struct limiter){ t, k_ready_at, k_avail, k_take };
+	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, NULL };
 }

@@ -20,6 +20,11 @@ struct limiter {
 	uint64_t (*avail)(const void *self, int64_t ready_ns, int64_t now_ns);
 	uint64_t (*take)(void *self, int64_t ready_ns, int64_t now_ns,
 	    uint64_t max);
+	/*
+	 * NULL, or book units (<= burst) at now_ns for another process's
+	 * limit shared with this one; returns when they may go.
+	 */
+	int64_t (*reserve)(void *self, int64_t now_ns, uint64_t units);
 };
 
 static inline int64_t

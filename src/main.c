@@ -15,6 +15,7 @@
 #include "police.h"
 #include "pump.h"
 #include "queue.h"
+#include "shared.h"
 #include "signals.h"
 
 /*
@@ -53,6 +54,7 @@ static struct limiter_set set;
 static struct limiter all;
 static struct bucket byte_bucket;
 static struct keytab keytab;
+static struct shared shared;
 
 /* Units to gather per wake-up: the least any of cfg's limits allows. */
 static uint64_t
@@ -143,9 +145,9 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 		    "-a leaky\n");
 		return;
 	}
-	if (r->pump->keys != NULL) {
-		snprintf(reply, size, "error: the buckets of -k cannot be "
-		    "changed live\n");
+	if (r->pump->keys != NULL || cfg->shared != NULL) {
+		snprintf(reply, size, "error: the buckets of %s cannot be "
+		    "changed live\n", cfg->shared != NULL ? "--shared" : "-k");
 		return;
 	}
 	if (cfg->mode == UNIT_BYTES)
@@ -305,6 +307,15 @@ main(int argc, char *argv[])
 		pump.limit = &members[0];
 		pump.keys = &keytab;
 		pump.quantum = 1;
+	} else if (cfg.shared != NULL) {
+		const struct limit *l = &cfg.limits[0];
+
+		if (shared_open(&shared, cfg.shared, l->rate.n, l->rate.d,
+		    l->burst, cfg.rate_text, why, sizeof why) != 0)
+			errx(1, "%s", why);
+		limiter_of_shared(&members[0], &shared);
+		pump.limit = &members[0];
+		pump.quantum = limits_quantum(&cfg);
 	} else if (!cfg.rate.inf) {
 		pump.limit = build_limits(&cfg, pump.start_ns);
 		pump.quantum = limits_quantum(&cfg);

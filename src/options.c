@@ -10,7 +10,8 @@
 #include "options.h"
 
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
-	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE, OPT_MAX_KEYS };
+	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE, OPT_MAX_KEYS,
+	OPT_SHARED };
 
 static const char shortopts[] = ":r:b:l0d:ca:sPR:k:F:hV";
 
@@ -36,6 +37,7 @@ static const struct option longopts[] = {
 	{ "key", required_argument, NULL, 'k' },
 	{ "field-separator", required_argument, NULL, 'F' },
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+	{ "shared", required_argument, NULL, OPT_SHARED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -53,7 +55,7 @@ options_usage(FILE *fp)
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 "                  [--byte-rate RATE [--byte-burst N]]\n"
 "                  [-a ALG] [--initial N] [--catch-up T]\n"
-"                  [-k FIELD [-F C] [--max-keys N]]\n"
+"                  [-k FIELD [-F C] [--max-keys N]] [--shared NAME]\n"
 "                  [--queue N] [--drop | --drop-to FILE]\n"
 "                  [-s | --stats=json] [-P]\n"
 "                  [FILE ...]\n"
@@ -86,6 +88,8 @@ options_usage(FILE *fp)
 "  -F, --field-separator C  fields end at byte C (default: runs of blanks)\n"
 "      --max-keys N     most keys with a live bucket (1000000); beyond,\n"
 "                       new keys share one bucket\n"
+"      --shared NAME    draw from the bucket NAME, shared by every\n"
+"                       tbthrottle of yours started with it\n"
 "      --queue N        at most N records wait: reading pauses, or with\n"
 "                       --drop a record that finds N waiting is dropped\n"
 "      --drop           drop units that find no token instead of waiting\n"
@@ -447,6 +451,53 @@ check_keys(const struct config *cfg, bool sep_set, bool max_set, char *err,
 	return -1;
 }
 
+bool
+shared_name_ok(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len > 64 || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!(name[i] >= 'a' && name[i] <= 'z') &&
+		    !(name[i] >= 'A' && name[i] <= 'Z') &&
+		    !(name[i] >= '0' && name[i] <= '9') &&
+		    strchr("._-", name[i]) == NULL)
+			return false;
+	return true;
+}
+
+/* --shared is one token bucket, in the file every user of it maps. */
+static int
+check_shared(const struct config *cfg, char *err, size_t errsz)
+{
+	const char *why = NULL;
+
+	if (cfg->shared == NULL)
+		return 0;
+	if (!shared_name_ok(cfg->shared)) {
+		snprintf(err, errsz, "invalid --shared name '%s': use up to 64 "
+		    "letters, digits, '.', '_' and '-'", cfg->shared);
+		return -1;
+	}
+	if (cfg->rate.inf)
+		why = "needs a rate";
+	else if (cfg->nlimits > 1)
+		why = "takes one -r";
+	else if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
+		why = "needs -a token or -a leaky";
+	else if (cfg->key_field > 0)
+		why = "does not combine with -k";
+	else if (cfg->queue > 0)
+		why = "does not combine with --queue";
+	else if (cfg->initial != cfg->burst)
+		why = "starts the bucket full: --initial does not apply";
+	if (why == NULL)
+		return 0;
+	snprintf(err, errsz, "--shared %s %s", cfg->shared, why);
+	return -1;
+}
+
 /* --queue holds whole records under record limits only. */
 static int
 check_queue(const struct config *cfg, char *err, size_t errsz)
@@ -677,6 +728,9 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 			sep_set = true;
 			continue;
 		}
+		case OPT_SHARED:
+			cfg->shared = arg;
+			continue;
 		case OPT_MAX_KEYS:
 			if (parse_count("--max-keys", arg, MAX_MAX_KEYS,
 			    &cfg->max_keys, err, errsz) != 0)
@@ -785,8 +839,10 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,
 	    initial_arg, err, errsz) != 0)
 		return OPT_ERROR;
+	cfg->rate_text = nrates > 0 ? rate_args[0] : NULL;
 	if (check_queue(cfg, err, errsz) != 0 ||
-	    check_keys(cfg, sep_set, max_set, err, errsz) != 0)
+	    check_keys(cfg, sep_set, max_set, err, errsz) != 0 ||
+	    check_shared(cfg, err, errsz) != 0)
 		return OPT_ERROR;
 	if (cfg->drop && cfg->rate.inf && !cfg->byte_limited) {
 		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "

@@ -46,6 +46,8 @@ struct config {
 	unsigned key_field;	/* -k: a bucket per value of this field, or 0 */
 	int key_sep;		/* -F: field separator, -1 for runs of blanks */
 	uint64_t max_keys;	/* --max-keys: most live buckets */
+	const char *shared;	/* --shared: the name of a bucket, or NULL */
+	const char *rate_text;	/* the first -r as given */
 	bool drop;		/* police: drop units that find no token */
 	const char *drop_to;	/* ... writing them to this file */
 	bool stats;		/* -s: report on exit */
@@ -66,6 +68,10 @@ struct config {
  */
 enum parse_result options_parse(struct config *cfg, int argc, char **argv,
 	    char *err, size_t errsz);
+
+/* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
+ * not starting with '.'? */
+bool	shared_name_ok(const char *name);
 
 /* Print the --help text. */
 void	options_usage(FILE *fp);

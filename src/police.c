@@ -57,14 +57,16 @@ judge(int64_t t_ns, size_t cost)
 {
 	const struct pump *p = cur;
 	struct bucket *bb = p->byte_limit;
-	bool ok = p->limit == NULL || limiter_avail(p->limit, t_ns, t_ns) > 0;
+	bool ok = true;
 
-	if (ok && bb != NULL)
+	if (bb != NULL)
 		ok = bucket_avail(bb, t_ns, t_ns) >= (cost < bb->burst ?
 		    cost : bb->burst);
+	/* take decides: a bucket shared with other processes may be
+	 * emptied between a look and the take. */
+	if (ok && p->limit != NULL)
+		ok = limiter_take(p->limit, t_ns, t_ns, 1) == 1;
 	if (ok) {
-		if (p->limit != NULL)
-			(void)limiter_take(p->limit, t_ns, t_ns, 1);
 		if (bb != NULL)
 			bucket_charge(bb, t_ns, t_ns, cost);
 		p->stats->units_out++;

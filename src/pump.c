@@ -160,7 +160,7 @@ shape(const struct pump *p, int64_t ready_ns)
 	size_t pending = tail - head, want, units, n;
 	uint64_t room = UINT64_MAX;
 	int64_t due = ready_ns, now_ns;
-	bool outgrown;
+	bool outgrown, reserved = false;
 
 	want = p->quantum > SIZE_MAX ? SIZE_MAX : (size_t)p->quantum;
 	if (bb != NULL)
@@ -179,8 +179,15 @@ shape(const struct pump *p, int64_t ready_ns)
 	if (p->keys != NULL)
 		keytab_select_record(p->keys, buf + head, outgrown ? pending :
 		    n, ready_ns);
-	if (p->limit != NULL)
+	if (p->limit != NULL && p->limit->reserve != NULL) {
+		/* A bucket shared with other processes: book a place in
+		 * line now, so that all are served in order. */
+		due = p->limit->reserve(p->limit->self, clock_now_ns(),
+		    outgrown ? 1 : units);
+		reserved = true;
+	} else if (p->limit != NULL) {
 		due = limiter_ready_at(p->limit, ready_ns, units);
+	}
 	if (bb != NULL) {
 		int64_t bdue = bucket_ready_at(bb, ready_ns, n < bb->burst ?
 		    n : bb->burst);
@@ -201,13 +208,20 @@ shape(const struct pump *p, int64_t ready_ns)
 	if (now_ns - due > st->max_late_ns)
 		st->max_late_ns = now_ns - due;
 	if (outgrown) {
-		if (p->limit != NULL)
+		if (p->limit != NULL && !reserved)
 			(void)limiter_take(p->limit, ready_ns, now_ns, 1);
 		st->units_out++;
 		paid = true;
 		return STEP_AGAIN;
 	}
 
+	if (reserved) {
+		/* Exactly what was booked. */
+		if (bb != NULL)
+			bucket_charge(bb, ready_ns, now_ns, n);
+		release(n, units);
+		return STEP_AGAIN;
+	}
 	/* Release all that is due by now, not only what was waited for. */
 	want = p->limit == NULL ? SIZE_MAX :
 	    (size_t)limiter_avail(p->limit, ready_ns, now_ns);

@@ -1,0 +1,37 @@
+/* A token bucket shared by processes: one word in a file mapped in memory. */
+#ifndef SHARED_H
+#define SHARED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gcra.h"
+#include "limiter.h"
+
+struct shared_state;
+
+struct shared {
+	struct gcra g;
+	int64_t epoch_ns;
+	struct shared_state *st;	/* the mapped file */
+	char path[4096];
+};
+
+/*
+ * Open the shared bucket name (checked by options_parse) of rate n
+ * units every d ns and capacity burst, creating it full if it does not
+ * exist, in the private directory of rundir_make.  rate_text and
+ * burst_text, as given, name it in errors.  Returns 0, or -1 with the
+ * reason in err.
+ */
+int	shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
+	    uint64_t burst, const char *rate_text, char *err, size_t errsz);
+
+/*
+ * A limiter on s: ready_at and avail look, take grants a unit only if the
+ * bucket holds it when the atomic update lands, and reserve books units
+ * in order, to go at the time it returns.
+ */
+void	limiter_of_shared(struct limiter *l, struct shared *s);
+
+#endif

@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# --shared NAME: one token bucket for every tbthrottle of the user started
+# with NAME, kept in a 0600 file in a private directory as a single
+# 64-bit word changed by compare and swap.
+
+load helpers
+
+json_field() {
+	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
+}
+
+setup() {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+}
+
+@test "--shared: a second run finds the tokens the first one spent" {
+	run -0 --separate-stderr bash -c 'seq 20 | tb --shared api -r 1/min -b 5 --drop'
+	assert_eq "$output" "$(seq 5)" "first run"
+	run -0 --separate-stderr bash -c 'seq 20 | tb --shared api -r 1/min -b 5 --drop'
+	assert_eq "$output" "" "second run"
+	assert_eq "$(stat -c %a "$XDG_RUNTIME_DIR/tbthrottle/api.bucket")" 600 "file mode"
+}
+
+@test "--shared: four processes at once stay within burst + rate x time" {
+	local d=$BATS_TEST_TMPDIR i t0 t1 total pids=()
+	seq 100000 >"$d/in"
+	t0=$(now_ms)
+	for i in 1 2 3 4; do
+		"$TB" --shared fleet -r 100/s -b 10 "$d/in" >"$d/out$i" &
+		pids+=($!)
+	done
+	sleep 2
+	kill -TERM "${pids[@]}"
+	wait "${pids[@]}" || true
+	t1=$(now_ms)
+	total=$(cat "$d"/out* | wc -l)
+	# At most 10 + 100/s over the whole time, however it was shared.
+	assert_le "$total" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", 10 + (b - a) / 10 + 1 }')" "lines"
+	assert_ge "$total" 100 "lines"
+	for i in 1 2 3 4; do
+		assert_ge "$(wc -l <"$d/out$i")" 1 "lines of process $i"
+	done
+}
+
+@test "--shared: served in the order they booked, never early" {
+	local d=$BATS_TEST_TMPDIR
+	# Two processes, each with 5 lines, 20/s burst 1: 10 lines take
+	# at least 9 x 50 ms whoever sends them.
+	local t0 t1 a b
+	seq 5 >"$d/in"
+	t0=$(now_ms)
+	"$TB" --shared pair -r 20/s "$d/in" >"$d/a" &
+	a=$!
+	"$TB" --shared pair -r 20/s "$d/in" >"$d/b" &
+	b=$!
+	wait "$a" "$b"
+	t1=$(now_ms)
+	assert_eq "$(cat "$d/a" "$d/b" | wc -l)" 10 "lines"
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 450 "ms for both"
+}
+
+@test "--shared: a run with another rate for the same name is refused" {
+	run -0 --separate-stderr bash -c 'echo x | tb --shared q -r 10/s -b 3'
+	run -1 --separate-stderr bash -c 'echo x | tb --shared q -r 20/s -b 3'
+	assert_one_stderr_line
+	[[ $stderr == *"-r 10/s"* && $stderr == *"-r 20/s"* ]]
+	assert_eq "$output" "" "nothing copied"
+}
+
+@test "--shared: a planted symlink is not followed" {
+	local dir=$XDG_RUNTIME_DIR/tbthrottle
+	mkdir -m 700 "$dir"
+	echo precious >"$BATS_TEST_TMPDIR/target"
+	ln -s "$BATS_TEST_TMPDIR/target" "$dir/evil.bucket"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared evil -r 10/s'
+	assert_one_stderr_line
+	assert_eq "$(cat "$BATS_TEST_TMPDIR/target")" precious "target untouched"
+}
+
+@test "--shared: a corrupt or foreign state file is an error, not a crash" {
+	local dir=$XDG_RUNTIME_DIR/tbthrottle
+	mkdir -m 700 "$dir"
+	head -c 88 /dev/urandom >"$dir/junk.bucket"
+	chmod 600 "$dir/junk.bucket"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared junk -r 10/s'
+	assert_one_stderr_line
+	echo short >"$dir/short.bucket"
+	chmod 600 "$dir/short.bucket"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared short -r 10/s'
+	assert_one_stderr_line
+	head -c 88 /dev/zero >"$dir/open.bucket"
+	chmod 644 "$dir/open.bucket"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared open -r 10/s'
+	assert_one_stderr_line
+	[[ $stderr == *"private"* ]]
+}
+
+@test "--shared usage errors" {
+	local args
+	for args in "--shared '' -r 1/s" "--shared a/b -r 1/s" "--shared .x -r 1/s" \
+	    "--shared x -r inf" "--shared x -r 1/s -r 2/s" \
+	    "--shared x -a sliding -r 1/s" "--shared x -k 1 -r 1/s" \
+	    "--shared x --queue 2 -r 1/s" "--shared x --initial 0 -r 1/s"; do
+		eval "run -2 --separate-stderr tb $args" </dev/null
+		assert_one_stderr_line
+	done
+}
