@@ -12,22 +12,38 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 endif
 ALL_CFLAGS = $(STDFLAGS) $(WARNFLAGS) $(SANFLAGS) $(CFLAGS)
+
+# Redis support (--redis) when pkg-config finds hiredis; REDIS=no leaves
+# it out, and --redis then says so.
+REDIS ?= auto
+ifneq ($(REDIS),no)
+HIREDIS := $(shell pkg-config --exists hiredis 2>/dev/null && echo yes)
+endif
+ifeq ($(HIREDIS),yes)
+REDIS_CFLAGS = -DHAVE_HIREDIS $(shell pkg-config --cflags hiredis)
+REDIS_LIBS = $(shell pkg-config --libs hiredis)
+endif
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 # The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/bucket.o src/fixed.o src/framer.o src/gcra.o src/keys.o src/limiter.o src/units.o src/options.o \
-	src/stats.o src/window.o
-OBJS = $(PURE) src/clock.o src/control.o src/input.o src/rundir.o src/shared.o src/output.o src/police.o src/pump.o \
-	src/queue.o src/signals.o src/splice.o src/main.o
+PURE = src/bucket.o src/fixed.o src/framer.o src/gcra.o src/keys.o \
+	src/limiter.o src/options.o src/redisurl.o src/stats.o src/units.o \
+	src/window.o
+OBJS = $(PURE) src/clock.o src/control.o src/input.o src/main.o \
+	src/output.o src/police.o src/pump.o src/queue.o src/redis.o \
+	src/rundir.o src/shared.o src/signals.o src/splice.o
 HDRS = $(wildcard src/*.h)
 
 all: tbthrottle
 
 tbthrottle: $(OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS) $(REDIS_LIBS)
 
 src/%.o: src/%.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+src/redis.o: src/redis.c $(HDRS)
+	$(CC) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
 tests/unit: tests/unit.c $(PURE) $(HDRS)
 	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ tests/unit.c $(PURE) -lm

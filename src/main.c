@@ -15,6 +15,7 @@
 #include "police.h"
 #include "pump.h"
 #include "queue.h"
+#include "redis.h"
 #include "shared.h"
 #include "signals.h"
 
@@ -55,6 +56,33 @@ static struct limiter all;
 static struct bucket byte_bucket;
 static struct keytab keytab;
 static struct shared shared;
+static struct redis *redis;
+
+/* Which field of a record is its key, for buckets in Redis. */
+static struct key_spec {
+	unsigned field;
+	int sep;
+	int delim;
+} key_spec;
+
+static void
+select_keytab(void *ctx, const char *rec, size_t len, int64_t now_ns)
+{
+	keytab_select_record(ctx, rec, len, now_ns);
+}
+
+static void
+select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
+{
+	const char *key;
+	size_t n;
+
+	(void)now_ns;
+	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)key_spec.delim)
+		len--;
+	n = key_field(rec, len, key_spec.field, key_spec.sep, &key);
+	redis_select(ctx, key, n);
+}
 
 /* Units to gather per wake-up: the least any of cfg's limits allows. */
 static uint64_t
@@ -145,7 +173,7 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 		    "-a leaky\n");
 		return;
 	}
-	if (r->pump->keys != NULL || cfg->shared != NULL) {
+	if (r->pump->select != NULL || cfg->shared != NULL) {
 		snprintf(reply, size, "error: the buckets of %s cannot be "
 		    "changed live\n", cfg->shared != NULL ? "--shared" : "-k");
 		return;
@@ -263,7 +291,8 @@ main(int argc, char *argv[])
 		options_usage(stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_VERSION:
-		printf("tbthrottle %s\n", TBTHROTTLE_VERSION);
+		printf("tbthrottle %s (Redis support: %s)\n",
+		    TBTHROTTLE_VERSION, redis_available() ? "yes" : "no");
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_ERROR:
 		fprintf(stderr, "tbthrottle: %s\n", why);
@@ -290,7 +319,28 @@ main(int argc, char *argv[])
 		.progress = cfg.progress && isatty(STDERR_FILENO),
 	};
 	stats.start_ns = pump.start_ns;
-	if (cfg.key_field > 0) {
+	if (cfg.redis) {
+		const struct limit *l = &cfg.limits[0];
+
+		/* Used only while Redis is down, with --redis-fallback=local. */
+		bucket_init(&buckets[1], l->rate.n, l->rate.d, l->burst,
+		    l->burst, pump.start_ns);
+		limiter_of_bucket(&members[1], &buckets[1]);
+		if ((redis = redis_open(&cfg.redis_url, cfg.shared, l->rate.n,
+		    l->rate.d, l->burst, cfg.rate_text, cfg.redis_fallback,
+		    &members[1], why, sizeof why)) == NULL)
+			errx(1, "%s", why);
+		limiter_of_redis(&members[0], redis);
+		pump.limit = &members[0];
+		pump.quantum = limits_quantum(&cfg);
+		if (cfg.key_field > 0) {
+			key_spec = (struct key_spec){ cfg.key_field,
+			    cfg.key_sep, cfg.delim };
+			pump.select = select_redis;
+			pump.select_ctx = redis;
+			pump.quantum = 1;
+		}
+	} else if (cfg.key_field > 0) {
 		const struct limit *l = &cfg.limits[0];
 		struct bucket proto;
 
@@ -305,7 +355,8 @@ main(int argc, char *argv[])
 		keytab.delim = cfg.delim;
 		limiter_of_keys(&members[0], &keytab);
 		pump.limit = &members[0];
-		pump.keys = &keytab;
+		pump.select = select_keytab;
+		pump.select_ctx = &keytab;
 		pump.quantum = 1;
 	} else if (cfg.shared != NULL) {
 		const struct limit *l = &cfg.limits[0];
@@ -358,8 +409,9 @@ main(int argc, char *argv[])
 	for (int i = 0; pump.limit != NULL && i < cfg.nlimits; i++)
 		if (cfg.algorithm == ALG_SLIDING)
 			window_free(&windows[i]);
-	if (pump.keys != NULL)
+	if (pump.select_ctx == &keytab)
 		keytab_free(&keytab);
+	redis_close(redis);
 	control_remove();
 	signals_finish();
 	return status;

@@ -11,7 +11,7 @@
 
 enum { OPT_LEAKY = 256, OPT_INITIAL, OPT_CATCHUP, OPT_STATS, OPT_DROP,
 	OPT_DROP_TO, OPT_BYTE_RATE, OPT_BYTE_BURST, OPT_QUEUE, OPT_MAX_KEYS,
-	OPT_SHARED };
+	OPT_SHARED, OPT_REDIS, OPT_REDIS_FALLBACK };
 
 static const char shortopts[] = ":r:b:l0d:ca:sPR:k:F:hV";
 
@@ -38,6 +38,8 @@ static const struct option longopts[] = {
 	{ "field-separator", required_argument, NULL, 'F' },
 	{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 	{ "shared", required_argument, NULL, OPT_SHARED },
+	{ "redis", required_argument, NULL, OPT_REDIS },
+	{ "redis-fallback", required_argument, NULL, OPT_REDIS_FALLBACK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -55,7 +57,8 @@ options_usage(FILE *fp)
 "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 "                  [--byte-rate RATE [--byte-burst N]]\n"
 "                  [-a ALG] [--initial N] [--catch-up T]\n"
-"                  [-k FIELD [-F C] [--max-keys N]] [--shared NAME]\n"
+"                  [-k FIELD [-F C] [--max-keys N]]\n"
+"                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
 "                  [--queue N] [--drop | --drop-to FILE]\n"
 "                  [-s | --stats=json] [-P]\n"
 "                  [FILE ...]\n"
@@ -90,6 +93,10 @@ options_usage(FILE *fp)
 "                       new keys share one bucket\n"
 "      --shared NAME    draw from the bucket NAME, shared by every\n"
 "                       tbthrottle of yours started with it\n"
+"      --redis URL      keep the --shared bucket in Redis, for many hosts:\n"
+"                       redis://[[user]:password@]host[:port][/db]\n"
+"      --redis-fallback F  while Redis is down: block (default), local\n"
+"                       (limit this process alone) or fail\n"
 "      --queue N        at most N records wait: reading pauses, or with\n"
 "                       --drop a record that finds N waiting is dropped\n"
 "      --drop           drop units that find no token instead of waiting\n"
@@ -469,12 +476,18 @@ shared_name_ok(const char *name)
 
 /* --shared is one token bucket, in the file every user of it maps. */
 static int
-check_shared(const struct config *cfg, char *err, size_t errsz)
+check_shared(const struct config *cfg, bool fallback_set, char *err,
+    size_t errsz)
 {
 	const char *why = NULL;
 
-	if (cfg->shared == NULL)
-		return 0;
+	if (cfg->shared == NULL) {
+		if (!cfg->redis && !fallback_set)
+			return 0;
+		snprintf(err, errsz, "%s needs --shared NAME", cfg->redis ?
+		    "--redis" : "--redis-fallback");
+		return -1;
+	}
 	if (!shared_name_ok(cfg->shared)) {
 		snprintf(err, errsz, "invalid --shared name '%s': use up to 64 "
 		    "letters, digits, '.', '_' and '-'", cfg->shared);
@@ -486,8 +499,8 @@ check_shared(const struct config *cfg, char *err, size_t errsz)
 		why = "takes one -r";
 	else if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
 		why = "needs -a token or -a leaky";
-	else if (cfg->key_field > 0)
-		why = "does not combine with -k";
+	else if (cfg->key_field > 0 && !cfg->redis)
+		why = "does not combine with -k (except with --redis)";
 	else if (cfg->queue > 0)
 		why = "does not combine with --queue";
 	else if (cfg->initial != cfg->burst)
@@ -635,6 +648,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	const char *byte_rate_arg = NULL, *byte_burst_arg = NULL;
 	const char *control_arg = NULL, *other_opt = NULL;
 	bool mode_set = false, alg_set = false, sep_set = false, max_set = false;
+	bool fallback_set = false;
 	int nrates = 0;
 	enum unit_mode mode;
 	enum algorithm alg;
@@ -730,6 +744,26 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 		}
 		case OPT_SHARED:
 			cfg->shared = arg;
+			continue;
+		case OPT_REDIS:
+			if (redis_url_parse(arg, &cfg->redis_url, err,
+			    errsz) != 0)
+				return OPT_ERROR;
+			cfg->redis = true;
+			continue;
+		case OPT_REDIS_FALLBACK:
+			if (strcmp(arg, "block") == 0) {
+				cfg->redis_fallback = FALLBACK_BLOCK;
+			} else if (strcmp(arg, "local") == 0) {
+				cfg->redis_fallback = FALLBACK_LOCAL;
+			} else if (strcmp(arg, "fail") == 0) {
+				cfg->redis_fallback = FALLBACK_FAIL;
+			} else {
+				snprintf(err, errsz, "invalid --redis-fallback "
+				    "'%s': use block, local or fail", arg);
+				return OPT_ERROR;
+			}
+			fallback_set = true;
 			continue;
 		case OPT_MAX_KEYS:
 			if (parse_count("--max-keys", arg, MAX_MAX_KEYS,
@@ -842,7 +876,7 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	cfg->rate_text = nrates > 0 ? rate_args[0] : NULL;
 	if (check_queue(cfg, err, errsz) != 0 ||
 	    check_keys(cfg, sep_set, max_set, err, errsz) != 0 ||
-	    check_shared(cfg, err, errsz) != 0)
+	    check_shared(cfg, fallback_set, err, errsz) != 0)
 		return OPT_ERROR;
 	if (cfg->drop && cfg->rate.inf && !cfg->byte_limited) {
 		snprintf(err, errsz, "--drop needs a rate: with -r inf nothing "

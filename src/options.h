@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "redis.h"
 #include "units.h"
 
 #define TBTHROTTLE_VERSION	"0.1.0"
@@ -47,6 +48,9 @@ struct config {
 	int key_sep;		/* -F: field separator, -1 for runs of blanks */
 	uint64_t max_keys;	/* --max-keys: most live buckets */
 	const char *shared;	/* --shared: the name of a bucket, or NULL */
+	bool redis;		/* --redis: the shared bucket is in Redis */
+	struct redis_url redis_url;
+	enum redis_fallback redis_fallback;
 	const char *rate_text;	/* the first -r as given */
 	bool drop;		/* police: drop units that find no token */
 	const char *drop_to;	/* ... writing them to this file */

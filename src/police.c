@@ -107,8 +107,8 @@ police_records(int64_t t_ns, bool eof, bool *ok, int drop_fd,
 		} else if (whole || (head == 0 && tail == sizeof buf)) {
 			int64_t at = first_ns_set ? first_ns : t_ns;
 
-			if (cur->keys != NULL)
-				keytab_select_record(cur->keys, p, size, at);
+			if (cur->select != NULL)
+				cur->select(cur->select_ctx, p, size, at);
 			verdict = judge(at, size);
 			first_ns_set = false;
 		} else {

@@ -176,9 +176,9 @@ shape(const struct pump *p, int64_t ready_ns)
 		return STEP_READ;
 
 	/* Per key, one record at a time: the next may have another key. */
-	if (p->keys != NULL)
-		keytab_select_record(p->keys, buf + head, outgrown ? pending :
-		    n, ready_ns);
+	if (p->select != NULL)
+		p->select(p->select_ctx, buf + head, outgrown ? pending : n,
+		    ready_ns);
 	if (p->limit != NULL && p->limit->reserve != NULL) {
 		/* A bucket shared with other processes: book a place in
 		 * line now, so that all are served in order. */
@@ -225,7 +225,7 @@ shape(const struct pump *p, int64_t ready_ns)
 	/* Release all that is due by now, not only what was waited for. */
 	want = p->limit == NULL ? SIZE_MAX :
 	    (size_t)limiter_avail(p->limit, ready_ns, now_ns);
-	if (p->keys != NULL && want > 1)
+	if (p->select != NULL && want > 1)
 		want = 1;
 	if (bb != NULL)
 		room = bucket_avail(bb, ready_ns, now_ns);

@@ -7,7 +7,6 @@
 
 #include "limiter.h"
 #include "framer.h"
-#include "keys.h"
 #include "stats.h"
 
 /*
@@ -23,7 +22,10 @@ struct pump {
 	struct framer framer;
 	struct limiter *limit;	/* NULL: no limit on units */
 	uint64_t quantum;	/* units to gather before a wake-up, >= 1 */
-	struct keytab *keys;	/* NULL, or limit is per key (-k) */
+	/* With -k: select the bucket of record rec[0..len) (delimiter and
+	 * all) before the limit is asked about it; else NULL. */
+	void (*select)(void *ctx, const char *rec, size_t len, int64_t now_ns);
+	void *select_ctx;
 	struct bucket *byte_limit;	/* NULL, or records cost their length */
 	uint64_t byte_quantum;	/* bytes to gather before a wake-up, >= 1 */
 	int64_t start_ns;	/* when the bucket was started */
