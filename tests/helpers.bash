@@ -401,6 +401,30 @@ stop_after() {
 	stderr=$(cat "$err")
 }
 
+# assert_four_share ARG...: four tbthrottles with ARG... plus -r 100/s
+# -b 10, each on plenty of lines, for 2 s; together they release at most
+# 10 + 100/s over the whole time, and each gets some.
+assert_four_share() {
+	local d=$BATS_TEST_TMPDIR i t0 t1 total pids=()
+	seq 100000 >"$d/in"
+	t0=$(now_ms)
+	for i in 1 2 3 4; do
+		"$TB" "$@" -r 100/s -b 10 "$d/in" >"$d/out$i" &
+		pids+=($!)
+	done
+	sleep 2
+	kill -TERM "${pids[@]}"
+	wait "${pids[@]}" || true
+	t1=$(now_ms)
+	total=$(cat "$d"/out? | wc -l)
+	assert_le "$total" "$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { printf "%d", 10 + (b - a) / 10 + 1 }')" "lines" || return 1
+	assert_ge "$total" 100 "lines" || return 1
+	for i in 1 2 3 4; do
+		assert_ge "$(wc -l <"$d/out$i")" 1 "lines of process $i" || return 1
+	done
+}
+
 # Poll until FILE is non-empty (at most 10 s).
 wait_for_output() {
 	local i
