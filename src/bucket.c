@@ -152,8 +152,20 @@ void
 bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
     uint64_t cost)
 {
+	int64_t base;
+	uint64_t periods, max_k;
+
 	settle(b, settle_point(b, ready_ns, now_ns));
-	b->k += cost;
+	/* A debt reaching past ~146 years of the clock means "never": keep
+	 * it there rather than let the time wrap around. */
+	base = b->base_ns > 0 ? b->base_ns : 0;
+	if (base >= INT64_MAX / 2)
+		return;
+	periods = (uint64_t)((INT64_MAX / 2 - base) / (int64_t)b->d);
+	max_k = periods > UINT64_MAX / b->n ? UINT64_MAX : periods * b->n;
+	if (b->k >= max_k)
+		return;
+	b->k += cost < max_k - b->k ? cost : max_k - b->k;
 	normalize(b);
 }
 

@@ -74,8 +74,10 @@ clock_wait_input(int fd, int64_t deadline_ns)
 		 * millisecond or more is left, then sleep out the rest to
 		 * the exact deadline.
 		 */
-		if (deadline_ns == INT64_MAX || left_ns / 1000000 > INT_MAX)
+		if (deadline_ns == INT64_MAX)
 			ms = -1;
+		else if (left_ns / 1000000 > INT_MAX)
+			ms = INT_MAX;	/* the loop waits out the rest */
 		else
 			ms = (int)(left_ns / 1000000);
 		if (ms == 0)

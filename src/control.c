@@ -15,6 +15,13 @@
 #include "control.h"
 #include "rundir.h"
 
+/*
+ * Lock ranges of the control file: the server holds ALIVE_BYTE while it
+ * runs; senders take turns on TURN_BYTE.
+ */
+#define TURN_BYTE	0
+#define ALIVE_BYTE	1
+
 /* How long -R waits for the reply, and how often it looks. */
 #define REPLY_WAIT_MS	5000
 #define REPLY_POLL_MS	2
@@ -43,8 +50,16 @@ control_serve(void)
 	for (int tries = 0; tries < 2; tries++) {
 		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 		    O_CLOEXEC, 0600);
-		if (fd >= 0)
+		if (fd >= 0) {
+			/* Held for life: -R sees from it that we, and not a
+			 * process that later got our pid, serve the file. */
+			struct flock alive = { .l_type = F_WRLCK,
+			    .l_whence = SEEK_SET, .l_start = ALIVE_BYTE,
+			    .l_len = 1 };
+
+			(void)fcntl(fd, F_SETLK, &alive);
 			return 0;
+		}
 		if (errno != EEXIST)
 			break;
 		/* Left by a process that had our pid before. */
@@ -153,18 +168,38 @@ read_reply(int f, char *reply, size_t size)
 	return 0;
 }
 
+/* Is the file served by process pid itself, alive now? */
+static bool
+served_by(int f, pid_t pid)
+{
+	struct flock alive = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = ALIVE_BYTE, .l_len = 1 };
+
+	return fcntl(f, F_GETLK, &alive) == 0 && alive.l_type != F_UNLCK &&
+	    alive.l_pid == pid;
+}
+
 int
 control_send(pid_t pid, const char *request, char *reply, size_t size)
 {
-	struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct flock turn = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = TURN_BYTE, .l_len = 1 };
 	size_t len = strlen(request);
 	int f, rc = -1;
 
 	if (check_owner(pid, reply, size) != 0 ||
 	    (f = open_control(pid, reply, size)) < 0)
 		return -1;
+	/* A file left by a process that died must not make us signal
+	 * another that got its pid: SIGUSR2 would kill it. */
+	if (!served_by(f, pid)) {
+		(void)close(f);
+		snprintf(reply, size, "process %ld is not a tbthrottle with a "
+		    "rate to change (stale control file)", (long)pid);
+		return -1;
+	}
 	/* One request at a time: other senders wait here. */
-	while (fcntl(f, F_SETLKW, &lk) != 0 && errno == EINTR)
+	while (fcntl(f, F_SETLKW, &turn) != 0 && errno == EINTR)
 		;
 	if (ftruncate(f, 0) != 0 ||
 	    pwrite(f, request, len, 0) != (ssize_t)len) {
@@ -182,9 +217,13 @@ control_send(pid_t pid, const char *request, char *reply, size_t size)
 			(void)clock_sleep_until(clock_now_ns() +
 			    REPLY_POLL_MS * 1000000LL);
 		}
-		if (rc != 0)
+		if (rc != 0) {
 			snprintf(reply, size, "no answer from process %ld "
-			    "within %d s", (long)pid, REPLY_WAIT_MS / 1000);
+			    "within %d s; nothing was changed", (long)pid,
+			    REPLY_WAIT_MS / 1000);
+			/* Withdraw it, so that it is not applied later. */
+			(void)ftruncate(f, 0);
+		}
 	}
 	(void)close(f);
 	return rc;

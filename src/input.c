@@ -22,6 +22,24 @@ input_init(struct input *in, char **files, int nfiles)
 	    .name = "stdin" };
 }
 
+/*
+ * Open path for reading.  Opening a FIFO waits for a writer: a signal
+ * meanwhile is handled and the open tried again, unless it asked us to
+ * stop (then -1 with errno EINTR).
+ */
+static int
+open_operand(const char *path)
+{
+	int fd;
+
+	while ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EINTR) {
+		if (signals_stop_requested())
+			return -1;
+		signals_poll_report();
+	}
+	return fd;
+}
+
 bool
 input_open(struct input *in)
 {
@@ -40,7 +58,9 @@ input_open(struct input *in)
 		if (strcmp(path, "-") == 0) {
 			in->fd = STDIN_FILENO;
 			in->name = "stdin";
-		} else if ((in->fd = open(path, O_RDONLY)) < 0) {
+		} else if ((in->fd = open_operand(path)) < 0) {
+			if (errno == EINTR)
+				return false;	/* a stop was requested */
 			warn("%s", path);
 			in->status = 1;
 		} else {

@@ -232,7 +232,7 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 		    now_ns);
 	}
 	r->pump->quantum = limits_quantum(cfg);
-	pump_limits_changed();
+	pump_limits_changed(now_ns);
 	snprintf(reply, size, "ok\n");
 }
 
@@ -382,11 +382,12 @@ main(int argc, char *argv[])
 		pump.byte_limit = &byte_bucket;
 		pump.byte_quantum = quantum(l, BYTE_QUANTUM_NS, true);
 	}
-	if (pump.limit != NULL) {
-		run = (struct run){ &cfg, &pump };
-		signals_on_control(on_control, &run);
+	/* SIGUSR2 never kills us; with a rate it asks for a change. */
+	run = (struct run){ &cfg, &pump };
+	signals_on_control(on_control, &run);
+	if (pump.limit != NULL && control_serve() == 0) {
 		signals_on_death(control_remove);
-		(void)control_serve();
+		atexit(control_remove);
 	}
 	if (cfg.drop || cfg.queue > 0) {
 		int fd = -1;

@@ -617,6 +617,13 @@ resolve_all(struct config *cfg, int nrates, const char **rate_args,
 	}
 	if (nrates == 0 && cfg->byte_limited) {
 		/* --byte-rate alone: records are limited only by bytes. */
+		if (lead_burst != NULL || initial_arg != NULL) {
+			snprintf(err, errsz, "%s %s applies to -r, and there is "
+			    "none (for the bytes, give --byte-burst)",
+			    lead_burst != NULL ? "-b" : "--initial",
+			    lead_burst != NULL ? lead_burst : initial_arg);
+			return -1;
+		}
 		cfg->rate.inf = true;
 		return 0;
 	}
@@ -870,6 +877,11 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 	}
 	if (resolve_bytes(cfg, byte_rate_arg, byte_burst_arg, err, errsz) != 0)
 		return OPT_ERROR;
+	if (nrates == 0 && alg_set && cfg->byte_limited) {
+		snprintf(err, errsz, "-a applies to -r, and there is none: "
+		    "--byte-rate is always a token bucket");
+		return OPT_ERROR;
+	}
 	if (resolve_all(cfg, nrates, rate_args, burst_args, lead_burst,
 	    initial_arg, err, errsz) != 0)
 		return OPT_ERROR;

@@ -30,6 +30,10 @@ write_all(int fd, const char *b, size_t len, const char *name)
 		if (n >= 0) {
 			b += n;
 			len -= (size_t)n;
+			/* A full pipe takes a long write piecemeal: let asked
+			 * reports and changes in meanwhile. */
+			if (len > 0)
+				signals_poll_report();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			(void)wait_ready(fd, POLLOUT);
 		} else if (errno == EPIPE && fd == STDOUT_FILENO) {

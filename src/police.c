@@ -107,6 +107,11 @@ police_records(int64_t t_ns, bool eof, bool *ok, int drop_fd,
 		} else if (whole || (head == 0 && tail == sizeof buf)) {
 			int64_t at = first_ns_set ? first_ns : t_ns;
 
+			/* Not before a live change: the limits know nothing
+			 * of the time before it. */
+			if (at < pump_changed_ns())
+				at = pump_changed_ns();
+
 			if (cur->select != NULL)
 				cur->select(cur->select_ctx, p, size, at);
 			verdict = judge(at, size);

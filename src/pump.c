@@ -85,13 +85,21 @@ release(size_t n, size_t units)
 	head += n;
 }
 
-/* Counts live changes of the limits. */
+/* Counts live changes of the limits, and when the last was made. */
 static unsigned changes;
+static int64_t changed_ns = INT64_MIN;
 
 void
-pump_limits_changed(void)
+pump_limits_changed(int64_t now_ns)
 {
 	changes++;
+	changed_ns = now_ns;
+}
+
+int64_t
+pump_changed_ns(void)
+{
+	return changed_ns;
 }
 
 enum wake
@@ -99,6 +107,11 @@ pump_sleep_until(int64_t deadline_ns)
 {
 	unsigned seen = changes;
 
+	/* A change asked for just before: do not sleep on a stale
+	 * deadline. */
+	signals_poll_report();
+	if (changes != seen)
+		return WAKE_CHANGED;
 	while (clock_sleep_until(deadline_ns) == EINTR) {
 		if (signals_stop_requested())
 			return WAKE_STOP;
@@ -189,8 +202,10 @@ shape(const struct pump *p, int64_t ready_ns)
 		due = limiter_ready_at(p->limit, ready_ns, units);
 	}
 	if (bb != NULL) {
-		int64_t bdue = bucket_ready_at(bb, ready_ns, n < bb->burst ?
-		    n : bb->burst);
+		/* A record that outgrew the buffer is longer than the burst
+		 * would ever be useful for: it waits for a full bucket. */
+		uint64_t cost = outgrown || n > bb->burst ? bb->burst : n;
+		int64_t bdue = bucket_ready_at(bb, ready_ns, cost);
 
 		if (bdue > due)
 			due = bdue;

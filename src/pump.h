@@ -61,8 +61,11 @@ enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED };
  */
 enum wake pump_sleep_until(int64_t deadline_ns);
 
-/* The limits were changed while running: recompute any deadline. */
-void	pump_limits_changed(void);
+/* The limits were changed at now_ns: recompute any deadline. */
+void	pump_limits_changed(int64_t now_ns);
+
+/* When the limits were last changed, or INT64_MIN. */
+int64_t	pump_changed_ns(void);
 
 /* The final --progress line and --stats report, as p asks. */
 void	pump_report_end(void);

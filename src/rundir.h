@@ -6,9 +6,10 @@
 #include <stddef.h>
 
 /*
- * Candidate number which (0, 1, ...) for the directory, into out:
- * $XDG_RUNTIME_DIR/tbthrottle when that is set, else
- * /dev/shm/tbthrottle-UID, else /tmp/tbthrottle-UID.  -1 past the last.
+ * Candidate number which (0, 1, ...) for the directory, into out, in
+ * order: $XDG_RUNTIME_DIR/tbthrottle when that is set,
+ * /run/user/UID/tbthrottle when that directory exists,
+ * /dev/shm/tbthrottle-UID, /tmp/tbthrottle-UID.  -1 past the last.
  */
 int	rundir_candidate(int which, char *out, size_t size);
 

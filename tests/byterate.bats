@@ -106,3 +106,16 @@ setup_file() {
 	assert_one_stderr_line
 	[[ $stderr == *"'0'"* ]]
 }
+
+@test "a record longer than the buffer waits for a full byte bucket" {
+	local d=$BATS_TEST_TMPDIR i
+	for i in 1 2 3; do head -c 200000 /dev/zero | tr '\0' x; echo; done >"$d/in"
+	# 1 MB/s, burst 300 kB: the first goes at once and leaves 100 kB;
+	# each next one waits for a full bucket, 200 ms later.
+	run -0 --separate-stderr "$STAMP" -c -i "$d/in" -- "$TB" \
+	    --byte-rate 1MB/s --byte-burst 300000
+	local in
+	in=$(stamp_in)
+	assert_ge "$(stamp_byte_time 200002)" "$(awk -v t="$in" 'BEGIN { print t + 200 }')" "record 2 (ms)"
+	assert_ge "$(stamp_byte_time 400003)" "$(awk -v t="$in" 'BEGIN { print t + 400 }')" "record 3 (ms)"
+}

@@ -201,3 +201,30 @@ stamped() {
 	assert_one_stderr_line
 	[[ $stderr == *"'1/q'"* ]]
 }
+
+@test "-R does not signal a process that took the pid of a dead tbthrottle" {
+	sleep 30 &
+	local victim=$!
+	mkdir -p -m 700 "$XDG_RUNTIME_DIR/tbthrottle"
+	install -m 600 /dev/null "$XDG_RUNTIME_DIR/tbthrottle/$victim"
+	run -1 --separate-stderr "$TB" -R "$victim" -r 5/s
+	assert_one_stderr_line
+	[[ $stderr == *"stale control file"* ]]
+	kill -0 "$victim"
+	kill "$victim"
+}
+
+@test "the control file is removed when tbthrottle ends in an error" {
+	run -1 --separate-stderr tb -r 1/s --drop-to /nonexistent/dir/x </dev/null
+	assert_eq "$(find "$XDG_RUNTIME_DIR" -type f | wc -l)" 0 "files left"
+}
+
+@test "SIGUSR2 does not kill a tbthrottle without a rate" {
+	local d=$BATS_TEST_TMPDIR pid
+	{ echo one; sleep 0.4; echo two; } | "$TB" -r inf >"$d/out" &
+	pid=$!
+	sleep 0.2
+	kill -USR2 "$pid"
+	wait "$pid"
+	assert_eq "$(cat "$d/out")" $'one\ntwo' "output"
+}

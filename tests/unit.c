@@ -428,6 +428,14 @@ test_charge_and_retune(void)
 	}
 	check(t == 299 * NS + 700 * MS, "1000 x 300 B: last at %" PRId64, t);
 
+	/* A debt beyond the clock's range saturates: one byte a decade, a
+	 * 38-byte record; the next byte is centuries away, not due now. */
+	bucket_init(&b, 1, 3650LL * 86400 * NS, 1, 1, 0);
+	bucket_charge(&b, 0, 0, 38);
+	check(bucket_ready_at(&b, 0, 1) > 100LL * 365 * 86400 * NS,
+	    "saturated debt: %" PRId64, bucket_ready_at(&b, 0, 1));
+	check(bucket_avail(&b, NS, NS) == 0, "nothing a second later");
+
 	current = "live rate change";
 	/* 10/s burst 10, drained at 0; at 500 ms 5 tokens are earned.  A
 	 * change to 1/s burst 2 keeps 2; the third unit waits 1 s. */
