@@ -367,6 +367,76 @@ rm -rf "$retune_dir"
 retune_med=$(printf '%s\n' "${retune_ms[@]}" | sort -g | sed -n "$(((retune_n + 1) / 2))p")
 retune_max=$(printf '%s\n' "${retune_ms[@]}" | sort -g | tail -n 1)
 
+# ------------------------------------------------------- shared buckets
+
+share_rows=()
+# share_run LABEL PROCS RATE BURST ARGS...: PROCS tbthrottles with ARGS,
+# -r RATE -b BURST, each given an equal part of BURST + RATE x share_s
+# lines at once; they should all be done after share_s, not before.
+share_run() {
+	local label=$1 procs=$2 rate=$3 burst=$4 i s e pids=() per wall err
+	shift 4
+	per=$(((burst + rate * share_s) / procs))
+	head -n "$per" "$out/lines.txt" >"$out/share.txt"
+	note "shared: $label"
+	s=$("$RECV" --now)
+	for ((i = 0; i < procs; i++)); do
+		"$TB" "$@" -r "$rate/s" -b "$burst" "$out/share.txt" >/dev/null &
+		pids+=($!)
+	done
+	wait "${pids[@]}" || notes+=("shared: $label: a process failed")
+	e=$("$RECV" --now)
+	wall=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", (e - s) / 1e9 }')
+	# The last unit is due at (units - burst) / rate after the start.
+	err=$(awk -v w="$wall" -v n="$((per * procs))" -v b="$burst" -v r="$rate" \
+		'BEGIN { d = (n - b) / r; printf "%+.3f", (d / w - 1) * 100 }')
+	share_rows+=("| $label | $procs | $rate/s b$burst | $((per * procs)) | $wall | $err |")
+}
+share_s=5
+((quick)) && share_s=2
+share_dir=$(mktemp -d)
+chmod 700 "$share_dir"
+export XDG_RUNTIME_DIR=$share_dir
+share_run "--shared, one host" 8 1000 104 --shared "bench$$"
+if have redis-server && "$TB" -V | grep -q 'Redis support: yes'; then
+	redis_port=$((20000 + RANDOM % 20000))
+	redis-server --port "$redis_port" --bind 127.0.0.1 --save '' \
+		--appendonly no >/dev/null 2>&1 &
+	redis_pid=$!
+	for ((i = 0; i < 500; i++)); do
+		[[ $(redis-cli -p "$redis_port" ping 2>/dev/null) == PONG ]] && break
+		sleep 0.01
+	done
+	share_run "--redis, loopback" 4 200 20 --shared "bench$$" \
+		--redis "redis://127.0.0.1:$redis_port"
+	kill "$redis_pid" 2>/dev/null || true
+	wait "$redis_pid" 2>/dev/null || true
+else
+	notes+=("--redis not measured: needs redis-server and a build with hiredis")
+fi
+rm -rf "$share_dir"
+unset XDG_RUNTIME_DIR
+
+# Per-key buckets in drop mode: keys_n records over keys_k keys, each
+# key's burst 1 at 1/min, so every key passes once: records/s and memory.
+keys_n=10000000 keys_k=1000000
+((quick)) && keys_n=1000000 keys_k=100000
+note "per-key: $keys_n records over $keys_k keys"
+awk -v n="$keys_n" -v k="$keys_k" 'BEGIN {
+	for (i = 0; i < n; i++) printf "k%d %d\n", (i * 7919) % k, i }' \
+	>"$out/keys.txt"
+rm -f "$tfile"
+s=$("$RECV" --now)
+kept=$("${timer[@]}" "$TB" -k 1 -r 1/min --drop "$out/keys.txt" | wc -l)
+e=$("$RECV" --now)
+read_time
+keys_wall=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", (e - s) / 1e9 }')
+keys_rate=$(awk -v n="$keys_n" -v w="$keys_wall" 'BEGIN { printf "%.2f", n / w / 1e6 }')
+keys_cpu=$cpu keys_rss=$rss
+keys_per=$(awk -v r="$rss" -v k="$keys_k" 'BEGIN {
+	if (r == "n/a") print "n/a"; else printf "%.0f", (r - 1.3) * 1048576 / k }')
+rm -f "$out/keys.txt"
+
 # ---------------------------------------------------------- pass-through
 
 pass_rows=()
@@ -506,6 +576,21 @@ echo
 echo "\`tbthrottle -R PID -r RATE\` to a running tbthrottle, $retune_n times:"
 echo "round trip median $retune_med ms, largest $retune_max ms (a process"
 echo "start, the request, SIGUSR2, the reply; -R polls for it every 2 ms)."
+echo
+echo "## Shared buckets"
+echo
+echo "| bucket | processes | rate | units | wall s | rate err % |"
+echo "|---|--:|--:|--:|--:|--:|"
+printf '%s\n' "${share_rows[@]}"
+echo
+echo "Each process gets an equal part of burst + rate x ${share_s} s lines at"
+echo "once; together they should take ${share_s} s: err % is the achieved"
+echo "rate against the set one (the wall time includes process start-up)."
+echo
+echo "Per key (\`-k 1 -r 1/min --drop\`): $keys_n records over $keys_k keys,"
+echo "$kept kept, in $keys_wall s: $keys_rate M records/s, CPU $keys_cpu s,"
+echo "peak RSS $keys_rss MiB, about $keys_per bytes per live key (RSS less"
+echo "1.3 MiB, over the keys)."
 echo
 echo "## Pass-through (no limit)"
 echo

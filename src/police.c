@@ -104,7 +104,7 @@ police_records(int64_t t_ns, bool eof, bool *ok, int drop_fd,
 			if (verdict && cur->byte_limit != NULL)
 				bucket_charge(cur->byte_limit, t_ns, t_ns,
 				    size);
-		} else if (whole || (head == 0 && tail == sizeof buf)) {
+		} else if (whole || (head + run == 0 && tail == sizeof buf)) {
 			int64_t at = first_ns_set ? first_ns : t_ns;
 
 			/* Not before a live change: the limits know nothing

@@ -75,3 +75,16 @@ setup_file() {
 		assert_eq "$output" "" "stdout for $args"
 	done
 }
+
+@test "-k --drop: records split across reads keep their whole key" {
+	# 1 MB of records over 20000 keys, burst 1: each key passes once,
+	# however the records fall across the 128 KiB buffer.
+	run -0 --separate-stderr bash -c '
+	    awk "BEGIN { for (i = 0; i < 100000; i++) printf \"key%d %d\\n\", (i * 7919) % 20000, i }" |
+	    tb -k 1 -r 1/min --drop | awk "{ print \$1 }" | sort | uniq -c | awk "\$1 != 1" | wc -l'
+	assert_eq "$output" 0 "keys passed other than once"
+	run -0 --separate-stderr bash -c '
+	    awk "BEGIN { for (i = 0; i < 100000; i++) printf \"key%d %d\\n\", (i * 7919) % 20000, i }" |
+	    tb -k 1 -r 1/min --drop | wc -l'
+	assert_eq "$output" 20000 "kept"
+}
