@@ -193,18 +193,23 @@ keytab_select_record(struct keytab *t, const char *rec, size_t len,
 }
 
 void
-keytab_store(struct keytab *t, int64_t now_ns)
+keytab_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 {
 	size_t i;
 
 	if (t->sel_overflow) {
 		t->overflow = t->cur;
-		t->overflowed++;
+		t->overflowed += taken;
 		return;
 	}
 	if (t->sel_slot == SIZE_MAX) {
-		if (bucket_full_at(&t->cur, now_ns))
-			return;		/* nothing taken: nothing to keep */
+		/*
+		 * Nothing taken from a new bucket: nothing to keep.  A bucket
+		 * that gave units is kept even if it still reads full: what
+		 * it gave out of its catch-up credit must not be given twice.
+		 */
+		if (taken == 0)
+			return;
 		if (t->until_sweep > 0)
 			t->until_sweep--;
 		if (!make_room(t, now_ns))

@@ -47,7 +47,11 @@ int	keytab_init(struct keytab *t, const struct bucket *proto,
 
 void	keytab_free(struct keytab *t);
 
-/* Select the bucket of key[0..len) at now_ns into t->cur. */
+/*
+ * Select the bucket of key[0..len) into t->cur.  now_ns is the current
+ * time: a key with no state starts there with a full bucket, and earns
+ * no catch-up credit for any time before.
+ */
 void	keytab_select(struct keytab *t, const char *key, size_t len,
 	    int64_t now_ns);
 
@@ -58,8 +62,11 @@ void	keytab_select(struct keytab *t, const char *key, size_t len,
 void	keytab_select_record(struct keytab *t, const char *rec, size_t len,
 	    int64_t now_ns);
 
-/* Keep t->cur, changed at now_ns, as the selected key's state. */
-void	keytab_store(struct keytab *t, int64_t now_ns);
+/*
+ * Keep t->cur, from which taken units were just taken at now_ns, as the
+ * selected key's state.
+ */
+void	keytab_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 
 /* The 64-bit hash of b[0..len), never 0. */
 uint64_t key_hash(const char *b, size_t len);

@@ -142,7 +142,7 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	struct keytab *t = self;
 	uint64_t got = bucket_take(&t->cur, ready_ns, now_ns, max);
 
-	keytab_store(t, now_ns);
+	keytab_store(t, got, now_ns);
 	return got;
 }
 

@@ -191,7 +191,7 @@ shape(const struct pump *p, int64_t ready_ns)
 	/* Per key, one record at a time: the next may have another key. */
 	if (p->select != NULL)
 		p->select(p->select_ctx, buf + head, outgrown ? pending : n,
-		    ready_ns);
+		    clock_now_ns());
 	if (p->limit != NULL && p->limit->reserve != NULL) {
 		/* A bucket shared with other processes: book a place in
 		 * line now, so that all are served in order. */
