@@ -63,15 +63,42 @@ uninstall:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c \
+		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c tests/fuzz \
 		bench/recv.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
 	mandoc -Tlint -Wwarning man/tbthrottle.1
-	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash)
+	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
+
+valgrind: tbthrottle tests/unit
+	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit
+	bash tests/valgrind.sh
 
 format:
 	clang-format -i src/*.c src/*.h tests/unit.c
+
+# Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
+# corpus in tests/fuzz/corpus/.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = units options framer
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(STDFLAGS) -Isrc
+
+tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(PURE:.o=.c) $(HDRS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(PURE:.o=.c)
+
+fuzz: $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p tests/fuzz/corpus/$$t; \
+		echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+		./tests/fuzz/$$t-fuzz -max_total_time=$(FUZZ_SECONDS) \
+			-print_final_stats=1 tests/fuzz/corpus/$$t \
+			>tests/fuzz/$$t.log 2>&1 || \
+			{ tail -n 40 tests/fuzz/$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|DONE' \
+			tests/fuzz/$$t.log; \
+	done
 
 bench/recv: bench/recv.c
 	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -o $@ bench/recv.c -lm
@@ -84,6 +111,7 @@ bench-quick: tbthrottle bench/recv
 	TB=./tbthrottle bash bench/run.sh --quick
 
 clean:
-	rm -f tbthrottle tests/unit src/*.o bench/recv
+	rm -f tbthrottle tests/unit src/*.o bench/recv tests/fuzz/*-fuzz
 
-.PHONY: all check install uninstall clean lint format bench bench-quick
+.PHONY: all check install uninstall clean lint format bench bench-quick fuzz \
+	valgrind

@@ -645,9 +645,23 @@ resolve_all(struct config *cfg, int nrates, const char **rate_args,
 	return 0;
 }
 
+static enum parse_result
+parse(struct config *cfg, int argc, char **argv, char *err, size_t errsz);
+
 enum parse_result
 options_parse(struct config *cfg, int argc, char **argv, char *err,
     size_t errsz)
+{
+	enum parse_result r = parse(cfg, argc, argv, err, errsz);
+
+	/* A value quoted in the message must not break it over lines. */
+	if (r == OPT_ERROR)
+		units_escape(err, errsz);
+	return r;
+}
+
+static enum parse_result
+parse(struct config *cfg, int argc, char **argv, char *err, size_t errsz)
 {
 	const char *rate_args[MAX_LIMITS] = { NULL };
 	const char *burst_args[MAX_LIMITS] = { NULL };

@@ -285,9 +285,8 @@ parse_period(const char **sp, struct ratio *ns, char *err, size_t errsz)
 	return 0;
 }
 
-int
-parse_rate(const char *s, bool bytes, struct rate *out, char *err,
-    size_t errsz)
+static int
+rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 {
 	struct ratio value, period = { NS_SEC, 1 }, per_ns, lim;
 	long double exact;
@@ -342,8 +341,8 @@ parse_rate(const char *s, bool bytes, struct rate *out, char *err,
 	return 0;
 }
 
-int
-parse_amount(const char *s, bool bytes, struct amount *out, char *err,
+static int
+amount_of(const char *s, bool bytes, struct amount *out, char *err,
     size_t errsz)
 {
 	struct ratio value, ns;
@@ -412,4 +411,47 @@ double
 rate_per_sec(const struct rate *r)
 {
 	return (double)((long double)r->n * 1e9L / r->d);
+}
+
+void
+units_escape(char *msg, size_t size)
+{
+	char tmp[1024];
+	size_t j = 0;
+
+	if (size == 0)
+		return;
+	for (size_t i = 0; msg[i] != '\0' && j + 5 < sizeof tmp; i++) {
+		unsigned char c = (unsigned char)msg[i];
+
+		if (c < 0x20 || c == 0x7f)
+			j += (size_t)snprintf(tmp + j, sizeof tmp - j, "\\x%02x",
+			    c);
+		else
+			tmp[j++] = (char)c;
+	}
+	tmp[j] = '\0';
+	snprintf(msg, size, "%s", tmp);
+}
+
+int
+parse_rate(const char *s, bool bytes, struct rate *out, char *err,
+    size_t errsz)
+{
+	int rc = rate_of(s, bytes, out, err, errsz);
+
+	if (rc != 0)
+		units_escape(err, errsz);
+	return rc;
+}
+
+int
+parse_amount(const char *s, bool bytes, struct amount *out, char *err,
+    size_t errsz)
+{
+	int rc = amount_of(s, bytes, out, err, errsz);
+
+	if (rc != 0)
+		units_escape(err, errsz);
+	return rc;
 }

@@ -52,6 +52,12 @@ int	parse_amount(const char *s, bool bytes, struct amount *out, char *err,
 int	amount_units(const struct amount *a, const struct rate *r,
 	    uint64_t *units);
 
+/*
+ * Rewrite control characters in the message msg (size bytes) as \xHH, so
+ * a value quoted in it cannot break it over lines.
+ */
+void	units_escape(char *msg, size_t size);
+
 /* Units per second of r as a double, for messages and reports only. */
 double	rate_per_sec(const struct rate *r);
 
