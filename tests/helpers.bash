@@ -53,6 +53,9 @@ export -f tb
 #     -w MS     do not read the pipe before MS ms (a slow consumer)
 #     -o FILE   also copy the raw bytes to FILE
 #     -p FILE   write CMD's pid to FILE (atomically) once it is forked
+#     -P BYTES  shrink the pipe to BYTES (Linux F_SETPIPE_SZ), so a
+#               stalled reader blocks CMD sooner
+#     -S        sockets (socketpair) instead of pipes, for -i too
 #   The last line is "END MS STATUS", MS taken after CMD exited; stamp
 #   exits with CMD's status (128+N when CMD was killed by signal N).
 #   CMD is killed with SIGKILL (status 137) after $TB_LIMIT seconds.
@@ -63,13 +66,14 @@ build_stamp() {
 	export STAMP="$BATS_FILE_TMPDIR/stamp"
 	[[ -x $STAMP ]] && return 0
 	cc -std=c11 -O2 -Wall -Wextra -o "$STAMP" -x c - <<'EOF'
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,7 +123,7 @@ int
 main(int argc, char **argv)
 {
 	static char buf[1 << 16];
-	int chunks = 0, opt, fd[2], status, out = -1;
+	int chunks = 0, opt, fd[2], status, out = -1, sock = 0, pipesz = 0;
 	const char *limit = getenv("TB_LIMIT");
 	struct sigaction sa;
 	long wait_ms = 0, in_ms = 100;
@@ -130,7 +134,7 @@ main(int argc, char **argv)
 	ssize_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((opt = getopt(argc, argv, "+ci:I:w:o:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "+ci:I:w:o:p:P:S")) != -1) {
 		switch (opt) {
 		case 'c': chunks = 1; break;
 		case 'i': infile = optarg; break;
@@ -144,14 +148,22 @@ main(int argc, char **argv)
 			}
 			break;
 		case 'p': pidfile = optarg; break;
+		case 'P': pipesz = atoi(optarg); break;
+		case 'S': sock = 1; break;
 		default: return 127;
 		}
 	}
-	if (optind >= argc || pipe(fd) != 0 ||
-	    (infile != NULL && pipe(in) != 0)) {
+	if (optind >= argc ||
+	    (sock ? socketpair(AF_UNIX, SOCK_STREAM, 0, fd) : pipe(fd)) != 0 ||
+	    (infile != NULL && (sock ? socketpair(AF_UNIX, SOCK_STREAM, 0,
+	    in) : pipe(in)) != 0)) {
 		fprintf(stderr, "stamp: usage or setup error\n");
 		return 127;
 	}
+#ifdef F_SETPIPE_SZ
+	if (pipesz > 0 && !sock)
+		(void)fcntl(fd[1], F_SETPIPE_SZ, pipesz);
+#endif
 	fflush(stdout);
 	if (infile != NULL && (feeder = fork()) == 0) {
 		struct timespec due = t0;
