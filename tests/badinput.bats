@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# Bad input: every invalid option value, and every conflict, gives one
+# line on standard error naming what is wrong, nothing on standard output,
+# and exit status 2.  One row per case: the arguments, a tab, and a piece
+# of text the message must contain.
+
+load helpers
+
+# ARGS<TAB>NEEDLE; ARGS are split by the shell (quotes allowed).
+cases() {
+	cat <<'EOF_CASES'
+-r 0	'0'
+-r -1	'-1'
+-r abc	'abc'
+-r 1e400	'1e400'
+-r 10/fortnight	'10/fortnight'
+-r 5/0s	'5/0s'
+-r ''	''
+-r 5/	'5/'
+-r 5s	'5s'
+-r 1KiB/s	'1KiB/s'
+-r 1/s/s	'1/s/s'
+-r 2000T/s	'2000T/s'
+-r 1/3651day	'1/3651day'
+-r 0x10/s	'0x10/s'
+-r nan	'nan'
+-r ' 5/s'	' 5/s'
+-r 1/s -b 0	'0'
+-r 1/s -b -1	'-1'
+-r 1/s -b abc	'abc'
+-r 1/s -b 99999999999999999999999	'99999999999999999999999'
+-r 1/day -b 40000day	'40000day'
+-r 1/s -b 1ms	'1ms'
+-r 1/s -b 1 -b 2	-b given twice
+-b 2 -r 1/s -r 2/s	comes before any -r
+-r 1/s --initial -1	'-1'
+-r 1/s -b 3 --initial 4	'4'
+-r 1/s --initial x	'x'
+-r 1/s -r 2/s --initial 1	--initial applies to a single -r
+-r 1/s -d ''	delimiter ''
+-r 1/s -d ab	'ab'
+-r 1/s -d '\xZZ'	'\xZZ'
+-r 1/s -l -c	conflicts
+-r 1/s -0 -d ,	conflicts
+-r 1/s -a token -a leaky	conflicting algorithms
+-r 1/s -a bucket	'bucket'
+-r 1/s --leaky -b 3	-a leaky
+-r 1.5/s -a sliding	'1.5/s'
+-r 10/min -a sliding -b 3	-b
+-r 2000000/s -a sliding	'2000000/s'
+-r 1/s --catch-up 2h	'2h'
+-r 1/s --catch-up x	'x'
+-r 1/s --catch-up 5	'5'
+-r inf --drop	--drop
+-r 1/s --drop-to ''	--drop-to ''
+-r 1/s --stats=xml	'xml'
+-r 1/s --bogus	'--bogus'
+-r 1/s -x	'-x'
+-r 1/s --drop=1	takes no value
+-r	needs a value
+-r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s	at most 8
+-r inf -r 1/s	-r inf
+-c --byte-rate 1M/s	-r 1M/s
+--byte-burst 10 -r 1/s	needs --byte-rate
+--byte-rate inf	'inf'
+--byte-rate 10q/s	'10q/s'
+--byte-rate 1K/s --byte-burst 0	'0'
+-b 5 --byte-rate 1M/s	-b 5
+--leaky --byte-rate 1M/s	-a applies to -r
+-r 1/s --queue 0	'0'
+-r 1/s --queue 1.5	'1.5'
+-r 1/s --queue 2000000000	'2000000000'
+-c -r 1K/s --queue 2	-c
+--byte-rate 1K/s --queue 2	--byte-rate
+-r inf --queue 2	--queue
+-k 0 -r 1/s	'0'
+-k 1 -c -r 1/s	-c
+-k 1 -r 1/s -r 2/s	one -r
+-k 1 -a fixed -r 1/s	-a token
+-k 1 -r 1/s --initial 0	--initial
+-F , -r 1/s	needs -k
+-r 1/s -k 1 --max-keys 0	'0'
+--max-keys 9 -r 1/s	needs -k
+--shared '' -r 1/s	''
+--shared a/b -r 1/s	'a/b'
+--shared .x -r 1/s	'.x'
+--shared x -r inf	needs a rate
+--shared x -k 1 -r 1/s	-k
+--redis redis://h -r 1/s	needs --shared
+--shared x --redis http://h -r 1/s	'http://h'
+--shared x --redis redis://h:0 -r 1/s	port
+--shared x --redis redis://h/x -r 1/s	database
+--shared x --redis redis://h --redis-fallback maybe -r 1/s	'maybe'
+-R abc -r 1/s	'abc'
+-R 0 -r 1/s	'0'
+-R 99999999999 -r 1/s	'99999999999'
+-R 123	needs -r
+-R 123 -r 1/s -s	'-s'
+-R 123 -r 1/q	'1/q'
+EOF_CASES
+}
+
+@test "every invalid value or conflict: one line naming it, exit 2" {
+	local args needle n=0 bad=0
+	while IFS=$'\t' read -r args needle; do
+		n=$((n + 1))
+		eval "run --separate-stderr tb $args" </dev/null
+		if [[ $status != 2 || -n $output || $(printf '%s' "$stderr" | awk 'END { print NR }') != 1 ||
+		    $stderr != *"$needle"* ]]; then
+			printf 'case %d: tb %s\n  status %s, stdout [%s], stderr [%s], want [%s]\n' \
+			    "$n" "$args" "$status" "$output" "$stderr" "$needle" >&2
+			bad=$((bad + 1))
+		fi
+	done < <(cases)
+	echo "# $n bad-input cases" >&3
+	assert_eq "$bad" 0 "cases that failed"
+	assert_ge "$n" 80 "cases in the table"
+}
