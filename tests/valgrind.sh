@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Run tbthrottle under valgrind in every mode on small inputs: no invalid
+# access, no use of uninitialised memory, no leak.  Exits 1 on the first
+# error.  Timing is not checked here (valgrind is slow); the bats suite
+# does that.  Usage: bash tests/valgrind.sh [TBTHROTTLE]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tb=${1:-./tbthrottle}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_RUNTIME_DIR=$tmp/run
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+seq 300 >"$tmp/lines"
+{ head -c 200000 /dev/zero | tr '\0' x; echo; seq 20; } >"$tmp/long"
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "k%d %d\n", i % 50, i }' >"$tmp/keys"
+
+vg() {
+	valgrind -q --error-exitcode=99 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect --track-fds=no "$@"
+}
+
+n=0
+check() { # check INPUT ARGS...: run, compare nothing, fail on errors
+	local in=$1 rc=0
+	shift
+	n=$((n + 1))
+	vg "$tb" "$@" <"$in" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [[ $rc == 99 ]] || grep -q '^==[0-9]*==' "$tmp/err"; then
+		echo "valgrind: errors in: tbthrottle $*" >&2
+		cat "$tmp/err" >&2
+		exit 1
+	fi
+}
+
+check "$tmp/lines" -r inf
+check "$tmp/lines" -c -r inf
+check "$tmp/lines" -r 2k/s -b 100 -s
+check "$tmp/lines" -r 3k/s --leaky --stats=json
+check "$tmp/lines" -c -r 200K/s
+check "$tmp/lines" -0 -r 5k/s -b 10
+check "$tmp/long" -r 1k/s --byte-rate 10M/s --byte-burst 1000
+check "$tmp/long" -r 1/min -b 5 --drop-to "$tmp/dropped"
+check "$tmp/lines" -a sliding -r 1000/s
+check "$tmp/lines" -a fixed -r 2000/s
+check "$tmp/lines" -r 1000/s -b 50 -r 5000/s -b 5
+check "$tmp/lines" --leaky -r 3k/s --queue 5 --drop
+check "$tmp/long" --leaky -r 1k/s --queue 3
+check "$tmp/keys" -k 1 -r 1/min --drop
+check "$tmp/keys" -k 1 -r 100k/s
+check "$tmp/lines" --shared vg -r 5k/s -b 100
+check "$tmp/lines" --shared vg -r 5k/s -b 100 --drop
+check /dev/null -r 1/s -R 1
+check /dev/null --bogus
+check /dev/null -r 1/s --help
+echo "valgrind: $n runs clean"
