@@ -64,8 +64,15 @@ burst_after() {
 	local bg=$! pid
 	wait_for_output "$d/pid"
 	pid=$(cat "$d/pid")
-	# SIGWINCH (ignored) and SIGUSR2 (caught: it interrupts every sleep
-	# and read) as fast as the shell can send them, for the whole run.
+	# Once it runs (its first line is out: a signal before it has set
+	# its handlers would kill any program), SIGWINCH (ignored) and
+	# SIGUSR2 (caught: it interrupts every sleep and read) as fast as the
+	# shell can send them, for the rest of the run.
+	local i
+	for ((i = 0; i < 1000; i++)); do
+		grep -q '^[0-9]' "$d/stamps" 2>/dev/null && break
+		sleep 0.01
+	done
 	( while kill -WINCH "$pid" 2>/dev/null && kill -USR2 "$pid" 2>/dev/null; do :; done ) &
 	local storm=$!
 	wait "$bg"

@@ -223,7 +223,8 @@ stamped() {
 	local d=$BATS_TEST_TMPDIR pid
 	{ echo one; sleep 0.4; echo two; } | "$TB" -r inf >"$d/out" &
 	pid=$!
-	sleep 0.2
+	# Once it runs: "one" is through.
+	wait_for_output "$d/out"
 	kill -USR2 "$pid"
 	wait "$pid"
 	assert_eq "$(cat "$d/out")" $'one\ntwo' "output"
