@@ -25,7 +25,10 @@ gcra_reserve(const struct gcra *g, int64_t tat, int64_t now, uint64_t units,
     int64_t *at)
 {
 	int64_t from = tat > now ? tat : now;
-	int64_t next = from + (int64_t)(units * g->d);
+	int64_t cost = (int64_t)(units * g->d);
+	/* Past the range means never; it must not wrap around. */
+	int64_t next = from > GCRA_MAX_SCALED - cost ? GCRA_MAX_SCALED :
+	    from + cost;
 	int64_t go = next - (int64_t)(g->burst * g->d);
 
 	*at = go > now ? go : now;

@@ -362,8 +362,10 @@ main(int argc, char *argv[])
 		const struct limit *l = &cfg.limits[0];
 
 		if (shared_open(&shared, cfg.shared, l->rate.n, l->rate.d,
-		    l->burst, cfg.rate_text, why, sizeof why) != 0)
+		    l->burst, cfg.rate_text, why, sizeof why) != 0) {
+			units_escape(why, sizeof why);
 			errx(1, "%s", why);
+		}
 		limiter_of_shared(&members[0], &shared);
 		pump.limit = &members[0];
 		pump.quantum = limits_quantum(&cfg);

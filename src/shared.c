@@ -127,13 +127,21 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	if (st->n != n || st->d != d || st->burst != burst) {
 		char was[120];
 
-		snprintf(was, sizeof was, "%s, burst %llu", st->rate_text,
+		snprintf(was, sizeof was, "%.*s, burst %llu",
+		    (int)sizeof st->rate_text, st->rate_text,
 		    (unsigned long long)st->burst);
 		snprintf(err, errsz, "shared bucket '%s' is -r %s; this run "
 		    "asks for -r %s, burst %llu (give the same, or remove %s "
 		    "when no process uses it)", name, was, rate_text,
 		    (unsigned long long)burst, s->path);
 		return -1;
+	}
+	{
+		int64_t tat = atomic_load(&st->tat);
+
+		if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
+			return fail(err, errsz, "%s is corrupt: remove it when "
+			    "no process uses it%s", s->path, "");
 	}
 	s->epoch_ns = st->epoch_ns;
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)

@@ -125,8 +125,12 @@ burst_after() {
 	assert_eq "$(stamp_texts)" "$(seq 200)" "socket, bytes"
 }
 
-@test "standard output a terminal: records pass, -P draws, nothing breaks" {
+@test "standard input and output a terminal: lines pass, end of input ends it" {
 	command -v script >/dev/null || skip "script(1) is not installed"
 	run -0 script -qec "$TB -r 1k/s -b 100 $BATS_FILE_TMPDIR/lines" /dev/null
 	assert_eq "$(tr -d '\r' <<<"$output" | head -n 3)" $'1\n2\n3' "first lines"
+	# Typed lines on a terminal, then ^D: each line is a record.
+	run -0 bash -c '{ sleep 0.3; printf "alpha\nbeta\n"; sleep 0.3; printf "\004"; } |
+	    script -qec "$0 -r 100/s -s" /dev/null' "$TB"
+	[[ $output == *alpha*beta* && $output == *"units 2 in, 2 out"* ]]
 }

@@ -7,7 +7,8 @@
 
 bats_require_minimum_version 1.5.0
 
-TB="$BATS_TEST_DIRNAME/../tbthrottle"
+# TB_UNDER_TEST runs the suite on another build or a wrapper (valgrind).
+TB="${TB_UNDER_TEST:-$BATS_TEST_DIRNAME/../tbthrottle}"
 
 # A hang must fail the test, not stall the suite (CI runs it twice, once
 # under ASan+UBSan).

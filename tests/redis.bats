@@ -122,10 +122,12 @@ setup() {
 }
 
 @test "--redis: another rate for the same name is refused" {
-	run -0 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 10/s --redis "$1"' "$P" "$URL"
-	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 20/s --redis "$1"' "$P" "$URL"
+	# At 1/min the key lives a minute: long enough for the second run
+	# to find it however slow the machine (a full bucket has expired).
+	run -0 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 1/min --redis "$1"' "$P" "$URL"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 2/min --redis "$1"' "$P" "$URL"
 	assert_one_stderr_line
-	[[ $stderr == *"-r 10/s"* && $stderr == *"-r 20/s"* ]]
+	[[ $stderr == *"-r 1/min"* && $stderr == *"-r 2/min"* ]]
 }
 
 @test "--redis usage errors, and no password in them" {

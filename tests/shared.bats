@@ -89,3 +89,24 @@ setup() {
 		assert_one_stderr_line
 	done
 }
+
+@test "--shared: a state file with a wild value is refused, not trusted" {
+	run -0 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
+	local f=$XDG_RUNTIME_DIR/tbthrottle/wild.bucket
+	# Overwrite the token word (the last 8 bytes) with 0x7f...: far
+	# beyond any time the bucket could reach.
+	printf '\xff\xff\xff\xff\xff\xff\xff\x7f' |
+	    dd of="$f" bs=1 seek=80 conv=notrunc status=none
+	run -1 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
+	assert_one_stderr_line
+	[[ $stderr == *corrupt* ]]
+}
+
+@test "--shared: a planted symlink for the directory is refused" {
+	mkdir -m 700 "$BATS_TEST_TMPDIR/elsewhere"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$XDG_RUNTIME_DIR/tbthrottle"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared api -r 10/s'
+	assert_one_stderr_line
+	[[ $stderr == *"not a private directory"* ]]
+	assert_eq "$(ls "$BATS_TEST_TMPDIR/elsewhere")" "" "nothing created through the link"
+}
