@@ -190,6 +190,10 @@ test_parse_amount(void)
 	check(parse_amount("-1", false, &a, err, sizeof err) == -1,
 	    "negative amount");
 	check(parse_amount("", false, &a, err, sizeof err) == -1, "empty");
+	/* A value with control bytes cannot break a message over lines. */
+	check(parse_amount("5\n64q", false, &a, err, sizeof err) == -1 &&
+	    strchr(err, '\n') == NULL && strstr(err, "\\x0a") != NULL,
+	    "control bytes escaped: %s", err);
 	check(parse_amount("2s5", false, &a, err, sizeof err) == -1,
 	    "trailing junk after a duration");
 }
