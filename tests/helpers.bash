@@ -397,6 +397,24 @@ now_ms() {
 	fi
 }
 
+# wait_running PID: wait until tbthrottle PID (with a rate) has set up its
+# signal handlers, shown by its control file, so that a signal sent next
+# cannot find it still starting (at most 20 s).
+wait_running() {
+	local i dir uid
+	uid=$(id -u)
+	for ((i = 0; i < 2000; i++)); do
+		for dir in "${XDG_RUNTIME_DIR:-/nonexistent}/tbthrottle" \
+		    "/run/user/$uid/tbthrottle" "/dev/shm/tbthrottle-$uid" \
+		    "/tmp/tbthrottle-$uid"; do
+			[[ -e $dir/$1 ]] && return 0
+		done
+		sleep 0.01
+	done
+	echo "tbthrottle $1 did not start" >&2
+	return 1
+}
+
 # stop_after SECONDS OUT ERR CMD...: run CMD in the background, output to
 # OUT and ERR, send it SIGTERM after SECONDS and wait; its exit status is
 # left in $stopped_status and its stderr in $stderr.
@@ -405,6 +423,7 @@ stop_after() {
 	shift 3
 	"$@" >"$out" 2>"$err" &
 	pid=$!
+	wait_running "$pid"
 	sleep "$secs"
 	kill -s TERM "$pid"
 	local st=0

@@ -75,13 +75,15 @@ stamped() {
 	start_timed "$d/in" -r 1/min --catch-up 0
 	run -0 --separate-stderr "$TB" -R "$pid" -r 5/s
 	wait "$bg"
-	# From the second unit after the change, each waits 200 ms.
+	# From the second unit after the change, each waits 200 ms.  The
+	# gaps are between arrival times, each late by the pipe's delivery,
+	# which varies: allow 2 ms for it.
 	local t prev="" n=0 gap
 	while read -r t _; do
 		n=$((n + 1))
 		if ((n >= 3)); then
 			gap=$(awk -v a="$prev" -v b="$t" 'BEGIN { print b - a }')
-			assert_ge "$gap" 200 "gap before unit $n (ms)"
+			assert_ge "$gap" 198 "gap before unit $n (ms)"
 		fi
 		prev=$t
 	done < <(awk '$1 ~ /^[0-9]/' "$d/stamps")

@@ -168,6 +168,7 @@ signal_during_blocked_write() {
 	    >"$d/log" 2>"$d/err" 3>&- &
 	spid=$!
 	wait_for_output "$d/pid"
+	wait_running "$(cat "$d/pid")"
 	sleep 0.3
 	kill -s TERM "$(cat "$d/pid")"
 	wait "$spid" || st=$?

@@ -53,6 +53,7 @@ json_field() {
 	local d=$BATS_TEST_TMPDIR pid st=0
 	seq 6 | "$TB" -r 10/s -s >"$d/out" 2>"$d/err" &
 	pid=$!
+	wait_running "$pid"
 	sleep 0.25
 	kill -s USR1 "$pid"
 	wait "$pid" || st=$?
@@ -66,7 +67,7 @@ json_field() {
 	local d=$BATS_TEST_TMPDIR pid st=0
 	seq 3 | "$TB" -r 10/s >"$d/out" 2>"$d/err" &
 	pid=$!
-	sleep 0.1
+	wait_running "$pid"
 	kill -s USR1 "$pid"
 	wait "$pid" || st=$?
 	assert_eq "$st" 0 "exit status"
