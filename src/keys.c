@@ -6,11 +6,15 @@
 
 /* Slots to start with; the table doubles while under half full. */
 #define KEYS_MIN_CAP	1024
+/* Inserts or refused keys between sweeps at the least: a sweep of the
+ * smallest table then costs 64 slot visits per insert. */
+#define KEYS_MIN_SWEEP	16
 
 uint64_t
-key_hash(const char *b, size_t len)
+key_hash(const char *b, size_t len, uint64_t seed)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len, w;
+	uint64_t h = (0x9e3779b97f4a7c15ULL ^ len) + seed * 0xff51afd7ed558ccdULL;
+	uint64_t w;
 	size_t i = 0;
 
 	for (; i + 8 <= len; i += 8) {
@@ -20,7 +24,7 @@ key_hash(const char *b, size_t len)
 	}
 	w = 0;
 	memcpy(&w, b + i, len - i);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h = (h ^ w ^ seed) * 0xc4ceb9fe1a85ec53ULL;
 	/* The murmur3 finalizer: every input bit reaches every output bit. */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
@@ -104,19 +108,20 @@ rebuild(struct keytab *t, size_t cap, int64_t now_ns)
 	free(t->slots);
 	t->slots = slots;
 	t->cap = cap;
-	t->until_sweep = t->live > KEYS_MIN_CAP ? t->live : KEYS_MIN_CAP;
+	t->until_sweep = t->live > KEYS_MIN_SWEEP ? t->live : KEYS_MIN_SWEEP;
 	return 0;
 }
 
 int
 keytab_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
-    int64_t now_ns)
+    uint64_t seed, int64_t now_ns)
 {
 	memset(t, 0, sizeof *t);
+	t->seed = seed;
 	t->proto = *proto;
 	t->max_keys = max_keys > 0 ? max_keys : 1;
 	t->cap = KEYS_MIN_CAP;
-	t->until_sweep = KEYS_MIN_CAP;
+	t->until_sweep = KEYS_MIN_SWEEP;
 	if ((t->slots = calloc(t->cap, sizeof *t->slots)) == NULL)
 		return -1;
 	t->overflow = *proto;
@@ -144,7 +149,9 @@ make_room(struct keytab *t, int64_t now_ns)
 {
 	if (t->live < t->max_keys && t->live + 1 <= t->cap / 2)
 		return true;
-	if (t->until_sweep == 0 && rebuild(t, t->cap, now_ns) == 0 &&
+	/* A small table is cheap to sweep every time. */
+	if ((t->until_sweep == 0 || t->cap <= KEYS_MIN_CAP * 4) &&
+	    rebuild(t, t->cap, now_ns) == 0 &&
 	    t->live < t->max_keys && t->live + 1 <= t->cap / 2)
 		return true;
 	if (t->live >= t->max_keys || t->cap > SIZE_MAX / 4 /
@@ -158,7 +165,7 @@ keytab_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 {
 	size_t i;
 
-	t->sel_hash = key_hash(key, len);
+	t->sel_hash = key_hash(key, len, t->seed);
 	t->sel_overflow = false;
 	i = probe(t->slots, t->cap, t->sel_hash);
 	if (t->slots[i].hash != 0) {

@@ -17,8 +17,9 @@ struct keyslot {
 
 /*
  * Buckets by key, all with the rate, burst and catch-up of a prototype.
- * A key is known by a 64-bit hash of its bytes (two keys of a million
- * share one with odds below 1 in 10^7).  A bucket that has refilled
+ * A key is known by a 64-bit hash of its bytes under a secret seed (two
+ * keys of a million share one with odds below 1 in 10^7, and input
+ * cannot aim at a collision it cannot see).  A bucket that has refilled
  * holds nothing a new one would not, so it is forgotten; when max_keys
  * buckets are live, new keys share one overflow bucket.
  */
@@ -27,6 +28,7 @@ struct keytab {
 	int sep;		/* ... fields ending at this byte, or -1 */
 	int delim;		/* records ending at this byte */
 	struct bucket proto;
+	uint64_t seed;		/* of the hash, chosen at random */
 	struct keyslot *slots;
 	size_t cap;		/* slots, a power of two */
 	size_t live;		/* slots in use */
@@ -41,9 +43,9 @@ struct keytab {
 	bool sel_overflow;
 };
 
-/* Start an empty table; -1 when memory runs out. */
+/* Start an empty table, hashing keys with seed; -1 when memory runs out. */
 int	keytab_init(struct keytab *t, const struct bucket *proto,
-	    size_t max_keys, int64_t now_ns);
+	    size_t max_keys, uint64_t seed, int64_t now_ns);
 
 void	keytab_free(struct keytab *t);
 
@@ -68,8 +70,8 @@ void	keytab_select_record(struct keytab *t, const char *rec, size_t len,
  */
 void	keytab_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 
-/* The 64-bit hash of b[0..len), never 0. */
-uint64_t key_hash(const char *b, size_t len);
+/* The 64-bit hash of b[0..len) under seed, never 0. */
+uint64_t key_hash(const char *b, size_t len, uint64_t seed);
 
 /*
  * Field number field (1-based) of the record rec[0..len), its delimiter

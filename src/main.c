@@ -146,6 +146,22 @@ build_limits(const struct config *cfg, int64_t start_ns)
 	return &all;
 }
 
+/* A secret seed for the key hash, from the kernel's random source. */
+static uint64_t
+random_seed(void)
+{
+	uint64_t seed = (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
+	uint64_t r;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, &r, sizeof r) == (ssize_t)sizeof r)
+			seed ^= r;
+		(void)close(fd);
+	}
+	return seed;
+}
+
 /* What a live change needs: the run's settings and its pump. */
 struct run {
 	struct config *cfg;
@@ -348,7 +364,7 @@ main(int argc, char *argv[])
 		    pump.start_ns);
 		bucket_set_catchup(&proto, cfg.catchup_ns);
 		if (keytab_init(&keytab, &proto, (size_t)cfg.max_keys,
-		    pump.start_ns) != 0)
+		    random_seed(), pump.start_ns) != 0)
 			err(1, "key table");
 		keytab.field = cfg.key_field;
 		keytab.sep = cfg.key_sep;
@@ -362,7 +378,7 @@ main(int argc, char *argv[])
 		const struct limit *l = &cfg.limits[0];
 
 		if (shared_open(&shared, cfg.shared, l->rate.n, l->rate.d,
-		    l->burst, cfg.rate_text, why, sizeof why) != 0) {
+		    l->burst, bytes, cfg.rate_text, why, sizeof why) != 0) {
 			units_escape(why, sizeof why);
 			errx(1, "%s", why);
 		}

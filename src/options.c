@@ -881,8 +881,15 @@ parse(struct config *cfg, int argc, char **argv, char *err, size_t errsz)
 	cfg->nfiles = argc - optind;
 	if (control_arg != NULL) {
 		if (other_opt != NULL || cfg->nfiles > 0) {
-			snprintf(err, errsz, "-R takes only -r and -b, not '%s'",
-			    other_opt != NULL ? other_opt : cfg->files[0]);
+			/* The option only, never its value: it may be a
+			 * password. */
+			if (other_opt == NULL)
+				snprintf(err, errsz, "-R takes only -r and -b, "
+				    "not FILE operands");
+			else
+				snprintf(err, errsz, "-R takes only -r and -b, "
+				    "not '%.*s'", (int)strcspn(other_opt, "="),
+				    other_opt);
 			return OPT_ERROR;
 		}
 		return resolve_control(cfg, control_arg, nrates, rate_args,

@@ -107,8 +107,10 @@ pump_sleep_until(int64_t deadline_ns)
 {
 	unsigned seen = changes;
 
-	/* A change asked for just before: do not sleep on a stale
-	 * deadline. */
+	/* A stop or a change asked for just before: do not sleep on a
+	 * stale deadline. */
+	if (signals_stop_requested())
+		return WAKE_STOP;
 	signals_poll_report();
 	if (changes != seen)
 		return WAKE_CHANGED;

@@ -52,6 +52,7 @@ redis_close(struct redis *r)
 
 #include "clock.h"
 #include "signals.h"
+#include "units.h"
 
 #define MS	1000000LL
 /* Each command waits this long for Redis at most. */
@@ -66,8 +67,9 @@ redis_close(struct redis *r)
  * t, the time the bucket is full again (GCRA), i and b, the interval in
  * microseconds and the burst it was made with, and r, the rate as given;
  * it expires when the bucket is full again, carrying nothing then.
- * ARGV: interval, burst, units, "take" or "book", rate text.  Returns
- * the wait in microseconds, or -1 when take finds no room.
+ * ARGV: interval, burst, units, "take" or "book", rate text.  Book
+ * returns the wait in microseconds; take takes what there is room for, up
+ * to units, and returns how many, or -1 for none.
  */
 static const char script[] =
 "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
@@ -80,14 +82,20 @@ static const char script[] =
 "  return redis.error_reply('MISMATCH -r ' .. tostring(s[4]) ..\n"
 "    ', burst ' .. tostring(s[3]))\n"
 "end\n"
-"local tat = tonumber(s[1] or '0')\n"
+"local tat = tonumber(s[1] or '0') or 0\n"
+"if tat ~= tat or tat == math.huge then tat = 0 end\n"
 "if tat < now then tat = now end\n"
+"if ARGV[4] == 'take' then\n"
+"  local room = math.floor((now + burst * iv - tat) / iv)\n"
+"  if room < units then units = room end\n"
+"  if units <= 0 then return -1 end\n"
+"end\n"
 "local nxt = tat + units * iv\n"
 "local at = nxt - burst * iv\n"
-"if ARGV[4] == 'take' and at > now then return -1 end\n"
 "redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt),\n"
 "  'i', ARGV[1], 'b', ARGV[2], 'r', ARGV[5])\n"
 "redis.call('PEXPIRE', KEYS[1], math.ceil((nxt - now) / 1000) + 1)\n"
+"if ARGV[4] == 'take' then return units end\n"
 "if at <= now then return 0 end\n"
 "return math.ceil(at - now)\n";
 
@@ -201,12 +209,13 @@ connect_redis(struct redis *r, char *why, size_t size)
 }
 
 /*
- * Book (or, with take, take if there is room) units now.  Returns 0 with
- * the wait in *wait_us, 1 when take found no room, or -1 when Redis
- * cannot be reached (the reason in why).
+ * Book (or, with take, take what there is room for of) units now.
+ * Returns 0 with the wait in microseconds (take: the units taken) in
+ * *got, or -1 when Redis cannot be reached or answers nonsense (the
+ * reason in why).
  */
 static int
-call(struct redis *r, uint64_t units, bool take, int64_t *wait_us, char *why,
+call(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
     size_t size)
 {
 	char n[24];
@@ -219,17 +228,16 @@ call(struct redis *r, uint64_t units, bool take, int64_t *wait_us, char *why,
 		return -1;
 	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
 	for (int i = 0; i < 9; i++)
-		lens[i] = strlen(argv[i]);
-	lens[3] = r->key_len;
+		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
 	for (int tries = 0; tries < 2; tries++) {
 		if ((rep = command(r, 9, argv, lens, why, size)) == NULL)
 			return -1;
-		if (rep->type == REDIS_REPLY_INTEGER) {
-			int rc = rep->integer < 0 ? 1 : 0;
-
-			*wait_us = rep->integer < 0 ? 0 : rep->integer;
+		if (rep->type == REDIS_REPLY_INTEGER &&
+		    (take ? rep->integer == -1 || (rep->integer >= 1 &&
+		    (uint64_t)rep->integer <= units) : rep->integer >= 0)) {
+			*got = rep->integer < 0 ? 0 : rep->integer;
 			freeReplyObject(rep);
-			return rc;
+			return 0;
 		}
 		if (rep->type == REDIS_REPLY_ERROR &&
 		    strncmp(rep->str, "MISMATCH ", 9) == 0)
@@ -247,7 +255,7 @@ call(struct redis *r, uint64_t units, bool take, int64_t *wait_us, char *why,
 			continue;
 		}
 		snprintf(why, size, "%s", rep->type == REDIS_REPLY_ERROR ?
-		    rep->str : "unexpected reply");
+		    rep->str : "a reply out of range");
 		freeReplyObject(rep);
 		drop_conn(r);
 		return -1;
@@ -268,16 +276,20 @@ report(struct redis *r, bool down, const char *why)
 	r->down = down;
 }
 
+/* Longest wait believed from Redis: a reply beyond is a broken one. */
+#define WAIT_MAX_US	(100LL * 365 * 86400 * 1000000)
+
 /*
- * Book or take units at now_ns through Redis, as the fallback says while
- * it is down.  Returns when they may go (take: now_ns, or INT64_MIN when
- * refused).
+ * Book units at now_ns through Redis, as the fallback says while it is
+ * down; returns when they may go, or INT64_MAX when a stop came first
+ * (nothing booked: the caller releases nothing).  With take, takes what
+ * there is room for, up to units, and returns how many (0 on a stop).
  */
 static int64_t
 ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 {
 	char why[512];
-	int64_t wait_us = 0;
+	int64_t got = 0;
 	int rc;
 
 	for (;;) {
@@ -285,35 +297,37 @@ ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 		    clock_now_ns() < r->next_try_ns)
 			rc = -1;
 		else
-			rc = call(r, units, take, &wait_us, why, sizeof why);
-		if (rc >= 0) {
+			rc = call(r, units, take, &got, why, sizeof why);
+		if (rc == 0 && !take && got > WAIT_MAX_US) {
+			snprintf(why, sizeof why, "a wait of %lld us",
+			    (long long)got);
+			rc = -1;
+		}
+		if (rc == 0) {
 			report(r, false, NULL);
 			r->retry_ns = RETRY_FIRST_NS;
-			if (rc == 1)
-				return INT64_MIN;
-			return clock_now_ns() + wait_us * 1000;
+			return take ? got : clock_now_ns() + got * 1000;
 		}
+		units_escape(why, sizeof why);
 		if (r->fallback == FALLBACK_FAIL)
 			errx(1, "%s: %s", r->shown, why);
 		if (!(r->fallback == FALLBACK_LOCAL && r->down))
 			report(r, true, why);
 		if (r->fallback == FALLBACK_LOCAL) {
+			int64_t due;
+
 			if (clock_now_ns() >= r->next_try_ns)
 				r->next_try_ns = clock_now_ns() + 1000 * MS;
 			if (take)
-				return limiter_take(r->local, now_ns, now_ns,
-				    units) == units ? now_ns : INT64_MIN;
-			{
-				int64_t due = limiter_ready_at(r->local,
+				return (int64_t)limiter_take(r->local, now_ns,
 				    now_ns, units);
-
-				(void)limiter_take(r->local, now_ns, due, units);
-				return due;
-			}
+			due = limiter_ready_at(r->local, now_ns, units);
+			(void)limiter_take(r->local, now_ns, due, units);
+			return due;
 		}
 		/* Block: wait and try again, unless asked to stop. */
 		if (signals_stop_requested())
-			return take ? INT64_MIN : now_ns;
+			return take ? 0 : INT64_MAX;
 		(void)clock_sleep_until(clock_now_ns() + r->retry_ns);
 		if (r->retry_ns < RETRY_MAX_NS)
 			r->retry_ns *= 2;
@@ -377,7 +391,7 @@ static uint64_t
 r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	(void)ready_ns;
-	return ask(self, now_ns, max, true) == INT64_MIN ? 0 : max;
+	return (uint64_t)ask(self, now_ns, max, true);
 }
 
 static int64_t

@@ -21,8 +21,9 @@ struct redis_url {
 };
 
 /*
- * Parse url into u.  Returns 0, or -1 with the reason in err (which never
- * holds the password).
+ * Parse url into u; without a password in it, REDISCLI_AUTH gives one.
+ * Returns 0, or -1 with the reason in err (which never holds the
+ * password).
  */
 int	redis_url_parse(const char *url, struct redis_url *u, char *err,
 	    size_t errsz);

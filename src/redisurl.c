@@ -36,17 +36,18 @@ int
 redis_url_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 {
 	static const char scheme[] = "redis://";
-	const char *p, *at, *end, *colon, *slash;
+	const char *p, *at, *end, *colon, *slash, *env;
 	char shown[64];
 	long v;
 
 	memset(u, 0, sizeof *u);
 	u->port = 6379;
-	/* Name the URL in errors only up to its credentials. */
-	snprintf(shown, sizeof shown, "%.*s", (int)strcspn(url, "@"), url);
-	if (strchr(url, '@') != NULL)
+	/* Name the URL in errors without its credentials: all before the
+	 * last '@', as the parser splits there. */
+	snprintf(shown, sizeof shown, "%s", url);
+	if (strrchr(url, '@') != NULL)
 		snprintf(shown, sizeof shown, "redis://...@%s",
-		    strchr(url, '@') + 1);
+		    strrchr(url, '@') + 1);
 	if (strncmp(url, scheme, sizeof scheme - 1) != 0) {
 		snprintf(err, errsz, "invalid --redis URL '%s': give "
 		    "redis://[:password@]host[:port][/db]", shown);
@@ -65,6 +66,13 @@ redis_url_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 			return -1;
 		}
 		p = at + 1;
+	}
+	/* Kept out of the URL (and so out of ps), the password may come
+	 * from the environment, as for redis-cli. */
+	if (u->password[0] == '\0' && (env = getenv("REDISCLI_AUTH")) != NULL &&
+	    copy(u->password, sizeof u->password, env, strlen(env)) != 0) {
+		snprintf(err, errsz, "REDISCLI_AUTH is too long");
+		return -1;
 	}
 	if ((slash = strchr(p, '/')) != NULL) {
 		if ((v = number(slash + 1, (size_t)(end - slash - 1), 0,

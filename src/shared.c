@@ -12,7 +12,7 @@
 #include "rundir.h"
 #include "shared.h"
 
-#define SHARED_MAGIC	0x3153484254425400ULL	/* "\0TBTBHS1" */
+#define SHARED_MAGIC	0x3253484254425400ULL	/* "\0TBTBHS2" */
 /* How long an opener waits for another process to finish creating it. */
 #define SHARED_INIT_WAIT_MS	1000
 
@@ -24,6 +24,7 @@
 struct shared_state {
 	_Atomic uint64_t magic;
 	uint64_t n, d, burst;
+	uint64_t bytes;		/* 1: units are bytes (-c), 0: records */
 	int64_t epoch_ns;
 	char rate_text[40];
 	_Atomic int64_t tat;
@@ -74,17 +75,24 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 
 int
 shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-    uint64_t burst, const char *rate_text, char *err, size_t errsz)
+    uint64_t burst, bool bytes, const char *rate_text, char *err,
+    size_t errsz)
 {
 	char dir[sizeof s->path - 80];
 	struct shared_state *st;
 	bool created = false;
 	int fd, rc;
 
-	if (burst > (uint64_t)GCRA_MAX_SCALED / d)
+	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
 		return fail(err, errsz, "-r %s: the burst takes too long to "
 		    "refill for a shared bucket%s", rate_text, "");
-	s->g = (struct gcra){ n, d, burst };
+	/*
+	 * In the file, time is plain monotonic nanoseconds, good for 73
+	 * years of uptime whatever the rate, and a unit costs its interval
+	 * rounded up to a whole ns: never faster than asked, and slower by
+	 * less than 1 ns a unit (exact when d / n is whole).
+	 */
+	s->g = (struct gcra){ 1, (d + n - 1) / n, burst };
 	if ((rc = rundir_make(dir, sizeof dir)) != 0)
 		return fail(err, errsz, rc == -2 ? "%s is not a private "
 		    "directory (mode 0700, owned by you)%s" : "no directory "
@@ -113,7 +121,8 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 		st->n = n;
 		st->d = d;
 		st->burst = burst;
-		st->epoch_ns = clock_now_ns();
+		st->bytes = bytes;
+		st->epoch_ns = 0;	/* the clock's own origin: boot */
 		snprintf(st->rate_text, sizeof st->rate_text, "%s", rate_text);
 		atomic_store(&st->tat, 0);	/* full */
 		atomic_store(&st->magic, SHARED_MAGIC);
@@ -124,16 +133,17 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 			    "its creator died: remove it%s", s->path, "");
 		(void)clock_sleep_until(clock_now_ns() + 1000000);
 	}
-	if (st->n != n || st->d != d || st->burst != burst) {
+	if (st->n != n || st->d != d || st->burst != burst ||
+	    st->bytes != bytes) {
 		char was[120];
 
-		snprintf(was, sizeof was, "%.*s, burst %llu",
+		snprintf(was, sizeof was, "%.*s, burst %llu%s",
 		    (int)sizeof st->rate_text, st->rate_text,
-		    (unsigned long long)st->burst);
+		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
 		snprintf(err, errsz, "shared bucket '%s' is -r %s; this run "
-		    "asks for -r %s, burst %llu (give the same, or remove %s "
+		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
 		    "when no process uses it)", name, was, rate_text,
-		    (unsigned long long)burst, s->path);
+		    (unsigned long long)burst, bytes ? " (bytes)" : "", s->path);
 		return -1;
 	}
 	{
@@ -182,10 +192,16 @@ static uint64_t
 s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	struct shared *s = self;
-	int64_t now = scaled(s, now_ns), tat = atomic_load(&s->st->tat), at;
+	int64_t now, tat = atomic_load(&s->st->tat), at;
 	uint64_t got;
 
+	/* Judged at a past arrival, a unit would take a token the bucket
+	 * had then, which other processes may since have taken: book at the
+	 * present instead. */
 	(void)ready_ns;
+	if (clock_now_ns() > now_ns)
+		now_ns = clock_now_ns();
+	now = scaled(s, now_ns);
 	do {
 		got = gcra_avail(&s->g, tat, now);
 		if (got > max)

@@ -88,3 +88,10 @@ setup_file() {
 	    tb -k 1 -r 1/min --drop | wc -l'
 	assert_eq "$output" 20000 "kept"
 }
+
+@test "--max-keys: once the table's buckets refill, new keys get their own" {
+	run -0 --separate-stderr bash -c '
+	    (printf "a\nb\n"; sleep 1.2; printf "c\nd\n") |
+	    tb -k 1 -r 1/s -b 1 --max-keys 2 --drop'
+	assert_eq "$output" $'a\nb\nc\nd' "kept"
+}

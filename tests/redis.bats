@@ -143,3 +143,28 @@ setup() {
 	run -2 --separate-stderr tb --shared x --redis redis://:hunter2@h:0 -r 1/s </dev/null
 	[[ $stderr != *hunter2* ]]
 }
+
+@test "--redis: a stop while waiting for a down Redis releases nothing" {
+	local d=$BATS_TEST_TMPDIR
+	stop_after 1 "$d/out" "$d/err" "$TB" --shared "$P" -r 1/min -b 1 \
+	    --redis redis://127.0.0.1:1 "$BATS_TEST_DIRNAME/../README.md"
+	assert_eq "$stopped_status" 143 "exit status"
+	assert_eq "$(wc -c <"$d/out")" 0 "bytes out"
+}
+
+@test "--redis: the password may come from REDISCLI_AUTH, and is never shown" {
+	run -1 --separate-stderr bash -c 'echo x | REDISCLI_AUTH=hunter2 "$0" \
+	    --shared "$1" -r 1/s --redis redis://127.0.0.1:1 --redis-fallback fail' \
+	    "$TB" "$P"
+	assert_one_stderr_line
+	[[ $stderr == *':***@127.0.0.1:1'* && $stderr != *hunter2* ]]
+	run -2 --separate-stderr tb --shared x --redis 'redis://:p@ss@h:99999' -r 1/s </dev/null
+	[[ $stderr != *p@ss* && $stderr != *ss@h* ]]
+}
+
+@test "--redis --drop -c: a read bigger than the tokens passes what fits" {
+	run -0 --separate-stderr bash -c 'head -c 2000 /dev/zero |
+	    tb -c --shared "$0" --redis "$1" -r 1/min -b 1000 --drop --stats=json' "$P" "$URL"
+	assert_eq "$(json_field bytes_out)" 1000 "bytes out"
+	assert_eq "$(json_field bytes_dropped)" 1000 "bytes dropped"
+}

@@ -198,7 +198,7 @@ stamped() {
 	[[ $stderr == *"'-a'"* ]]
 	run -2 --separate-stderr tb -R 123 -r 1/s somefile
 	assert_one_stderr_line
-	[[ $stderr == *"'somefile'"* ]]
+	[[ $stderr == *"FILE operands"* ]]
 	run -2 --separate-stderr tb -R 123 -r 1/q
 	assert_one_stderr_line
 	[[ $stderr == *"'1/q'"* ]]

@@ -49,6 +49,9 @@ setup() {
 	assert_one_stderr_line
 	[[ $stderr == *"-r 10/s"* && $stderr == *"-r 20/s"* ]]
 	assert_eq "$output" "" "nothing copied"
+	# The same numbers in bytes are another bucket's.
+	run -1 --separate-stderr bash -c 'echo x | tb -c --shared q -r 10/s -b 3'
+	[[ $stderr == *"(bytes)"* ]]
 }
 
 @test "--shared: a planted symlink is not followed" {
@@ -64,7 +67,7 @@ setup() {
 @test "--shared: a corrupt or foreign state file is an error, not a crash" {
 	local dir=$XDG_RUNTIME_DIR/tbthrottle
 	mkdir -m 700 "$dir"
-	head -c 88 /dev/urandom >"$dir/junk.bucket"
+	head -c 96 /dev/urandom >"$dir/junk.bucket"
 	chmod 600 "$dir/junk.bucket"
 	run -1 --separate-stderr bash -c 'echo x | tb --shared junk -r 10/s'
 	assert_one_stderr_line
@@ -72,7 +75,7 @@ setup() {
 	chmod 600 "$dir/short.bucket"
 	run -1 --separate-stderr bash -c 'echo x | tb --shared short -r 10/s'
 	assert_one_stderr_line
-	head -c 88 /dev/zero >"$dir/open.bucket"
+	head -c 96 /dev/zero >"$dir/open.bucket"
 	chmod 644 "$dir/open.bucket"
 	run -1 --separate-stderr bash -c 'echo x | tb --shared open -r 10/s'
 	assert_one_stderr_line
@@ -96,7 +99,7 @@ setup() {
 	# Overwrite the token word (the last 8 bytes) with 0x7f...: far
 	# beyond any time the bucket could reach.
 	printf '\xff\xff\xff\xff\xff\xff\xff\x7f' |
-	    dd of="$f" bs=1 seek=80 conv=notrunc status=none
+	    dd of="$f" bs=1 seek=88 conv=notrunc status=none
 	run -1 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
 	assert_one_stderr_line
 	[[ $stderr == *corrupt* ]]

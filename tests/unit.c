@@ -1042,7 +1042,7 @@ test_keys(void)
 	current = "per-key buckets";
 	/* 1/s, burst 2 per key: each key gets its own two at once. */
 	bucket_init(&proto, 1, NS, 2, 2, 0);
-	check(keytab_init(&t, &proto, 100, 0) == 0, "init");
+	check(keytab_init(&t, &proto, 100, 42, 0) == 0, "init");
 	for (int rep = 0; rep < 3; rep++)
 		for (char c = 'a'; c <= 'e'; c++) {
 			keytab_select(&t, &c, 1, 0);
@@ -1059,7 +1059,7 @@ test_keys(void)
 
 	/* max_keys 3: a fourth live key shares the overflow bucket. */
 	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
-	(void)keytab_init(&t, &proto, 3, 0);
+	(void)keytab_init(&t, &proto, 3, 42, 0);
 	for (char c = 'a'; c <= 'f'; c++) {
 		keytab_select(&t, &c, 1, 0);
 		(void)bucket_take(&t.cur, 0, 0, 1);
@@ -1077,7 +1077,7 @@ test_keys(void)
 	 * time only the last millisecond's keys are live, so forgetting
 	 * refilled buckets keeps the table small. */
 	bucket_init(&proto, 1, MS, 1, 1, 0);
-	(void)keytab_init(&t, &proto, 1000000, 0);
+	(void)keytab_init(&t, &proto, 1000000, 42, 0);
 	bad = 0;
 	for (uint64_t i = 0; i < 1000000; i++) {
 		char key[8];
@@ -1250,7 +1250,7 @@ test_properties(void)
 		case P_KEYS:
 			bucket_init(&b[0], n, d, burst, burst, 0);
 			bucket_set_catchup(&b[0], catchup);
-			(void)keytab_init(&kt, &b[0], 1000, 0);
+			(void)keytab_init(&kt, &b[0], 1000, (uint64_t)c, 0);
 			limiter_of_keys(&l, &kt);
 			break;
 		case P_GCRA:
