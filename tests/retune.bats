@@ -231,3 +231,20 @@ stamped() {
 	wait "$pid"
 	assert_eq "$(cat "$d/out")" $'one\ntwo' "output"
 }
+
+@test "-R: per-key and shared buckets cannot be changed live, and say so" {
+	local d=$BATS_TEST_TMPDIR bg pid
+	printf 'a\na\na\n' >"$d/in"
+	start_timed "$d/in" -k 1 -r 1/min
+	run -2 --separate-stderr "$TB" -R "$pid" -r 10/min
+	assert_one_stderr_line
+	[[ $stderr == *"-k cannot be changed live"* ]]
+	kill "$pid"
+	wait "$bg" || true
+	start_timed "$d/in" --shared live -r 1/min
+	run -2 --separate-stderr "$TB" -R "$pid" -r 10/min
+	assert_one_stderr_line
+	[[ $stderr == *"--shared cannot be changed live"* ]]
+	kill "$pid"
+	wait "$bg" || true
+}
