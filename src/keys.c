@@ -63,6 +63,15 @@ key_field(const char *rec, size_t len, unsigned field, int sep,
 	return 0;
 }
 
+size_t
+record_key(const struct keyspec *spec, const char *rec, size_t len,
+    const char **key)
+{
+	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)spec->delim)
+		len--;
+	return key_field(rec, len, spec->field, spec->sep, key);
+}
+
 /* Slot of hash in slots[0..cap), or of the empty slot where it goes. */
 static size_t
 probe(const struct keyslot *slots, size_t cap, uint64_t hash)
@@ -191,11 +200,8 @@ keytab_select_record(struct keytab *t, const char *rec, size_t len,
     int64_t now_ns)
 {
 	const char *key;
-	size_t n;
+	size_t n = record_key(&t->spec, rec, len, &key);
 
-	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)t->delim)
-		len--;
-	n = key_field(rec, len, t->field, t->sep, &key);
 	keytab_select(t, key, n, now_ns);
 }
 

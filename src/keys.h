@@ -23,10 +23,15 @@ struct keyslot {
  * holds nothing a new one would not, so it is forgotten; when max_keys
  * buckets are live, new keys share one overflow bucket.
  */
-struct keytab {
+/* Where a record's key is: -k FIELD, -F C, and the record delimiter. */
+struct keyspec {
 	unsigned field;		/* the key is this field of a record */
 	int sep;		/* ... fields ending at this byte, or -1 */
 	int delim;		/* records ending at this byte */
+};
+
+struct keytab {
+	struct keyspec spec;
 	struct bucket proto;
 	uint64_t seed;		/* of the hash, chosen at random */
 	struct keyslot *slots;
@@ -72,6 +77,13 @@ void	keytab_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 
 /* The 64-bit hash of b[0..len) under seed, never 0. */
 uint64_t key_hash(const char *b, size_t len, uint64_t seed);
+
+/*
+ * The key of record rec[0..len), with or without its delimiter, as spec
+ * says: its start in *key, its length returned.
+ */
+size_t	record_key(const struct keyspec *spec, const char *rec, size_t len,
+	    const char **key);
 
 /*
  * Field number field (1-based) of the record rec[0..len), its delimiter

@@ -57,13 +57,11 @@ static struct bucket byte_bucket;
 static struct keytab keytab;
 static struct shared shared;
 static struct redis *redis;
-
-/* Which field of a record is its key, for buckets in Redis. */
-static struct key_spec {
-	unsigned field;
-	int sep;
-	int delim;
-} key_spec;
+/* Where a record's key is, for buckets in Redis. */
+static struct keyspec redis_keys;
+/* The limit while Redis is down, with --redis-fallback=local. */
+static struct bucket redis_local;
+static struct limiter redis_local_limit;
 
 static void
 select_keytab(void *ctx, const char *rec, size_t len, int64_t now_ns)
@@ -75,12 +73,9 @@ static void
 select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
 {
 	const char *key;
-	size_t n;
+	size_t n = record_key(&redis_keys, rec, len, &key);
 
 	(void)now_ns;
-	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)key_spec.delim)
-		len--;
-	n = key_field(rec, len, key_spec.field, key_spec.sep, &key);
 	redis_select(ctx, key, n);
 }
 
@@ -338,19 +333,19 @@ main(int argc, char *argv[])
 	if (cfg.redis) {
 		const struct limit *l = &cfg.limits[0];
 
-		/* Used only while Redis is down, with --redis-fallback=local. */
-		bucket_init(&buckets[1], l->rate.n, l->rate.d, l->burst,
+		bucket_init(&redis_local, l->rate.n, l->rate.d, l->burst,
 		    l->burst, pump.start_ns);
-		limiter_of_bucket(&members[1], &buckets[1]);
+		bucket_set_catchup(&redis_local, cfg.catchup_ns);
+		limiter_of_bucket(&redis_local_limit, &redis_local);
 		if ((redis = redis_open(&cfg.redis_url, cfg.shared, l->rate.n,
 		    l->rate.d, l->burst, cfg.rate_text, cfg.redis_fallback,
-		    &members[1], why, sizeof why)) == NULL)
+		    &redis_local_limit, why, sizeof why)) == NULL)
 			errx(1, "%s", why);
 		limiter_of_redis(&members[0], redis);
 		pump.limit = &members[0];
 		pump.quantum = limits_quantum(&cfg);
 		if (cfg.key_field > 0) {
-			key_spec = (struct key_spec){ cfg.key_field,
+			redis_keys = (struct keyspec){ cfg.key_field,
 			    cfg.key_sep, cfg.delim };
 			pump.select = select_redis;
 			pump.select_ctx = redis;
@@ -366,9 +361,8 @@ main(int argc, char *argv[])
 		if (keytab_init(&keytab, &proto, (size_t)cfg.max_keys,
 		    random_seed(), pump.start_ns) != 0)
 			err(1, "key table");
-		keytab.field = cfg.key_field;
-		keytab.sep = cfg.key_sep;
-		keytab.delim = cfg.delim;
+		keytab.spec = (struct keyspec){ cfg.key_field, cfg.key_sep,
+		    cfg.delim };
 		limiter_of_keys(&members[0], &keytab);
 		pump.limit = &members[0];
 		pump.select = select_keytab;
@@ -388,9 +382,9 @@ main(int argc, char *argv[])
 	} else if (!cfg.rate.inf) {
 		pump.limit = build_limits(&cfg, pump.start_ns);
 		pump.quantum = limits_quantum(&cfg);
-	}
-	else if (cfg.byte_limited)
+	} else if (cfg.byte_limited) {
 		pump.quantum = PUMP_BUF_BYTES;	/* bytes alone set the pace */
+	}
 	if (cfg.byte_limited) {
 		const struct limit *l = &cfg.byte_limit;
 
