@@ -46,6 +46,14 @@ limiter_take(const struct limiter *l, int64_t ready_ns, int64_t now_ns,
 	return l->take(l->self, ready_ns, now_ns, max);
 }
 
+/* Book units at now_ns in a limiter shared with other processes
+ * (l->reserve is not NULL); returns when they may go. */
+static inline int64_t
+limiter_reserve(const struct limiter *l, int64_t now_ns, uint64_t units)
+{
+	return l->reserve(l->self, now_ns, units);
+}
+
 /* Several limiters as one: a unit goes when every one allows it. */
 struct limiter_set {
 	struct limiter *members;

@@ -190,15 +190,15 @@ shape(const struct pump *p, int64_t ready_ns)
 	if (units == 0)
 		return STEP_READ;
 
+	now_ns = clock_now_ns();
 	/* Per key, one record at a time: the next may have another key. */
 	if (p->select != NULL)
 		p->select(p->select_ctx, buf + head, outgrown ? pending : n,
-		    clock_now_ns());
+		    now_ns);
 	if (p->limit != NULL && p->limit->reserve != NULL) {
 		/* A bucket shared with other processes: book a place in
 		 * line now, so that all are served in order. */
-		due = p->limit->reserve(p->limit->self, clock_now_ns(),
-		    outgrown ? 1 : units);
+		due = limiter_reserve(p->limit, now_ns, outgrown ? 1 : units);
 		reserved = true;
 	} else if (p->limit != NULL) {
 		due = limiter_ready_at(p->limit, ready_ns, units);
@@ -212,7 +212,7 @@ shape(const struct pump *p, int64_t ready_ns)
 		if (bdue > due)
 			due = bdue;
 	}
-	if ((now_ns = clock_now_ns()) < due) {
+	if (now_ns < due && (now_ns = clock_now_ns()) < due) {
 		enum wake w;
 
 		st->next_due_ns = due;
