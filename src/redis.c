@@ -108,6 +108,7 @@ struct redis {
 	size_t key_base;	/* length of "tbthrottle:NAME" */
 	size_t key_len;
 	char interval[48], burst[24], rate_text[64], name[80];
+	uint64_t burst_units;	/* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
 	bool down;		/* reported as down, not yet back */
@@ -354,6 +355,7 @@ redis_open(const struct redis_url *u, const char *name, uint64_t n,
 	snprintf(r->interval, sizeof r->interval, "%.17Lg",
 	    (long double)d / n / 1000);
 	snprintf(r->burst, sizeof r->burst, "%llu", (unsigned long long)burst);
+	r->burst_units = burst;
 	snprintf(r->rate_text, sizeof r->rate_text, "%s", rate_text);
 	r->fallback = fallback;
 	r->local = local;
@@ -384,7 +386,7 @@ static uint64_t
 r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
 	(void)ready_ns, (void)now_ns;
-	return strtoull(((const struct redis *)self)->burst, NULL, 10);
+	return ((const struct redis *)self)->burst_units;
 }
 
 static uint64_t
