@@ -119,3 +119,13 @@ setup_file() {
 	assert_ge "$(stamp_byte_time 200002)" "$(awk -v t="$in" 'BEGIN { print t + 200 }')" "record 2 (ms)"
 	assert_ge "$(stamp_byte_time 400003)" "$(awk -v t="$in" 'BEGIN { print t + 400 }')" "record 3 (ms)"
 }
+
+@test "--byte-burst may be a duration at the byte rate" {
+	# 100 ms at 1000 B/s is 100 bytes: eleven 9-byte lines fit, the
+	# twelfth is dropped.
+	run -0 --separate-stderr bash -c '
+	    for i in $(seq 12); do printf "%08d\n" "$i"; done |
+	    tb --drop --byte-rate 1000/s --byte-burst 100ms --stats=json'
+	assert_eq "$(json_field units_out)" 11 "units_out"
+	assert_eq "$(json_field units_dropped)" 1 "units_dropped"
+}
