@@ -1,4 +1,4 @@
-/* The monotonic clock: reading it and sleeping to absolute deadlines. */
+/* The monotonic clock: reading it, and every wait, to absolute deadlines. */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -8,6 +8,7 @@
 #endif
 
 #include "clock.h"
+#include "signals.h"
 
 #define NS_SEC	1000000000LL
 
@@ -59,9 +60,9 @@ clock_sleep_until(int64_t deadline_ns)
 }
 
 int
-clock_wait_input(int fd, int64_t deadline_ns)
+clock_wait_fd(int fd, short events, int64_t deadline_ns)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = fd, .events = events };
 
 	for (;;) {
 		int64_t left_ns = deadline_ns - clock_now_ns();
@@ -70,9 +71,9 @@ clock_wait_input(int fd, int64_t deadline_ns)
 		if (left_ns <= 0)
 			return 0;
 		/*
-		 * poll(2) counts whole milliseconds: wait for input while a
-		 * millisecond or more is left, then sleep out the rest to
-		 * the exact deadline.
+		 * poll(2) counts whole milliseconds: wait for the descriptor
+		 * while a millisecond or more is left, then sleep out the
+		 * rest to the exact deadline.
 		 */
 		if (deadline_ns == INT64_MAX)
 			ms = -1;
@@ -88,4 +89,23 @@ clock_wait_input(int fd, int64_t deadline_ns)
 		if (rc < 0)
 			return errno == EINTR ? EINTR : 1;
 	}
+}
+
+bool
+clock_wait_ready(int fd, short events)
+{
+	while (clock_wait_fd(fd, events, INT64_MAX) == EINTR) {
+		if (signals_stop_requested())
+			return false;
+		signals_poll_report();
+	}
+	return true;
+}
+
+bool
+clock_fd_ready(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	return poll(&pfd, 1, 0) != 0;
 }

@@ -1,7 +1,8 @@
-/* The monotonic clock: reading it and sleeping to absolute deadlines. */
+/* The monotonic clock: reading it, and every wait, to absolute deadlines. */
 #ifndef CLOCK_H
 #define CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Ask the OS for the finest timer slack it allows; harmless when it can't. */
@@ -21,12 +22,21 @@ int64_t	clock_wall_offset_ns(void);
 int	clock_sleep_until(int64_t deadline_ns);
 
 /*
- * Wait until fd is readable or CLOCK_MONOTONIC reaches deadline_ns
- * (INT64_MAX: no deadline), never returning at the deadline early.
- * Returns 1 when fd is readable (or poll(2) failed, so that the read
- * reports the error), 0 at the deadline, or EINTR when a signal handler
- * ran.
+ * Wait until fd is ready for events (POLLIN, POLLOUT) or CLOCK_MONOTONIC
+ * reaches deadline_ns (INT64_MAX: no deadline), never returning at the
+ * deadline early.  Returns 1 when fd is ready (or poll(2) failed, so that
+ * the read or write reports the error), 0 at the deadline, or EINTR when
+ * a signal handler ran.
  */
-int	clock_wait_input(int fd, int64_t deadline_ns);
+int	clock_wait_fd(int fd, short events, int64_t deadline_ns);
+
+/*
+ * Wait until fd is ready for events after EAGAIN, handling signals
+ * meanwhile; false if a stop was requested.
+ */
+bool	clock_wait_ready(int fd, short events);
+
+/* Is fd ready for events now, without waiting (or did poll(2) fail)? */
+bool	clock_fd_ready(int fd, short events);
 
 #endif

@@ -1,5 +1,4 @@
 /* The token bucket as one integer (GCRA), for state shared by processes. */
-#include "bucket.h"
 #include "gcra.h"
 
 int64_t

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "input.h"
-#include "output.h"
 #include "signals.h"
 #include "splice.h"
 
@@ -117,21 +117,13 @@ input_splice(struct input *in)
 	}
 	return 0;
 }
-/* Would a read of fd return at once: is input already waiting? */
-static bool
-input_waiting(int fd)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	return poll(&pfd, 1, 0) != 0;
-}
 ssize_t
 input_read(struct input *in, char *b, size_t room, bool *fresh)
 {
 	while (input_open(in)) {
 		ssize_t n;
 
-		if (fresh != NULL && !input_waiting(in->fd))
+		if (fresh != NULL && !clock_fd_ready(in->fd, POLLIN))
 			*fresh = true;
 		n = read(in->fd, b, room);
 
@@ -144,7 +136,7 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 				return -1;
 			signals_poll_report();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!wait_ready(in->fd, POLLIN))
+			if (!clock_wait_ready(in->fd, POLLIN))
 				return -1;
 		} else {
 			warn("%s", in->name);

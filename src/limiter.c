@@ -1,5 +1,9 @@
-/* The interface every limit algorithm offers the pumps. */
+/* The interface every limit algorithm offers the policies. */
+#include "bucket.h"
+#include "fixed.h"
+#include "keys.h"
 #include "limiter.h"
+#include "window.h"
 
 static int64_t
 b_ready_at(const void *self, int64_t ready_ns, uint64_t units)

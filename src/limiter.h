@@ -1,17 +1,18 @@
-/* The interface every limit algorithm offers the pumps. */
+/* The interface every limit algorithm offers the policies. */
 #ifndef LIMITER_H
 #define LIMITER_H
 
 #include <stdint.h>
 
-#include "bucket.h"
-#include "fixed.h"
-#include "keys.h"
-#include "window.h"
+struct bucket;
+struct fixed;
+struct keytab;
+struct window;
 
 /*
  * ready_at, avail and take have the contracts of bucket_ready_at,
- * bucket_avail and bucket_take: time is an argument, nothing is read.
+ * bucket_avail and bucket_take: time is an argument, and the limiters
+ * that live in memory make no system call.
  */
 struct limiter {
 	void *self;

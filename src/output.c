@@ -1,28 +1,15 @@
-/* Output: writing released units whole to standard output. */
+/* Output: writing whole runs of bytes, whatever signals arrive meanwhile. */
 #include <err.h>
 #include <errno.h>
 #include <poll.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "output.h"
 #include "signals.h"
 
-bool
-wait_ready(int fd, short events)
-{
-	struct pollfd pfd = { .fd = fd, .events = events };
-
-	while (poll(&pfd, 1, -1) < 0) {
-		if (errno != EINTR)
-			return true;	/* the read or write will say why */
-		if (signals_stop_requested())
-			return false;
-		signals_poll_report();
-	}
-	return true;
-}
 void
-write_all(int fd, const char *b, size_t len, const char *name)
+output_write(int fd, const char *b, size_t len, const char *name)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, b, len);
@@ -35,7 +22,7 @@ write_all(int fd, const char *b, size_t len, const char *name)
 			if (len > 0)
 				signals_poll_report();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			(void)wait_ready(fd, POLLOUT);
+			(void)clock_wait_ready(fd, POLLOUT);
 		} else if (errno == EPIPE && fd == STDOUT_FILENO) {
 			signals_die_of_sigpipe();
 		} else if (errno == EINTR) {
@@ -45,12 +32,4 @@ write_all(int fd, const char *b, size_t len, const char *name)
 			    name ? name : "");
 		}
 	}
-}
-
-void
-output_release(struct stats *st, const char *b, size_t n, uint64_t units)
-{
-	write_all(STDOUT_FILENO, b, n, NULL);
-	st->bytes_out += n;
-	st->units_out += units;
 }

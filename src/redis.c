@@ -379,7 +379,7 @@ static int64_t
 r_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 {
 	(void)self, (void)units;
-	return ready_ns;	/* not used: the pump books instead */
+	return ready_ns;	/* not used: shaping books instead */
 }
 
 static uint64_t

@@ -18,11 +18,11 @@ struct shared {
 };
 
 /*
- * Open the shared bucket name (checked by options_parse) of rate n
- * units (bytes if bytes) every d ns and capacity burst, creating it full if it does not
- * exist, in the private directory of rundir_make.  rate_text and
- * burst_text, as given, name it in errors.  Returns 0, or -1 with the
- * reason in err.
+ * Open the shared bucket name (checked by options_parse) of rate n units
+ * (bytes if bytes) every d ns and capacity burst, creating it full if it
+ * does not exist, in the private directory of rundir_make.  rate_text, as
+ * given, names the rate in errors.  Returns 0, or -1 with the reason in
+ * err.
  */
 int	shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	    uint64_t burst, bool bytes, const char *rate_text, char *err,

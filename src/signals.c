@@ -1,4 +1,4 @@
-/* Orderly stop on SIGINT, SIGTERM and SIGHUP. */
+/* Signals: an orderly stop, reports on SIGUSR1, ticks, live changes. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>

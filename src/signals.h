@@ -1,10 +1,10 @@
-/* Orderly stop on SIGINT, SIGTERM and SIGHUP. */
+/* Signals: an orderly stop, reports on SIGUSR1, ticks, live changes. */
 #ifndef SIGNALS_H
 #define SIGNALS_H
 
 /*
  * Catch SIGINT, SIGTERM and SIGHUP (unless they were ignored when we
- * started) so that blocking calls return EINTR and the pump can stop
+ * started) so that blocking calls return EINTR and the engine can stop
  * between records.  A second signal ends the process at once.
  */
 void	signals_init(void);

@@ -1,0 +1,160 @@
+/* Policing (--drop): units that find no token are dropped, not delayed. */
+#include <string.h>
+
+#include "drop.h"
+
+/*
+ * Judge a record of cost bytes whose first byte arrived at t_ns: does it
+ * find a token, and room in the byte limit?  A record longer than the
+ * byte burst needs a full bucket and leaves it in debt.  Nothing is
+ * charged unless both allow it.
+ */
+static bool
+judge(const struct gate *g, int64_t t_ns, size_t cost)
+{
+	struct bucket *bb = g->byte_limit;
+	bool ok = true;
+
+	if (bb != NULL)
+		ok = bucket_avail(bb, t_ns, t_ns) >= (cost < bb->burst ?
+		    cost : bb->burst);
+	/* take decides: a bucket shared with other processes may be
+	 * emptied between a look and the take. */
+	if (ok && g->limit != NULL)
+		ok = limiter_take(g->limit, t_ns, t_ns, 1) == 1;
+	if (ok && bb != NULL)
+		bucket_charge(bb, t_ns, t_ns, cost);
+	return ok;
+}
+
+/* Send or drop the run of judged records at the head. */
+static void
+flush_run(struct drop *d, struct action *a)
+{
+	policy_move(a, d->run_ok ? ACT_SEND : ACT_DROP, 0, d->run_bytes,
+	    d->run_units, INT64_MIN);
+	d->run_bytes = 0;
+	d->run_units = 0;
+}
+
+/* Bytes mode: every byte of a read arrived together, and is judged so. */
+static void
+judge_bytes(struct drop *d, const struct view *v, struct action *a)
+{
+	uint64_t n;
+
+	if (d->rest > 0) {
+		policy_move(a, ACT_DROP, 0, d->rest, d->rest, INT64_MIN);
+		d->rest = 0;
+		return;
+	}
+	if (v->len == 0) {
+		policy_read(a, false);
+		return;
+	}
+	n = limiter_take(d->gate->limit, v->read_ns, v->read_ns, v->len);
+	d->rest = v->len - (size_t)n;
+	if (n == 0)
+		judge_bytes(d, v, a);
+	else
+		policy_move(a, ACT_SEND, 0, (size_t)n, n, INT64_MIN);
+}
+
+static void
+drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
+{
+	struct drop *d = self;
+	const struct gate *g = d->gate;
+
+	(void)now_ns;
+	if (g->framer.bytes) {
+		judge_bytes(d, v, a);
+		return;
+	}
+	while (d->run_bytes < v->len) {
+		const char *p = v->b + d->run_bytes, *q;
+		size_t len = v->len - d->run_bytes, size;
+		int64_t at;
+		bool ok, whole;
+
+		q = memchr(p, g->framer.delim, len);
+		whole = q != NULL || v->eof;
+		size = q != NULL ? (size_t)(q - p) + 1 : len;
+		if (!whole && !(d->run_bytes == 0 && v->full)) {
+			/* Wait for the rest of it, remembering when it
+			 * started. */
+			if (!d->first_set) {
+				d->first_ns = v->read_ns;
+				d->first_set = true;
+			}
+			break;
+		}
+		at = d->first_set ? d->first_ns : v->read_ns;
+		/* Not before a live change: the limits know nothing of the
+		 * time before it. */
+		if (at < d->changed_ns)
+			at = d->changed_ns;
+		if (g->select != NULL)
+			g->select(g->select_ctx, p, size, at);
+		ok = judge(g, at, size);
+		d->first_set = false;
+		if (!whole) {
+			/* Judged on its first buffer of bytes; the rest keep
+			 * the verdict as they arrive. */
+			policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
+			a->pass = ok;
+			return;
+		}
+		if (d->run_bytes > 0 && ok != d->run_ok) {
+			flush_run(d, a);
+			d->run_bytes = size;
+			d->run_units = 1;
+			d->run_ok = ok;
+			return;
+		}
+		d->run_ok = ok;
+		d->run_bytes += size;
+		d->run_units++;
+	}
+	if (d->run_bytes > 0)
+		flush_run(d, a);
+	else
+		policy_read(a, false);
+}
+
+/* The bytes of a long record that went out are charged as they arrived. */
+static void
+drop_streamed(void *self, const struct view *v, size_t bytes, bool pass,
+    int64_t now_ns)
+{
+	const struct drop *d = self;
+
+	(void)now_ns;
+	if (pass && d->gate->byte_limit != NULL)
+		bucket_charge(d->gate->byte_limit, v->read_ns, v->read_ns,
+		    bytes);
+}
+
+static void
+drop_retuned(void *self, int64_t now_ns)
+{
+	struct drop *d = self;
+
+	d->changed_ns = now_ns;
+}
+
+static uint64_t
+drop_waiting(const void *self, const struct view *v, bool streaming)
+{
+	const struct drop *d = self;
+
+	return policy_units_held(&d->gate->framer, v, streaming);
+}
+
+void
+drop_policy(struct policy *p, struct drop *d, const struct gate *g)
+{
+	*d = (struct drop){ .gate = g, .changed_ns = INT64_MIN };
+	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
+		drop_waiting, false };
+}

@@ -1,0 +1,213 @@
+/* The engine: the one loop that reads, waits, writes and handles signals. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "signals.h"
+#include "splice.h"
+#include "stream.h"
+
+/* A run: what the engine works on, and what reports read. */
+struct run {
+	const struct engine *e;
+	const struct policy *pol;
+	struct stream s;
+	unsigned seen;		/* changes of the limits applied */
+};
+
+/* Counts live changes of the limits, and when the last was made. */
+static unsigned changes;
+static int64_t changed_ns;
+
+void
+engine_limits_changed(int64_t now_ns)
+{
+	changes++;
+	changed_ns = now_ns;
+}
+
+/* Bring the waiting counts up to date for a report. */
+static void
+count_waiting(struct run *r)
+{
+	struct view v;
+
+	stream_view(&r->s, &v);
+	r->e->stats->units_waiting = r->pol->waiting(r->pol->self, &v,
+	    r->s.longrec != LONG_NONE);
+	r->e->stats->bytes_waiting = v.len;
+}
+
+/* The report, on SIGUSR1 and for --stats. */
+static void
+report(void *arg)
+{
+	struct run *r = arg;
+
+	count_waiting(r);
+	stats_print(r->e->stats, clock_now_ns(), r->e->stats_json, stderr);
+}
+
+/* The live status line of --progress. */
+static void
+tick(void *arg)
+{
+	struct run *r = arg;
+
+	count_waiting(r);
+	stats_progress(r->e->stats, clock_now_ns(), false, stderr);
+}
+
+/* How a wait ended. */
+enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
+
+/* Handle the signals that arrived; what they mean for a wait. */
+static enum wake
+interrupted(unsigned seen)
+{
+	if (signals_stop_requested())
+		return WAKE_STOP;
+	signals_poll_report();
+	return changes != seen ? WAKE_CHANGED : WAKE_DUE;
+}
+
+/*
+ * Wait until deadline_ns, and with read until input arrives too, printing
+ * reports as they are asked for.  Returns early when a stop was
+ * requested, or when the limits changed, so the deadline is stale.
+ */
+static enum wake
+wait_until(struct run *r, int64_t deadline_ns, bool read)
+{
+	enum wake w = interrupted(r->seen);
+	int rc;
+
+	/* A stop or a change asked for just before: do not wait on a stale
+	 * deadline. */
+	if (w != WAKE_DUE)
+		return w;
+	if (read) {
+		rc = stream_wait_input(&r->s, deadline_ns);
+		if (rc == EINTR)
+			return interrupted(r->seen);
+		return rc == 0 ? WAKE_DUE : WAKE_INPUT;
+	}
+	while (clock_sleep_until(deadline_ns) == EINTR)
+		if ((w = interrupted(r->seen)) != WAKE_DUE)
+			return w;
+	return WAKE_DUE;
+}
+
+/* Read more input, round the buffer where the policy allows; false to stop. */
+static bool
+read_more(struct run *r, bool splice)
+{
+	ssize_t got;
+
+	if (r->s.eof)
+		return false;
+	if (splice && !r->s.in.no_splice) {
+		got = stream_splice(&r->s);
+		if (got != SPLICE_UNSUPPORTED)
+			return got != -1;
+	}
+	return stream_fill(&r->s, r->pol->uses_ready) >= 0;
+}
+
+/* Note how late units due at due_ns went at now_ns. */
+static void
+note_late(struct stats *st, int64_t due_ns, int64_t now_ns)
+{
+	st->next_due_ns = 0;
+	if (due_ns != INT64_MIN && now_ns - due_ns > st->max_late_ns)
+		st->max_late_ns = now_ns - due_ns;
+}
+
+/* Carry out action a, decided at now_ns; false to stop. */
+static bool
+act(struct run *r, const struct action *a, int64_t now_ns)
+{
+	struct stats *st = r->e->stats;
+	enum wake w;
+
+	switch (a->kind) {
+	case ACT_SEND:
+		note_late(st, a->due_ns, now_ns);
+		stream_send(&r->s, a->bytes, a->units);
+		return true;
+	case ACT_DROP:
+		stream_drop(&r->s, a->off, a->bytes, a->units);
+		return true;
+	case ACT_LONG:
+		note_late(st, a->due_ns, now_ns);
+		stream_begin_long(&r->s, a->pass, a->units);
+		return true;
+	case ACT_WAIT:
+		st->next_due_ns = a->due_ns == INT64_MAX ? 0 : a->due_ns;
+		w = wait_until(r, a->due_ns, a->read);
+		if (w == WAKE_INPUT)
+			return stream_fill(&r->s, r->pol->uses_ready) >= 0;
+		return w != WAKE_STOP;
+	case ACT_READ:
+		return read_more(r, a->splice);
+	}
+	return false;
+}
+
+/* Move what is held of a long record; false when more must be read. */
+static bool
+move_long(struct run *r)
+{
+	struct view v;
+	size_t n;
+	bool pass;
+
+	stream_view(&r->s, &v);
+	if ((n = stream_move_long(&r->s, &pass)) == 0)
+		return r->s.longrec == LONG_NONE;
+	r->pol->streamed(r->pol->self, &v, n, pass, clock_now_ns());
+	return true;
+}
+
+int
+engine_run(const struct engine *e)
+{
+	static struct run r;
+	struct action a;
+	struct view v;
+	int64_t now_ns;
+
+	r = (struct run){ .e = e, .pol = e->policy, .seen = changes };
+	stream_open(&r.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
+	    e->drop_to, e->stats, e->start_ns);
+	signals_on_report(report, &r);
+	if (e->progress)
+		signals_on_tick(tick, &r, ENGINE_PROGRESS_MS);
+	while (!signals_stop_requested()) {
+		signals_poll_report();
+		if (changes != r.seen) {
+			r.seen = changes;
+			r.pol->retuned(r.pol->self, changed_ns);
+		}
+		if (r.s.longrec != LONG_NONE && move_long(&r))
+			continue;
+		if (r.s.longrec != LONG_NONE) {
+			if (!read_more(&r, false))
+				break;
+			continue;
+		}
+		stream_view(&r.s, &v);
+		now_ns = clock_now_ns();
+		policy_next(r.pol, &v, now_ns, &a);
+		if (!act(&r, &a, now_ns))
+			break;
+	}
+	if (e->progress) {
+		count_waiting(&r);
+		stats_progress(e->stats, clock_now_ns(), true, stderr);
+	}
+	if (e->stats_at_exit)
+		report(&r);
+	return stream_close(&r.s);
+}

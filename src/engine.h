@@ -1,0 +1,47 @@
+/* The engine: the one loop that reads, waits, writes and handles signals. */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framer.h"
+#include "policy.h"
+#include "stats.h"
+
+/* How often --progress redraws its line. */
+#define ENGINE_PROGRESS_MS	250
+
+/*
+ * Records up to this many bytes go out whole in one write(2); a longer
+ * record is streamed through the buffer once it is judged.
+ */
+#define ENGINE_BUF_BYTES	(128 * 1024)
+
+struct engine {
+	const struct policy *policy;	/* decides what each unit does */
+	struct framer framer;
+	size_t buf_bytes;	/* the buffer: the longest record held whole */
+	char **files;		/* operands; none means standard input */
+	int nfiles;
+	const char *drop_to;	/* where dropped units go, or NULL */
+	int64_t start_ns;	/* when the limits were started */
+	struct stats *stats;	/* counters, kept up to date */
+	bool stats_json;	/* report format */
+	bool stats_at_exit;	/* print the report when done */
+	bool progress;		/* redraw a status line on stderr */
+};
+
+/*
+ * Copy the input to standard output as e's policy decides.  Returns the
+ * exit status: 0, or 1 after an input or output error (input errors are
+ * reported and the next file is read).  Returns early when a stop signal
+ * arrives, after finishing the write in progress.
+ */
+int	engine_run(const struct engine *e);
+
+/* The limits were changed at now_ns: any decision made before is stale. */
+void	engine_limits_changed(int64_t now_ns);
+
+#endif

@@ -1,0 +1,47 @@
+/* Passing: with no limit on units, every whole unit goes at once. */
+#include "policy.h"
+
+static void
+pass_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
+{
+	const struct gate *g = self;
+	const struct framer *f = &g->framer;
+	size_t n = v->eof ? v->len : framer_whole(f, v->b, v->len);
+
+	(void)now_ns;
+	if (n > 0)
+		policy_move(a, ACT_SEND, 0, n, framer_count(f, v->b, n, v->eof),
+		    INT64_MIN);
+	else if (v->full)
+		policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
+	else	/* Bytes need no framing: they may go round the buffer. */
+		policy_read(a, f->bytes && v->len == 0);
+}
+
+static void
+pass_streamed(void *self, const struct view *v, size_t bytes, bool pass,
+    int64_t now_ns)
+{
+	(void)self, (void)v, (void)bytes, (void)pass, (void)now_ns;
+}
+
+static void
+pass_retuned(void *self, int64_t now_ns)
+{
+	(void)self, (void)now_ns;
+}
+
+static uint64_t
+pass_waiting(const void *self, const struct view *v, bool streaming)
+{
+	const struct gate *g = self;
+
+	return policy_units_held(&g->framer, v, streaming);
+}
+
+void
+pass_policy(struct policy *p, struct gate *g)
+{
+	*p = (struct policy){ g, pass_next, pass_streamed,
+		pass_retuned, pass_waiting, false };
+}

@@ -1,0 +1,146 @@
+/* Shaping: units wait for their tokens, and input waits behind them. */
+#include "shape.h"
+
+/*
+ * Book the units at the head of v at now_ns: how many go together, and
+ * when they are due.  False when there is no whole unit to book.
+ */
+static bool
+book(struct shape *s, const struct view *v, int64_t now_ns)
+{
+	const struct gate *g = s->gate;
+	struct bucket *bb = g->byte_limit;
+	uint64_t room = UINT64_MAX;
+	size_t want = g->quantum > SIZE_MAX ? SIZE_MAX : (size_t)g->quantum;
+	size_t units;
+
+	if (bb != NULL)
+		room = g->byte_quantum < bb->burst ? g->byte_quantum :
+		    bb->burst;
+	s->bytes = policy_span(&g->framer, v->b, v->len, v->eof, want, room,
+	    &units);
+	/* A record longer than the buffer: pay for it, then let it through
+	 * without waiting; its bytes are charged as they pass. */
+	s->outgrown = units == 0 && v->full;
+	if (s->outgrown)
+		units = 1;
+	if (units == 0)
+		return false;
+	s->units = units;
+	s->due_ns = v->ready_ns;
+	s->reserved = false;
+	/* Per key, one record at a time: the next may have another key. */
+	if (g->select != NULL)
+		g->select(g->select_ctx, v->b, s->outgrown ? v->len : s->bytes,
+		    now_ns);
+	if (g->limit != NULL && g->limit->reserve != NULL) {
+		/* A bucket shared with other processes: book a place in
+		 * line now, so that all are served in order. */
+		s->due_ns = limiter_reserve(g->limit, now_ns, units);
+		s->reserved = true;
+	} else if (g->limit != NULL) {
+		s->due_ns = limiter_ready_at(g->limit, v->ready_ns, units);
+	}
+	if (bb != NULL) {
+		/* A record that outgrew the buffer is longer than the burst
+		 * would ever be useful for: it waits for a full bucket. */
+		uint64_t cost = s->outgrown || s->bytes > bb->burst ?
+		    bb->burst : s->bytes;
+		int64_t bdue = bucket_ready_at(bb, v->ready_ns, cost);
+
+		if (bdue > s->due_ns)
+			s->due_ns = bdue;
+	}
+	s->booked = true;
+	return true;
+}
+
+/* The booked units are due at now_ns: release them and all due by now. */
+static void
+release(struct shape *s, const struct view *v, int64_t now_ns,
+    struct action *a)
+{
+	const struct gate *g = s->gate;
+	struct bucket *bb = g->byte_limit;
+	int64_t ready_ns = v->ready_ns;
+	uint64_t room = UINT64_MAX;
+	size_t want, units, n;
+
+	s->booked = false;
+	if (s->outgrown) {
+		if (g->limit != NULL && !s->reserved)
+			(void)limiter_take(g->limit, ready_ns, now_ns, 1);
+		policy_move(a, ACT_LONG, 0, 0, 1, s->due_ns);
+		return;
+	}
+	if (s->reserved) {
+		/* Exactly what was booked. */
+		if (bb != NULL)
+			bucket_charge(bb, ready_ns, now_ns, s->bytes);
+		policy_move(a, ACT_SEND, 0, s->bytes, s->units, s->due_ns);
+		return;
+	}
+	want = g->limit == NULL ? SIZE_MAX :
+	    (size_t)limiter_avail(g->limit, ready_ns, now_ns);
+	if (g->select != NULL && want > 1)
+		want = 1;
+	if (bb != NULL)
+		room = bucket_avail(bb, ready_ns, now_ns);
+	n = policy_span(&g->framer, v->b, v->len, v->eof, want, room, &units);
+	if (g->limit != NULL)
+		(void)limiter_take(g->limit, ready_ns, now_ns, units);
+	if (bb != NULL)
+		bucket_charge(bb, ready_ns, now_ns, n);
+	policy_move(a, ACT_SEND, 0, n, units, s->due_ns);
+}
+
+static void
+shape_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
+{
+	struct shape *s = self;
+
+	if (!s->booked && !book(s, v, now_ns)) {
+		policy_read(a, false);
+		return;
+	}
+	if (now_ns < s->due_ns)
+		policy_wait(a, s->due_ns, false);
+	else
+		release(s, v, now_ns, a);
+}
+
+/* The bytes of a long record that has its token are charged as they go. */
+static void
+shape_streamed(void *self, const struct view *v, size_t bytes, bool pass,
+    int64_t now_ns)
+{
+	const struct shape *s = self;
+
+	if (pass && s->gate->byte_limit != NULL)
+		bucket_charge(s->gate->byte_limit, v->ready_ns, now_ns, bytes);
+}
+
+static void
+shape_retuned(void *self, int64_t now_ns)
+{
+	struct shape *s = self;
+
+	(void)now_ns;
+	s->booked = false;
+}
+
+static uint64_t
+shape_waiting(const void *self, const struct view *v, bool streaming)
+{
+	const struct shape *s = self;
+
+	return policy_units_held(&s->gate->framer, v, streaming);
+}
+
+void
+shape_policy(struct policy *p, struct shape *s, const struct gate *g)
+{
+	*s = (struct shape){ .gate = g };
+	*p = (struct policy){ s, shape_next, shape_streamed, shape_retuned,
+		shape_waiting, true };
+}

@@ -1,0 +1,171 @@
+/* The stream: the input held between reading and release, and its counts. */
+#include <err.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "output.h"
+#include "splice.h"
+#include "stream.h"
+
+void
+stream_open(struct stream *s, size_t cap, const struct framer *f,
+    char **files, int nfiles, const char *drop_to, struct stats *st,
+    int64_t start_ns)
+{
+	*s = (struct stream){ .cap = cap, .framer = *f, .st = st,
+		.drop_fd = -1, .drop_name = drop_to, .ready_ns = start_ns,
+		.read_ns = start_ns };
+	if ((s->buf = malloc(cap)) == NULL)
+		err(1, "buffer of %zu bytes", cap);
+	if (drop_to != NULL && (s->drop_fd = open(drop_to,
+	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+		err(1, "%s", drop_to);
+	input_init(&s->in, files, nfiles);
+}
+
+int
+stream_close(struct stream *s)
+{
+	int status = s->in.status;
+
+	input_close(&s->in);
+	if (s->drop_fd >= 0 && close(s->drop_fd) != 0) {
+		warn("%s", s->drop_name);
+		status = 1;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	return status;
+}
+
+void
+stream_view(const struct stream *s, struct view *v)
+{
+	*v = (struct view){ s->buf + s->head, s->tail - s->head, s->eof,
+		s->tail - s->head == s->cap, s->ready_ns, s->read_ns };
+}
+
+/* bytes left the head. */
+static void
+consume(struct stream *s, size_t bytes)
+{
+	s->head += bytes;
+	if (s->head == s->tail)
+		s->head = s->tail = 0;
+}
+
+void
+stream_send(struct stream *s, size_t bytes, uint64_t units)
+{
+	output_write(STDOUT_FILENO, s->buf + s->head, bytes, NULL);
+	s->st->bytes_out += bytes;
+	s->st->units_out += units;
+	consume(s, bytes);
+}
+
+void
+stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
+{
+	char *at = s->buf + s->head + off;
+
+	if (s->drop_fd >= 0)
+		output_write(s->drop_fd, at, bytes, s->drop_name);
+	s->st->bytes_dropped += bytes;
+	s->st->units_dropped += units;
+	if (off == 0) {
+		consume(s, bytes);
+	} else {
+		memmove(at, at + bytes, s->tail - (s->head + off + bytes));
+		s->tail -= bytes;
+	}
+}
+
+void
+stream_begin_long(struct stream *s, bool pass, uint64_t units)
+{
+	s->longrec = pass ? LONG_PASS : LONG_DROP;
+	if (pass)
+		s->st->units_out += units;
+	else
+		s->st->units_dropped += units;
+}
+
+size_t
+stream_move_long(struct stream *s, bool *pass)
+{
+	size_t len = s->tail - s->head, units;
+	size_t n = framer_span(&s->framer, s->buf + s->head, len, 1, &units);
+
+	*pass = s->longrec == LONG_PASS;
+	if (units == 1 || s->eof)
+		s->longrec = LONG_NONE;	/* its end is here */
+	if (units == 0)
+		n = len;
+	if (*pass)
+		stream_send(s, n, 0);
+	else
+		stream_drop(s, 0, n, 0);
+	return n;
+}
+
+ssize_t
+stream_fill(struct stream *s, bool fresh)
+{
+	bool waited = false;
+	ssize_t got;
+	int64_t now_ns;
+
+	if (s->tail == s->cap && s->head > 0) {
+		memmove(s->buf, s->buf + s->head, s->tail - s->head);
+		s->tail -= s->head;
+		s->head = 0;
+	}
+	/*
+	 * Units are ready from the time they arrive.  Data that was already
+	 * waiting when we came for it has been ready since we last knew, so
+	 * the schedule keeps its place; only data we had to wait for starts
+	 * afresh, as after an idle period.
+	 */
+	got = input_read(&s->in, s->buf + s->tail, s->cap - s->tail,
+	    fresh ? &waited : NULL);
+	if (got < 0)
+		return -1;
+	now_ns = clock_now_ns();
+	if (got == 0)
+		s->eof = true;
+	s->tail += (size_t)got;
+	s->st->bytes_in += (uint64_t)got;
+	s->read_ns = now_ns;
+	if (waited)
+		s->ready_ns = now_ns;
+	return got;
+}
+
+ssize_t
+stream_splice(struct stream *s)
+{
+	ssize_t got = input_splice(&s->in);
+
+	if (got == 0)
+		s->eof = true;
+	if (got > 0) {
+		s->st->bytes_in += (uint64_t)got;
+		s->st->bytes_out += (uint64_t)got;
+		s->st->units_out += (uint64_t)got;
+	}
+	return got;
+}
+
+int
+stream_wait_input(struct stream *s, int64_t deadline_ns)
+{
+	if (!input_open(&s->in)) {
+		s->eof = true;
+		return -1;
+	}
+	return clock_wait_fd(s->in.fd, POLLIN, deadline_ns);
+}

@@ -1,0 +1,88 @@
+/* The stream: the input held between reading and release, and its counts. */
+#ifndef STREAM_H
+#define STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "framer.h"
+#include "input.h"
+#include "policy.h"
+#include "stats.h"
+
+/* What happens to the long record at the head, if there is one. */
+enum longrec { LONG_NONE, LONG_PASS, LONG_DROP };
+
+/*
+ * Unreleased input is buf[head..tail).  A record longer than the buffer,
+ * once judged, streams out (or is dropped) as it arrives.  Every byte and
+ * unit that leaves is counted in st.
+ */
+struct stream {
+	char *buf;
+	size_t cap, head, tail;
+	bool eof;
+	enum longrec longrec;
+	struct framer framer;
+	struct input in;
+	struct stats *st;
+	int drop_fd;		/* -1: dropped units are discarded */
+	const char *drop_name;
+	int64_t ready_ns;	/* since when the input has been waiting */
+	int64_t read_ns;	/* when the last bytes arrived */
+};
+
+/*
+ * Start a stream of cap bytes over files[0..nfiles) (standard input if
+ * none), framed by f, counting in st, started at start_ns.  Dropped units
+ * are appended to drop_to when it is not NULL; an error opening it ends
+ * the process with status 1.
+ */
+void	stream_open(struct stream *s, size_t cap, const struct framer *f,
+	    char **files, int nfiles, const char *drop_to, struct stats *st,
+	    int64_t start_ns);
+
+/* Close the input and the drop file; returns the exit status so far. */
+int	stream_close(struct stream *s);
+
+/* What the policies see of s. */
+void	stream_view(const struct stream *s, struct view *v);
+
+/* Write the bytes at the head, holding units units. */
+void	stream_send(struct stream *s, size_t bytes, uint64_t units);
+
+/* Drop the bytes at offset off from the head, holding units units. */
+void	stream_drop(struct stream *s, size_t off, size_t bytes,
+	    uint64_t units);
+
+/* The head record outgrew the buffer: count it, then send or drop it. */
+void	stream_begin_long(struct stream *s, bool pass, uint64_t units);
+
+/*
+ * Move what is held of the long record at the head; returns the bytes
+ * moved (0: read more), *pass whether they were sent.
+ */
+size_t	stream_move_long(struct stream *s, bool *pass);
+
+/*
+ * Read more input at the tail; with fresh, input that had to be waited
+ * for starts a new wait (ready_ns).  Returns the bytes read, 0 at the end
+ * of all input, -1 when a stop was requested.
+ */
+ssize_t	stream_fill(struct stream *s, bool fresh);
+
+/*
+ * Move input straight to standard output, round the buffer.  Returns as
+ * input_splice.
+ */
+ssize_t	stream_splice(struct stream *s);
+
+/*
+ * Wait until input can be read or deadline_ns; as clock_wait_fd, or -1
+ * when there is no more input (eof is then set).
+ */
+int	stream_wait_input(struct stream *s, int64_t deadline_ns);
+
+#endif
