@@ -33,6 +33,8 @@ OBJS = $(PURE) src/clock.o src/control.o src/input.o src/main.o \
 	src/output.o src/police.o src/pump.o src/queue.o src/redis.o \
 	src/rundir.o src/shared.o src/signals.o src/splice.o
 HDRS = $(wildcard src/*.h)
+# The unit tests, a file per module tested; their binary is tests/unit/run.
+UNIT = $(wildcard tests/unit/*.c)
 
 all: tbthrottle
 
@@ -45,11 +47,11 @@ src/%.o: src/%.c $(HDRS)
 src/redis.o: src/redis.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
-tests/unit: tests/unit.c $(PURE) $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ tests/unit.c $(PURE) -lm
+tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) $(PURE) -lm
 
-check: tbthrottle tests/unit
-	./tests/unit
+check: tbthrottle tests/unit/run
+	./tests/unit/run
 	bats tests
 
 install: tbthrottle
@@ -63,19 +65,19 @@ uninstall:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c tests/fuzz \
+		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
 		bench/recv.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
 
-valgrind: tbthrottle tests/unit
-	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit
+valgrind: tbthrottle tests/unit/run
+	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
 	bash tests/valgrind.sh
 
 format:
-	clang-format -i src/*.c src/*.h tests/unit.c
+	clang-format -i src/*.c src/*.h tests/unit/*.c tests/unit/*.h
 
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
@@ -111,7 +113,7 @@ bench-quick: tbthrottle bench/recv
 	TB=./tbthrottle bash bench/run.sh --quick
 
 clean:
-	rm -f tbthrottle tests/unit src/*.o bench/recv tests/fuzz/*-fuzz
+	rm -f tbthrottle tests/unit/run src/*.o bench/recv tests/fuzz/*-fuzz
 
 .PHONY: all check install uninstall clean lint format bench bench-quick fuzz \
 	valgrind
