@@ -34,6 +34,8 @@ OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
 	src/limits.o src/main.o src/output.o src/redis.o src/retune.o \
 	src/rundir.o src/shared.o src/signals.o src/splice.o src/stream.o
 HDRS = $(wildcard src/*.h)
+# The unit tests, a file per module tested; their binary is tests/unit/run.
+UNIT = $(wildcard tests/unit/*.c)
 
 all: tbthrottle
 
@@ -46,11 +48,16 @@ src/%.o: src/%.c $(HDRS)
 src/redis.o: src/redis.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
-tests/unit: tests/unit.c $(PURE) $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ tests/unit.c $(PURE) -lm
+tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) $(PURE) -lm
 
-check: tbthrottle tests/unit
-	./tests/unit
+# The system tests' timestamping receiver.  It measures and is not under
+# test, so it is built without SAN's sanitizers, like bench/recv.
+tests/stamp: tests/stamp.c
+	$(CC) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/stamp.c
+
+check: tbthrottle tests/unit/run tests/stamp
+	./tests/unit/run
 	bats tests
 
 install: tbthrottle
@@ -64,19 +71,19 @@ uninstall:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit.c tests/fuzz \
-		bench/recv.c
+		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
+		bench/recv.c tests/stamp.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
 
-valgrind: tbthrottle tests/unit
-	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit
+valgrind: tbthrottle tests/unit/run
+	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
 	bash tests/valgrind.sh
 
 format:
-	clang-format -i src/*.c src/*.h tests/unit.c
+	clang-format -i src/*.c src/*.h tests/unit/*.c tests/unit/*.h
 
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
@@ -112,7 +119,8 @@ bench-quick: tbthrottle bench/recv
 	TB=./tbthrottle bash bench/run.sh --quick
 
 clean:
-	rm -f tbthrottle tests/unit src/*.o bench/recv tests/fuzz/*-fuzz
+	rm -f tbthrottle tests/unit/run tests/stamp src/*.o bench/recv \
+		tests/fuzz/*-fuzz
 
 .PHONY: all check install uninstall clean lint format bench bench-quick fuzz \
 	valgrind

@@ -1,0 +1,37 @@
+/* Unit tests of gcra.c: the one-word bucket that processes share. */
+#include <inttypes.h>
+
+#include "gcra.h"
+#include "unit.h"
+
+void
+test_gcra(void)
+{
+	struct gcra g = { 1, NS, 3 };
+	int64_t tat = 0, at;
+	int bad = 0;
+
+	current = "gcra: the shared bucket's one-word form";
+	tat = gcra_reserve(&g, tat, 0, 3, &at);
+	check(at == 0 && tat == 3 * NS, "a full bucket: 3 at once");
+	tat = gcra_reserve(&g, tat, 0, 1, &at);
+	check(at == NS, "the fourth books 1 s: %" PRId64, at);
+	check(gcra_avail(&g, tat, 0) == 0, "none left");
+	check(gcra_avail(&g, tat, 2500 * MS) == 1, "one at 2.5 s");
+	check(gcra_avail(&g, tat, 3600 * NS) == 3, "full after idle");
+	tat = gcra_reserve(&g, tat, 3600 * NS, 1, &at);
+	check(at == 3600 * NS, "idle credit is capped at the burst");
+
+	/* 3 per 7 s, burst 1, all booked at 0: unit k goes at exactly
+	 * ceil(k * 7 s / 3), the same schedule as the private bucket. */
+	g = (struct gcra){ 3, 7 * NS, 1 };
+	tat = 0;
+	for (int64_t k = 0; k < 100000; k++) {
+		tat = gcra_reserve(&g, tat, 0, 1, &at);
+		if (gcra_unscale(&g, 0, at) != (k * 7 * NS + 2) / 3)
+			bad++;
+	}
+	check(bad == 0, "3/7s: %d of 100000 off the exact schedule", bad);
+	check(gcra_scale(&g, 0, 10 * NS) == 30 * NS, "scale by n");
+	check(gcra_scale(&g, 0, INT64_MAX / 2) == -1, "out of range");
+}

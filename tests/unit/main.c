@@ -1,0 +1,33 @@
+/* The unit tests' entry: runs every test in turn, then the totals. */
+#include <stdio.h>
+
+#include "unit.h"
+
+/*
+ * The order is fixed: the tests draw from one generator, so moving one
+ * would hand the others different random cases.
+ */
+int
+main(void)
+{
+	test_parse_rate();
+	test_parse_amount();
+	test_muldiv();
+	test_exact_schedules();
+	test_no_drift();
+	test_idle_and_initial();
+	test_catchup_cap();
+	test_charge_and_retune();
+	test_random_conformance();
+	test_ready_then_take();
+	test_window();
+	test_fixed();
+	test_set();
+	test_framer();
+	test_keys();
+	test_gcra();
+	test_properties();
+	test_options();
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,145 @@
+/* Unit tests of options.c: the command line into struct config. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "bucket.h"
+#include "options.h"
+#include "unit.h"
+
+static enum parse_result
+parse(struct config *cfg, char *err, size_t errsz, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = (char *)"tbthrottle";
+	va_start(ap, errsz);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	return options_parse(cfg, argc, argv, err, errsz);
+}
+
+static void
+opt_bad(const char *want, ...)
+{
+	char *argv[32], err[512] = "";
+	struct config cfg;
+	int argc = 0;
+	va_list ap;
+
+	argv[argc++] = (char *)"tbthrottle";
+	va_start(ap, want);
+	while ((argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	check(options_parse(&cfg, argc, argv, err, sizeof err) == OPT_ERROR &&
+	    strstr(err, want) != NULL && strchr(err, '\n') == NULL,
+	    "args starting '%s' should fail with '%s', got '%s'", argv[1],
+	    want, err);
+}
+
+void
+test_options(void)
+{
+	struct config cfg;
+	char err[512];
+
+	current = "options";
+	check(parse(&cfg, err, sizeof err, "-r", "10/s", (char *)NULL) ==
+	    OPT_RUN && cfg.burst == 1 && cfg.initial == 1 &&
+	    cfg.mode == UNIT_LINES && cfg.delim == '\n', "defaults");
+	check(parse(&cfg, err, sizeof err, "-c", "-r", "1M/s", (char *)NULL) ==
+	    OPT_RUN && cfg.burst == 10485, "byte burst is 10 ms: %" PRIu64,
+	    cfg.burst);
+	check(parse(&cfg, err, sizeof err, "--rate=5", "-b", "2s", "--initial",
+	    "0", "f1", "f2", (char *)NULL) == OPT_RUN && cfg.burst == 10 &&
+	    cfg.initial == 0 && cfg.nfiles == 2, "burst as duration, files");
+	check(parse(&cfg, err, sizeof err, "-0", "-r", "1", (char *)NULL) ==
+	    OPT_RUN && cfg.delim == '\0', "-0");
+	check(parse(&cfg, err, sizeof err, "-d", "\\t", "-r", "1",
+	    (char *)NULL) == OPT_RUN && cfg.delim == '\t', "-d \\t");
+	check(parse(&cfg, err, sizeof err, "-d", "\\x1e", "-r", "1",
+	    (char *)NULL) == OPT_RUN && cfg.delim == 0x1e, "-d \\x1e");
+	check(parse(&cfg, err, sizeof err, "--leaky", "-a", "leaky", "-r", "1",
+	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_LEAKY, "leaky");
+	check(parse(&cfg, err, sizeof err, "-h", (char *)NULL) == OPT_HELP,
+	    "help");
+	check(parse(&cfg, err, sizeof err, "-V", (char *)NULL) == OPT_VERSION,
+	    "version");
+	check(parse(&cfg, err, sizeof err, "-r", "inf", "-b", "5",
+	    (char *)NULL) == OPT_RUN && cfg.rate.inf, "inf ignores -b");
+
+	check(parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
+	    cfg.catchup_ns == BUCKET_CATCHUP_NS, "catch-up default");
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--catch-up", "0",
+	    (char *)NULL) == OPT_RUN && cfg.catchup_ns == 0, "catch-up 0");
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--catch-up=2.5ms",
+	    (char *)NULL) == OPT_RUN && cfg.catchup_ns == 2500000,
+	    "catch-up 2.5ms");
+	opt_bad("invalid --catch-up '5': give a duration", "-r", "1",
+	    "--catch-up", "5", (char *)NULL);
+	opt_bad("invalid --catch-up '2h': at most 1h", "-r", "1",
+	    "--catch-up", "2h", (char *)NULL);
+	opt_bad("invalid --catch-up '-1ms'", "-r", "1", "--catch-up", "-1ms",
+	    (char *)NULL);
+	check(parse(&cfg, err, sizeof err, "-a", "sliding", "-r", "100/min",
+	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_SLIDING &&
+	    cfg.rate.count == 100 && cfg.rate.period_ns == 60 * NS &&
+	    cfg.burst == 100, "sliding 100/min");
+	opt_bad("whole count per period", "-a", "sliding", "-r", "0.5/s",
+	    (char *)NULL);
+	opt_bad("-b does not apply to -a sliding", "-a", "sliding", "-r",
+	    "5/s", "-b", "2", (char *)NULL);
+	check(parse(&cfg, err, sizeof err, "-a", "fixed", "-r", "2/h",
+	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_FIXED &&
+	    cfg.rate.count == 2 && cfg.rate.period_ns == 3600 * NS, "fixed");
+	opt_bad("-b does not apply to -a fixed", "-a", "fixed", "-r", "5/s",
+	    "-b", "2", (char *)NULL);
+	opt_bad("missing -r", (char *)NULL);
+	opt_bad("invalid rate '0'", "-r", "0", (char *)NULL);
+	opt_bad("invalid rate '-1'", "-r", "-1", (char *)NULL);
+	opt_bad("invalid rate 'abc'", "-r", "abc", (char *)NULL);
+	opt_bad("invalid burst '0'", "-r", "1", "-b", "0", (char *)NULL);
+	opt_bad("invalid burst '10ms'", "-r", "1", "-b", "10ms", (char *)NULL);
+	opt_bad("invalid --initial '-1'", "-r", "1", "--initial", "-1",
+	    (char *)NULL);
+	opt_bad("invalid --initial '5'", "-r", "1", "-b", "2", "--initial", "5",
+	    (char *)NULL);
+	opt_bad("invalid delimiter ''", "-r", "1", "-d", "", (char *)NULL);
+	opt_bad("invalid delimiter 'ab'", "-r", "1", "-d", "ab", (char *)NULL);
+	opt_bad("-c conflicts with -l", "-l", "-c", "-r", "1", (char *)NULL);
+	opt_bad("-0 conflicts with -d", "-d", ",", "-0", "-r", "1",
+	    (char *)NULL);
+	opt_bad("does not apply to -a leaky", "--leaky", "-b", "3", "-r", "1",
+	    (char *)NULL);
+	opt_bad("conflicting algorithms", "-a", "token", "--leaky", "-r", "1",
+	    (char *)NULL);
+	opt_bad("invalid algorithm 'foo'", "-a", "foo", "-r", "1",
+	    (char *)NULL);
+	opt_bad("unknown option '--frobnicate'", "--frobnicate", (char *)NULL);
+	opt_bad("unknown option '-x'", "-x", (char *)NULL);
+	opt_bad("option '-r' needs a value", "-r", (char *)NULL);
+	check(parse(&cfg, err, sizeof err, "-r", "1000/s", "-b", "5000", "-r",
+	    "5000/s", "-b", "10", (char *)NULL) == OPT_RUN && cfg.nlimits == 2 &&
+	    cfg.limits[0].burst == 5000 && cfg.limits[1].burst == 10 &&
+	    cfg.limits[1].rate.d == 200000 && cfg.burst == 5000,
+	    "two limits, each -b after its -r");
+	check(parse(&cfg, err, sizeof err, "-b", "7", "-r", "1", (char *)NULL) ==
+	    OPT_RUN && cfg.nlimits == 1 && cfg.burst == 7,
+	    "-b before a single -r");
+	opt_bad("comes before any -r", "-b", "2", "-r", "1", "-r", "2",
+	    (char *)NULL);
+	opt_bad("-b given twice ('2' and '3') for one -r", "-r", "1", "-b", "2",
+	    "-b", "3", (char *)NULL);
+	opt_bad("-r inf cannot be combined", "-r", "1", "-r", "inf",
+	    (char *)NULL);
+	opt_bad("--initial applies to a single -r", "-r", "1", "-r", "2",
+	    "--initial", "0", (char *)NULL);
+	opt_bad("too many -r", "-r", "1", "-r", "1", "-r", "1", "-r", "1", "-r",
+	    "1", "-r", "1", "-r", "1", "-r", "1", "-r", "1", (char *)NULL);
+	opt_bad("100 years", "-c", "-r", "1/day", "-b", "1G", (char *)NULL);
+	opt_bad("for byte rates", "-r", "1KiB/s", (char *)NULL);
+}
