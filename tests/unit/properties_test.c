@@ -1,6 +1,8 @@
-/* Property tests: random arrivals on every algorithm, shaped and policed. */
+/* Property tests: the real policies over random arrivals, every algorithm. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bucket.h"
 #include "fixed.h"
@@ -8,6 +10,10 @@
 #include "keys.h"
 #include "limiter.h"
 #include "window.h"
+#include "policy.h"
+#include "shape.h"
+#include "drop.h"
+#include "queue.h"
 #include "unit.h"
 
 enum palg { P_TOKEN, P_LEAKY, P_SLIDING, P_FIXED, P_SET, P_KEYS, P_GCRA,
@@ -71,172 +77,345 @@ most_in_window(const int64_t *rel, int count, int64_t width)
 	return best;
 }
 
+/* ---- the real policies on a fake clock: a fake engine drives them ---- */
+
+/* Records are REC_BYTES long: "K NNNN\n", key K, number NNNN. */
+#define REC_BYTES	7
+#define SIM_RECORDS	120
+
+/*
+ * A fake engine: records arrive at arrive[i] into a small buffer; the
+ * policy is asked what to do, and the engine does it at once, except
+ * that a wake-up is sometimes late (jitter).  Release and drop times are
+ * kept per record.
+ */
+struct sim {
+	char buf[64 * REC_BYTES];
+	size_t len;
+	bool eof;
+	int64_t now, ready_ns, read_ns;
+	const int64_t *arrive;
+	const int *key;
+	int count, next;
+	int64_t rel[SIM_RECORDS];	/* release time, or -1 */
+	bool dropped[SIM_RECORDS];
+	int order[SIM_RECORDS], nrel, ndrop;
+	bool jitter;
+	size_t most_held;		/* records held while waiting, at most */
+	int bad;			/* actions the engine cannot take */
+};
+
+/* Deliver every record that has arrived by now, as a read would. */
+static void
+sim_deliver(struct sim *s)
+{
+	while (s->next < s->count && s->arrive[s->next] <= s->now &&
+	    s->len + REC_BYTES <= sizeof s->buf) {
+		char rec[16];
+
+		snprintf(rec, sizeof rec, "%c %04u\n", 'a' + s->key[s->next] % 3,
+		    (unsigned)s->next % 10000);
+		memcpy(s->buf + s->len, rec, REC_BYTES);
+		s->len += REC_BYTES;
+		s->next++;
+	}
+	if (s->next == s->count)
+		s->eof = true;
+	s->read_ns = s->now;
+}
+
+/* Take bytes at off out of the buffer, as sent (or dropped) now. */
+static void
+sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
+{
+	if (off % REC_BYTES != 0 || bytes % REC_BYTES != 0 ||
+	    units != bytes / REC_BYTES || off + bytes > s->len) {
+		s->bad++;
+		return;
+	}
+	for (size_t i = off; i < off + bytes; i += REC_BYTES) {
+		int id = atoi(s->buf + i + 2);
+
+		if (send) {
+			s->rel[id] = s->now;
+			s->order[s->nrel++] = id;
+		} else {
+			s->dropped[id] = true;
+			s->ndrop++;
+		}
+	}
+	memmove(s->buf + off, s->buf + off + bytes, s->len - off - bytes);
+	s->len -= bytes;
+}
+
+/* A wake-up at due_ns, sometimes late. */
+static void
+sim_wake(struct sim *s, int64_t due_ns)
+{
+	if (due_ns > s->now)
+		s->now = due_ns + (s->jitter && rng_below(4) == 0 ?
+		    (int64_t)rng_below(3 * MS) : 0);
+}
+
+/* Run policy p over the arrivals until the input is all out. */
+static void
+sim_run(struct sim *s, const struct policy *p)
+{
+	struct action a;
+	struct view v;
+
+	for (int steps = 0; steps < 100000; steps++) {
+		v = (struct view){ s->buf, s->len, s->eof,
+			s->len == sizeof s->buf, s->ready_ns, s->read_ns };
+		policy_next(p, &v, s->now, &a);
+		/* Once all is admitted (it waits or reads), what it holds. */
+		if ((a.kind == ACT_WAIT || a.kind == ACT_READ) &&
+		    s->len / REC_BYTES > s->most_held)
+			s->most_held = s->len / REC_BYTES;
+		switch (a.kind) {
+		case ACT_SEND:
+		case ACT_DROP:
+			sim_take(s, a.off, a.bytes, a.units,
+			    a.kind == ACT_SEND);
+			break;
+		case ACT_LONG:
+			s->bad++;	/* no record outgrows the buffer */
+			return;
+		case ACT_WAIT:
+			if (a.read && s->next < s->count &&
+			    s->arrive[s->next] <= a.due_ns) {
+				if (s->arrive[s->next] > s->now)
+					s->now = s->arrive[s->next];
+				sim_deliver(s);
+			} else if (a.read && s->next == s->count) {
+				sim_deliver(s);
+			} else if (a.due_ns == INT64_MAX) {
+				s->bad++;	/* waits for nothing */
+				return;
+			} else {
+				sim_wake(s, a.due_ns);
+			}
+			break;
+		case ACT_READ:
+			if (s->eof)
+				return;
+			if (s->arrive[s->next] > s->now) {
+				/* Nothing was waiting: a fresh start. */
+				s->now = s->arrive[s->next];
+				s->ready_ns = s->now;
+			}
+			sim_deliver(s);
+			break;
+		}
+	}
+	s->bad++;	/* never finished */
+}
+
+enum pmode { M_SHAPE, M_DROP, M_QUEUE, M_NMODE };
+static const char *const pmode_name[] = { "shaped", "policed", "queued" };
+
+/* The limiter of case c for algorithm alg, in the storage given. */
+struct pcase {
+	uint64_t n, d, burst;
+	int64_t catchup, width;
+	struct bucket b[2];
+	struct window w;
+	struct fixed fx;
+	struct keytab kt;
+	struct pgcra pg;
+	struct limiter l, members[2];
+	struct limiter_set set;
+};
+
+static void
+pcase_limiter(struct pcase *pc, enum palg alg, int c)
+{
+	switch (alg) {
+	case P_TOKEN:
+	case P_LEAKY:
+		bucket_init(&pc->b[0], pc->n, pc->d, pc->burst, pc->burst, 0);
+		bucket_set_catchup(&pc->b[0], pc->catchup);
+		limiter_of_bucket(&pc->l, &pc->b[0]);
+		break;
+	case P_SLIDING:
+		(void)window_init(&pc->w, pc->burst, pc->width, 0);
+		limiter_of_window(&pc->l, &pc->w);
+		break;
+	case P_FIXED:
+		fixed_init(&pc->fx, pc->burst, pc->width,
+		    (int64_t)rng_below((uint64_t)pc->width), 0);
+		limiter_of_fixed(&pc->l, &pc->fx);
+		break;
+	case P_SET:
+		bucket_init(&pc->b[0], pc->n, pc->d, pc->burst, pc->burst, 0);
+		bucket_init(&pc->b[1], 2 * pc->n, pc->d, 2, 2, 0);
+		bucket_set_catchup(&pc->b[0], pc->catchup);
+		bucket_set_catchup(&pc->b[1], pc->catchup);
+		limiter_of_bucket(&pc->members[0], &pc->b[0]);
+		limiter_of_bucket(&pc->members[1], &pc->b[1]);
+		pc->set = (struct limiter_set){ pc->members, 2 };
+		limiter_of_set(&pc->l, &pc->set);
+		break;
+	case P_KEYS:
+		bucket_init(&pc->b[0], pc->n, pc->d, pc->burst, pc->burst, 0);
+		bucket_set_catchup(&pc->b[0], pc->catchup);
+		(void)keytab_init(&pc->kt, &pc->b[0], 1000, (uint64_t)c, 0);
+		pc->kt.spec = (struct keyspec){ 1, -1, '\n' };
+		limiter_of_keys(&pc->l, &pc->kt);
+		break;
+	case P_GCRA:
+		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst }, 0 };
+		pc->l = (struct limiter){ &pc->pg, pg_ready_at, pg_avail,
+			pg_take, NULL };
+		break;
+	case P_NALG:
+		break;
+	}
+}
+
+static void
+select_key(void *ctx, const char *rec, size_t len, int64_t now_ns)
+{
+	keytab_select_record(ctx, rec, len, now_ns);
+}
+
+/* Does the release schedule s keep algorithm alg's promise? */
+static bool
+pcase_bound_ok(const struct pcase *pc, enum palg alg, const struct sim *s)
+{
+	int64_t rel[SIM_RECORDS], krel[3][SIM_RECORDS];
+	int nrel = s->nrel, kn[3] = { 0, 0, 0 };
+	bool ok = true;
+
+	for (int i = 0; i < nrel; i++) {
+		int id = s->order[i];
+
+		rel[i] = s->rel[id];
+		krel[s->key[id]][kn[s->key[id]]++] = s->rel[id];
+	}
+	switch (alg) {
+	case P_TOKEN:
+	case P_LEAKY:
+	case P_GCRA:
+		return window_ok(rel, nrel, pc->burst, pc->n, pc->d,
+		    pc->catchup);
+	case P_SET:
+		return window_ok(rel, nrel, pc->burst, pc->n, pc->d,
+		    pc->catchup) && window_ok(rel, nrel, 2, 2 * pc->n, pc->d,
+		    pc->catchup);
+	case P_KEYS:
+		for (int k = 0; k < 3; k++)
+			ok = ok && window_ok(krel[k], kn[k], pc->burst, pc->n,
+			    pc->d, pc->catchup);
+		return ok;
+	case P_SLIDING:
+		return most_in_window(rel, nrel, pc->width) <= (int)pc->burst;
+	case P_FIXED:
+		/* At most burst in each window on the wall clock. */
+		for (int i = 0, j; i < nrel; i = j) {
+			int64_t off = pc->fx.wall_offset_ns;
+			int64_t win = (rel[i] + off) / pc->width;
+
+			for (j = i; j < nrel &&
+			    (rel[j] + off) / pc->width == win; j++)
+				;
+			if (j - i > (int)pc->burst)
+				ok = false;
+		}
+		return ok;
+	case P_NALG:
+		break;
+	}
+	return ok;
+}
+
 void
 test_properties(void)
 {
 	int cases = 0, bad_bound = 0, bad_order = 0, bad_count = 0;
-	char first[80] = "";
+	char first[96] = "";
 
-	current = "properties: random arrivals on every algorithm";
+	current = "properties: the real policies on every algorithm";
 	for (int c = 0; c < 6000; c++) {
 		enum palg alg = (enum palg)(c % P_NALG);
-		bool police = (c / P_NALG) % 2;
-		uint64_t n = 1 + rng_below(100);
-		uint64_t d = (1 + rng_below(200)) * (rng_below(2) ? MS : US);
-		uint64_t burst = alg == P_LEAKY ? 1 : 1 + rng_below(12);
-		int64_t catchup = alg == P_SLIDING || alg == P_FIXED ||
-		    alg == P_GCRA || police ? 0 :
-		    (int64_t)rng_below(3) * MS;
-		int count = 120, keys = alg == P_KEYS ? 3 : 1;
-		int64_t arrive[120], rel[120], krel[3][120], now = 0, t = 0;
-		int64_t ready = 0;
-		int key[120], nrel = 0, kn[3] = { 0, 0, 0 }, dropped = 0;
-		struct bucket b[2];
-		struct window w;
-		struct fixed fx;
-		struct keytab kt;
-		struct pgcra pg;
-		struct limiter l, members[2];
-		struct limiter_set set;
-		int64_t width = (int64_t)(burst * d / n);
+		enum pmode mode = (enum pmode)((c / P_NALG) % M_NMODE);
+		static struct pcase pc;
+		static struct sim s;
+		int64_t arrive[SIM_RECORDS], t = 0;
+		int key[SIM_RECORDS], keys = alg == P_KEYS ? 3 : 1;
+		struct gate g;
+		struct policy p;
+		struct shape sh;
+		struct drop dr;
+		struct queue q;
+		uint64_t qmax = 1 + rng_below(5);
+		bool qdrop = rng_below(2) == 0;
+		int bad = 0;
 
-		if (width < 1)
-			width = 1;
-		switch (alg) {
-		case P_TOKEN:
-		case P_LEAKY:
-			bucket_init(&b[0], n, d, burst, burst, 0);
-			bucket_set_catchup(&b[0], catchup);
-			limiter_of_bucket(&l, &b[0]);
-			break;
-		case P_SLIDING:
-			(void)window_init(&w, burst, width, 0);
-			limiter_of_window(&l, &w);
-			break;
-		case P_FIXED:
-			fixed_init(&fx, burst, width,
-			    (int64_t)rng_below((uint64_t)width), 0);
-			limiter_of_fixed(&l, &fx);
-			break;
-		case P_SET:
-			bucket_init(&b[0], n, d, burst, burst, 0);
-			bucket_init(&b[1], 2 * n, d, 2, 2, 0);
-			bucket_set_catchup(&b[0], catchup);
-			bucket_set_catchup(&b[1], catchup);
-			limiter_of_bucket(&members[0], &b[0]);
-			limiter_of_bucket(&members[1], &b[1]);
-			set = (struct limiter_set){ members, 2 };
-			limiter_of_set(&l, &set);
-			break;
-		case P_KEYS:
-			bucket_init(&b[0], n, d, burst, burst, 0);
-			bucket_set_catchup(&b[0], catchup);
-			(void)keytab_init(&kt, &b[0], 1000, (uint64_t)c, 0);
-			limiter_of_keys(&l, &kt);
-			break;
-		case P_GCRA:
-			pg = (struct pgcra){ { n, d, burst }, 0 };
-			l = (struct limiter){ &pg, pg_ready_at, pg_avail,
-			    pg_take, NULL };
-			break;
-		case P_NALG:
-			break;
-		}
-		for (int i = 0; i < count; i++) {
+		if (alg == P_KEYS && mode == M_QUEUE)
+			mode = M_SHAPE;	/* -k does not combine with --queue */
+		memset(&pc, 0, sizeof pc);
+		pc.n = 1 + rng_below(100);
+		pc.d = (1 + rng_below(200)) * (rng_below(2) ? MS : US);
+		pc.burst = alg == P_LEAKY ? 1 : 1 + rng_below(12);
+		pc.catchup = alg == P_SLIDING || alg == P_FIXED ||
+		    alg == P_GCRA || mode == M_DROP ? 0 :
+		    (int64_t)rng_below(3) * MS;
+		pc.width = (int64_t)(pc.burst * pc.d / pc.n);
+		if (pc.width < 1)
+			pc.width = 1;
+		pcase_limiter(&pc, alg, c);
+		for (int i = 0; i < SIM_RECORDS; i++) {
 			if (rng_below(4) == 0)
-				t += (int64_t)rng_below(2 * d / n + 1);
+				t += (int64_t)rng_below(2 * pc.d / pc.n + 1);
 			arrive[i] = t;
 			key[i] = (int)rng_below((uint64_t)keys);
 		}
-		for (int i = 0; i < count; i++) {
-			char kc = (char)('a' + key[i]);
-
-			if (police) {
-				if (alg == P_KEYS)
-					keytab_select(&kt, &kc, 1, arrive[i]);
-				/* Judged on arrival; conservation below. */
-				if (limiter_take(&l, arrive[i], arrive[i], 1) ==
-				    1) {
-					rel[nrel++] = arrive[i];
-					krel[key[i]][kn[key[i]]++] = arrive[i];
-				} else {
-					dropped++;
-				}
-				continue;
-			}
-			/* Shaped, as the pump does: units wait since the
-			 * backlog began (ready), each for its due time; the
-			 * waker is sometimes late. */
-			if (arrive[i] > now)
-				now = ready = arrive[i];
-			if (alg == P_KEYS)
-				keytab_select(&kt, &kc, 1, now);
-			{
-				int64_t due = limiter_ready_at(&l, ready, 1);
-
-				if (due > now)
-					now = due + (rng_below(4) == 0 ?
-					    (int64_t)rng_below(3 * MS) : 0);
-				if (limiter_take(&l, ready, now, 1) != 1 ||
-				    now < due || now < arrive[i])
-					bad_order++;
-			}
-			if (nrel > 0 && now < rel[nrel - 1])
-				bad_order++;
-			rel[nrel++] = now;
-			krel[key[i]][kn[key[i]]++] = now;
+		g = (struct gate){ .framer = { false, '\n' }, .limit = &pc.l,
+			.quantum = 1 + rng_below(pc.burst < 4 ? pc.burst : 4) };
+		if (alg == P_KEYS) {
+			g.select = select_key;
+			g.select_ctx = &pc.kt;
+			g.quantum = 1;
 		}
-		if (nrel + dropped != count)
+		if (alg == P_LEAKY)
+			g.quantum = 1;
+		memset(&s, 0, sizeof s);
+		s = (struct sim){ .arrive = arrive, .key = key,
+			.count = SIM_RECORDS, .jitter = mode != M_DROP };
+		for (int i = 0; i < SIM_RECORDS; i++)
+			s.rel[i] = -1;
+		if (mode == M_SHAPE)
+			shape_policy(&p, &sh, &g);
+		else if (mode == M_DROP)
+			drop_policy(&p, &dr, &g);
+		else
+			(void)queue_policy(&p, &q, &g, qmax, qdrop);
+		sim_run(&s, &p);
+		bad += s.bad;
+		for (int i = 0; i < s.nrel; i++)
+			if (s.rel[s.order[i]] < arrive[s.order[i]] ||
+			    (i > 0 && s.order[i] < s.order[i - 1]))
+				bad++;	/* early, or out of order */
+		if (mode == M_SHAPE && s.ndrop > 0)
+			bad++;		/* shaping never drops */
+		/* A dropping queue holds at most its N while it waits. */
+		if (mode == M_QUEUE && qdrop && s.most_held > qmax)
+			bad++;
+		bad_order += bad;
+		if (s.nrel + s.ndrop != SIM_RECORDS || s.len != 0)
 			bad_count++;
-		/* Each algorithm's own promise. */
-		switch (alg) {
-		case P_TOKEN:
-		case P_LEAKY:
-		case P_GCRA:
-			if (!window_ok(rel, nrel, burst, n, d, catchup))
-				bad_bound++;
-			break;
-		case P_SET:
-			if (!window_ok(rel, nrel, burst, n, d, catchup) ||
-			    !window_ok(rel, nrel, 2, 2 * n, d, catchup))
-				bad_bound++;
-			break;
-		case P_KEYS:
-			for (int k = 0; k < keys; k++)
-				if (!window_ok(krel[k], kn[k], burst, n, d,
-				    catchup))
-					bad_bound++;
-			break;
-		case P_SLIDING:
-			if (most_in_window(rel, nrel, width) > (int)burst)
-				bad_bound++;
-			break;
-		case P_FIXED: {
-			/* At most burst in each window on the wall clock. */
-			int64_t off = fx.wall_offset_ns;
-
-			for (int i = 0, j; i < nrel; i = j) {
-				int64_t win = (rel[i] + off) / width;
-
-				for (j = i; j < nrel &&
-				    (rel[j] + off) / width == win; j++)
-					;
-				if (j - i > (int)burst)
-					bad_bound++;
-			}
-			break;
-		}
-		case P_NALG:
-			break;
-		}
+		if (!pcase_bound_ok(&pc, alg, &s))
+			bad_bound++;
+		if (mode == M_QUEUE)
+			queue_free(&q);
 		if (alg == P_SLIDING)
-			window_free(&w);
+			window_free(&pc.w);
 		if (alg == P_KEYS)
-			keytab_free(&kt);
+			keytab_free(&pc.kt);
 		if (first[0] == '\0' && bad_order + bad_count + bad_bound > 0)
 			snprintf(first, sizeof first, " (first: case %d, %s, "
-			    "%s)", c, palg_name[alg], police ? "policed" :
-			    "shaped");
+			    "%s)", c, palg_name[alg], pmode_name[mode]);
 		cases++;
 	}
 	check(bad_order == 0, "%d releases early, refused or out of order%s",
@@ -245,6 +424,6 @@ test_properties(void)
 	    bad_count, first);
 	check(bad_bound == 0, "%d cases broke their algorithm's bound%s",
 	    bad_bound, first);
-	check(cases == 6000, "%d cases over %d algorithms, shaped and policed",
-	    cases, (int)P_NALG);
+	check(cases == 6000, "%d cases over %d algorithms, shaped, policed "
+	    "and queued", cases, (int)P_NALG);
 }
