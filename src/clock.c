@@ -92,10 +92,10 @@ clock_wait_fd(int fd, short events, int64_t deadline_ns)
 }
 
 bool
-clock_wait_ready(int fd, short events)
+clock_wait_ready(int fd, short events, bool through_stop)
 {
 	while (clock_wait_fd(fd, events, INT64_MAX) == EINTR) {
-		if (signals_stop_requested())
+		if (signals_stop_requested() && !through_stop)
 			return false;
 		signals_poll_report();
 	}

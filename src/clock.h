@@ -32,9 +32,9 @@ int	clock_wait_fd(int fd, short events, int64_t deadline_ns);
 
 /*
  * Wait until fd is ready for events after EAGAIN, handling signals
- * meanwhile; false if a stop was requested.
+ * meanwhile; false if a stop was requested, unless through_stop.
  */
-bool	clock_wait_ready(int fd, short events);
+bool	clock_wait_ready(int fd, short events, bool through_stop);
 
 /* Is fd ready for events now, without waiting (or did poll(2) fail)? */
 bool	clock_fd_ready(int fd, short events);

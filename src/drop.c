@@ -3,28 +3,31 @@
 
 #include "drop.h"
 
+enum verdict { V_PASS, V_DROP, V_NONE };
+
 /*
  * Judge a record of cost bytes whose first byte arrived at t_ns: does it
  * find a token, and room in the byte limit?  A record longer than the
  * byte burst needs a full bucket and leaves it in debt.  Nothing is
- * charged unless both allow it.
+ * charged unless both allow it.  V_NONE: the limit could not say.
  */
-static bool
+static enum verdict
 judge(const struct gate *g, int64_t t_ns, size_t cost)
 {
 	struct bucket *bb = g->byte_limit;
-	bool ok = true;
+	uint64_t got = 1;
 
-	if (bb != NULL)
-		ok = bucket_avail(bb, t_ns, t_ns) >= (cost < bb->burst ?
-		    cost : bb->burst);
+	if (bb != NULL && bucket_avail(bb, t_ns, t_ns) < (cost < bb->burst ?
+	    cost : bb->burst))
+		return V_DROP;
 	/* take decides: a bucket shared with other processes may be
 	 * emptied between a look and the take. */
-	if (ok && g->limit != NULL)
-		ok = limiter_take(g->limit, t_ns, t_ns, 1) == 1;
-	if (ok && bb != NULL)
+	if (g->limit != NULL &&
+	    (got = limiter_take(g->limit, t_ns, t_ns, 1)) != 1)
+		return got == LIMITER_UNDECIDED ? V_NONE : V_DROP;
+	if (bb != NULL)
 		bucket_charge(bb, t_ns, t_ns, cost);
-	return ok;
+	return V_PASS;
 }
 
 /* Send or drop the run of judged records at the head. */
@@ -53,6 +56,10 @@ judge_bytes(struct drop *d, const struct view *v, struct action *a)
 		return;
 	}
 	n = limiter_take(d->gate->limit, v->read_ns, v->read_ns, v->len);
+	if (n == LIMITER_UNDECIDED) {
+		policy_wait(a, INT64_MAX, false);	/* for the stop */
+		return;
+	}
 	d->rest = v->len - (size_t)n;
 	if (n == 0)
 		judge_bytes(d, v, a);
@@ -75,6 +82,7 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		const char *p = v->b + d->run_bytes, *q;
 		size_t len = v->len - d->run_bytes, size;
 		int64_t at;
+		enum verdict verdict;
 		bool ok, whole;
 
 		q = memchr(p, g->framer.delim, len);
@@ -96,7 +104,15 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 			at = d->changed_ns;
 		if (g->select != NULL)
 			g->select(g->select_ctx, p, size, at);
-		ok = judge(g, at, size);
+		if ((verdict = judge(g, at, size)) == V_NONE) {
+			/* Unjudged, it waits for the stop that came. */
+			if (d->run_bytes > 0)
+				flush_run(d, a);
+			else
+				policy_wait(a, INT64_MAX, false);
+			return;
+		}
+		ok = verdict == V_PASS;
 		d->first_set = false;
 		if (!whole) {
 			/* Judged on its first buffer of bytes; the rest keep
@@ -151,10 +167,19 @@ drop_waiting(const void *self, const struct view *v, bool streaming)
 	return policy_units_held(&d->gate->framer, v, streaming);
 }
 
+/* Records judged but not yet sent or dropped, or refused bytes. */
+static bool
+drop_owes(const void *self)
+{
+	const struct drop *d = self;
+
+	return d->run_bytes > 0 || d->rest > 0;
+}
+
 void
 drop_policy(struct policy *p, struct drop *d, const struct gate *g)
 {
 	*d = (struct drop){ .gate = g, .changed_ns = INT64_MIN };
 	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
-		drop_waiting, false };
+		drop_waiting, drop_owes, false };
 }

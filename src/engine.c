@@ -170,39 +170,66 @@ move_long(struct run *r)
 	return true;
 }
 
-int
-engine_run(const struct engine *e)
+/*
+ * A stop came: carry out what the policy has already decided (tokens
+ * taken, verdicts given), then set aside a copy of the whole records
+ * still held where dropped records go.  They count as waiting.
+ */
+static void
+settle(struct run *r)
 {
-	static struct run r;
+	struct action a;
+	struct view v;
+
+	while (r->pol->owes != NULL && r->pol->owes(r->pol->self)) {
+		stream_view(&r->s, &v);
+		policy_next(r->pol, &v, clock_now_ns(), &a);
+		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
+			break;
+		(void)act(r, &a, clock_now_ns());
+	}
+	stream_spill(&r->s);
+}
+
+/* One turn of the loop; false to stop. */
+static bool
+turn(struct run *r)
+{
 	struct action a;
 	struct view v;
 	int64_t now_ns;
 
+	signals_poll_report();
+	if (changes != r->seen) {
+		r->seen = changes;
+		r->pol->retuned(r->pol->self, changed_ns);
+	}
+	if (r->s.longrec != LONG_NONE)	/* whole, even if a stop came */
+		return move_long(r) || read_more(r, false);
+	if (signals_stop_requested())
+		return false;
+	stream_view(&r->s, &v);
+	now_ns = clock_now_ns();
+	policy_next(r->pol, &v, now_ns, &a);
+	return act(r, &a, now_ns);
+}
+
+int
+engine_run(const struct engine *e)
+{
+	static struct run r;
+
 	r = (struct run){ .e = e, .pol = e->policy, .seen = changes };
-	stream_open(&r.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
-	    e->drop_to, e->stats, e->start_ns);
+	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_on_report(report, &r);
 	if (e->progress)
 		signals_on_tick(tick, &r, ENGINE_PROGRESS_MS);
-	while (!signals_stop_requested()) {
-		signals_poll_report();
-		if (changes != r.seen) {
-			r.seen = changes;
-			r.pol->retuned(r.pol->self, changed_ns);
-		}
-		if (r.s.longrec != LONG_NONE && move_long(&r))
-			continue;
-		if (r.s.longrec != LONG_NONE) {
-			if (!read_more(&r, false))
-				break;
-			continue;
-		}
-		stream_view(&r.s, &v);
-		now_ns = clock_now_ns();
-		policy_next(r.pol, &v, now_ns, &a);
-		if (!act(&r, &a, now_ns))
-			break;
-	}
+	stream_open(&r.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
+	    e->drop_to, e->stats, e->start_ns);
+	while (turn(&r))
+		;
+	if (signals_stop_requested())
+		settle(&r);
 	if (e->progress) {
 		count_waiting(&r);
 		stats_progress(e->stats, clock_now_ns(), true, stderr);

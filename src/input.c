@@ -11,29 +11,72 @@
 #include "input.h"
 #include "signals.h"
 #include "splice.h"
+#include "stdfd.h"
 
 /* Bytes asked of one splice(2); a pipe moves at most its capacity. */
 #define SPLICE_CHUNK_BYTES	(128 * 1024)
 
 void
-input_init(struct input *in, char **files, int nfiles)
+input_init(struct input *in, char **files, int nfiles, const int *outs,
+    int nouts)
 {
+	struct stat st;
+
 	*in = (struct input){ .files = files, .nfiles = nfiles, .fd = -1,
 	    .name = "stdin" };
+	for (int i = 0; i < nouts && in->nouts < INPUT_MAX_OUTS; i++)
+		if (outs[i] >= 0 && fstat(outs[i], &st) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			in->out_dev[in->nouts] = st.st_dev;
+			in->out_ino[in->nouts++] = st.st_ino;
+		}
+}
+
+/* Is fd one of the regular files written to?  Reading it would feed the
+ * output into itself, as long as there is disk. */
+static bool
+is_output(const struct input *in, int fd)
+{
+	struct stat st;
+
+	if (in->nouts == 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	for (int i = 0; i < in->nouts; i++)
+		if (st.st_dev == in->out_dev[i] && st.st_ino == in->out_ino[i])
+			return true;
+	return false;
+}
+
+/* Take fd, named name, as the operand being read, unless it must not be. */
+static void
+take_operand(struct input *in, int fd, const char *name)
+{
+	if (fd == STDIN_FILENO && stdfd_closed(STDIN_FILENO)) {
+		warnx("%s: %s", name, strerror(EBADF));
+	} else if (is_output(in, fd)) {
+		warnx("%s: input file is output file", name);
+	} else {
+		in->fd = fd;
+		in->name = name;
+		return;
+	}
+	in->status = 1;
+	if (fd != STDIN_FILENO)
+		(void)close(fd);
 }
 
 /*
  * Open path for reading.  Opening a FIFO waits for a writer: a signal
  * meanwhile is handled and the open tried again, unless it asked us to
- * stop (then -1 with errno EINTR).
+ * stop and a record need not be finished (then -1 with errno EINTR).
  */
 static int
-open_operand(const char *path)
+open_operand(const char *path, bool finish)
 {
 	int fd;
 
 	while ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EINTR) {
-		if (signals_stop_requested())
+		if (signals_stop_requested() && !finish)
 			return -1;
 		signals_poll_report();
 	}
@@ -45,26 +88,25 @@ input_open(struct input *in)
 {
 	while (in->fd < 0) {
 		const char *path;
+		int fd;
 
 		if (in->nfiles == 0 && in->next == 0) {
 			in->next = 1;
-			in->fd = STDIN_FILENO;
-			in->name = "stdin";
-			break;
+			take_operand(in, STDIN_FILENO, "stdin");
+			continue;
 		}
 		if (in->next >= in->nfiles)
 			return false;
 		path = in->files[in->next++];
 		if (strcmp(path, "-") == 0) {
-			in->fd = STDIN_FILENO;
-			in->name = "stdin";
-		} else if ((in->fd = open_operand(path)) < 0) {
+			take_operand(in, STDIN_FILENO, "stdin");
+		} else if ((fd = open_operand(path, in->finish)) < 0) {
 			if (errno == EINTR)
 				return false;	/* a stop was requested */
 			warn("%s", path);
 			in->status = 1;
 		} else {
-			in->name = path;
+			take_operand(in, fd, path);
 		}
 	}
 	return true;
@@ -132,11 +174,11 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 		if (n == 0) {
 			input_close(in);
 		} else if (errno == EINTR) {
-			if (signals_stop_requested())
+			if (signals_stop_requested() && !in->finish)
 				return -1;
 			signals_poll_report();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!clock_wait_ready(in->fd, POLLIN))
+			if (!clock_wait_ready(in->fd, POLLIN, in->finish))
 				return -1;
 		} else {
 			warn("%s", in->name);

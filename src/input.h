@@ -5,6 +5,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Most regular files written to that an operand must not be. */
+#define INPUT_MAX_OUTS	2
+
 struct input {
 	char **files;
 	int nfiles;
@@ -14,10 +17,20 @@ struct input {
 	int status;		/* 1 once an operand could not be read */
 	bool no_splice;		/* don't splice(2) this operand */
 	bool checked;		/* no_splice is set for this operand */
+	bool finish;		/* a stop must not cut the read short */
+	int nouts;		/* the regular files written to */
+	dev_t out_dev[INPUT_MAX_OUTS];
+	ino_t out_ino[INPUT_MAX_OUTS];
 };
 
-/* Start reading operands files[0..nfiles), or standard input if none. */
-void	input_init(struct input *in, char **files, int nfiles);
+/*
+ * Start reading operands files[0..nfiles), or standard input if none.  An
+ * operand that is the same regular file as one of outs[0..nouts) (the
+ * output, the drop file) is refused, as is standard input if it was
+ * closed at start.
+ */
+void	input_init(struct input *in, char **files, int nfiles, const int *outs,
+	    int nouts);
 
 /* Open the next operand if none is open; false when there are none left. */
 bool	input_open(struct input *in);

@@ -10,6 +10,12 @@ struct keytab;
 struct window;
 
 /*
+ * What take returns when it could not decide: a stop came while a limit
+ * kept elsewhere (Redis) was out of reach.  Nothing was taken.
+ */
+#define LIMITER_UNDECIDED	UINT64_MAX
+
+/*
  * ready_at, avail and take have the contracts of bucket_ready_at,
  * bucket_avail and bucket_take: time is an argument, and the limiters
  * that live in memory make no system call.

@@ -1,6 +1,8 @@
 /* tbthrottle: release input a record at a time at a set rate. */
 #include <err.h>
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -12,6 +14,7 @@
 #include "retune.h"
 #include "shape.h"
 #include "signals.h"
+#include "stdfd.h"
 
 /* The policy cfg asks for, over the gate g; the buffer it needs. */
 static size_t
@@ -72,8 +75,17 @@ main(int argc, char *argv[])
 {
 	struct config cfg;
 	char why[512];
+	enum parse_result parsed;
 
-	switch (options_parse(&cfg, argc, argv, why, sizeof why)) {
+	stdfd_guard();
+	parsed = options_parse(&cfg, argc, argv, why, sizeof why);
+	/* Nothing can be written where nothing is open. */
+	if (stdfd_closed(STDOUT_FILENO) && parsed != OPT_ERROR &&
+	    (parsed != OPT_RUN || cfg.control_pid == 0)) {
+		warnx("stdout: %s", strerror(EBADF));
+		return 1;
+	}
+	switch (parsed) {
 	case OPT_HELP:
 		options_usage(stdout);
 		return fflush(stdout) == 0 ? 0 : 1;

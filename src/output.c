@@ -22,7 +22,7 @@ output_write(int fd, const char *b, size_t len, const char *name)
 			if (len > 0)
 				signals_poll_report();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			(void)clock_wait_ready(fd, POLLOUT);
+			(void)clock_wait_ready(fd, POLLOUT, true);
 		} else if (errno == EPIPE && fd == STDOUT_FILENO) {
 			signals_die_of_sigpipe();
 		} else if (errno == EINTR) {

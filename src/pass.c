@@ -43,5 +43,5 @@ void
 pass_policy(struct policy *p, struct gate *g)
 {
 	*p = (struct policy){ g, pass_next, pass_streamed,
-		pass_retuned, pass_waiting, false };
+		pass_retuned, pass_waiting, NULL, false };
 }

@@ -77,6 +77,9 @@ struct policy {
 	 * record is a long one already counted. */
 	uint64_t (*waiting)(const void *self, const struct view *v,
 	    bool streaming);
+	/* NULL, or: has next decided on units (taken their tokens) that it
+	 * has not yet handed out as actions? */
+	bool (*owes)(const void *self);
 	bool uses_ready;	/* next reads v->ready_ns */
 };
 

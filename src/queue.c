@@ -190,7 +190,7 @@ queue_policy(struct policy *p, struct queue *q, const struct gate *g,
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
 	*p = (struct policy){ q, queue_next, queue_streamed, queue_retuned,
-		queue_waiting, false };
+		queue_waiting, NULL, false };
 	return 0;
 }
 

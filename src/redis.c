@@ -284,7 +284,7 @@ report(struct redis *r, bool down, const char *why)
  * Book units at now_ns through Redis, as the fallback says while it is
  * down; returns when they may go, or INT64_MAX when a stop came first
  * (nothing booked: the caller releases nothing).  With take, takes what
- * there is room for, up to units, and returns how many (0 on a stop).
+ * there is room for, up to units, and returns how many (-1 on a stop).
  */
 static int64_t
 ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
@@ -328,7 +328,7 @@ ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 		}
 		/* Block: wait and try again, unless asked to stop. */
 		if (signals_stop_requested())
-			return take ? 0 : INT64_MAX;
+			return take ? -1 : INT64_MAX;
 		(void)clock_sleep_until(clock_now_ns() + r->retry_ns);
 		if (r->retry_ns < RETRY_MAX_NS)
 			r->retry_ns *= 2;
@@ -392,8 +392,10 @@ r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 static uint64_t
 r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
+	int64_t got = ask(self, now_ns, max, true);
+
 	(void)ready_ns;
-	return (uint64_t)ask(self, now_ns, max, true);
+	return got < 0 ? LIMITER_UNDECIDED : (uint64_t)got;
 }
 
 static int64_t

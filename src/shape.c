@@ -142,5 +142,5 @@ shape_policy(struct policy *p, struct shape *s, const struct gate *g)
 {
 	*s = (struct shape){ .gate = g };
 	*p = (struct policy){ s, shape_next, shape_streamed, shape_retuned,
-		shape_waiting, true };
+		shape_waiting, NULL, true };
 }

@@ -1,5 +1,8 @@
 /* Signals: an orderly stop, reports on SIGUSR1, ticks, live changes. */
+#include <err.h>
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -7,6 +10,7 @@
 #include "signals.h"
 
 static volatile sig_atomic_t stop_signal;
+static bool sigpipe_ignored;	/* SIGPIPE was ignored when we started */
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static void (*control_fn)(void *);
 static void *control_arg;
@@ -55,6 +59,14 @@ signals_init(void)
 			continue;
 		(void)sigaction(sigs[i], &sa, NULL);
 	}
+	/*
+	 * A closed pipe is seen as EPIPE, so that we clean up before we die
+	 * of SIGPIPE (signals_die_of_sigpipe), and a broken pipe to the drop
+	 * file or to Redis is an error with a message, not a silent death.
+	 */
+	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+		sigpipe_ignored = true;
+	(void)signal(SIGPIPE, SIG_IGN);
 }
 
 /* Run fn on sig, without SA_RESTART so blocking calls return EINTR. */
@@ -160,5 +172,11 @@ signals_finish(void)
 void
 signals_die_of_sigpipe(void)
 {
+	/* Where SIGPIPE was ignored, end as a program that sees EPIPE. */
+	if (sigpipe_ignored) {
+		if (death_fn != NULL)
+			death_fn();
+		errx(1, "write error: %s", strerror(EPIPE));
+	}
 	die_of(SIGPIPE);
 }

@@ -1,5 +1,6 @@
 /* The stream: the input held between reading and release, and its counts. */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -8,23 +9,43 @@
 
 #include "clock.h"
 #include "output.h"
+#include "signals.h"
 #include "splice.h"
 #include "stream.h"
+
+/*
+ * Open the drop file for appending.  A FIFO waits for a reader: a signal
+ * meanwhile is handled, and a stop ends the run as it would have.
+ */
+static int
+open_drop(const char *path)
+{
+	int fd;
+
+	while ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+	    0666)) < 0 && errno == EINTR) {
+		signals_finish();
+		signals_poll_report();
+	}
+	return fd;
+}
 
 void
 stream_open(struct stream *s, size_t cap, const struct framer *f,
     char **files, int nfiles, const char *drop_to, struct stats *st,
     int64_t start_ns)
 {
+	int outs[2] = { STDOUT_FILENO, -1 };
+
 	*s = (struct stream){ .cap = cap, .framer = *f, .st = st,
 		.drop_fd = -1, .drop_name = drop_to, .ready_ns = start_ns,
 		.read_ns = start_ns };
 	if ((s->buf = malloc(cap)) == NULL)
 		err(1, "buffer of %zu bytes", cap);
-	if (drop_to != NULL && (s->drop_fd = open(drop_to,
-	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+	if (drop_to != NULL && (s->drop_fd = open_drop(drop_to)) < 0)
 		err(1, "%s", drop_to);
-	input_init(&s->in, files, nfiles);
+	outs[1] = s->drop_fd;
+	input_init(&s->in, files, nfiles, outs, 2);
 }
 
 int
@@ -88,6 +109,7 @@ void
 stream_begin_long(struct stream *s, bool pass, uint64_t units)
 {
 	s->longrec = pass ? LONG_PASS : LONG_DROP;
+	s->in.finish = true;	/* a stop waits for the record's end */
 	if (pass)
 		s->st->units_out += units;
 	else
@@ -101,8 +123,10 @@ stream_move_long(struct stream *s, bool *pass)
 	size_t n = framer_span(&s->framer, s->buf + s->head, len, 1, &units);
 
 	*pass = s->longrec == LONG_PASS;
-	if (units == 1 || s->eof)
+	if (units == 1 || s->eof) {
 		s->longrec = LONG_NONE;	/* its end is here */
+		s->in.finish = false;
+	}
 	if (units == 0)
 		n = len;
 	if (*pass)
@@ -168,4 +192,15 @@ stream_wait_input(struct stream *s, int64_t deadline_ns)
 		return -1;
 	}
 	return clock_wait_fd(s->in.fd, POLLIN, deadline_ns);
+}
+
+void
+stream_spill(struct stream *s)
+{
+	size_t len = s->tail - s->head;
+	size_t n = s->eof ? len : framer_whole(&s->framer, s->buf + s->head,
+	    len);
+
+	if (s->drop_fd >= 0 && s->longrec == LONG_NONE && n > 0)
+		output_write(s->drop_fd, s->buf + s->head, n, s->drop_name);
 }

@@ -67,6 +67,13 @@ void	stream_begin_long(struct stream *s, bool pass, uint64_t units);
 size_t	stream_move_long(struct stream *s, bool *pass);
 
 /*
+ * At a stop: append the whole records held (read, not yet released or
+ * dropped) to the drop file, if there is one.  They still count as
+ * waiting: nothing decided their fate.
+ */
+void	stream_spill(struct stream *s);
+
+/*
  * Read more input at the tail; with fresh, input that had to be waited
  * for starts a new wait (ready_ns).  Returns the bytes read, 0 at the end
  * of all input, -1 when a stop was requested.

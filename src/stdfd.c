@@ -1,0 +1,32 @@
+/* The standard descriptors: none closed at start may be taken by a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "stdfd.h"
+
+static bool closed[3];
+
+void
+stdfd_guard(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		/* The lowest free number is fd itself. */
+		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd) {
+			static const char msg[] = "tbthrottle: cannot open "
+			    "/dev/null for a closed standard descriptor\n";
+
+			(void)write(STDERR_FILENO, msg, sizeof msg - 1);
+			_exit(1);
+		}
+		closed[fd] = true;
+	}
+}
+
+bool
+stdfd_closed(int fd)
+{
+	return fd >= 0 && fd < 3 && closed[fd];
+}
