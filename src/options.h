@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "redis.h"
+#include "redisurl.h"
 #include "units.h"
 
 #define TBTHROTTLE_VERSION	"0.1.0"
