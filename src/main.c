@@ -228,7 +228,7 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 		snprintf(reply, size, "error: %s\n", why);
 		return;
 	}
-	if (new.rate.inf) {
+	if (config_unlimited(&new)) {
 		snprintf(reply, size, "error: a running limit cannot be lifted "
 		    "with -r inf\n");
 		return;
@@ -379,7 +379,7 @@ main(int argc, char *argv[])
 		limiter_of_shared(&members[0], &shared);
 		pump.limit = &members[0];
 		pump.quantum = limits_quantum(&cfg);
-	} else if (!cfg.rate.inf) {
+	} else if (!config_unlimited(&cfg)) {
 		pump.limit = build_limits(&cfg, pump.start_ns);
 		pump.quantum = limits_quantum(&cfg);
 	} else if (cfg.byte_limited) {
