@@ -166,17 +166,16 @@ struct run {
 /*
  * Apply the live change in req (CONTROL_MAGIC, then a line "RATE\tBURST"
  * per limit, BURST empty to keep it) to the first limits of r, checked as
- * the command line would be.  The reply goes to reply[0..size).
+ * the command line checks its -r and -b.  The reply goes to reply[0..size).
  */
 static void
 apply_change(struct run *r, char *req, char *reply, size_t size)
 {
-	struct config *cfg = r->cfg, new;
-	char opt_r[] = "-r", opt_b[] = "-b", opt_a[] = "-a", opt_mode[] = "-l";
-	char alg_token[] = "token", alg_leaky[] = "leaky", self[] = "tbthrottle";
-	char *argv[4 + 4 * MAX_LIMITS + 1], *line, *save = NULL, why[512];
-	char kept[MAX_LIMITS][24];
-	int argc = 0, n = 0;
+	struct config *cfg = r->cfg;
+	struct limit new[MAX_LIMITS];
+	const char *rates[MAX_LIMITS], *bursts[MAX_LIMITS];
+	char kept[MAX_LIMITS][24], why[512], *line, *save = NULL;
+	int n = 0;
 	int64_t now_ns;
 
 	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY) {
@@ -189,12 +188,6 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 		    "changed live\n", cfg->shared != NULL ? "--shared" : "-k");
 		return;
 	}
-	if (cfg->mode == UNIT_BYTES)
-		opt_mode[1] = 'c';
-	argv[argc++] = self;
-	argv[argc++] = opt_mode;
-	argv[argc++] = opt_a;
-	argv[argc++] = cfg->algorithm == ALG_LEAKY ? alg_leaky : alg_token;
 	for (line = strtok_r(req + strlen(CONTROL_MAGIC), "\n", &save);
 	    line != NULL && n < MAX_LIMITS && n < cfg->nlimits;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -202,43 +195,43 @@ apply_change(struct run *r, char *req, char *reply, size_t size)
 
 		if (burst != NULL)
 			*burst++ = '\0';
-		if ((burst == NULL || *burst == '\0') &&
-		    cfg->algorithm == ALG_TOKEN) {
+		if (burst != NULL && *burst == '\0')
+			burst = NULL;
+		if (burst == NULL && cfg->algorithm == ALG_TOKEN) {
 			/* No -b: the burst stays, checked at the new rate. */
 			snprintf(kept[n], sizeof kept[n], "%llu",
 			    (unsigned long long)cfg->limits[n].burst);
 			burst = kept[n];
 		}
-		argv[argc++] = opt_r;
-		argv[argc++] = line;
-		if (burst != NULL && *burst != '\0') {
-			argv[argc++] = opt_b;
-			argv[argc++] = burst;
-		}
-		n++;
+		rates[n] = line;
+		bursts[n++] = burst;
 	}
-	argv[argc] = NULL;
 	if (n == 0 || line != NULL) {
 		snprintf(reply, size, "error: this tbthrottle has %d limit%s "
 		    "(-r) to change\n", cfg->nlimits, cfg->nlimits == 1 ?
 		    "" : "s");
 		return;
 	}
-	if (options_parse(&new, argc, argv, why, sizeof why) != OPT_RUN) {
-		snprintf(reply, size, "error: %s\n", why);
-		return;
-	}
-	if (config_unlimited(&new)) {
-		snprintf(reply, size, "error: a running limit cannot be lifted "
-		    "with -r inf\n");
-		return;
+	/* Last to first, and inf refused, as on the command line. */
+	for (int i = n - 1; i >= 0; i--) {
+		if (limit_parse(rates[i], bursts[i], NULL, cfg->mode,
+		    cfg->algorithm, &new[i], why, sizeof why) != 0) {
+			snprintf(reply, size, "error: %s\n", why);
+			return;
+		}
+		if (new[i].rate.inf) {
+			snprintf(reply, size, "error: %s\n", n > 1 ?
+			    "-r inf cannot be combined with other rates" :
+			    "a running limit cannot be lifted with -r inf");
+			return;
+		}
 	}
 	now_ns = clock_now_ns();
 	for (int i = 0; i < n; i++) {
 		struct limit *l = &cfg->limits[i];
 
-		l->rate = new.limits[i].rate;
-		l->burst = new.limits[i].burst;
+		l->rate = new[i].rate;
+		l->burst = new[i].burst;
 		bucket_retune(&buckets[i], l->rate.n, l->rate.d, l->burst,
 		    now_ns);
 	}
