@@ -1,4 +1,4 @@
-/* Command-line options: the getopt_long table and struct config. */
+/* Command-line options: struct config, read from the table of options. */
 #ifndef OPTIONS_H
 #define OPTIONS_H
 
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "redis.h"
+#include "redisurl.h"
 #include "units.h"
 
 #define TBTHROTTLE_VERSION	"0.1.0"
@@ -23,20 +23,29 @@ enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 #define DEFAULT_MAX_KEYS	1000000ULL
 #define MAX_MAX_KEYS		1000000000ULL
 
+/*
+ * --catch-up by default, and the most units in a window of -a sliding.
+ * They are BUCKET_CATCHUP_NS and WINDOW_MAX_LIMIT (the unit tests check
+ * it), named here so that options need not include the limiters.
+ */
+#define DEFAULT_CATCHUP_NS	10000000LL
+#define MAX_WINDOW_UNITS	1000000ULL
+
 /* One -r with its -b and --initial, validated. */
 struct limit {
 	struct rate rate;
-	uint64_t burst;
-	uint64_t initial;
+	uint64_t burst;		/* units; 1 when the rate is inf */
+	uint64_t initial;	/* tokens at start, <= burst */
 };
 
 struct config {
-	struct limit limits[MAX_LIMITS];	/* every -r, in order */
+	/*
+	 * Every finite -r, in order; limits[0] is the first.  nlimits is 0
+	 * when units have no limit of their own: with -r inf, or with
+	 * --byte-rate and no -r.  See config_unlimited().
+	 */
+	struct limit limits[MAX_LIMITS];
 	int nlimits;
-	/* The first limit, also in limits[0]: */
-	struct rate rate;
-	uint64_t burst;		/* units; 0 when the rate is inf */
-	uint64_t initial;	/* tokens at start, <= burst */
 	bool byte_limited;	/* --byte-rate: records also cost their bytes */
 	struct limit byte_limit;
 	int64_t catchup_ns;	/* how late units may still keep their slot */
@@ -66,11 +75,28 @@ struct config {
 	int ncontrol;
 };
 
+/* Do units go out without a limit of their own (-r inf, --byte-rate)? */
+static inline bool
+config_unlimited(const struct config *cfg)
+{
+	return cfg->nlimits == 0;
+}
+
 /*
  * Fill cfg from argv.  Returns OPT_RUN, OPT_HELP or OPT_VERSION, or
  * OPT_ERROR with a one-line reason (naming the bad value) in err.
  */
 enum parse_result options_parse(struct config *cfg, int argc, char **argv,
+	    char *err, size_t errsz);
+
+/*
+ * Parse one limit: the text of a -r, of its -b and of --initial (NULL when
+ * not given), for units of mode under algorithm alg.  The command line and
+ * -R both use it.  Returns 0 with the limit in out, or -1 with a one-line
+ * reason in err.  A rate of inf gives out->rate.inf, burst and initial 1.
+ */
+int	limit_parse(const char *rate, const char *burst, const char *initial,
+	    enum unit_mode mode, enum algorithm alg, struct limit *out,
 	    char *err, size_t errsz);
 
 /* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
@@ -79,5 +105,8 @@ bool	shared_name_ok(const char *name);
 
 /* Print the --help text. */
 void	options_usage(FILE *fp);
+
+/* The long name of option i (without "--"), or NULL past the last. */
+const char *options_long_name(int i);
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "redis.h"
+#include "redisurl.h"
 
 /* Copy s[0..len) into out[0..size) as a string; -1 if it does not fit. */
 static int

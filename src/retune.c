@@ -12,33 +12,23 @@
 
 /*
  * Apply the live change in req (CONTROL_MAGIC, then a line "RATE\tBURST"
- * per limit, BURST empty to keep it) to the first limits of r, checked as
+ * per limit, BURST empty to keep it) to the first limits of L, checked as
  * the command line would be.  The reply goes to reply[0..size).
  */
 static void
 apply_change(struct limits *L, char *req, char *reply, size_t size)
 {
 	const struct config *cfg = L->cfg;
-	struct config new;
-	char opt_r[] = "-r", opt_b[] = "-b", opt_a[] = "-a", opt_mode[] = "-l";
-	char alg_token[] = "token", alg_leaky[] = "leaky", self[] = "tbthrottle";
-	char *argv[4 + 4 * MAX_LIMITS + 1], *line, *save = NULL, why[512];
-	char kept[MAX_LIMITS][24];
-	int argc = 0, n = 0;
+	struct limit new[MAX_LIMITS];
+	const char *rates[MAX_LIMITS], *bursts[MAX_LIMITS], *why_not;
+	char kept[MAX_LIMITS][24], why[512], *line, *save = NULL;
+	int n = 0;
 	int64_t now_ns;
-
-	const char *why_not;
 
 	if (!limits_retunable(L, &why_not)) {
 		snprintf(reply, size, "error: %s\n", why_not);
 		return;
 	}
-	if (cfg->mode == UNIT_BYTES)
-		opt_mode[1] = 'c';
-	argv[argc++] = self;
-	argv[argc++] = opt_mode;
-	argv[argc++] = opt_a;
-	argv[argc++] = cfg->algorithm == ALG_LEAKY ? alg_leaky : alg_token;
 	for (line = strtok_r(req + strlen(CONTROL_MAGIC), "\n", &save);
 	    line != NULL && n < MAX_LIMITS && n < cfg->nlimits;
 	    line = strtok_r(NULL, "\n", &save)) {
@@ -46,40 +36,40 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 
 		if (burst != NULL)
 			*burst++ = '\0';
-		if ((burst == NULL || *burst == '\0') &&
-		    cfg->algorithm == ALG_TOKEN) {
+		if (burst != NULL && *burst == '\0')
+			burst = NULL;
+		if (burst == NULL && cfg->algorithm == ALG_TOKEN) {
 			/* No -b: the burst stays, checked at the new rate. */
 			snprintf(kept[n], sizeof kept[n], "%llu",
 			    (unsigned long long)L->now[n].burst);
 			burst = kept[n];
 		}
-		argv[argc++] = opt_r;
-		argv[argc++] = line;
-		if (burst != NULL && *burst != '\0') {
-			argv[argc++] = opt_b;
-			argv[argc++] = burst;
-		}
-		n++;
+		rates[n] = line;
+		bursts[n++] = burst;
 	}
-	argv[argc] = NULL;
 	if (n == 0 || line != NULL) {
 		snprintf(reply, size, "error: this tbthrottle has %d limit%s "
 		    "(-r) to change\n", cfg->nlimits, cfg->nlimits == 1 ?
 		    "" : "s");
 		return;
 	}
-	if (options_parse(&new, argc, argv, why, sizeof why) != OPT_RUN) {
-		snprintf(reply, size, "error: %s\n", why);
-		return;
-	}
-	if (new.rate.inf) {
-		snprintf(reply, size, "error: a running limit cannot be lifted "
-		    "with -r inf\n");
-		return;
+	/* Last to first, and inf refused, as on the command line. */
+	for (int i = n - 1; i >= 0; i--) {
+		if (limit_parse(rates[i], bursts[i], NULL, cfg->mode,
+		    cfg->algorithm, &new[i], why, sizeof why) != 0) {
+			snprintf(reply, size, "error: %s\n", why);
+			return;
+		}
+		if (new[i].rate.inf) {
+			snprintf(reply, size, "error: %s\n", n > 1 ?
+			    "-r inf cannot be combined with other rates" :
+			    "a running limit cannot be lifted with -r inf");
+			return;
+		}
 	}
 	now_ns = clock_now_ns();
 	for (int i = 0; i < n; i++)
-		limits_retune(L, i, &new.limits[i], now_ns);
+		limits_retune(L, i, &new[i], now_ns);
 	engine_limits_changed(now_ns);
 	snprintf(reply, size, "ok\n");
 }

@@ -16,6 +16,8 @@ setup() {
 start_timed() {
 	local file=$1
 	shift
+	# A pid file left by an earlier start must not be taken for this one.
+	rm -f "$d/pid"
 	"$STAMP" -p "$d/pid" -- "$TB" "$@" <"$file" >"$d/stamps" 2>"$d/err" &
 	bg=$!
 	wait_for_output "$d/pid"

@@ -28,6 +28,8 @@ main(void)
 	test_gcra();
 	test_properties();
 	test_options();
+	test_option_table();
+	test_limit_parse();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

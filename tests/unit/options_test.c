@@ -1,9 +1,12 @@
 /* Unit tests of options.c: the command line into struct config. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bucket.h"
+#include "window.h"
 #include "options.h"
 #include "unit.h"
 
@@ -49,14 +52,16 @@ test_options(void)
 
 	current = "options";
 	check(parse(&cfg, err, sizeof err, "-r", "10/s", (char *)NULL) ==
-	    OPT_RUN && cfg.burst == 1 && cfg.initial == 1 &&
-	    cfg.mode == UNIT_LINES && cfg.delim == '\n', "defaults");
+	    OPT_RUN && cfg.nlimits == 1 && cfg.limits[0].burst == 1 &&
+	    cfg.limits[0].initial == 1 && cfg.mode == UNIT_LINES &&
+	    cfg.delim == '\n', "defaults");
 	check(parse(&cfg, err, sizeof err, "-c", "-r", "1M/s", (char *)NULL) ==
-	    OPT_RUN && cfg.burst == 10485, "byte burst is 10 ms: %" PRIu64,
-	    cfg.burst);
+	    OPT_RUN && cfg.limits[0].burst == 10485,
+	    "byte burst is 10 ms: %" PRIu64, cfg.limits[0].burst);
 	check(parse(&cfg, err, sizeof err, "--rate=5", "-b", "2s", "--initial",
-	    "0", "f1", "f2", (char *)NULL) == OPT_RUN && cfg.burst == 10 &&
-	    cfg.initial == 0 && cfg.nfiles == 2, "burst as duration, files");
+	    "0", "f1", "f2", (char *)NULL) == OPT_RUN &&
+	    cfg.limits[0].burst == 10 && cfg.limits[0].initial == 0 &&
+	    cfg.nfiles == 2, "burst as duration, files");
 	check(parse(&cfg, err, sizeof err, "-0", "-r", "1", (char *)NULL) ==
 	    OPT_RUN && cfg.delim == '\0', "-0");
 	check(parse(&cfg, err, sizeof err, "-d", "\\t", "-r", "1",
@@ -70,7 +75,11 @@ test_options(void)
 	check(parse(&cfg, err, sizeof err, "-V", (char *)NULL) == OPT_VERSION,
 	    "version");
 	check(parse(&cfg, err, sizeof err, "-r", "inf", "-b", "5",
-	    (char *)NULL) == OPT_RUN && cfg.rate.inf, "inf ignores -b");
+	    (char *)NULL) == OPT_RUN && config_unlimited(&cfg) &&
+	    cfg.nlimits == 0, "inf ignores -b, and is no limit");
+	check(parse(&cfg, err, sizeof err, "--byte-rate", "1M/s",
+	    (char *)NULL) == OPT_RUN && config_unlimited(&cfg) &&
+	    cfg.byte_limited, "--byte-rate alone: no limit on records");
 
 	check(parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
 	    cfg.catchup_ns == BUCKET_CATCHUP_NS, "catch-up default");
@@ -87,15 +96,17 @@ test_options(void)
 	    (char *)NULL);
 	check(parse(&cfg, err, sizeof err, "-a", "sliding", "-r", "100/min",
 	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_SLIDING &&
-	    cfg.rate.count == 100 && cfg.rate.period_ns == 60 * NS &&
-	    cfg.burst == 100, "sliding 100/min");
+	    cfg.limits[0].rate.count == 100 &&
+	    cfg.limits[0].rate.period_ns == 60 * NS &&
+	    cfg.limits[0].burst == 100, "sliding 100/min");
 	opt_bad("whole count per period", "-a", "sliding", "-r", "0.5/s",
 	    (char *)NULL);
 	opt_bad("-b does not apply to -a sliding", "-a", "sliding", "-r",
 	    "5/s", "-b", "2", (char *)NULL);
 	check(parse(&cfg, err, sizeof err, "-a", "fixed", "-r", "2/h",
 	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_FIXED &&
-	    cfg.rate.count == 2 && cfg.rate.period_ns == 3600 * NS, "fixed");
+	    cfg.limits[0].rate.count == 2 &&
+	    cfg.limits[0].rate.period_ns == 3600 * NS, "fixed");
 	opt_bad("-b does not apply to -a fixed", "-a", "fixed", "-r", "5/s",
 	    "-b", "2", (char *)NULL);
 	opt_bad("missing -r", (char *)NULL);
@@ -125,10 +136,10 @@ test_options(void)
 	check(parse(&cfg, err, sizeof err, "-r", "1000/s", "-b", "5000", "-r",
 	    "5000/s", "-b", "10", (char *)NULL) == OPT_RUN && cfg.nlimits == 2 &&
 	    cfg.limits[0].burst == 5000 && cfg.limits[1].burst == 10 &&
-	    cfg.limits[1].rate.d == 200000 && cfg.burst == 5000,
+	    cfg.limits[1].rate.d == 200000,
 	    "two limits, each -b after its -r");
 	check(parse(&cfg, err, sizeof err, "-b", "7", "-r", "1", (char *)NULL) ==
-	    OPT_RUN && cfg.nlimits == 1 && cfg.burst == 7,
+	    OPT_RUN && cfg.nlimits == 1 && cfg.limits[0].burst == 7,
 	    "-b before a single -r");
 	opt_bad("comes before any -r", "-b", "2", "-r", "1", "-r", "2",
 	    (char *)NULL);
@@ -141,5 +152,85 @@ test_options(void)
 	opt_bad("too many -r", "-r", "1", "-r", "1", "-r", "1", "-r", "1", "-r",
 	    "1", "-r", "1", "-r", "1", "-r", "1", "-r", "1", (char *)NULL);
 	opt_bad("100 years", "-c", "-r", "1/day", "-b", "1G", (char *)NULL);
+	/* When several things are wrong, the first in the rules' order is
+	 * named; the -r are read last to first. */
+	opt_bad("invalid rate 'y'", "-r", "x", "-r", "y", (char *)NULL);
+	opt_bad("-r inf cannot be combined", "-r", "0", "-r", "inf",
+	    (char *)NULL);
+	opt_bad("invalid rate '0'", "-r", "inf", "-r", "0", (char *)NULL);
+	opt_bad("invalid --byte-rate '0'", "--byte-rate", "0", "-b", "5", "-r",
+	    "1", "-r", "2", (char *)NULL);
+	opt_bad("invalid -R 'x'", "-R", "x", (char *)NULL);
+	opt_bad("-R takes only -r and -b, not '--stats'", "-R", "x",
+	    "--stats=json", (char *)NULL);
+	opt_bad("invalid rate '0'", "--shared", ".x", "-r", "0", (char *)NULL);
+	opt_bad("-k 5 needs a rate", "-k", "05", "--shared", "x", "-r", "inf",
+	    (char *)NULL);
 	opt_bad("for byte rates", "-r", "1KiB/s", (char *)NULL);
+}
+
+/* The option table: --help shows every option it reads. */
+void
+test_option_table(void)
+{
+	char *text = NULL, want[64];
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	int i;
+
+	current = "option table";
+	if (fp == NULL) {
+		check(0, "open_memstream");
+		return;
+	}
+	options_usage(fp);
+	fclose(fp);
+	for (i = 0; options_long_name(i) != NULL; i++) {
+		snprintf(want, sizeof want, "--%s", options_long_name(i));
+		check(strstr(text, want) != NULL, "--help names %s", want);
+		for (int j = 0; j < i; j++)
+			check(strcmp(options_long_name(i),
+			    options_long_name(j)) != 0, "%s twice", want);
+	}
+	check(i == 26, "26 long options: %d", i);
+	free(text);
+	/* options.h names these so as not to include the limiters. */
+	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");
+	check(MAX_WINDOW_UNITS == WINDOW_MAX_LIMIT, "window limit");
+}
+
+/* One limit, as the command line and -R read it. */
+void
+test_limit_parse(void)
+{
+	struct limit l;
+	char err[512];
+
+	current = "limit_parse";
+	check(limit_parse("10/s", NULL, NULL, UNIT_LINES, ALG_TOKEN, &l, err,
+	    sizeof err) == 0 && l.burst == 1 && l.initial == 1 &&
+	    l.rate.n == 1 && l.rate.d == NS / 10, "10/s: one record");
+	check(limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_TOKEN, &l, err,
+	    sizeof err) == 0 && l.burst == 10485, "1M/s of bytes: 10 ms");
+	check(limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_LEAKY, &l, err,
+	    sizeof err) == 0 && l.burst == 1, "leaky bytes: one");
+	check(limit_parse("5/s", "2s", "3", UNIT_NULL, ALG_TOKEN, &l, err,
+	    sizeof err) == 0 && l.burst == 10 && l.initial == 3,
+	    "burst as time, initial");
+	check(limit_parse("inf", "5", NULL, UNIT_LINES, ALG_TOKEN, &l, err,
+	    sizeof err) == 0 && l.rate.inf && l.burst == 1, "inf");
+	check(limit_parse("1/min", "5", NULL, UNIT_LINES, ALG_LEAKY, &l, err,
+	    sizeof err) != 0 && strcmp(err, "-b 5 does not apply to -a "
+	    "leaky, which releases one unit every 1/RATE") == 0, "%s", err);
+	check(limit_parse("1/3650day", "5000", NULL, UNIT_LINES, ALG_TOKEN,
+	    &l, err, sizeof err) != 0 && strcmp(err, "invalid burst '5000': "
+	    "takes more than 100 years to refill at 1/3650day") == 0, "%s",
+	    err);
+	check(limit_parse("7/min", "2", NULL, UNIT_LINES, ALG_SLIDING, &l, err,
+	    sizeof err) != 0 && strcmp(err, "-b does not apply to -a "
+	    "sliding: N in N/PERIOD is the most units in a window") == 0, "%s",
+	    err);
+	check(limit_parse("5/\n", NULL, NULL, UNIT_LINES, ALG_TOKEN, &l, err,
+	    sizeof err) != 0 && strchr(err, '\n') == NULL &&
+	    strstr(err, "'5/\\x0a'") != NULL, "one line: %s", err);
 }

@@ -63,5 +63,7 @@ void	test_properties(void);
 
 /* options_test.c */
 void	test_options(void);
+void	test_option_table(void);
+void	test_limit_parse(void);
 
 #endif

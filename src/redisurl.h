@@ -1,0 +1,30 @@
+/* redis:// URLs for --redis, and --redis-fallback; pure, no I/O. */
+#ifndef REDISURL_H
+#define REDISURL_H
+
+#include <stddef.h>
+
+/* What to do while Redis cannot be reached (--redis-fallback). */
+enum redis_fallback { FALLBACK_BLOCK, FALLBACK_LOCAL, FALLBACK_FAIL };
+
+/* A parsed redis://[[user]:password@]host[:port][/db] URL. */
+struct redis_url {
+	char host[256];
+	int port;
+	int db;
+	char user[128];
+	char password[256];
+};
+
+/*
+ * Parse url into u; without a password in it, REDISCLI_AUTH gives one.
+ * Returns 0, or -1 with the reason in err (which never holds the
+ * password).
+ */
+int	redis_url_parse(const char *url, struct redis_url *u, char *err,
+	    size_t errsz);
+
+/* The URL for messages, the password masked. */
+void	redis_url_show(const struct redis_url *u, char *out, size_t size);
+
+#endif
