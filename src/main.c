@@ -82,7 +82,7 @@ main(int argc, char *argv[])
 	/* Nothing can be written where nothing is open. */
 	if (stdfd_closed(STDOUT_FILENO) && parsed != OPT_ERROR &&
 	    (parsed != OPT_RUN || cfg.control_pid == 0)) {
-		warnx("stdout: %s", strerror(EBADF));
+		warnx("write error: %s", strerror(EBADF));
 		return 1;
 	}
 	switch (parsed) {

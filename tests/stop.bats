@@ -1,0 +1,210 @@
+#!/usr/bin/env bats
+# How a run ends on a stop signal: the record being written goes out whole
+# and nothing after it; what was read and not released is set aside whole
+# in the --drop-to file and counted as waiting; clean-up runs however the
+# process ends.
+
+load helpers
+
+setup_file() {
+	build_stamp
+}
+
+# A record of 3 MB, longer than any buffer and than the pipe, then more.
+long_input() {
+	{
+		head -c 3000000 /dev/zero | tr '\0' x
+		printf '\n'
+		seq 5
+	} >"$1"
+}
+
+# stop_mid_record SIG STATUS ARGS...: a reader that does not read for a
+# second holds tbthrottle ARGS in the middle of the long record's write;
+# SIG comes at 300 ms.  The output is exactly the long record.
+stop_mid_record() {
+	local sig=$1 want=$2 d=$BATS_TEST_TMPDIR spid st=0
+	shift 2
+	long_input "$d/in"
+	"$STAMP" -c -w 1000 -P 4096 -o "$d/out" -p "$d/pid" -- \
+	    "$TB" "$@" -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/pid"
+	sleep 0.3	# well into the write (-r inf serves no control file)
+	kill -s "$sig" "$(cat "$d/pid")"
+	wait "$spid" || st=$?
+	assert_eq "$st" "$want" "exit status after SIG$sig" || return 1
+	head -n 1 "$d/in" | cmp - "$d/out" || return 1
+	grep -q ' 1 out,' "$d/err" || { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM mid-record: the long record goes out whole, nothing after it" {
+	stop_mid_record TERM 143 -r 1/s
+}
+
+@test "SIGINT mid-record: the long record goes out whole, nothing after it" {
+	stop_mid_record INT 130 -r 1/s
+}
+
+@test "SIGHUP mid-record: the long record goes out whole, nothing after it" {
+	stop_mid_record HUP 129 -r 1/s
+}
+
+@test "SIGTERM mid-record with -r inf: whole" {
+	stop_mid_record TERM 143 -r inf
+}
+
+@test "SIGTERM mid-record with -0: whole" {
+	local d=$BATS_TEST_TMPDIR spid st=0
+	{ head -c 3000000 /dev/zero | tr '\0' x; printf '\0a\0'; } >"$d/in"
+	"$STAMP" -c -w 1000 -P 4096 -o "$d/out" -p "$d/pid" -- \
+	    "$TB" -0 -r 1/s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/pid"
+	wait_running "$(cat "$d/pid")"
+	sleep 0.3
+	kill -s TERM "$(cat "$d/pid")"
+	wait "$spid" || st=$?
+	assert_eq "$st" 143 "exit status"
+	assert_eq "$(wc -c <"$d/out")" 3000001 "bytes out"
+}
+
+@test "SIGTERM mid-record with --queue: whole" {
+	stop_mid_record TERM 143 --leaky -r 1/s --queue 5
+}
+
+@test "SIGTERM mid-record with --drop: whole" {
+	stop_mid_record TERM 143 -r 1/s --drop
+}
+
+@test "a second signal mid-record ends at once, the record cut" {
+	local d=$BATS_TEST_TMPDIR spid st=0 pid i
+	long_input "$d/in"
+	"$STAMP" -c -w 3000 -P 4096 -o "$d/out" -p "$d/pid" -- \
+	    "$TB" -r 1/s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	wait_running "$pid"
+	sleep 0.2
+	kill -s TERM "$pid"
+	sleep 0.2
+	kill -s TERM "$pid"
+	# Gone within a second, long before the reader reads at 3 s.
+	for ((i = 0; i < 100; i++)); do
+		[[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	assert_le "$i" 99 "polls until it ended"
+	wait "$spid" || st=$?
+	assert_eq "$st" 143 "exit status"
+	assert_le "$(wc -c <"$d/out")" 2999999 "bytes out"
+}
+
+@test "SIGTERM on a --queue with --drop-to: the queued records are set aside whole" {
+	local d=$BATS_TEST_TMPDIR
+	seq 50 >"$d/in"
+	stop_after 1 "$d/out" "$d/err" "$TB" --leaky -r 5/s --queue 50 \
+	    --drop-to "$d/rejected" -s "$d/in"
+	assert_eq "$stopped_status" 143 "exit status"
+	# Every line is out or set aside, in order, once.
+	cat "$d/out" "$d/rejected" | cmp - "$d/in"
+	local out waiting
+	out=$(wc -l <"$d/out")
+	waiting=$(sed -n 's/.* dropped, \([0-9]*\) waiting; bytes.*/\1/p' "$d/err")
+	assert_eq "$waiting" "$((50 - out))" "units waiting in the report"
+	assert_ge "$waiting" 40 "units waiting"
+}
+
+@test "SIGTERM on a dropping run: the partial record is not set aside" {
+	local d=$BATS_TEST_TMPDIR pid
+	mkfifo "$d/fifo"
+	"$TB" -r 1/min --drop-to "$d/rejected" -s <"$d/fifo" >"$d/out" \
+	    2>"$d/err" &
+	pid=$!
+	{
+		printf 'a\nb\nc\npart'
+		wait_running "$pid"
+		sleep 0.3
+		kill -s TERM "$pid"
+		sleep 0.3
+	} >"$d/fifo"
+	wait "$pid" || true
+	assert_eq "$(cat "$d/out")" a "released"
+	assert_eq "$(cat "$d/rejected")" $'b\nc' "dropped"
+	grep -q '1 out, 2 dropped, 1 waiting' "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM while shaping: waiting records are counted, nothing written to a file" {
+	local d=$BATS_TEST_TMPDIR
+	seq 10 >"$d/in"
+	stop_after 0.5 "$d/out" "$d/err" "$TB" -r 1/min -s "$d/in"
+	assert_eq "$(cat "$d/out")" 1 "released"
+	grep -q '1 out, 0 dropped, 9 waiting' "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+# --- clean-up whatever ends the run -------------------------------------------
+
+@test "death by SIGPIPE leaves no control file" {
+	local d=$BATS_TEST_TMPDIR
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	set +o pipefail
+	seq 100000 | tb -r 1000/s -b 5 | head -n 3 >"$d/out"
+	assert_eq "${PIPESTATUS[1]}" 141 "exit status"
+	assert_eq "$(ls -A "$XDG_RUNTIME_DIR/tbthrottle")" "" "control files"
+}
+
+@test "SIGPIPE ignored by the parent: exit 1 with a message, no control file" {
+	local d=$BATS_TEST_TMPDIR st=0 hpid
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	seq 100000 >"$d/in"
+	mkfifo "$d/fifo"
+	head -n 3 "$d/fifo" >/dev/null &
+	hpid=$!
+	(trap '' PIPE; exec "$TB" -r 1000/s -b 5 "$d/in" >"$d/fifo" \
+	    2>"$d/err") || st=$?
+	wait "$hpid"
+	assert_eq "$st" 1 "exit status"
+	assert_eq "$(cat "$d/err")" "tbthrottle: write error: Broken pipe" \
+	    "stderr"
+	assert_eq "$(ls -A "$XDG_RUNTIME_DIR/tbthrottle")" "" "control files"
+}
+
+@test "a broken --drop-to pipe: exit 1 naming it, no control file" {
+	local d=$BATS_TEST_TMPDIR st=0 hpid
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	seq 200000 >"$d/in"
+	mkfifo "$d/fifo"
+	head -c 10 "$d/fifo" >/dev/null &
+	hpid=$!
+	tb -r 1/s --drop-to "$d/fifo" "$d/in" >/dev/null 2>"$d/err" || st=$?
+	wait "$hpid"
+	assert_eq "$st" 1 "exit status"
+	grep -q "^tbthrottle: write error on $d/fifo: Broken pipe$" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+	assert_eq "$(ls -A "$XDG_RUNTIME_DIR/tbthrottle")" "" "control files"
+}
+
+@test "SIGUSR1 while opening a --drop-to FIFO reports, and the run goes on" {
+	local d=$BATS_TEST_TMPDIR pid st=0
+	mkfifo "$d/fifo"
+	seq 10 >"$d/in"
+	"$TB" -r 1/min --drop-to "$d/fifo" "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 0.3
+	kill -s USR1 "$pid"
+	sleep 0.2
+	cat "$d/fifo" >"$d/dropped"
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status"
+	assert_eq "$(cat "$d/out")" 1 "released"
+	assert_eq "$(wc -l <"$d/dropped")" 9 "dropped"
+	grep -q '^tbthrottle: units 0 in' "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
