@@ -26,10 +26,10 @@ endif
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 # The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/bucket.o src/drop.o src/fixed.o src/framer.o src/gcra.o \
+PURE = src/bucket.o src/drop.o src/escape.o src/fixed.o src/framer.o src/gcra.o \
 	src/keys.o src/limiter.o src/options.o src/pass.o src/policy.o \
-	src/queue.o src/redisurl.o src/shape.o src/stats.o src/units.o \
-	src/window.o
+	src/queue.o src/redisurl.o src/shape.o src/stats.o src/rate.o \
+	src/sliding.o
 OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
 	src/limits.o src/main.o src/output.o src/redis.o src/retune.o \
 	src/rundir.o src/shared.o src/signals.o src/splice.o src/stdfd.o src/stream.o
@@ -76,6 +76,7 @@ lint:
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
 	mandoc -Tlint -Wwarning man/tbthrottle.1
+	bash tests/layers.sh
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
 
 valgrind: tbthrottle tests/unit/run
@@ -88,7 +89,7 @@ format:
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = units options framer
+FUZZ_TARGETS = rate options framer
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(STDFLAGS) -Isrc

@@ -4,7 +4,7 @@
 #include "bucket.h"
 
 int64_t
-muldiv_floor(int64_t a, uint64_t num, uint64_t den)
+bucket_muldiv_floor(int64_t a, uint64_t num, uint64_t den)
 {
 	int64_t q, r;
 	uint64_t frac;
@@ -27,13 +27,13 @@ muldiv_floor(int64_t a, uint64_t num, uint64_t den)
 }
 
 int64_t
-muldiv_ceil(int64_t a, uint64_t num, uint64_t den)
+bucket_muldiv_ceil(int64_t a, uint64_t num, uint64_t den)
 {
 	int64_t f;
 
 	if (a == INT64_MIN)
 		return INT64_MIN;
-	f = muldiv_floor(-a, num, den);
+	f = bucket_muldiv_floor(-a, num, den);
 	return f == INT64_MIN ? INT64_MAX : -f;
 }
 
@@ -81,7 +81,7 @@ settle_point(const struct bucket *b, int64_t ready_ns, int64_t now_ns)
 static int64_t
 tokens_at(const struct bucket *b, int64_t t_ns)
 {
-	int64_t earned = muldiv_floor(t_ns - b->base_ns, b->n, b->d);
+	int64_t earned = bucket_muldiv_floor(t_ns - b->base_ns, b->n, b->d);
 	int64_t have = (int64_t)b->burst - (int64_t)b->k;
 
 	if (earned > 0 && have > INT64_MAX - earned)
@@ -128,7 +128,7 @@ bucket_ready_at(const struct bucket *b, int64_t ready_ns, uint64_t units)
 	settle(&c, ready_ns);
 	/* Tokens at t are burst - k + floor((t - base) * n / d). */
 	need = (int64_t)units + (int64_t)c.k - (int64_t)c.burst;
-	t = muldiv_ceil(need, c.d, c.n);
+	t = bucket_muldiv_ceil(need, c.d, c.n);
 	if (t > 0 && c.base_ns > INT64_MAX - t)
 		return INT64_MAX;
 	t += c.base_ns;
@@ -184,7 +184,7 @@ bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 		 * the new rate.  Rounded down, it is off by under 1 ns.
 		 */
 		e = now_ns - b->base_ns;
-		since_ns = e - muldiv_ceil(muldiv_floor(e, b->n, b->d), b->d,
+		since_ns = e - bucket_muldiv_ceil(bucket_muldiv_floor(e, b->n, b->d), b->d,
 		    b->n);
 		since_ns = (int64_t)((long double)since_ns * b->n / b->d *
 		    d / n);

@@ -86,9 +86,9 @@ bool	bucket_full_at(const struct bucket *b, int64_t t_ns);
 void	bucket_set_catchup(struct bucket *b, int64_t catchup_ns);
 
 /* floor(a * num / den) saturated to int64, for num * den < 2^63. */
-int64_t	muldiv_floor(int64_t a, uint64_t num, uint64_t den);
+int64_t	bucket_muldiv_floor(int64_t a, uint64_t num, uint64_t den);
 
 /* ceil(a * num / den) saturated to int64, for num * den < 2^63. */
-int64_t	muldiv_ceil(int64_t a, uint64_t num, uint64_t den);
+int64_t	bucket_muldiv_ceil(int64_t a, uint64_t num, uint64_t den);
 
 #endif

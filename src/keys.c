@@ -11,7 +11,7 @@
 #define KEYS_MIN_SWEEP	16
 
 uint64_t
-key_hash(const char *b, size_t len, uint64_t seed)
+keys_hash(const char *b, size_t len, uint64_t seed)
 {
 	uint64_t h = (0x9e3779b97f4a7c15ULL ^ len) + seed * 0xff51afd7ed558ccdULL;
 	uint64_t w;
@@ -35,7 +35,7 @@ key_hash(const char *b, size_t len, uint64_t seed)
 }
 
 size_t
-key_field(const char *rec, size_t len, unsigned field, int sep,
+keys_field(const char *rec, size_t len, unsigned field, int sep,
     const char **key)
 {
 	size_t i = 0, start;
@@ -64,12 +64,12 @@ key_field(const char *rec, size_t len, unsigned field, int sep,
 }
 
 size_t
-record_key(const struct keyspec *spec, const char *rec, size_t len,
+keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
     const char **key)
 {
 	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)spec->delim)
 		len--;
-	return key_field(rec, len, spec->field, spec->sep, key);
+	return keys_field(rec, len, spec->field, spec->sep, key);
 }
 
 /* Slot of hash in slots[0..cap), or of the empty slot where it goes. */
@@ -122,7 +122,7 @@ rebuild(struct keytab *t, size_t cap, int64_t now_ns)
 }
 
 int
-keytab_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
+keys_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
     uint64_t seed, int64_t now_ns)
 {
 	memset(t, 0, sizeof *t);
@@ -141,7 +141,7 @@ keytab_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
 }
 
 void
-keytab_free(struct keytab *t)
+keys_free(struct keytab *t)
 {
 	free(t->slots);
 	t->slots = NULL;
@@ -170,11 +170,11 @@ make_room(struct keytab *t, int64_t now_ns)
 }
 
 void
-keytab_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
+keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 {
 	size_t i;
 
-	t->sel_hash = key_hash(key, len, t->seed);
+	t->sel_hash = keys_hash(key, len, t->seed);
 	t->sel_overflow = false;
 	i = probe(t->slots, t->cap, t->sel_hash);
 	if (t->slots[i].hash != 0) {
@@ -196,17 +196,17 @@ keytab_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 }
 
 void
-keytab_select_record(struct keytab *t, const char *rec, size_t len,
+keys_select_record(struct keytab *t, const char *rec, size_t len,
     int64_t now_ns)
 {
 	const char *key;
-	size_t n = record_key(&t->spec, rec, len, &key);
+	size_t n = keys_of_record(&t->spec, rec, len, &key);
 
-	keytab_select(t, key, n, now_ns);
+	keys_select(t, key, n, now_ns);
 }
 
 void
-keytab_store(struct keytab *t, uint64_t taken, int64_t now_ns)
+keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 {
 	size_t i;
 

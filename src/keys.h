@@ -49,40 +49,40 @@ struct keytab {
 };
 
 /* Start an empty table, hashing keys with seed; -1 when memory runs out. */
-int	keytab_init(struct keytab *t, const struct bucket *proto,
+int	keys_init(struct keytab *t, const struct bucket *proto,
 	    size_t max_keys, uint64_t seed, int64_t now_ns);
 
-void	keytab_free(struct keytab *t);
+void	keys_free(struct keytab *t);
 
 /*
  * Select the bucket of key[0..len) into t->cur.  now_ns is the current
  * time: a key with no state starts there with a full bucket, and earns
  * no catch-up credit for any time before.
  */
-void	keytab_select(struct keytab *t, const char *key, size_t len,
+void	keys_select(struct keytab *t, const char *key, size_t len,
 	    int64_t now_ns);
 
 /*
  * Select the bucket of record rec[0..len) (with or without its delimiter)
- * by its key field, as keytab_select.
+ * by its key field, as keys_select.
  */
-void	keytab_select_record(struct keytab *t, const char *rec, size_t len,
+void	keys_select_record(struct keytab *t, const char *rec, size_t len,
 	    int64_t now_ns);
 
 /*
  * Keep t->cur, from which taken units were just taken at now_ns, as the
  * selected key's state.
  */
-void	keytab_store(struct keytab *t, uint64_t taken, int64_t now_ns);
+void	keys_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 
 /* The 64-bit hash of b[0..len) under seed, never 0. */
-uint64_t key_hash(const char *b, size_t len, uint64_t seed);
+uint64_t keys_hash(const char *b, size_t len, uint64_t seed);
 
 /*
  * The key of record rec[0..len), with or without its delimiter, as spec
  * says: its start in *key, its length returned.
  */
-size_t	record_key(const struct keyspec *spec, const char *rec, size_t len,
+size_t	keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
 	    const char **key);
 
 /*
@@ -92,7 +92,7 @@ size_t	record_key(const struct keyspec *spec, const char *rec, size_t len,
  * every byte sep.  Stores the field's start in *key and returns its
  * length; a record with fewer fields has the empty key.
  */
-size_t	key_field(const char *rec, size_t len, unsigned field, int sep,
+size_t	keys_field(const char *rec, size_t len, unsigned field, int sep,
 	    const char **key);
 
 #endif

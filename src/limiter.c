@@ -3,7 +3,7 @@
 #include "fixed.h"
 #include "keys.h"
 #include "limiter.h"
-#include "window.h"
+#include "sliding.h"
 
 static int64_t
 b_ready_at(const void *self, int64_t ready_ns, uint64_t units)
@@ -26,19 +26,19 @@ b_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 static int64_t
 w_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 {
-	return window_ready_at(self, ready_ns, units);
+	return sliding_ready_at(self, ready_ns, units);
 }
 
 static uint64_t
 w_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
-	return window_avail(self, ready_ns, now_ns);
+	return sliding_avail(self, ready_ns, now_ns);
 }
 
 static uint64_t
 w_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
-	return window_take(self, ready_ns, now_ns, max);
+	return sliding_take(self, ready_ns, now_ns, max);
 }
 
 void
@@ -48,7 +48,7 @@ limiter_of_bucket(struct limiter *l, struct bucket *b)
 }
 
 void
-limiter_of_window(struct limiter *l, struct window *w)
+limiter_of_sliding(struct limiter *l, struct sliding *w)
 {
 	*l = (struct limiter){ w, w_ready_at, w_avail, w_take, NULL };
 }
@@ -146,7 +146,7 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	struct keytab *t = self;
 	uint64_t got = bucket_take(&t->cur, ready_ns, now_ns, max);
 
-	keytab_store(t, got, now_ns);
+	keys_store(t, got, now_ns);
 	return got;
 }
 

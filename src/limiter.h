@@ -7,7 +7,7 @@
 struct bucket;
 struct fixed;
 struct keytab;
-struct window;
+struct sliding;
 
 /*
  * What take returns when it could not decide: a stop came while a limit
@@ -69,12 +69,12 @@ struct limiter_set {
 
 /* A limiter backed by a token bucket, a sliding or a fixed window. */
 void	limiter_of_bucket(struct limiter *l, struct bucket *b);
-void	limiter_of_window(struct limiter *l, struct window *w);
+void	limiter_of_sliding(struct limiter *l, struct sliding *w);
 void	limiter_of_fixed(struct limiter *l, struct fixed *f);
 
 /*
  * A limiter backed by the bucket of the key last selected in t
- * (keytab_select); take keeps that bucket's new state.
+ * (keys_select); take keeps that bucket's new state.
  */
 void	limiter_of_keys(struct limiter *l, struct keytab *t);
 

@@ -4,10 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "clock.h"
 #include "engine.h"
 #include "limits.h"
-#include "units.h"
+#include "rate.h"
 
 /*
  * Units worth quantum_ns at a limit's rate, at least 1 and at most its
@@ -19,7 +20,7 @@ quantum(const struct limit *l, uint64_t quantum_ns, bool cap_at_burst)
 	struct amount a = { true, quantum_ns, 1 };
 	uint64_t q;
 
-	if (amount_units(&a, &l->rate, &q) != 0 || q < 1)
+	if (rate_amount_units(&a, &l->rate, &q) != 0 || q < 1)
 		q = 1;
 	if (cap_at_burst && q > l->burst)
 		q = l->burst;
@@ -66,11 +67,11 @@ build_rates(struct limits *L, int64_t start_ns)
 
 		switch (cfg->algorithm) {
 		case ALG_SLIDING:
-			if (window_init(&L->windows[i], l->rate.count,
+			if (sliding_init(&L->windows[i], l->rate.count,
 			    (int64_t)l->rate.period_ns, cfg->catchup_ns) != 0)
 				err(1, "window of %llu units",
 				    (unsigned long long)l->rate.count);
-			limiter_of_window(&L->members[i], &L->windows[i]);
+			limiter_of_sliding(&L->members[i], &L->windows[i]);
 			break;
 		case ALG_FIXED:
 			fixed_init(&L->fixeds[i], l->rate.count,
@@ -113,7 +114,7 @@ random_seed(void)
 static void
 select_keytab(void *ctx, const char *rec, size_t len, int64_t now_ns)
 {
-	keytab_select_record(ctx, rec, len, now_ns);
+	keys_select_record(ctx, rec, len, now_ns);
 }
 
 static void
@@ -121,7 +122,7 @@ select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
 {
 	struct limits *L = ctx;
 	const char *key;
-	size_t n = record_key(&L->redis_keys, rec, len, &key);
+	size_t n = keys_of_record(&L->redis_keys, rec, len, &key);
 
 	(void)now_ns;
 	redis_select(L->redis, key, n);
@@ -143,7 +144,7 @@ build_redis(struct limits *L, int64_t start_ns)
 	    l->rate.d, l->burst, cfg->rate_text, cfg->redis_fallback,
 	    &L->redis_local_limit, why, sizeof why)) == NULL)
 		errx(1, "%s", why);
-	limiter_of_redis(&L->members[0], L->redis);
+	redis_limiter(&L->members[0], L->redis);
 	L->gate.limit = &L->members[0];
 	L->gate.quantum = limits_quantum(L);
 	if (cfg->key_field > 0) {
@@ -166,7 +167,7 @@ build_keys(struct limits *L, int64_t start_ns)
 	bucket_init(&proto, l->rate.n, l->rate.d, l->burst, l->burst,
 	    start_ns);
 	bucket_set_catchup(&proto, cfg->catchup_ns);
-	if (keytab_init(&L->keytab, &proto, (size_t)cfg->max_keys,
+	if (keys_init(&L->keytab, &proto, (size_t)cfg->max_keys,
 	    random_seed(), start_ns) != 0)
 		err(1, "key table");
 	L->keyed = true;
@@ -190,10 +191,10 @@ build_shared(struct limits *L)
 	if (shared_open(&L->shared, cfg->shared, l->rate.n, l->rate.d,
 	    l->burst, cfg->mode == UNIT_BYTES, cfg->rate_text, why,
 	    sizeof why) != 0) {
-		units_escape(why, sizeof why);
+		escape_controls(why, sizeof why);
 		errx(1, "%s", why);
 	}
-	limiter_of_shared(&L->members[0], &L->shared);
+	shared_limiter(&L->members[0], &L->shared);
 	L->gate.limit = &L->members[0];
 	L->gate.quantum = limits_quantum(L);
 }
@@ -234,9 +235,9 @@ limits_free(struct limits *L)
 {
 	for (int i = 0; L->gate.limit != NULL && i < L->cfg->nlimits; i++)
 		if (L->cfg->algorithm == ALG_SLIDING)
-			window_free(&L->windows[i]);
+			sliding_free(&L->windows[i]);
 	if (L->keyed)
-		keytab_free(&L->keytab);
+		keys_free(&L->keytab);
 	redis_close(L->redis);
 }
 

@@ -13,7 +13,7 @@
 #include "policy.h"
 #include "redis.h"
 #include "shared.h"
-#include "window.h"
+#include "sliding.h"
 
 /*
  * When units wait for tokens, wake for this much of the rate at a time.
@@ -29,7 +29,7 @@ struct limits {
 	const struct config *cfg;
 	struct limit now[MAX_LIMITS];	/* the -r limits in force */
 	struct bucket buckets[MAX_LIMITS];
-	struct window windows[MAX_LIMITS];
+	struct sliding windows[MAX_LIMITS];
 	struct fixed fixeds[MAX_LIMITS];
 	struct limiter members[MAX_LIMITS];
 	struct limiter_set set;

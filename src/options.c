@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "options.h"
 
 /* Longest time a full bucket may take to refill: 100 years. */
@@ -73,7 +74,7 @@ parse_catchup(const char *s, int64_t *ns, char *err, size_t errsz)
 	struct amount a;
 	char why[160];
 
-	if (parse_amount(s, false, &a, why, sizeof why) != 0)
+	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid --catch-up '%s': %s", s, why);
 	if (!a.is_duration && a.num != 0)
 		return fail(err, errsz, "invalid --catch-up '%s': give a "
@@ -137,7 +138,7 @@ parse_count(const char *name, const char *s, uint64_t max, uint64_t *n,
 	struct amount a;
 	char why[160];
 
-	if (parse_amount(s, false, &a, why, sizeof why) != 0 ||
+	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0 ||
 	    a.is_duration || a.den != 1 || a.num == 0 || a.num > max)
 		return fail(err, errsz, "invalid %s '%s': give a whole number "
 		    "from 1 to %llu", name, s, (unsigned long long)max);
@@ -180,19 +181,19 @@ burst_of(const char *burst, bool bytes, enum algorithm alg,
 
 	out->burst = 1;
 	if (bytes && !out->rate.inf && alg == ALG_TOKEN &&
-	    (amount_units(&a, &out->rate, &out->burst) != 0 ||
+	    (rate_amount_units(&a, &out->rate, &out->burst) != 0 ||
 	    out->burst == 0))
 		out->burst = 1;
 	if (burst == NULL)
 		return 0;
-	if (parse_amount(burst, bytes, &a, why, sizeof why) != 0)
+	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid burst '%s': %s", burst, why);
 	if (!a.is_duration && a.num == 0)
 		return fail(err, errsz, "invalid burst '%s': must be at least "
 		    "1 unit", burst);
 	if (out->rate.inf)
 		return 0;
-	if (amount_units(&a, &out->rate, &out->burst) != 0)
+	if (rate_amount_units(&a, &out->rate, &out->burst) != 0)
 		return fail(err, errsz, "invalid burst '%s': too large", burst);
 	if (out->burst == 0)
 		return fail(err, errsz, "invalid burst '%s': %s", burst,
@@ -212,10 +213,10 @@ initial_of(const char *initial, bool bytes, struct limit *out, char *err,
 	out->initial = out->burst;
 	if (initial == NULL)
 		return 0;
-	if (parse_amount(initial, bytes, &a, why, sizeof why) != 0)
+	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid --initial '%s': %s", initial,
 		    why);
-	if (!out->rate.inf && (amount_units(&a, &out->rate,
+	if (!out->rate.inf && (rate_amount_units(&a, &out->rate,
 	    &out->initial) != 0 || out->initial > out->burst))
 		return fail(err, errsz, "invalid --initial '%s': more than the "
 		    "burst of %llu", initial, (unsigned long long)out->burst);
@@ -249,7 +250,7 @@ limit_parse(const char *rate, const char *burst, const char *initial,
 	char why[160];
 	int rc;
 
-	if (parse_rate(rate, bytes, &out->rate, why, sizeof why) != 0)
+	if (rate_parse(rate, bytes, &out->rate, why, sizeof why) != 0)
 		rc = fail(err, errsz, "invalid rate '%s': %s", rate, why);
 	else if (burst != NULL && alg == ALG_LEAKY)
 		rc = fail(err, errsz, "-b %s does not apply to -a leaky, which "
@@ -261,12 +262,12 @@ limit_parse(const char *rate, const char *burst, const char *initial,
 		    errsz);
 	/* A value quoted in the message must not break it over lines. */
 	if (rc != 0)
-		units_escape(err, errsz);
+		escape_controls(err, errsz);
 	return rc;
 }
 
 bool
-shared_name_ok(const char *name)
+options_shared_name_ok(const char *name)
 {
 	size_t len = strlen(name);
 
@@ -469,7 +470,7 @@ set_shared(struct parsed *p, const char *arg)
 static int
 set_redis(struct parsed *p, const char *arg)
 {
-	if (redis_url_parse(arg, &p->cfg->redis_url, p->err, p->errsz) != 0)
+	if (redisurl_parse(arg, &p->cfg->redis_url, p->err, p->errsz) != 0)
 		return -1;
 	p->cfg->redis = true;
 	return 0;
@@ -1114,12 +1115,12 @@ check_retune(struct parsed *p)
 	for (int i = 0; i < p->nrates; i++) {
 		const char *rate = p->rates[i], *burst = p->bursts[i];
 
-		if (parse_rate(rate, false, &r, why, sizeof why) != 0 &&
-		    parse_rate(rate, true, &r, why, sizeof why) != 0)
+		if (rate_parse(rate, false, &r, why, sizeof why) != 0 &&
+		    rate_parse(rate, true, &r, why, sizeof why) != 0)
 			return refuse(p, "invalid rate '%s': %s", rate, why);
 		if (burst != NULL &&
-		    parse_amount(burst, false, &a, why, sizeof why) != 0 &&
-		    parse_amount(burst, true, &a, why, sizeof why) != 0)
+		    rate_parse_amount(burst, false, &a, why, sizeof why) != 0 &&
+		    rate_parse_amount(burst, true, &a, why, sizeof why) != 0)
 			return refuse(p, "invalid burst '%s': %s", burst, why);
 		cfg->control_rates[i] = rate;
 		cfg->control_bursts[i] = burst;
@@ -1140,15 +1141,15 @@ resolve_bytes(struct parsed *p)
 
 	if (rate == NULL)
 		return 0;
-	if (parse_rate(rate, true, &l->rate, why, sizeof why) != 0)
+	if (rate_parse(rate, true, &l->rate, why, sizeof why) != 0)
 		return refuse(p, "invalid --byte-rate '%s': %s", rate, why);
 	if (l->rate.inf)
 		return refuse(p, "invalid --byte-rate '%s': give a finite rate "
 		    "such as 1M/s", rate);
-	if (burst != NULL && parse_amount(burst, true, &a, why,
+	if (burst != NULL && rate_parse_amount(burst, true, &a, why,
 	    sizeof why) != 0)
 		return refuse(p, "invalid --byte-burst '%s': %s", burst, why);
-	if (amount_units(&a, &l->rate, &l->burst) != 0 ||
+	if (rate_amount_units(&a, &l->rate, &l->burst) != 0 ||
 	    (long double)l->burst * l->rate.d / l->rate.n > MAX_REFILL_NS)
 		return refuse(p, "invalid --byte-burst '%s': takes more than "
 		    "100 years to refill", burst);
@@ -1199,7 +1200,7 @@ check_shared_name(struct parsed *p)
 {
 	const char *name = p->cfg->shared;
 
-	if (name == NULL || shared_name_ok(name))
+	if (name == NULL || options_shared_name_ok(name))
 		return 0;
 	return refuse(p, "invalid --shared name '%s': use up to 64 letters, "
 	    "digits, '.', '_' and '-'", name);
@@ -1387,6 +1388,6 @@ options_parse(struct config *cfg, int argc, char **argv, char *err,
 
 	/* A value quoted in the message must not break it over lines. */
 	if (r == OPT_ERROR)
-		units_escape(err, errsz);
+		escape_controls(err, errsz);
 	return r;
 }

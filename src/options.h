@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "redisurl.h"
-#include "units.h"
+#include "rate.h"
 
 #define TBTHROTTLE_VERSION	"0.1.0"
 
@@ -25,7 +25,7 @@ enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 
 /*
  * --catch-up by default, and the most units in a window of -a sliding.
- * They are BUCKET_CATCHUP_NS and WINDOW_MAX_LIMIT (the unit tests check
+ * They are BUCKET_CATCHUP_NS and SLIDING_MAX_LIMIT (the unit tests check
  * it), named here so that options need not include the limiters.
  */
 #define DEFAULT_CATCHUP_NS	10000000LL
@@ -101,7 +101,7 @@ int	limit_parse(const char *rate, const char *burst, const char *initial,
 
 /* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
  * not starting with '.'? */
-bool	shared_name_ok(const char *name);
+bool	options_shared_name_ok(const char *name);
 
 /* Print the --help text. */
 void	options_usage(FILE *fp);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "redis.h"
 
 #ifndef HAVE_HIREDIS
@@ -34,7 +35,7 @@ redis_select(struct redis *r, const char *key, size_t len)
 }
 
 void
-limiter_of_redis(struct limiter *l, struct redis *r)
+redis_limiter(struct limiter *l, struct redis *r)
 {
 	(void)l, (void)r;
 }
@@ -52,7 +53,7 @@ redis_close(struct redis *r)
 
 #include "clock.h"
 #include "signals.h"
-#include "units.h"
+#include "rate.h"
 
 #define MS	1000000LL
 /* Each command waits this long for Redis at most. */
@@ -309,7 +310,7 @@ ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 			r->retry_ns = RETRY_FIRST_NS;
 			return take ? got : clock_now_ns() + got * 1000;
 		}
-		units_escape(why, sizeof why);
+		escape_controls(why, sizeof why);
 		if (r->fallback == FALLBACK_FAIL)
 			errx(1, "%s: %s", r->shown, why);
 		if (!(r->fallback == FALLBACK_LOCAL && r->down))
@@ -348,7 +349,7 @@ redis_open(const struct redis_url *u, const char *name, uint64_t n,
 		return NULL;
 	}
 	r->url = *u;
-	redis_url_show(u, r->shown, sizeof r->shown);
+	redisurl_show(u, r->shown, sizeof r->shown);
 	snprintf(r->name, sizeof r->name, "%s", name);
 	r->key_base = r->key_len = (size_t)snprintf(r->key, sizeof r->key,
 	    "tbthrottle:%s", name);
@@ -405,7 +406,7 @@ r_reserve(void *self, int64_t now_ns, uint64_t units)
 }
 
 void
-limiter_of_redis(struct limiter *l, struct redis *r)
+redis_limiter(struct limiter *l, struct redis *r)
 {
 	*l = (struct limiter){ r, r_ready_at, r_avail, r_take, r_reserve };
 }

@@ -31,7 +31,7 @@ struct redis *redis_open(const struct redis_url *u, const char *name,
 void	redis_select(struct redis *r, const char *key, size_t len);
 
 /* A limiter on r: take and reserve go to Redis. */
-void	limiter_of_redis(struct limiter *l, struct redis *r);
+void	redis_limiter(struct limiter *l, struct redis *r);
 
 void	redis_close(struct redis *r);
 

@@ -33,7 +33,7 @@ number(const char *s, size_t len, long lo, long hi)
 }
 
 int
-redis_url_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
+redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 {
 	static const char scheme[] = "redis://";
 	const char *p, *at, *end, *colon, *slash, *env;
@@ -105,7 +105,7 @@ redis_url_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 }
 
 void
-redis_url_show(const struct redis_url *u, char *out, size_t size)
+redisurl_show(const struct redis_url *u, char *out, size_t size)
 {
 	snprintf(out, size, "redis://%s%s%s:%d/%d", u->user,
 	    u->password[0] != '\0' ? ":***@" : (u->user[0] != '\0' ? "@" : ""),

@@ -21,10 +21,10 @@ struct redis_url {
  * Returns 0, or -1 with the reason in err (which never holds the
  * password).
  */
-int	redis_url_parse(const char *url, struct redis_url *u, char *err,
+int	redisurl_parse(const char *url, struct redis_url *u, char *err,
 	    size_t errsz);
 
 /* The URL for messages, the password masked. */
-void	redis_url_show(const struct redis_url *u, char *out, size_t size);
+void	redisurl_show(const struct redis_url *u, char *out, size_t size);
 
 #endif

@@ -234,7 +234,7 @@ s_reserve(void *self, int64_t now_ns, uint64_t units)
 }
 
 void
-limiter_of_shared(struct limiter *l, struct shared *s)
+shared_limiter(struct limiter *l, struct shared *s)
 {
 	*l = (struct limiter){ s, s_ready_at, s_avail, s_take, s_reserve };
 }

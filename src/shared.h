@@ -33,6 +33,6 @@ int	shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
  * bucket holds it when the atomic update lands, and reserve books units
  * in order, to go at the time it returns.
  */
-void	limiter_of_shared(struct limiter *l, struct shared *s);
+void	shared_limiter(struct limiter *l, struct shared *s);
 
 #endif

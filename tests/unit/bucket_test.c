@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "bucket.h"
-#include "units.h"
+#include "rate.h"
 #include "unit.h"
 
 #ifdef __SIZEOF_INT128__
@@ -15,12 +15,12 @@ void
 test_muldiv(void)
 {
 	current = "muldiv";
-	check(muldiv_floor(7, 3, 2) == 10, "7*3/2");
-	check(muldiv_floor(-7, 3, 2) == -11, "-7*3/2 floors");
-	check(muldiv_ceil(7, 3, 2) == 11, "ceil 7*3/2");
-	check(muldiv_ceil(-7, 3, 2) == -10, "ceil -7*3/2");
-	check(muldiv_floor(INT64_MAX, 3, 1) == INT64_MAX, "saturates up");
-	check(muldiv_floor(INT64_MIN, 3, 1) == INT64_MIN, "saturates down");
+	check(bucket_muldiv_floor(7, 3, 2) == 10, "7*3/2");
+	check(bucket_muldiv_floor(-7, 3, 2) == -11, "-7*3/2 floors");
+	check(bucket_muldiv_ceil(7, 3, 2) == 11, "ceil 7*3/2");
+	check(bucket_muldiv_ceil(-7, 3, 2) == -10, "ceil -7*3/2");
+	check(bucket_muldiv_floor(INT64_MAX, 3, 1) == INT64_MAX, "saturates up");
+	check(bucket_muldiv_floor(INT64_MIN, 3, 1) == INT64_MIN, "saturates down");
 #ifdef __SIZEOF_INT128__
 	for (int i = 0; i < 200000; i++) {
 		i128 p, q;
@@ -35,8 +35,8 @@ test_muldiv(void)
 			q--;
 		if (q > INT64_MAX || q < INT64_MIN)
 			continue;
-		if (muldiv_floor(a, num, den) != (int64_t)q) {
-			check(0, "muldiv_floor(%" PRId64 ", %" PRIu64 ", %"
+		if (bucket_muldiv_floor(a, num, den) != (int64_t)q) {
+			check(0, "bucket_muldiv_floor(%" PRId64 ", %" PRIu64 ", %"
 			    PRIu64 ")", a, num, den);
 			break;
 		}
@@ -73,7 +73,7 @@ ideal(uint64_t k, uint64_t burst, uint64_t n, uint64_t d)
 {
 	if (k <= burst)
 		return 0;
-	return muldiv_ceil((int64_t)(k - burst), d, n);
+	return bucket_muldiv_ceil((int64_t)(k - burst), d, n);
 }
 
 static void
@@ -85,7 +85,7 @@ exact_schedule(const char *rate, uint64_t burst, int count)
 	int64_t *rel = calloc((size_t)count, sizeof *rel);
 	int bad = 0;
 
-	(void)parse_rate(rate, false, &r, err, sizeof err);
+	(void)rate_parse(rate, false, &r, err, sizeof err);
 	bucket_init(&b, r.n, r.d, burst, burst, 0);
 	run_saturated(&b, 0, rel, count);
 	for (int k = 0; k < count && !bad; k++)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bucket.h"
-#include "window.h"
+#include "sliding.h"
 #include "options.h"
 #include "unit.h"
 
@@ -196,7 +196,7 @@ test_option_table(void)
 	free(text);
 	/* options.h names these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");
-	check(MAX_WINDOW_UNITS == WINDOW_MAX_LIMIT, "window limit");
+	check(MAX_WINDOW_UNITS == SLIDING_MAX_LIMIT, "window limit");
 }
 
 /* One limit, as the command line and -R read it. */

@@ -9,7 +9,7 @@
 #include "gcra.h"
 #include "keys.h"
 #include "limiter.h"
-#include "window.h"
+#include "sliding.h"
 #include "policy.h"
 #include "shape.h"
 #include "drop.h"
@@ -219,7 +219,7 @@ struct pcase {
 	uint64_t n, d, burst;
 	int64_t catchup, width;
 	struct bucket b[2];
-	struct window w;
+	struct sliding w;
 	struct fixed fx;
 	struct keytab kt;
 	struct pgcra pg;
@@ -238,8 +238,8 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 		limiter_of_bucket(&pc->l, &pc->b[0]);
 		break;
 	case P_SLIDING:
-		(void)window_init(&pc->w, pc->burst, pc->width, 0);
-		limiter_of_window(&pc->l, &pc->w);
+		(void)sliding_init(&pc->w, pc->burst, pc->width, 0);
+		limiter_of_sliding(&pc->l, &pc->w);
 		break;
 	case P_FIXED:
 		fixed_init(&pc->fx, pc->burst, pc->width,
@@ -259,7 +259,7 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 	case P_KEYS:
 		bucket_init(&pc->b[0], pc->n, pc->d, pc->burst, pc->burst, 0);
 		bucket_set_catchup(&pc->b[0], pc->catchup);
-		(void)keytab_init(&pc->kt, &pc->b[0], 1000, (uint64_t)c, 0);
+		(void)keys_init(&pc->kt, &pc->b[0], 1000, (uint64_t)c, 0);
 		pc->kt.spec = (struct keyspec){ 1, -1, '\n' };
 		limiter_of_keys(&pc->l, &pc->kt);
 		break;
@@ -276,7 +276,7 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 static void
 select_key(void *ctx, const char *rec, size_t len, int64_t now_ns)
 {
-	keytab_select_record(ctx, rec, len, now_ns);
+	keys_select_record(ctx, rec, len, now_ns);
 }
 
 /* Does the release schedule s keep algorithm alg's promise? */
@@ -410,9 +410,9 @@ test_properties(void)
 		if (mode == M_QUEUE)
 			queue_free(&q);
 		if (alg == P_SLIDING)
-			window_free(&pc.w);
+			sliding_free(&pc.w);
 		if (alg == P_KEYS)
-			keytab_free(&pc.kt);
+			keys_free(&pc.kt);
 		if (first[0] == '\0' && bad_order + bad_count + bad_bound > 0)
 			snprintf(first, sizeof first, " (first: case %d, %s, "
 			    "%s)", c, palg_name[alg], pmode_name[mode]);

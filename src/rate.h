@@ -1,6 +1,6 @@
 /* Parsing of rates, amounts and durations; pure, no I/O. */
-#ifndef UNITS_H
-#define UNITS_H
+#ifndef RATE_H
+#define RATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,37 +26,31 @@ struct amount {
 };
 
 /* Longest time one unit may take at the slowest rate accepted. */
-#define UNITS_MAX_INTERVAL_NS	(3650LL * 86400 * 1000000000)
+#define RATE_MAX_INTERVAL_NS	(3650LL * 86400 * 1000000000)
 /* Fastest rate accepted, in units per second. */
-#define UNITS_MAX_PER_SEC	1000000000000ULL
+#define RATE_MAX_PER_SEC	1000000000000ULL
 
 /*
  * Parse RATE as in the man page: NUMBER[SUFFIX][/[N]PERIOD] or "inf".
  * bytes selects byte suffixes (K = 1024, KB = 1000) over record ones
  * (k = 1000).  Returns 0, or -1 with a reason (no value quoted) in err.
  */
-int	parse_rate(const char *s, bool bytes, struct rate *out, char *err,
+int	rate_parse(const char *s, bool bytes, struct rate *out, char *err,
 	    size_t errsz);
 
 /*
  * Parse an amount for --burst or --initial: NUMBER[SUFFIX] in units, or
  * NUMBER followed by a period word (2s, 500ms, 1.5min) for a duration.
  */
-int	parse_amount(const char *s, bool bytes, struct amount *out, char *err,
+int	rate_parse_amount(const char *s, bool bytes, struct amount *out, char *err,
 	    size_t errsz);
 
 /*
  * Convert an amount to whole units at rate r, rounding down.  Returns 0,
  * or -1 when the value does not fit in 2^62 units.
  */
-int	amount_units(const struct amount *a, const struct rate *r,
+int	rate_amount_units(const struct amount *a, const struct rate *r,
 	    uint64_t *units);
-
-/*
- * Rewrite control characters in the message msg (size bytes) as \xHH, so
- * a value quoted in it cannot break it over lines.
- */
-void	units_escape(char *msg, size_t size);
 
 /* Units per second of r as a double, for messages and reports only. */
 double	rate_per_sec(const struct rate *r);

@@ -1,20 +1,20 @@
 /* Sliding window: at most limit units in any window of width_ns; pure. */
 #include <stdlib.h>
 
-#include "window.h"
+#include "sliding.h"
 
 int
-window_init(struct window *w, uint64_t limit, int64_t width_ns,
+sliding_init(struct sliding *w, uint64_t limit, int64_t width_ns,
     int64_t catchup_ns)
 {
-	*w = (struct window){ .limit = limit, .width_ns = width_ns,
+	*w = (struct sliding){ .limit = limit, .width_ns = width_ns,
 	    .catchup_ns = catchup_ns };
 	w->times = calloc((size_t)limit, sizeof *w->times);
 	return w->times == NULL ? -1 : 0;
 }
 
 void
-window_free(struct window *w)
+sliding_free(struct sliding *w)
 {
 	free(w->times);
 	w->times = NULL;
@@ -22,13 +22,13 @@ window_free(struct window *w)
 
 /* Time of the j-th most recent release, 1 <= j <= count. */
 static int64_t
-recent(const struct window *w, uint64_t j)
+recent(const struct sliding *w, uint64_t j)
 {
 	return w->times[(w->oldest + w->count - j) % w->limit];
 }
 
 int64_t
-window_ready_at(const struct window *w, int64_t ready_ns, uint64_t units)
+sliding_ready_at(const struct sliding *w, int64_t ready_ns, uint64_t units)
 {
 	uint64_t j = w->limit - units + 1;
 	int64_t t;
@@ -41,11 +41,11 @@ window_ready_at(const struct window *w, int64_t ready_ns, uint64_t units)
 	return t > ready_ns ? t : ready_ns;
 }
 
-/* When units granted at now_ns are recorded: see window_take. */
+/* When units granted at now_ns are recorded: see sliding_take. */
 static int64_t
-charge_time(const struct window *w, int64_t ready_ns, int64_t now_ns)
+charge_time(const struct sliding *w, int64_t ready_ns, int64_t now_ns)
 {
-	int64_t t = now_ns - w->catchup_ns, due = window_ready_at(w, ready_ns,
+	int64_t t = now_ns - w->catchup_ns, due = sliding_ready_at(w, ready_ns,
 	    1);
 
 	if (t < ready_ns)
@@ -59,7 +59,7 @@ charge_time(const struct window *w, int64_t ready_ns, int64_t now_ns)
 
 /* Releases in the window (t - width_ns, t]; the ring is sorted. */
 static uint64_t
-in_window(const struct window *w, int64_t t)
+in_window(const struct sliding *w, int64_t t)
 {
 	uint64_t lo = 0, hi = w->count;	/* answer in [lo, hi] */
 
@@ -75,7 +75,7 @@ in_window(const struct window *w, int64_t t)
 }
 
 uint64_t
-window_avail(const struct window *w, int64_t ready_ns, int64_t now_ns)
+sliding_avail(const struct sliding *w, int64_t ready_ns, int64_t now_ns)
 {
 	int64_t t = charge_time(w, ready_ns, now_ns);
 
@@ -85,10 +85,10 @@ window_avail(const struct window *w, int64_t ready_ns, int64_t now_ns)
 }
 
 uint64_t
-window_take(struct window *w, int64_t ready_ns, int64_t now_ns, uint64_t max)
+sliding_take(struct sliding *w, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	int64_t t = charge_time(w, ready_ns, now_ns);
-	uint64_t got = window_avail(w, ready_ns, now_ns);
+	uint64_t got = sliding_avail(w, ready_ns, now_ns);
 
 	if (got > max)
 		got = max;

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "units.h"
+#include "rate.h"
 #include "unit.h"
 
 static void
@@ -12,7 +12,7 @@ rate_is(const char *s, bool bytes, uint64_t n, uint64_t d)
 {
 	struct rate r;
 	char err[200] = "";
-	int rc = parse_rate(s, bytes, &r, err, sizeof err);
+	int rc = rate_parse(s, bytes, &r, err, sizeof err);
 
 	check(rc == 0 && !r.inf && r.n == n && r.d == d,
 	    "rate '%s' -> rc %d %" PRIu64 "/%" PRIu64 " (want %" PRIu64
@@ -24,7 +24,7 @@ rate_bad(const char *s, bool bytes, const char *want)
 {
 	struct rate r;
 	char err[200] = "";
-	int rc = parse_rate(s, bytes, &r, err, sizeof err);
+	int rc = rate_parse(s, bytes, &r, err, sizeof err);
 
 	check(rc == -1 && strstr(err, want) != NULL,
 	    "rate '%s' should fail with '%s', got rc %d '%s'", s, want, rc,
@@ -63,7 +63,7 @@ test_parse_rate(void)
 	rate_is("1kB/s", true, 1, 1000000);
 	rate_is("100B/s", true, 1, 10000000);
 	rate_is("1T/min", true, 536870912, 29296875);
-	check(parse_rate("inf", false, &r, err, sizeof err) == 0 && r.inf,
+	check(rate_parse("inf", false, &r, err, sizeof err) == 0 && r.inf,
 	    "inf");
 
 	rate_bad("0", false, "above zero");
@@ -86,7 +86,7 @@ test_parse_rate(void)
 	rate_bad("99999999999999999999999", false, "too many digits");
 
 	/* Awkward decimals still give an exact or near-exact ratio. */
-	check(parse_rate("1.23456789012345/s", false, &r, err, sizeof err) ==
+	check(rate_parse("1.23456789012345/s", false, &r, err, sizeof err) ==
 	    0 && fabs(rate_per_sec(&r) / 1.23456789012345 - 1) < 1e-12,
 	    "approximation of 1.23456789012345/s: %g", rate_per_sec(&r));
 	check(r.n <= (UINT64_MAX >> 1) / r.d, "n*d < 2^63 after approximation");
@@ -101,10 +101,10 @@ amount_is(const char *s, bool bytes, const char *rate, uint64_t want)
 	char err[200] = "";
 	int rc;
 
-	(void)parse_rate(rate, bytes, &r, err, sizeof err);
-	rc = parse_amount(s, bytes, &a, err, sizeof err);
+	(void)rate_parse(rate, bytes, &r, err, sizeof err);
+	rc = rate_parse_amount(s, bytes, &a, err, sizeof err);
 	if (rc == 0)
-		rc = amount_units(&a, &r, &u);
+		rc = rate_amount_units(&a, &r, &u);
 	check(rc == 0 && u == want, "amount '%s' at %s -> %" PRIu64
 	    " (want %" PRIu64 ") %s", s, rate, u, want, err);
 }
@@ -126,15 +126,15 @@ test_parse_amount(void)
 	amount_is("10ms", true, "1M/s", 10485);
 	amount_is("1.5", false, "1/s", 1);
 	amount_is("2m", false, "1/s", 120);
-	check(parse_amount("2x", false, &a, err, sizeof err) == -1 &&
+	check(rate_parse_amount("2x", false, &a, err, sizeof err) == -1 &&
 	    strstr(err, "unknown unit 'x'") != NULL, "2x: %s", err);
-	check(parse_amount("-1", false, &a, err, sizeof err) == -1,
+	check(rate_parse_amount("-1", false, &a, err, sizeof err) == -1,
 	    "negative amount");
-	check(parse_amount("", false, &a, err, sizeof err) == -1, "empty");
+	check(rate_parse_amount("", false, &a, err, sizeof err) == -1, "empty");
 	/* A value with control bytes cannot break a message over lines. */
-	check(parse_amount("5\n64q", false, &a, err, sizeof err) == -1 &&
+	check(rate_parse_amount("5\n64q", false, &a, err, sizeof err) == -1 &&
 	    strchr(err, '\n') == NULL && strstr(err, "\\x0a") != NULL,
 	    "control bytes escaped: %s", err);
-	check(parse_amount("2s5", false, &a, err, sizeof err) == -1,
+	check(rate_parse_amount("2s5", false, &a, err, sizeof err) == -1,
 	    "trailing junk after a duration");
 }

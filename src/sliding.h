@@ -1,13 +1,13 @@
 /* Sliding window: at most limit units in any window of width_ns; pure. */
-#ifndef WINDOW_H
-#define WINDOW_H
+#ifndef SLIDING_H
+#define SLIDING_H
 
 #include <stdint.h>
 
 /* The most units a window may hold; memory is 8 bytes per unit. */
-#define WINDOW_MAX_LIMIT	1000000ULL
+#define SLIDING_MAX_LIMIT	1000000ULL
 
-struct window {
+struct sliding {
 	uint64_t limit;
 	int64_t width_ns;
 	int64_t catchup_ns;
@@ -17,23 +17,23 @@ struct window {
 };
 
 /*
- * Set up a window of limit units (1..WINDOW_MAX_LIMIT) per width_ns, with
+ * Set up a window of limit units (1..SLIDING_MAX_LIMIT) per width_ns, with
  * the bucket's catch-up.  Returns 0, or -1 when memory is short.
  */
-int	window_init(struct window *w, uint64_t limit, int64_t width_ns,
+int	sliding_init(struct sliding *w, uint64_t limit, int64_t width_ns,
 	    int64_t catchup_ns);
 
-void	window_free(struct window *w);
+void	sliding_free(struct sliding *w);
 
 /*
  * Earliest time, not before ready_ns, at which units (<= limit) more may
  * be released without any window of width_ns holding more than limit.
  */
-int64_t	window_ready_at(const struct window *w, int64_t ready_ns,
+int64_t	sliding_ready_at(const struct sliding *w, int64_t ready_ns,
 	    uint64_t units);
 
 /* How many units take() would grant at now_ns; does not change w. */
-uint64_t window_avail(const struct window *w, int64_t ready_ns,
+uint64_t sliding_avail(const struct sliding *w, int64_t ready_ns,
 	    int64_t now_ns);
 
 /*
@@ -41,7 +41,7 @@ uint64_t window_avail(const struct window *w, int64_t ready_ns,
  * A late caller's units are recorded at their due time, up to catchup_ns
  * back, so late wake-ups do not drift the windows.
  */
-uint64_t window_take(struct window *w, int64_t ready_ns, int64_t now_ns,
+uint64_t sliding_take(struct sliding *w, int64_t ready_ns, int64_t now_ns,
 	    uint64_t max);
 
 #endif

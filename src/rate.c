@@ -2,7 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "units.h"
+#include "escape.h"
+#include "rate.h"
 
 /* An exact non-negative rational; den > 0. */
 struct ratio {
@@ -322,12 +323,12 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 	/* Range checks on the exact values, in long double to avoid overflow. */
 	exact = (long double)value.num * period.den /
 	    ((long double)value.den * period.num);	/* units per ns */
-	if (exact * 1e9L > (long double)UNITS_MAX_PER_SEC) {
+	if (exact * 1e9L > (long double)RATE_MAX_PER_SEC) {
 		snprintf(err, errsz, "above the fastest rate of 1T/s "
 		    "(use inf for no limit)");
 		return -1;
 	}
-	if (1.0L / exact > (long double)UNITS_MAX_INTERVAL_NS) {
+	if (1.0L / exact > (long double)RATE_MAX_INTERVAL_NS) {
 		snprintf(err, errsz, "below the slowest rate of 1/3650day");
 		return -1;
 	}
@@ -380,7 +381,7 @@ amount_of(const char *s, bool bytes, struct amount *out, char *err,
 }
 
 int
-amount_units(const struct amount *a, const struct rate *r, uint64_t *units)
+rate_amount_units(const struct amount *a, const struct rate *r, uint64_t *units)
 {
 	long double v = (long double)a->num / a->den;
 	struct ratio x;
@@ -413,45 +414,24 @@ rate_per_sec(const struct rate *r)
 	return (double)((long double)r->n * 1e9L / r->d);
 }
 
-void
-units_escape(char *msg, size_t size)
-{
-	char tmp[1024];
-	size_t j = 0;
-
-	if (size == 0)
-		return;
-	for (size_t i = 0; msg[i] != '\0' && j + 5 < sizeof tmp; i++) {
-		unsigned char c = (unsigned char)msg[i];
-
-		if (c < 0x20 || c == 0x7f)
-			j += (size_t)snprintf(tmp + j, sizeof tmp - j, "\\x%02x",
-			    c);
-		else
-			tmp[j++] = (char)c;
-	}
-	tmp[j] = '\0';
-	snprintf(msg, size, "%s", tmp);
-}
-
 int
-parse_rate(const char *s, bool bytes, struct rate *out, char *err,
+rate_parse(const char *s, bool bytes, struct rate *out, char *err,
     size_t errsz)
 {
 	int rc = rate_of(s, bytes, out, err, errsz);
 
 	if (rc != 0)
-		units_escape(err, errsz);
+		escape_controls(err, errsz);
 	return rc;
 }
 
 int
-parse_amount(const char *s, bool bytes, struct amount *out, char *err,
+rate_parse_amount(const char *s, bool bytes, struct amount *out, char *err,
     size_t errsz)
 {
 	int rc = amount_of(s, bytes, out, err, errsz);
 
 	if (rc != 0)
-		units_escape(err, errsz);
+		escape_controls(err, errsz);
 	return rc;
 }
