@@ -1,8 +1,5 @@
 /* Signals: an orderly stop, reports on SIGUSR1, ticks, live changes. */
-#include <err.h>
-#include <errno.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -10,7 +7,6 @@
 #include "signals.h"
 
 static volatile sig_atomic_t stop_signal;
-static bool sigpipe_ignored;	/* SIGPIPE was ignored when we started */
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static void (*control_fn)(void *);
 static void *control_arg;
@@ -64,8 +60,6 @@ signals_init(void)
 	 * of SIGPIPE (signals_die_of_sigpipe), and a broken pipe to the drop
 	 * file or to Redis is an error with a message, not a silent death.
 	 */
-	if (sigaction(SIGPIPE, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-		sigpipe_ignored = true;
 	(void)signal(SIGPIPE, SIG_IGN);
 }
 
@@ -172,11 +166,5 @@ signals_finish(void)
 void
 signals_die_of_sigpipe(void)
 {
-	/* Where SIGPIPE was ignored, end as a program that sees EPIPE. */
-	if (sigpipe_ignored) {
-		if (death_fn != NULL)
-			death_fn();
-		errx(1, "write error: %s", strerror(EPIPE));
-	}
 	die_of(SIGPIPE);
 }

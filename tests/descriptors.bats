@@ -10,8 +10,7 @@ load helpers
 	mkdir -m 700 "$XDG_RUNTIME_DIR"
 	seq 5 | tb -r 1M/s >&- 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
-	assert_eq "$(cat "$d/err")" "tbthrottle: write error: Bad file descriptor" \
-	    "stderr"
+	assert_msg "$(cat "$d/err")" "write error: Bad file descriptor"
 	assert_eq "$(find "$XDG_RUNTIME_DIR" -type f)" "" "files written"
 }
 
@@ -33,8 +32,7 @@ load helpers
 	local d=$BATS_TEST_TMPDIR st=0
 	"$TB" -r 1M/s <&- >"$d/out" 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
-	assert_eq "$(cat "$d/err")" "tbthrottle: stdin: Bad file descriptor" \
-	    "stderr"
+	assert_msg "$(cat "$d/err")" "stdin: Bad file descriptor"
 	assert_eq "$(cat "$d/out")" "" "stdout"
 }
 
@@ -44,8 +42,7 @@ load helpers
 	"$TB" -r 1M/s "$d/a" - "$d/a" <&- >"$d/out" 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
 	assert_eq "$(cat "$d/out")" $'a\na' "stdout"
-	assert_eq "$(cat "$d/err")" "tbthrottle: stdin: Bad file descriptor" \
-	    "stderr"
+	assert_msg "$(cat "$d/err")" "stdin: Bad file descriptor"
 }
 
 @test "a closed stderr: messages and stats go nowhere, not into a file" {
@@ -63,8 +60,7 @@ load helpers
 	printf 'hi\n' >"$d/f"
 	tb -r inf "$d/f" >>"$d/f" 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
-	assert_eq "$(cat "$d/err")" \
-	    "tbthrottle: $d/f: input file is output file" "stderr"
+	assert_msg "$(cat "$d/err")" "$d/f: input file is output file"
 	assert_eq "$(cat "$d/f")" hi "the file"
 }
 
@@ -73,7 +69,7 @@ load helpers
 	printf 'hi\n' >"$d/f"
 	tb -r inf <"$d/f" >>"$d/f" 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
-	assert_eq "$(cat "$d/err")" "tbthrottle: stdin: input file is output file"
+	assert_msg "$(cat "$d/err")" "stdin: input file is output file"
 }
 
 @test "an input that is the --drop-to file is refused, the others read" {
@@ -83,8 +79,7 @@ load helpers
 	tb -r 1/min --drop-to "$d/f" "$d/f" "$d/a" >"$d/out" 2>"$d/err" ||
 	    st=$?
 	assert_eq "$st" 1 "exit status"
-	assert_eq "$(cat "$d/err")" \
-	    "tbthrottle: $d/f: input file is output file" "stderr"
+	assert_msg "$(cat "$d/err")" "$d/f: input file is output file"
 	assert_eq "$(cat "$d/out")" a "stdout"
 	assert_eq "$(cat "$d/f")" hi "the drop file"
 }

@@ -227,3 +227,12 @@ assert_one_stderr_line() {
 		return 1
 	fi
 }
+
+# assert_msg TEXT WANT: TEXT is one message line, WANT after the program's
+# name (which is not "tbthrottle" when TB_UNDER_TEST names another file).
+assert_msg() {
+	if [[ $1 != *": $2" || $1 == *$'\n'* ]]; then
+		printf 'want one line "PROGRAM: %s", got [%s]\n' "$2" "$1" >&2
+		return 1
+	fi
+}
