@@ -188,6 +188,9 @@ burst_of(const char *burst, bool bytes, enum algorithm alg,
 		return 0;
 	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid burst '%s': %s", burst, why);
+	if (!a.is_duration && a.den != 1)
+		return fail(err, errsz, "invalid burst '%s': give a whole "
+		    "number of units, or a duration such as 2s", burst);
 	if (!a.is_duration && a.num == 0)
 		return fail(err, errsz, "invalid burst '%s': must be at least "
 		    "1 unit", burst);
@@ -216,6 +219,9 @@ initial_of(const char *initial, bool bytes, struct limit *out, char *err,
 	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid --initial '%s': %s", initial,
 		    why);
+	if (!a.is_duration && a.den != 1)
+		return fail(err, errsz, "invalid --initial '%s': give a whole "
+		    "number of units, or a duration such as 2s", initial);
 	if (!out->rate.inf && (rate_amount_units(&a, &out->rate,
 	    &out->initial) != 0 || out->initial > out->burst))
 		return fail(err, errsz, "invalid --initial '%s': more than the "
@@ -382,13 +388,17 @@ set_byte_burst(struct parsed *p, const char *arg)
 	return 0;
 }
 
+static const char *const alg_names[] = { [ALG_TOKEN] = "token",
+	[ALG_LEAKY] = "leaky", [ALG_SLIDING] = "sliding",
+	[ALG_FIXED] = "fixed" };
+
 /* -a and --leaky: one algorithm, any number of times. */
 static int
 set_alg(struct parsed *p, enum algorithm alg)
 {
 	if (p->alg_set && alg != p->cfg->algorithm)
-		return refuse(p, "conflicting algorithms: give one of "
-		    "-a token, -a leaky");
+		return refuse(p, "conflicting algorithms: -a %s and -a %s; "
+		    "give one", alg_names[p->cfg->algorithm], alg_names[alg]);
 	p->alg_set = true;
 	p->cfg->algorithm = alg;
 	return 0;
@@ -397,11 +407,9 @@ set_alg(struct parsed *p, enum algorithm alg)
 static int
 set_algorithm(struct parsed *p, const char *arg)
 {
-	static const char *const names[] = { [ALG_TOKEN] = "token",
-		[ALG_LEAKY] = "leaky", [ALG_SLIDING] = "sliding",
-		[ALG_FIXED] = "fixed" };
+	const char *const *names = alg_names;
 
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+	for (size_t i = 0; i < sizeof alg_names / sizeof alg_names[0]; i++)
 		if (strcmp(arg, names[i]) == 0)
 			return set_alg(p, (enum algorithm)i);
 	return refuse(p, "invalid algorithm '%s': use token, leaky, sliding "
@@ -580,7 +588,7 @@ static const struct option_row options[] = {
 	{ "rate", 'r', required_argument, "RATE", set_rate,
 	    "units per period: 5, 90/min, 3/10s, 2k/s, inf;\n"
 	    "repeat for several limits, each -b after its -r\n"
-	    "(with -c: 64K/s, 1.5MB/s, 1G/min)" },
+	    "(with -c: 500k/s, 64KiB/s, 1.5MB/s, 2g/min)" },
 	{ "burst", 'b', required_argument, "N", set_burst,
 	    "bucket size in units, or a duration such as 2s\n"
 	    "(default: 1 record; with -c, 10ms of the rate)" },
@@ -753,7 +761,8 @@ options_usage(FILE *fp)
 		usage_row(fp, &options[i]);
 	fputs(
 "\n"
-"RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day.\n"
+"RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day;\n"
+"NUMBER may have an exponent (2.5e3).  Byte suffixes k m g t are 1024-based.\n"
 "Records go out whole; the last one needs no delimiter.  Exit status is\n"
 "0 on success, 1 on a read or write error, 2 on a usage error.\n"
 "See tbthrottle(1) for the full grammar and examples.\n", fp);
@@ -763,6 +772,29 @@ options_usage(FILE *fp)
  * Describe the option getopt_long refused.  optopt is no help for long
  * options (glibc sets it to the option's value), so read the word itself.
  */
+/*
+ * Is name[0..len) the start of more than one long option?  Then say which
+ * it could be, as getopt does.
+ */
+static bool
+ambiguous(const char *name, size_t len, char *err, size_t errsz)
+{
+	size_t used;
+	int matches = 0;
+
+	used = (size_t)snprintf(err, errsz, "option '--%.*s' is ambiguous; "
+	    "possibilities:", (int)len, name);
+	for (int i = 0; i < NOPTIONS; i++) {
+		if (len == 0 || strncmp(options[i].name, name, len) != 0)
+			continue;
+		matches++;
+		if (used < errsz)
+			used += (size_t)snprintf(err + used, errsz - used,
+			    " '--%s'", options[i].name);
+	}
+	return matches > 1;
+}
+
 static void
 bad_option(const char *word, char *err, size_t errsz)
 {
@@ -789,6 +821,8 @@ bad_option(const char *word, char *err, size_t errsz)
 			return;
 		}
 	}
+	if (ambiguous(word + 2, len, err, errsz))
+		return;
 	fail(err, errsz, "unknown option '%.*s' (see --help)", (int)(len + 2),
 	    word);
 }

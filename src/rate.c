@@ -1,6 +1,7 @@
 /* Parsing of rates, amounts and durations; pure, no I/O. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "escape.h"
 #include "rate.h"
@@ -16,13 +17,17 @@ struct suffix {
 	uint64_t mult;
 };
 
+/* Bare letters, either case, are 1024-based, as pv and curl take them. */
 static const struct suffix byte_suffixes[] = {
 	{ "", 1 }, { "B", 1 },
-	{ "K", 1ULL << 10 }, { "KiB", 1ULL << 10 }, { "KB", 1000ULL },
-	{ "kB", 1000ULL },
-	{ "M", 1ULL << 20 }, { "MiB", 1ULL << 20 }, { "MB", 1000000ULL },
-	{ "G", 1ULL << 30 }, { "GiB", 1ULL << 30 }, { "GB", 1000000000ULL },
-	{ "T", 1ULL << 40 }, { "TiB", 1ULL << 40 }, { "TB", 1000000000000ULL },
+	{ "K", 1ULL << 10 }, { "k", 1ULL << 10 }, { "KiB", 1ULL << 10 },
+	{ "KB", 1000ULL }, { "kB", 1000ULL },
+	{ "M", 1ULL << 20 }, { "m", 1ULL << 20 }, { "MiB", 1ULL << 20 },
+	{ "MB", 1000000ULL },
+	{ "G", 1ULL << 30 }, { "g", 1ULL << 30 }, { "GiB", 1ULL << 30 },
+	{ "GB", 1000000000ULL },
+	{ "T", 1ULL << 40 }, { "t", 1ULL << 40 }, { "TiB", 1ULL << 40 },
+	{ "TB", 1000000000000ULL },
 	{ NULL, 0 }
 };
 
@@ -141,8 +146,48 @@ ratio_approx(long double x)
 	return ratio_reduce((struct ratio){ p1, q1 });
 }
 
+/* Most digits an exponent may have: 10^99 overflows anyway. */
+#define MAX_EXPONENT	99
+
 /*
- * Parse DIGITS[.DIGITS] at *sp into an exact ratio and advance *sp.
+ * Scale *value by an exponent at *sp ([eE][+-]DIGITS), if there is one,
+ * exactly, and advance *sp past it.  An e not followed by digits is left
+ * for the suffix to refuse.
+ */
+static int
+parse_exponent(const char **sp, struct ratio *value, char *err,
+    size_t errsz)
+{
+	const char *s = *sp;
+	bool minus = false;
+	int exp = 0;
+
+	if (*s != 'e' && *s != 'E')
+		return 0;
+	s++;
+	if (*s == '+' || *s == '-')
+		minus = *s++ == '-';
+	if (*s < '0' || *s > '9')
+		return 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((exp = exp * 10 + (*s - '0')) > MAX_EXPONENT) {
+			snprintf(err, errsz, "exponent too large");
+			return -1;
+		}
+	for (int i = 0; i < exp && value->num != 0; i++)
+		if (ratio_mul(*value, minus ? (struct ratio){ 1, 10 } :
+		    (struct ratio){ 10, 1 }, value) != 0) {
+			snprintf(err, errsz, "%s", minus ? "too many digits" :
+			    "value too large");
+			return -1;
+		}
+	*sp = s;
+	return 0;
+}
+
+/*
+ * Parse DIGITS[.DIGITS][e[+-]DIGITS] at *sp into an exact ratio and
+ * advance *sp.
  * Returns 0, or -1 with a reason.
  */
 static int
@@ -183,6 +228,8 @@ parse_number(const char **sp, struct ratio *out, char *err, size_t errsz)
 		return -1;
 	}
 	*out = ratio_reduce((struct ratio){ num, den });
+	if (parse_exponent(&s, out, err, errsz) != 0)
+		return -1;
 	*sp = s;
 	return 0;
 }
@@ -211,13 +258,17 @@ word_len(const char *s)
 static const char *
 suffix_hint(bool bytes)
 {
-	return bytes ? "K, KiB, KB, M, MiB, MB, G, GB, T" : "k, M, G";
+	return bytes ? "k, K, KiB, KB, m, M, MiB, MB, g, G, GB, t, T" :
+	    "k, M, G";
 }
 
-/* Parse an optional size suffix at *sp; multiplies *value. */
+/*
+ * Parse an optional size suffix at *sp, after the number that starts at
+ * start; multiplies *value.
+ */
 static int
-parse_suffix(const char **sp, bool bytes, struct ratio *value, char *err,
-    size_t errsz)
+parse_suffix(const char *start, const char **sp, bool bytes,
+    struct ratio *value, char *err, size_t errsz)
 {
 	const char *s = *sp;
 	size_t len = word_len(s);
@@ -225,12 +276,12 @@ parse_suffix(const char **sp, bool bytes, struct ratio *value, char *err,
 
 	sx = find_suffix(bytes ? byte_suffixes : record_suffixes, s, len);
 	if (sx == NULL) {
-		if (!bytes && find_suffix(byte_suffixes, s, len) != NULL)
+		if (find_suffix(periods, s, len) != NULL)
+			snprintf(err, errsz, "a period needs a slash: "
+			    "%.*s/%.*s", (int)(s - start), start, (int)len, s);
+		else if (!bytes && find_suffix(byte_suffixes, s, len) != NULL)
 			snprintf(err, errsz, "suffix '%.*s' is for byte rates "
 			    "(-c); records take k, M, G", (int)len, s);
-		else if (find_suffix(periods, s, len) != NULL)
-			snprintf(err, errsz, "a period needs a slash: "
-			    "NUMBER/%.*s", (int)len, s);
 		else
 			snprintf(err, errsz, "unknown unit '%.*s' (use %s, "
 			    "then /s, /min, /h, /day)", (int)len, s,
@@ -290,9 +341,10 @@ static int
 rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 {
 	struct ratio value, period = { NS_SEC, 1 }, per_ns, lim;
+	const char *text = s;
 	long double exact;
 
-	if (strcmp(s, "inf") == 0 || strcmp(s, "infinity") == 0) {
+	if (strcasecmp(s, "inf") == 0 || strcasecmp(s, "infinity") == 0) {
 		*out = (struct rate){ .inf = true, .n = 1, .d = 1 };
 		return 0;
 	}
@@ -302,7 +354,14 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 	}
 	if (parse_number(&s, &value, err, errsz) != 0)
 		return -1;
-	if (parse_suffix(&s, bytes, &value, err, errsz) != 0)
+	if (bytes && strcmp(s, "m") == 0) {
+		/* MiB a second, or bytes a minute? */
+		snprintf(err, errsz, "'m' alone is ambiguous: write %.*sm/s for "
+		    "MiB a second, or %.*s/min for bytes a minute",
+		    (int)(s - text), text, (int)(s - text), text);
+		return -1;
+	}
+	if (parse_suffix(text, &s, bytes, &value, err, errsz) != 0)
 		return -1;
 	if (*s == '/') {
 		s++;
@@ -324,8 +383,9 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 	exact = (long double)value.num * period.den /
 	    ((long double)value.den * period.num);	/* units per ns */
 	if (exact * 1e9L > (long double)RATE_MAX_PER_SEC) {
-		snprintf(err, errsz, "above the fastest rate of 1T/s "
-		    "(use inf for no limit)");
+		snprintf(err, errsz, "above the fastest rate, %s (use inf for "
+		    "no limit)", bytes ? "1TB/s: 10^12 bytes a second" :
+		    "1000G/s: 10^12 records a second");
 		return -1;
 	}
 	if (1.0L / exact > (long double)RATE_MAX_INTERVAL_NS) {
@@ -347,7 +407,7 @@ amount_of(const char *s, bool bytes, struct amount *out, char *err,
     size_t errsz)
 {
 	struct ratio value, ns;
-	const char *rest;
+	const char *rest, *text = s;
 	size_t len;
 
 	if (*s == '\0') {
@@ -369,7 +429,7 @@ amount_of(const char *s, bool bytes, struct amount *out, char *err,
 		*out = (struct amount){ true, ns.num, ns.den };
 		return 0;
 	}
-	if (parse_suffix(&s, bytes, &value, err, errsz) != 0)
+	if (parse_suffix(text, &s, bytes, &value, err, errsz) != 0)
 		return -1;
 	if (*s != '\0') {
 		snprintf(err, errsz, "unexpected '%s' (use a count such as "

@@ -43,6 +43,16 @@ cases() {
 -r 1/s -l -c	conflicts
 -r 1/s -0 -d ,	conflicts
 -r 1/s -a token -a leaky	conflicting algorithms
+-r 1/s -a sliding -a fixed	-a sliding and -a fixed
+-r 1/s -b 2.7	'2.7': give a whole number
+-r 1/s --initial 1.5	'1.5': give a whole number
+-c -r 1M/s -b 0.5	'0.5': give a whole number
+-c -r 2m	write 2m/s for MiB a second, or 2/min
+-r 2m	a period needs a slash: 2/m
+-c -r 1T/s	above the fastest rate, 1TB/s
+-r 2000G/s	above the fastest rate, 1000G/s
+-r 1e	unknown unit 'e'
+--dr -r 1/s	'--dr' is ambiguous; possibilities: '--drop' '--drop-to'
 -r 1/s -a bucket	'bucket'
 -r 1/s --leaky -b 3	-a leaky
 -r 1.5/s -a sliding	'1.5/s'

@@ -157,6 +157,28 @@ burst_is() {
 	burst_is 1099511627776 -c -r 1G/s -b 1T
 }
 
+@test "byte suffixes as pv and curl write them: lowercase k m g t are powers of 1024" {
+	burst_is 1024 -c -r 1K/s -b 1k
+	# In -b a bare m stays a minute, as it always was: 60 s of 1 KiB/s.
+	burst_is 61440 -c -r 1K/s -b 1m
+	burst_is 1073741824 -c -r 1M/s -b 1g
+	burst_is 1099511627776 -c -r 1G/s -b 1t
+	# 500k/s is 512000 B/s: 10 ms of it is 5120 bytes.
+	burst_is 5120 -c -r 500k/s
+	burst_is 5120 -c -r 500k
+	run -0 tb -c -r 2g/min </dev/null
+}
+
+@test "numbers in exponent form are exact; INF and infinity in any case" {
+	burst_is 10000 -r 1e6 -b 10ms
+	burst_is 25 -r 2.5e3/s -b 10ms
+	burst_is 1 -r 1E-3/s -b 1000s
+	burst_is 1200 -r 12e-1/s -b 1000s
+	run -0 tb -r INF </dev/null
+	run -0 tb -r Infinity </dev/null
+	run -0 tb -c -r iNf </dev/null
+}
+
 @test "record suffixes: k is 1000, M is a million, G a billion" {
 	burst_is 2000 -r 1k/s -b 2k
 	burst_is 1000000 -r 1k/s -b 1M

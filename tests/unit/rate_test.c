@@ -65,12 +65,36 @@ test_parse_rate(void)
 	rate_is("1T/min", true, 536870912, 29296875);
 	check(rate_parse("inf", false, &r, err, sizeof err) == 0 && r.inf,
 	    "inf");
+	check(rate_parse("INF", true, &r, err, sizeof err) == 0 && r.inf,
+	    "INF");
+	check(rate_parse("Infinity", false, &r, err, sizeof err) == 0 &&
+	    r.inf, "Infinity");
 
 	rate_bad("0", false, "above zero");
 	rate_bad("0/s", false, "above zero");
 	rate_bad("-1", false, "signed");
 	rate_bad("abc", false, "expected a number");
-	rate_bad("1e400", false, "unknown unit 'e'");
+	rate_bad("1e400", false, "exponent too large");
+	/* Exponents are exact, whatever their sign or case. */
+	rate_is("1e6", false, 1, 1000);
+	rate_is("2.5e3/s", false, 1, 400000);
+	rate_is("1E-3/s", false, 1, 1000000000000ULL);
+	rate_is("1e+2/min", false, 1, 600000000);
+	rate_is("0.5e1", false, 1, 200000000);
+	rate_is("12e-1/s", false, 3, 2500000000ULL);
+	rate_bad("1e", false, "unknown unit 'e'");
+	rate_bad("1e-", false, "unknown unit 'e'");
+	rate_bad("1e30", false, "value too large");
+	rate_bad("5e-10/s", false, "below the slowest rate");
+	/* Byte suffixes as pv and curl take them: lowercase is 1024-based. */
+	rate_is("500k/s", true, 8, 15625);	/* 512000 B/s */
+	rate_is("2g/min", true, 1048576, 29296875);	/* 2^31 / 60 s */
+	rate_is("1t/day", true, 16777216, 1318359375);	/* 2^40 / day */
+	rate_is("2m/s", true, 4096, 1953125);	/* 2^21 / s */
+	rate_bad("2m", true, "write 2m/s for MiB a second, or 2/min for bytes");
+	rate_bad("2m", false, "a period needs a slash: 2/m");
+	rate_bad("1T/s", true, "above the fastest rate, 1TB/s");
+	rate_bad("2000G/s", false, "above the fastest rate, 1000G/s");
 	rate_bad("10/fortnight", false, "unknown period 'fortnight'");
 	rate_bad("5/0s", false, "longer than zero");
 	rate_bad("", false, "empty");
