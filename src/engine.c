@@ -1,11 +1,13 @@
 /* The engine: the one loop that reads, waits, writes and handles signals. */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "engine.h"
 #include "signals.h"
 #include "splice.h"
+#include "stdfd.h"
 #include "stream.h"
 
 /* A run: what the engine works on, and what reports read. */
@@ -14,6 +16,8 @@ struct run {
 	const struct policy *pol;
 	struct stream s;
 	unsigned seen;		/* changes of the limits applied */
+	bool share_tty;		/* -P's line and the output share a terminal */
+	bool writing;		/* output is being written */
 };
 
 /* Counts live changes of the limits, and when the last was made. */
@@ -49,14 +53,32 @@ report(void *arg)
 	stats_print(r->e->stats, clock_now_ns(), r->e->stats_json, stderr);
 }
 
-/* The live status line of --progress. */
+/* The live status line of --progress: not in the middle of output. */
 static void
 tick(void *arg)
 {
 	struct run *r = arg;
 
+	if (r->writing && r->share_tty)
+		return;
 	count_waiting(r);
 	stats_progress(r->e->stats, clock_now_ns(), false, stderr);
+}
+
+/*
+ * Output is about to reach the terminal that shows -P's line (done:
+ * has reached it): clear the line first, and draw it again after.
+ */
+static void
+around_output(struct run *r, bool done)
+{
+	r->writing = !done;
+	if (!r->share_tty)
+		return;
+	if (done)
+		tick(r);
+	else
+		stats_progress_clear(stderr);
 }
 
 /* How a wait ended. */
@@ -134,7 +156,9 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	switch (a->kind) {
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
-		stream_send(&r->s, a->bytes, a->units);
+		around_output(r, false);
+		(void)stream_send(&r->s, a->bytes, a->units);
+		around_output(r, true);
 		return true;
 	case ACT_DROP:
 		stream_drop(&r->s, a->off, a->bytes, a->units);
@@ -164,7 +188,10 @@ move_long(struct run *r)
 	bool pass;
 
 	stream_view(&r->s, &v);
-	if ((n = stream_move_long(&r->s, &pass)) == 0)
+	around_output(r, false);
+	n = stream_move_long(&r->s, &pass);
+	around_output(r, true);
+	if (n == 0)
 		return r->s.longrec == LONG_NONE;
 	r->pol->streamed(r->pol->self, &v, n, pass, clock_now_ns());
 	return true;
@@ -181,7 +208,8 @@ settle(struct run *r)
 	struct action a;
 	struct view v;
 
-	while (r->pol->owes != NULL && r->pol->owes(r->pol->self)) {
+	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
+	    !r->s.out_gone) {
 		stream_view(&r->s, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
@@ -204,6 +232,8 @@ turn(struct run *r)
 		r->seen = changes;
 		r->pol->retuned(r->pol->self, changed_ns);
 	}
+	if (r->s.out_gone)
+		return false;
 	if (r->s.longrec != LONG_NONE)	/* whole, even if a stop came */
 		return move_long(r) || read_more(r, false);
 	if (signals_stop_requested())
@@ -219,7 +249,9 @@ engine_run(const struct engine *e)
 {
 	static struct run r;
 
-	r = (struct run){ .e = e, .pol = e->policy, .seen = changes };
+	r = (struct run){ .e = e, .pol = e->policy, .seen = changes,
+		.share_tty = e->progress && stdfd_same_tty(STDOUT_FILENO,
+		    STDERR_FILENO) };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_on_report(report, &r);
 	if (e->progress)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -151,8 +152,10 @@ input_splice(struct input *in)
 				return -1;
 			signals_poll_report();
 		} else {
-			if (n == -1 && errno == EPIPE)
-				signals_die_of_sigpipe();
+			if (n == -1 && errno == EPIPE) {
+				signals_stop(SIGPIPE);	/* the reader left */
+				return -1;
+			}
 			in->no_splice = true;
 			return SPLICE_UNSUPPORTED;
 		}

@@ -200,10 +200,12 @@ build_shared(struct limits *L)
 }
 
 void
-limits_build(struct limits *L, const struct config *cfg, int64_t start_ns)
+limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
+    struct stats *stats)
 {
 	memset(L, 0, sizeof *L);
 	L->cfg = cfg;
+	L->stats = stats;
 	memcpy(L->now, cfg->limits, sizeof L->now);
 	L->gate = (struct gate){ .framer = { .bytes = cfg->mode == UNIT_BYTES,
 		.delim = cfg->delim }, .quantum = 1 };
@@ -228,6 +230,8 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns)
 		L->gate.byte_limit = &L->byte_bucket;
 		L->gate.byte_quantum = quantum(l, LIMITS_BYTE_QUANTUM_NS, true);
 	}
+	if (stats != NULL)
+		limits_describe(L, &stats->limit);
 }
 
 void
@@ -263,4 +267,87 @@ limits_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
 	L->now[i].burst = l->burst;
 	bucket_retune(&L->buckets[i], l->rate.n, l->rate.d, l->burst, now_ns);
 	L->gate.quantum = limits_quantum(L);
+	if (L->stats != NULL)
+		limits_describe(L, &L->stats->limit);
+}
+
+/* Limit l as a person reads it, into out; what it lets through at once. */
+static uint64_t
+describe_limit(const struct limits *L, const struct limit *l, char *out,
+    size_t size)
+{
+	const struct config *cfg = L->cfg;
+	const char *per = cfg->key_field > 0 ? " per key" : "";
+	char rate[64];
+
+	rate_format(&l->rate, cfg->mode == UNIT_BYTES, rate, sizeof rate);
+	switch (cfg->algorithm) {
+	case ALG_SLIDING:
+		snprintf(out, size, "%s%s in any window", rate, per);
+		return l->burst;
+	case ALG_FIXED:
+		snprintf(out, size, "%s%s per clock window", rate, per);
+		return 2 * l->burst;	/* two windows meet at an edge */
+	case ALG_LEAKY:
+		snprintf(out, size, "%s%s, leaky", rate, per);
+		return l->burst;
+	default:
+		snprintf(out, size, "%s%s, burst %llu", rate, per,
+		    (unsigned long long)l->burst);
+		return l->burst;
+	}
+}
+
+/*
+ * Every -r limit as a person reads it; the tightest in the long run is
+ * the one the achieved rate is compared with.
+ */
+static void
+describe_rates(const struct limits *L, struct stats_limit *out)
+{
+	const struct config *cfg = L->cfg;
+	size_t n = 0;
+
+	for (int i = 0; i < cfg->nlimits && n < sizeof out->text; i++) {
+		char one[96];
+		uint64_t allowance = describe_limit(L, &L->now[i], one,
+		    sizeof one);
+		double per_sec = rate_per_sec(&L->now[i].rate);
+
+		n += (size_t)snprintf(out->text + n, sizeof out->text - n,
+		    "%s%s", i > 0 ? " and " : "", one);
+		if (i == 0 || per_sec < out->per_sec) {
+			out->per_sec = per_sec;
+			out->allowance = allowance;
+		}
+	}
+	if (cfg->key_field > 0) {
+		/* All keys together may go faster than one. */
+		out->per_sec = 0;
+		out->allowance = 0;
+	}
+	if (cfg->shared != NULL && n < sizeof out->text)
+		(void)snprintf(out->text + n, sizeof out->text - n,
+		    ", shared as %s", cfg->shared);
+}
+
+void
+limits_describe(const struct limits *L, struct stats_limit *out)
+{
+	const struct config *cfg = L->cfg;
+	size_t n = 0;
+
+	*out = (struct stats_limit){ .text = "none" };
+	if (cfg->nlimits > 0) {
+		describe_rates(L, out);
+		n = strlen(out->text);
+	}
+	if (cfg->byte_limited) {
+		char rate[64];
+
+		rate_format(&cfg->byte_limit.rate, true, rate, sizeof rate);
+		(void)snprintf(out->text + n, sizeof out->text - n, "%sbytes %s, "
+		    "burst %llu", n > 0 ? "; " : "", rate,
+		    (unsigned long long)cfg->byte_limit.burst);
+	}
 }

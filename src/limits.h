@@ -13,6 +13,7 @@
 #include "policy.h"
 #include "redis.h"
 #include "shared.h"
+#include "stats.h"
 #include "sliding.h"
 
 /*
@@ -27,6 +28,7 @@
 struct limits {
 	struct gate gate;
 	const struct config *cfg;
+	struct stats *stats;	/* whose limit a report shows, or NULL */
 	struct limit now[MAX_LIMITS];	/* the -r limits in force */
 	struct bucket buckets[MAX_LIMITS];
 	struct sliding windows[MAX_LIMITS];
@@ -47,11 +49,15 @@ struct limits {
 
 /*
  * Build the limits of cfg, started at start_ns, into L (L->gate is the
- * gate for the policies).  An error that stops the run (a shared bucket
- * of other settings, no memory) ends the process with status 1.
+ * gate for the policies), and describe them in stats (when not NULL) for
+ * the reports.  An error that stops the run (a shared bucket of other
+ * settings, no memory) ends the process with status 1.
  */
 void	limits_build(struct limits *L, const struct config *cfg,
-	    int64_t start_ns);
+	    int64_t start_ns, struct stats *stats);
+
+/* The limits in force, as the reports show them. */
+void	limits_describe(const struct limits *L, struct stats_limit *out);
 
 void	limits_free(struct limits *L);
 

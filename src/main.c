@@ -57,7 +57,7 @@ run(const struct config *cfg)
 		.stats_json = cfg->stats_json, .stats_at_exit = cfg->stats,
 		.progress = cfg->progress && isatty(STDERR_FILENO) };
 	stats.start_ns = e.start_ns;
-	limits_build(&limits, cfg, e.start_ns);
+	limits_build(&limits, cfg, e.start_ns, &stats);
 	e.framer = limits.gate.framer;
 	e.buf_bytes = choose_policy(cfg, &limits.gate, &policy);
 	retune_serve(&limits);

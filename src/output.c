@@ -2,13 +2,14 @@
 #include <err.h>
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "output.h"
 #include "signals.h"
 
-void
+int
 output_write(int fd, const char *b, size_t len, const char *name)
 {
 	while (len > 0) {
@@ -24,7 +25,9 @@ output_write(int fd, const char *b, size_t len, const char *name)
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			(void)clock_wait_ready(fd, POLLOUT, true);
 		} else if (errno == EPIPE && fd == STDOUT_FILENO) {
-			signals_die_of_sigpipe();
+			/* The reader went away: stop as for a signal. */
+			signals_stop(SIGPIPE);
+			return -1;
 		} else if (errno == EINTR) {
 			signals_poll_report();
 		} else {
@@ -32,4 +35,5 @@ output_write(int fd, const char *b, size_t len, const char *name)
 			    name ? name : "");
 		}
 	}
+	return 0;
 }

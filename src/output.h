@@ -5,10 +5,11 @@
 #include <stddef.h>
 
 /*
- * Write all of b[0..len) to fd; a signal does not cut it short.  On
- * standard output a closed pipe ends the process of SIGPIPE; any other
- * error ends it with status 1, naming name (NULL for standard output).
+ * Write all of b[0..len) to fd; a signal does not cut it short.  Returns
+ * 0, or -1 when fd is standard output and its reader went away: a stop by
+ * SIGPIPE is then requested (signals_stop).  Any other error ends the
+ * process with status 1, naming name (NULL for standard output).
  */
-void	output_write(int fd, const char *b, size_t len, const char *name);
+int	output_write(int fd, const char *b, size_t len, const char *name);
 
 #endif

@@ -495,3 +495,37 @@ rate_parse_amount(const char *s, bool bytes, struct amount *out, char *err,
 		escape_controls(err, errsz);
 	return rc;
 }
+
+/* Periods by which rates are shown, longest first. */
+static const struct suffix shown_periods[] = {
+	{ "day", 86400 * NS_SEC }, { "h", 3600 * NS_SEC },
+	{ "min", 60 * NS_SEC }, { "s", NS_SEC }, { "ms", NS_SEC / 1000 },
+	{ NULL, 0 }
+};
+
+void
+rate_format(const struct rate *r, bool bytes, char *out, size_t size)
+{
+	const char *unit = bytes ? " B" : "";
+
+	if (r->inf) {
+		snprintf(out, size, "inf");
+		return;
+	}
+	/* As written, when it was a whole count per whole period. */
+	for (const struct suffix *p = shown_periods; r->count != 0 &&
+	    p->name != NULL; p++) {
+		if (r->period_ns == 0 || r->period_ns % p->mult != 0)
+			continue;
+		if (r->period_ns == p->mult)
+			snprintf(out, size, "%llu%s/%s",
+			    (unsigned long long)r->count, unit, p->name);
+		else
+			snprintf(out, size, "%llu%s/%llu%s",
+			    (unsigned long long)r->count, unit,
+			    (unsigned long long)(r->period_ns / p->mult),
+			    p->name);
+		return;
+	}
+	snprintf(out, size, "%.6g%s/s", rate_per_sec(r), unit);
+}

@@ -52,6 +52,12 @@ int	rate_parse_amount(const char *s, bool bytes, struct amount *out, char *err,
 int	rate_amount_units(const struct amount *a, const struct rate *r,
 	    uint64_t *units);
 
+/*
+ * r as a person reads it, into out: "90/min", "3/10s", "1048576 B/s"
+ * (bytes), "2.5/s" when it was not a whole count per whole period.
+ */
+void	rate_format(const struct rate *r, bool bytes, char *out, size_t size);
+
 /* Units per second of r as a double, for messages and reports only. */
 double	rate_per_sec(const struct rate *r);
 

@@ -42,7 +42,7 @@ on_stop(int sig)
 void
 signals_init(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa, old;
 
 	memset(&sa, 0, sizeof sa);
@@ -56,9 +56,10 @@ signals_init(void)
 		(void)sigaction(sigs[i], &sa, NULL);
 	}
 	/*
-	 * A closed pipe is seen as EPIPE, so that we clean up before we die
-	 * of SIGPIPE (signals_die_of_sigpipe), and a broken pipe to the drop
-	 * file or to Redis is an error with a message, not a silent death.
+	 * A closed pipe is seen as EPIPE: the output's reader going away
+	 * stops the run as a signal would (signals_stop), reported and
+	 * cleaned up, and a broken pipe to the drop file or to Redis is an
+	 * error with a message, not a silent death.
 	 */
 	(void)signal(SIGPIPE, SIG_IGN);
 }
@@ -164,7 +165,8 @@ signals_finish(void)
 }
 
 void
-signals_die_of_sigpipe(void)
+signals_stop(int sig)
 {
-	die_of(SIGPIPE);
+	if (stop_signal == 0)
+		stop_signal = sig;
 }

@@ -3,8 +3,8 @@
 #define SIGNALS_H
 
 /*
- * Catch SIGINT, SIGTERM and SIGHUP (unless they were ignored when we
- * started) so that blocking calls return EINTR and the engine can stop
+ * Catch SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless they were ignored
+ * when we started) so that blocking calls return EINTR and the engine can stop
  * between records.  A second signal ends the process at once.
  */
 void	signals_init(void);
@@ -45,7 +45,11 @@ int	signals_stop_requested(void);
 /* If a signal asked us to stop, die of it so the caller sees 128 + N. */
 void	signals_finish(void);
 
-/* Die of SIGPIPE, as a program that leaves SIGPIPE alone would. */
-void	signals_die_of_sigpipe(void);
+/*
+ * Stop as if signal sig had come (unless a stop was asked for already):
+ * signals_finish then dies of it.  SIGPIPE, when the output's reader has
+ * gone, ends the run as a program that leaves SIGPIPE alone would.
+ */
+void	signals_stop(int sig);
 
 #endif

@@ -1,6 +1,7 @@
 /* The standard descriptors: none closed at start may be taken by a file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "stdfd.h"
@@ -29,4 +30,13 @@ bool
 stdfd_closed(int fd)
 {
 	return fd >= 0 && fd < 3 && closed[fd];
+}
+
+bool
+stdfd_same_tty(int a, int b)
+{
+	struct stat sa, sb;
+
+	return isatty(a) && isatty(b) && fstat(a, &sa) == 0 &&
+	    fstat(b, &sb) == 0 && sa.st_rdev == sb.st_rdev;
 }

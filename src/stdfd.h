@@ -14,4 +14,7 @@ void	stdfd_guard(void);
 /* Was descriptor fd (0, 1 or 2) closed at start? */
 bool	stdfd_closed(int fd);
 
+/* Are descriptors a and b the same terminal? */
+bool	stdfd_same_tty(int a, int b);
+
 #endif

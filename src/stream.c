@@ -79,13 +79,19 @@ consume(struct stream *s, size_t bytes)
 		s->head = s->tail = 0;
 }
 
-void
+bool
 stream_send(struct stream *s, size_t bytes, uint64_t units)
 {
-	output_write(STDOUT_FILENO, s->buf + s->head, bytes, NULL);
+	if (s->out_gone || output_write(STDOUT_FILENO, s->buf + s->head,
+	    bytes, NULL) != 0) {
+		/* The reader went away: what was not written still waits. */
+		s->out_gone = true;
+		return false;
+	}
 	s->st->bytes_out += bytes;
 	s->st->units_out += units;
 	consume(s, bytes);
+	return true;
 }
 
 void
@@ -94,7 +100,7 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	char *at = s->buf + s->head + off;
 
 	if (s->drop_fd >= 0)
-		output_write(s->drop_fd, at, bytes, s->drop_name);
+		(void)output_write(s->drop_fd, at, bytes, s->drop_name);
 	s->st->bytes_dropped += bytes;
 	s->st->units_dropped += units;
 	if (off == 0) {
@@ -129,10 +135,10 @@ stream_move_long(struct stream *s, bool *pass)
 	}
 	if (units == 0)
 		n = len;
-	if (*pass)
-		stream_send(s, n, 0);
-	else
+	if (!*pass)
 		stream_drop(s, 0, n, 0);
+	else if (!stream_send(s, n, 0))
+		return 0;
 	return n;
 }
 
@@ -202,5 +208,6 @@ stream_spill(struct stream *s)
 	    len);
 
 	if (s->drop_fd >= 0 && s->longrec == LONG_NONE && n > 0)
-		output_write(s->drop_fd, s->buf + s->head, n, s->drop_name);
+		(void)output_write(s->drop_fd, s->buf + s->head, n,
+		    s->drop_name);
 }

@@ -24,6 +24,7 @@ struct stream {
 	char *buf;
 	size_t cap, head, tail;
 	bool eof;
+	bool out_gone;		/* the output's reader went away */
 	enum longrec longrec;
 	struct framer framer;
 	struct input in;
@@ -50,8 +51,11 @@ int	stream_close(struct stream *s);
 /* What the policies see of s. */
 void	stream_view(const struct stream *s, struct view *v);
 
-/* Write the bytes at the head, holding units units. */
-void	stream_send(struct stream *s, size_t bytes, uint64_t units);
+/*
+ * Write the bytes at the head, holding units units.  False when the
+ * output's reader has gone: they stay, waiting, and a stop is asked for.
+ */
+bool	stream_send(struct stream *s, size_t bytes, uint64_t units);
 
 /* Drop the bytes at offset off from the head, holding units units. */
 void	stream_drop(struct stream *s, size_t off, size_t bytes,
@@ -62,7 +66,8 @@ void	stream_begin_long(struct stream *s, bool pass, uint64_t units);
 
 /*
  * Move what is held of the long record at the head; returns the bytes
- * moved (0: read more), *pass whether they were sent.
+ * moved (0: read more, or the output has gone), *pass whether they were
+ * sent.
  */
 size_t	stream_move_long(struct stream *s, bool *pass);
 

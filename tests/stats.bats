@@ -90,3 +90,86 @@ json_field() {
 	assert_eq "$output" "$(seq 5)" "output"
 	assert_eq "$stderr" "" "stderr"
 }
+
+# rate_of: the achieved rate in the text report in $stderr.
+rate_of() {
+	sed -n 's/.* s, \([0-9.e+-]*\) units\/s (limit .*/\1/p' <<<"$stderr"
+}
+
+@test "the report shows the limit beside the rate, and one line is no breach" {
+	run -0 --separate-stderr bash -c 'echo a | tb -r 5/s -s'
+	[[ $stderr == *"units/s (limit 5/s, burst 1), max lateness"* ]] ||
+	    { echo "stderr: $stderr" >&2; false; }
+	assert_le "$(rate_of)" 5 "achieved rate"
+}
+
+@test "a run at its limit reports that rate, not more: the burst is left out" {
+	run -0 --separate-stderr bash -c 'seq 30 | tb -r 20/s -b 10 -s'
+	[[ $stderr == *"(limit 20/s, burst 10)"* ]] ||
+	    { echo "stderr: $stderr" >&2; false; }
+	assert_le "$(rate_of)" 20 "achieved rate"
+	assert_ge "$(rate_of)" 10 "achieved rate"
+}
+
+@test "the report names every kind of limit" {
+	run -0 --separate-stderr bash -c 'seq 3 | tb -r 1000/s -b 5 -r 6000/min -s'
+	[[ $stderr == *"(limit 1000/s, burst 5 and 6000/min, burst 1)"* ]] ||
+	    { echo "stderr: $stderr" >&2; false; }
+	run -0 --separate-stderr bash -c 'seq 3 | tb -a fixed -r 100/min -s'
+	[[ $stderr == *"(limit 100/min per clock window)"* ]]
+	run -0 --separate-stderr bash -c 'seq 3 | tb -k 1 -r 1/min --drop -s'
+	[[ $stderr == *"(limit 1/min per key, burst 1)"* ]]
+	run -0 --separate-stderr bash -c 'seq 3 | tb -c -r 1M/s -s'
+	[[ $stderr == *"(limit 1048576 B/s, burst 10485)"* ]]
+	run -0 --separate-stderr bash -c 'seq 3 | tb --byte-rate 1k/s -s'
+	[[ $stderr == *"(limit bytes 1024 B/s, burst 10)"* ]]
+	run -0 --separate-stderr bash -c 'seq 3 | tb -r inf -s'
+	[[ $stderr == *"(limit none)"* ]]
+}
+
+@test "--stats=json carries the limit and its rate" {
+	run -0 --separate-stderr bash -c 'echo a | tb -r 5/s --stats=json'
+	[[ $stderr == *'"limit":"5/s, burst 1","limit_per_s":5,'* ]] ||
+	    { echo "stderr: $stderr" >&2; false; }
+	assert_eq "$(json_field rate_per_s)" 0 "rate_per_s (within the burst)"
+}
+
+@test "-P clears its line before output reaches the same terminal, and redraws it" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	run -0 --separate-stderr script -qfec "seq 3 | '$TB' -r 4/s -P" \
+	    /dev/null
+	# Every line of output starts on a cleared line, after the status.
+	local line
+	for line in 1 2 3; do
+		[[ $output == *$'\r\e[K'"$line"$'\r\n\rtbthrottle: '* ]] ||
+		    { printf 'terminal: %q\n' "$output" >&2; false; }
+	done
+}
+
+@test "the reader going away (SIGPIPE) still prints the report, then 141" {
+	run -0 --separate-stderr bash -c \
+	    'set +o pipefail; seq 100000 | tb -r 1000/s -b 5 -s | head -n 3 >/dev/null; echo "${PIPESTATUS[1]}"'
+	assert_eq "$output" 141 "exit status"
+	[[ $stderr == "tbthrottle: units "*" in, "*" out, 0 dropped, "*" waiting; "* ]] ||
+	    { echo "stderr: $stderr" >&2; false; }
+	assert_one_stderr_line
+}
+
+@test "SIGQUIT stops like SIGTERM: report, then dies of it" {
+	local d=$BATS_TEST_TMPDIR spid st=0
+	build_stamp
+	seq 10 >"$d/in"
+	# stamp starts it with default signals: bats ignores SIGQUIT in
+	# background jobs.
+	"$STAMP" -o "$d/out" -p "$d/pid" -- "$TB" -r 1/min -s "$d/in" \
+	    >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/out"
+	wait_running "$(cat "$d/pid")"
+	kill -s QUIT "$(cat "$d/pid")"
+	wait "$spid" || st=$?
+	assert_eq "$st" 131 "exit status"
+	assert_eq "$(cat "$d/out")" 1 "released"
+	grep -q '1 out, 0 dropped, 9 waiting' "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
