@@ -90,8 +90,9 @@ main(int argc, char *argv[])
 		options_usage(stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_VERSION:
-		printf("tbthrottle %s (Redis support: %s)\n",
-		    TBTHROTTLE_VERSION, redis_available() ? "yes" : "no");
+		printf("tbthrottle %s (Redis support: %s); ISC licence, see "
+		    "LICENSE\n", TBTHROTTLE_VERSION, redis_available() ? "yes" :
+		    "no");
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_ERROR:
 		fprintf(stderr, "tbthrottle: %s\n", why);
