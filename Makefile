@@ -2,6 +2,11 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# Where bash-completion looks, when it is installed; else under PREFIX.
+BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
+	2>/dev/null || echo $(PREFIX)/share/bash-completion/completions)
+VERSION := $(shell sed -n 's/^\#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
+	src/options.h)
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -13,17 +18,32 @@ SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 endif
 ALL_CFLAGS = $(STDFLAGS) $(WARNFLAGS) $(SANFLAGS) $(CFLAGS)
 
-# Redis support (--redis) when pkg-config finds hiredis; REDIS=no leaves
-# it out, and --redis then says so.
+# Redis support (--redis) when pkg-config finds hiredis; REDIS=yes insists
+# on it, REDIS=no leaves it out, and --redis then says so.
 REDIS ?= auto
 ifneq ($(REDIS),no)
 HIREDIS := $(shell pkg-config --exists hiredis 2>/dev/null && echo yes)
 endif
+ifeq ($(REDIS)$(HIREDIS),yes)
+$(error REDIS=yes, but pkg-config finds no hiredis: install libhiredis-dev \
+	and pkg-config, or build with REDIS=no)
+endif
 ifeq ($(HIREDIS),yes)
 REDIS_CFLAGS = -DHAVE_HIREDIS $(shell pkg-config --cflags hiredis)
 REDIS_LIBS = $(shell pkg-config --libs hiredis)
+REDIS_NOTE = :
+else
+REDIS_NOTE = echo "tbthrottle: built without Redis support ($(if \
+	$(filter no,$(REDIS)),REDIS=no,no hiredis found by pkg-config))"
 endif
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+
+# Everything built depends on the flags it was built with, so that
+# changing SAN=, REDIS=, CC, CFLAGS or CPPFLAGS rebuilds it.
+BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
+	$(ALL_LDFLAGS) $(REDIS_LIBS)
+.build-flags: FORCE
+	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
 # The pure modules: no system calls, unit tested with a fake clock.
 PURE = src/bucket.o src/drop.o src/escape.o src/fixed.o src/framer.o src/gcra.o \
@@ -41,33 +61,55 @@ all: tbthrottle
 
 tbthrottle: $(OBJS)
 	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS) $(REDIS_LIBS)
+	@$(REDIS_NOTE)
 
-src/%.o: src/%.c $(HDRS)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+src/%.o: src/%.c $(HDRS) .build-flags
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-src/redis.o: src/redis.c $(HDRS)
-	$(CC) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
+src/redis.o: src/redis.c $(HDRS) .build-flags
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
-tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) $(PURE) -lm
+tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) \
+		$(PURE) -lm
 
 # The system tests' timestamping receiver.  It measures and is not under
 # test, so it is built without SAN's sanitizers, like bench/recv.
 tests/stamp: tests/stamp.c
-	$(CC) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ tests/stamp.c
+	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		tests/stamp.c
 
 check: tbthrottle tests/unit/run tests/stamp
 	./tests/unit/run
 	bats tests
 
 install: tbthrottle
-	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	install -m 755 tbthrottle $(DESTDIR)$(BINDIR)/tbthrottle
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(BASHCOMPDIR)
+	install -m 755 $(INSTALL_STRIP) tbthrottle $(DESTDIR)$(BINDIR)/tbthrottle
 	install -m 644 man/tbthrottle.1 $(DESTDIR)$(MANDIR)/man1/tbthrottle.1
+	install -m 644 completion/tbthrottle.bash \
+		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle
+
+install-strip:
+	$(MAKE) INSTALL_STRIP=-s install
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbthrottle \
-		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1
+		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle
+
+# A source tarball of the files git tracks (or, outside a checkout, of
+# the source tree), which builds and passes make check on its own.
+dist:
+	@files=$$(git ls-files 2>/dev/null | grep -v '^\.ci/') || true; \
+	[ -n "$$files" ] || files=$$(find LICENSE README.md Makefile \
+		.clang-format .gitignore bench completion man src tests \
+		-type f ! -name '*.o' ! -name run ! -name stamp \
+		! -name '*-fuzz' ! -name '*.log' ! -name recv); \
+	tar -czf tbthrottle-$(VERSION).tar.gz \
+		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
+	@echo "tbthrottle-$(VERSION).tar.gz"
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -78,6 +120,7 @@ lint:
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
+	shellcheck -s bash completion/tbthrottle.bash
 
 valgrind: tbthrottle tests/unit/run
 	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
@@ -121,7 +164,7 @@ bench-quick: tbthrottle bench/recv
 
 clean:
 	rm -f tbthrottle tests/unit/run tests/stamp src/*.o bench/recv \
-		tests/fuzz/*-fuzz
+		tests/fuzz/*-fuzz .build-flags tbthrottle-*.tar.gz
 
-.PHONY: all check install uninstall clean lint format bench bench-quick fuzz \
-	valgrind
+.PHONY: all check install install-strip uninstall clean lint format bench \
+	bench-quick fuzz valgrind dist FORCE

@@ -1,0 +1,77 @@
+# Bash completion for tbthrottle(1): options, their values, and for -R the
+# running tbthrottles of this user.  Installed by make install.
+
+_tbthrottle_running()
+{
+	# The pids of this user's running tbthrottles.
+	pgrep -u "$(id -u)" -x tbthrottle 2>/dev/null
+}
+
+_tbthrottle()
+{
+	# _init_completion sets words and cword too.
+	# shellcheck disable=SC2034
+	local cur prev words cword
+	if declare -F _init_completion >/dev/null; then
+		_init_completion -s || return
+	else
+		cur=${COMP_WORDS[COMP_CWORD]}
+		prev=${COMP_WORDS[COMP_CWORD - 1]}
+	fi
+
+	case $prev in
+	-r | --rate | --byte-rate)
+		mapfile -t COMPREPLY < <(compgen -W \
+		    '10/s 100/min 1000/h 1/day 500k/s 1M/s inf' -- "$cur")
+		return ;;
+	-b | --burst | --byte-burst | --initial)
+		mapfile -t COMPREPLY < <(compgen -W '1 10 100 1s 10ms' -- "$cur")
+		return ;;
+	--catch-up)
+		mapfile -t COMPREPLY < <(compgen -W '0 1ms 10ms 100ms' -- "$cur")
+		return ;;
+	-a | --algorithm)
+		mapfile -t COMPREPLY < <(compgen -W \
+		    'token leaky sliding fixed' -- "$cur")
+		return ;;
+	--redis-fallback)
+		mapfile -t COMPREPLY < <(compgen -W 'block local fail' -- "$cur")
+		return ;;
+	--redis)
+		mapfile -t COMPREPLY < <(compgen -W \
+		    'redis://127.0.0.1:6379 unix:///run/redis/redis.sock' -- \
+		    "$cur")
+		return ;;
+	-R | --retune)
+		mapfile -t COMPREPLY < <(compgen -W \
+		    "$(_tbthrottle_running)" -- "$cur")
+		return ;;
+	-d | --delimiter | -F | --field-separator)
+		mapfile -t COMPREPLY < <(compgen -W "', ' '\\t' '\\0' '|'" -- \
+		    "$cur")
+		return ;;
+	-k | --key | --queue | --max-keys | --shared)
+		return ;;
+	--drop-to)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return ;;
+	esac
+
+	case $cur in
+	--stats=*)
+		mapfile -t COMPREPLY < <(compgen -P --stats= -W 'text json' -- \
+		    "${cur#--stats=}")
+		return ;;
+	-*)
+		mapfile -t COMPREPLY < <(compgen -W '--rate --burst --lines
+		    --null --delimiter --bytes --algorithm --leaky --initial
+		    --catch-up --stats --stats=json --drop --progress --retune
+		    --drop-to --byte-rate --byte-burst --queue --key
+		    --field-separator --max-keys --shared --redis
+		    --redis-fallback --help --version -r -b -l -0 -d -c -a -s -P
+		    -R -k -F -h -V' -- "$cur")
+		return ;;
+	esac
+	mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+}
+complete -o filenames -F _tbthrottle tbthrottle

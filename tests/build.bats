@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# The Makefile: install and uninstall with DESTDIR and PREFIX, stripping,
+# the source tarball, REDIS= and the flags a build remembers.  Each runs in
+# a copy of the source, so the build under test is left alone.
+
+load helpers
+
+setup_file() {
+	local top=$BATS_TEST_DIRNAME/..
+	export SRC=$BATS_FILE_TMPDIR/src
+	mkdir -p "$SRC"
+	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench} \
+	    "$SRC"/
+	rm -f "$SRC"/src/*.o "$SRC"/tbthrottle "$SRC"/tests/unit/run \
+	    "$SRC"/tests/stamp
+	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
+}
+
+@test "make install DESTDIR=… PREFIX=/usr: binary, man page and completion; uninstall removes them" {
+	local d=$BATS_TEST_TMPDIR/root comp
+	make -C "$SRC" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/usr \
+	    BASHCOMPDIR=/usr/share/bash-completion/completions
+	[[ -x $d/usr/bin/tbthrottle ]]
+	[[ -f $d/usr/share/man/man1/tbthrottle.1 ]]
+	comp=$d/usr/share/bash-completion/completions/tbthrottle
+	[[ -f $comp ]]
+	"$d/usr/bin/tbthrottle" --version
+	make -C "$SRC" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/usr \
+	    BASHCOMPDIR=/usr/share/bash-completion/completions
+	[[ ! -e $d/usr/bin/tbthrottle && ! -e $comp ]]
+	[[ ! -e $d/usr/share/man/man1/tbthrottle.1 ]]
+}
+
+@test "make install-strip installs a binary without symbols" {
+	command -v file >/dev/null || skip "file(1) is not installed"
+	local d=$BATS_TEST_TMPDIR/root
+	make -C "$SRC" -s CFLAGS='-O0 -g' install-strip DESTDIR="$d" \
+	    PREFIX=/usr BASHCOMPDIR=/usr/share/bash-completion/completions
+	run -0 file "$d/usr/bin/tbthrottle"
+	[[ $output == *", stripped"* ]] || { echo "$output" >&2; false; }
+}
+
+@test "changing SAN= or CFLAGS rebuilds; the same flags rebuild nothing" {
+	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
+	run -0 make -C "$SRC" CFLAGS=-O0
+	[[ $output != *"-c -o src/"* ]] || { echo "$output" >&2; false; }
+	run -0 make -C "$SRC" CFLAGS=-O1
+	[[ $output == *"-O1 -c -o src/engine.o"* ]] || { echo "$output" >&2; false; }
+	run -0 make -C "$SRC" CFLAGS=-O1 CPPFLAGS=-DSOMETHING
+	[[ $output == *"-DSOMETHING"*"-c -o src/engine.o"* ]] ||
+	    { echo "$output" >&2; false; }
+	run -0 make -C "$SRC" -n CFLAGS=-O1 SAN=1
+	[[ $output == *"-fsanitize=address,undefined"*"-c -o src/engine.o"* ]] ||
+	    { echo "$output" >&2; false; }
+	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
+}
+
+@test "REDIS=no says once that Redis support is left out; REDIS=yes without hiredis fails clearly" {
+	run -0 make -C "$SRC" CFLAGS=-O0 REDIS=no
+	[[ $output == *"tbthrottle: built without Redis support (REDIS=no)"* ]] ||
+	    { echo "$output" >&2; false; }
+	run -2 env PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= \
+	    make -C "$SRC" CFLAGS=-O0 REDIS=yes
+	[[ $output == *"REDIS=yes, but pkg-config finds no hiredis"* ]] ||
+	    { echo "$output" >&2; false; }
+	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
+}
+
+@test "make dist: a tarball that unpacks, builds and runs its unit tests" {
+	local d=$BATS_TEST_TMPDIR version
+	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
+	    "$SRC/src/options.h")
+	run -0 make -C "$SRC" -s CFLAGS=-O0 dist
+	[[ -f $SRC/tbthrottle-$version.tar.gz ]]
+	tar -xzf "$SRC/tbthrottle-$version.tar.gz" -C "$d"
+	[[ -f $d/tbthrottle-$version/LICENSE ]]
+	make -C "$d/tbthrottle-$version" -s CFLAGS=-O0 tbthrottle \
+	    tests/unit/run >/dev/null 2>&1
+	run -0 "$d/tbthrottle-$version/tests/unit/run"
+	[[ $output == "unit: "*" passed, 0 failed" ]]
+}
