@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "output.h"
 #include "signals.h"
 #include "splice.h"
 #include "stdfd.h"
@@ -49,8 +50,22 @@ report(void *arg)
 {
 	struct run *r = arg;
 
+	char line[STATS_LINE_MAX];
+
 	count_waiting(r);
-	stats_print(r->e->stats, clock_now_ns(), r->e->stats_json, stderr);
+	output_say(line, stats_format(r->e->stats, clock_now_ns(),
+	    r->e->stats_json, line, sizeof line));
+}
+
+/* Draw -P's line; done ends it. */
+static void
+draw(struct run *r, bool done)
+{
+	char line[STATS_LINE_MAX];
+
+	count_waiting(r);
+	output_say(line, stats_format_progress(r->e->stats, clock_now_ns(),
+	    done, line, sizeof line));
 }
 
 /* The live status line of --progress: not in the middle of output. */
@@ -61,8 +76,7 @@ tick(void *arg)
 
 	if (r->writing && r->share_tty)
 		return;
-	count_waiting(r);
-	stats_progress(r->e->stats, clock_now_ns(), false, stderr);
+	draw(r, false);
 }
 
 /*
@@ -78,7 +92,7 @@ around_output(struct run *r, bool done)
 	if (done)
 		tick(r);
 	else
-		stats_progress_clear(stderr);
+		output_say(STATS_CLEAR, sizeof STATS_CLEAR - 1);
 }
 
 /* How a wait ended. */
@@ -262,10 +276,8 @@ engine_run(const struct engine *e)
 		;
 	if (signals_stop_requested())
 		settle(&r);
-	if (e->progress) {
-		count_waiting(&r);
-		stats_progress(e->stats, clock_now_ns(), true, stderr);
-	}
+	if (e->progress)
+		draw(&r, true);
 	if (e->stats_at_exit)
 		report(&r);
 	return stream_close(&r.s);

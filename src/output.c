@@ -37,3 +37,20 @@ output_write(int fd, const char *b, size_t len, const char *name)
 	}
 	return 0;
 }
+
+void
+output_say(const char *b, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(STDERR_FILENO, b, len);
+
+		if (n > 0) {
+			b += n;
+			len -= (size_t)n;
+		} else if (n < 0 && errno == EAGAIN) {
+			(void)clock_wait_ready(STDERR_FILENO, POLLOUT, true);
+		} else if (n == 0 || errno != EINTR) {
+			return;	/* a report never stops the run */
+		}
+	}
+}

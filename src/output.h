@@ -12,4 +12,11 @@
  */
 int	output_write(int fd, const char *b, size_t len, const char *name);
 
+/*
+ * Write b[0..len) to standard error whole, a signal meanwhile or not (a
+ * stdio write interrupted by a signal loses its bytes); errors are
+ * ignored, as a report must never stop the run.
+ */
+void	output_say(const char *b, size_t len);
+
 #endif

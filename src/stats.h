@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <stddef.h>
 
 /* The limit a report compares the achieved rate with. */
 struct stats_limit {
@@ -36,24 +36,27 @@ struct stats {
  */
 double	stats_rate(const struct stats *s, int64_t now_ns);
 
-/*
- * Print one summary line at now_ns: units and bytes in, out, dropped and
- * waiting (in = out + dropped + waiting), elapsed time, the achieved rate
- * beside the limit, and the largest lateness.  json selects one JSON
- * object per line.
- */
-void	stats_print(const struct stats *s, int64_t now_ns, bool json,
-	    FILE *fp);
+/* Room for any report line. */
+#define STATS_LINE_MAX	1024
+
+/* What clears the live status line on a terminal. */
+#define STATS_CLEAR	"\r\033[K"
 
 /*
- * Redraw the one-line live status on a terminal at now_ns: units out and
- * their rate beside the limit, bytes out, dropped, waiting and when the
- * next release is due.  done ends the line.
+ * Format one summary line at now_ns into buf[0..size), NUL-terminated,
+ * and return its length: units and bytes in, out, dropped and waiting
+ * (in = out + dropped + waiting), elapsed time, the achieved rate beside
+ * the limit, and the largest lateness.  json selects one JSON object.
  */
-void	stats_progress(const struct stats *s, int64_t now_ns, bool done,
-	    FILE *fp);
+size_t	stats_format(const struct stats *s, int64_t now_ns, bool json,
+	    char *buf, size_t size);
 
-/* Clear the live status line, so that other output starts on a clean line. */
-void	stats_progress_clear(FILE *fp);
+/*
+ * Format the one-line live status for a terminal at now_ns, as
+ * stats_format: units out and their rate beside the limit, bytes out,
+ * dropped, waiting and when the next release is due.  done ends the line.
+ */
+size_t	stats_format_progress(const struct stats *s, int64_t now_ns,
+	    bool done, char *buf, size_t size);
 
 #endif

@@ -27,6 +27,7 @@ main(void)
 	test_keys();
 	test_gcra();
 	test_properties();
+	test_stats();
 	test_options();
 	test_option_table();
 	test_limit_parse();

@@ -61,6 +61,9 @@ void	test_gcra(void);
 /* properties_test.c */
 void	test_properties(void);
 
+/* stats_test.c */
+void	test_stats(void);
+
 /* options_test.c */
 void	test_options(void);
 void	test_option_table(void);
