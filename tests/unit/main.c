@@ -24,6 +24,7 @@ main(void)
 	test_fixed();
 	test_set();
 	test_framer();
+	test_siphash();
 	test_keys();
 	test_gcra();
 	test_properties();

@@ -52,6 +52,9 @@ void	test_set(void);
 /* framer_test.c */
 void	test_framer(void);
 
+/* siphash_test.c */
+void	test_siphash(void);
+
 /* keys_test.c */
 void	test_keys(void);
 
