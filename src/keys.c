@@ -60,19 +60,26 @@ entry_of(uint64_t v)
 	return (size_t)(v & ENTRY_BITS) - 1;
 }
 
-/* The bytes of entry e, and their length in *len. */
+/* The bytes of a longer key, kept apart from its entry e. */
 static char *
-bytes_of(const struct keyent *e, size_t *len)
+apart(const struct keyent *e)
 {
 	char *p;
 
+	memcpy(&p, e->b, sizeof p);
+	return p;
+}
+
+/* The bytes of entry e, and their length in *len. */
+static const char *
+bytes_of(const struct keyent *e, size_t *len)
+{
 	if (e->len <= KEYS_INLINE) {
 		*len = e->len;
-		return (char *)e->b;
+		return e->b;
 	}
-	memcpy(&p, e->b, sizeof p);
-	memcpy(len, e->b + sizeof p, sizeof *len);
-	return p;
+	memcpy(len, e->b + sizeof(char *), sizeof *len);
+	return apart(e);
 }
 
 static bool
@@ -194,12 +201,10 @@ reheap(struct keytab *t, size_t i)
 static void
 forget_refilled(struct keytab *t, int64_t now_ns)
 {
-	size_t n;
-
 	while (t->live > 0 && refill_ns(t, &t->ents[0]) <= now_ns) {
 		unlink_slot(t, t->ents[0].slot);
 		if (t->ents[0].len == KEYS_APART)
-			free(bytes_of(&t->ents[0], &n));
+			free(apart(&t->ents[0]));
 		if (--t->live > 0) {
 			place(t, 0, &t->ents[t->live]);
 			(void)reheap(t, 0);
@@ -240,16 +245,16 @@ grow_index(struct keytab *t)
 static bool
 make_room(struct keytab *t, int64_t now_ns)
 {
-	size_t room = t->room;
+	size_t room;
 	struct keyent *ents;
 
 	forget_refilled(t, now_ns);
 	if (t->live >= t->max_keys || t->live + 1 >= ENTRY_BITS)
 		return false;
 	if (t->live == t->room) {
-		room = room < t->max_keys / 2 ? room * 2 : t->max_keys;
-		if (room > SIZE_MAX / sizeof *ents || (ents = realloc(t->ents,
-		    room * sizeof *ents)) == NULL)
+		room = t->live < t->max_keys / 2 ? 2 * t->live : t->max_keys;
+		if (room == 0 || room > SIZE_MAX / sizeof *ents ||
+		    (ents = realloc(t->ents, room * sizeof *ents)) == NULL)
 			return false;
 		t->ents = ents;
 		t->room = room;
@@ -298,7 +303,10 @@ keys_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
 	t->sel = SIZE_MAX;
 	t->sel_overflow = true;
 	if (t->index == NULL || t->ents == NULL) {
-		keys_free(t);
+		free(t->index);
+		free(t->ents);
+		t->index = NULL;
+		t->ents = NULL;
 		return -1;
 	}
 	return 0;
@@ -307,11 +315,9 @@ keys_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
 void
 keys_free(struct keytab *t)
 {
-	size_t n;
-
 	for (size_t i = 0; i < t->live; i++)
 		if (t->ents[i].len == KEYS_APART)
-			free(bytes_of(&t->ents[i], &n));
+			free(apart(&t->ents[i]));
 	free(t->index);
 	free(t->ents);
 	free(t->pend_apart);
