@@ -49,7 +49,7 @@ src/redis.o: src/redis.c $(HDRS)
 	$(CC) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) $(PURE) -lm
+	$(CC) $(ALL_CFLAGS) -iquote src $(ALL_LDFLAGS) -o $@ $(UNIT) $(PURE) -lm
 
 # The system tests' timestamping receiver.  It measures and is not under
 # test, so it is built without SAN's sanitizers, like bench/recv.
@@ -74,7 +74,7 @@ lint:
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
 		bench/recv.c tests/stamp.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
-		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
+		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
@@ -92,7 +92,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = rate options framer
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(STDFLAGS) -Isrc
+	-fno-sanitize-recover=all $(STDFLAGS) -iquote src
 
 tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(PURE:.o=.c) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(PURE:.o=.c)
