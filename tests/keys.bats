@@ -117,7 +117,7 @@ setup_file() {
 	assert_eq "$(json_field units_dropped)" 0 "dropped"
 }
 
-@test "--max-keys, shaped: a key waiting on the overflow bucket does not hold the table" {
+@test "--max-keys, shaped: refilled buckets make room, not the overflow" {
 	# 20000 new keys at once, 10000 at most live at 1/s: the first
 	# 10000 and one more pass at once, the next waits 1 s for the
 	# overflow bucket, and by then every bucket has refilled, so the

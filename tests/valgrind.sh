@@ -16,7 +16,8 @@ awk 'BEGIN { for (i = 0; i < 3000; i++) printf "k%d %d\n", i % 50, i }' >"$tmp/k
 # Keys too long to keep inside an entry, more than --max-keys of them,
 # over several reads: buckets refill, are forgotten and make room.
 awk 'BEGIN { for (i = 0; i < 30000; i++)
-	printf "a-key-longer-than-19-bytes-%d %d\n", i % 300, i }' >"$tmp/longkeys"
+	printf "a-key-longer-than-19-bytes-%d %d\n", i % 300, i }' \
+	>"$tmp/longkeys"
 
 vg() {
 	valgrind -q --error-exitcode=99 --leak-check=full \

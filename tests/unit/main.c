@@ -26,6 +26,7 @@ main(void)
 	test_framer();
 	test_siphash();
 	test_keys();
+	test_keys_table();
 	test_gcra();
 	test_properties();
 	test_options();

@@ -57,6 +57,7 @@ void	test_siphash(void);
 
 /* keys_test.c */
 void	test_keys(void);
+void	test_keys_table(void);
 
 /* gcra_test.c */
 void	test_gcra(void);
