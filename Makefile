@@ -48,8 +48,8 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 # The pure modules: no system calls, unit tested with a fake clock.
 PURE = src/bucket.o src/drop.o src/escape.o src/fixed.o src/framer.o src/gcra.o \
 	src/keys.o src/limiter.o src/options.o src/pass.o src/policy.o \
-	src/queue.o src/redisurl.o src/shape.o src/stats.o src/rate.o \
-	src/sliding.o
+	src/queue.o src/redisurl.o src/shape.o src/siphash.o src/stats.o \
+	src/rate.o src/sliding.o
 OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
 	src/limits.o src/main.o src/output.o src/redis.o src/retune.o \
 	src/rundir.o src/shared.o src/signals.o src/splice.o src/stdfd.o src/stream.o
@@ -70,7 +70,7 @@ src/redis.o: src/redis.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) \
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -iquote src $(ALL_LDFLAGS) -o $@ $(UNIT) \
 		$(PURE) -lm
 
 # The system tests' timestamping receiver.  It measures and is not under
@@ -116,7 +116,7 @@ lint:
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
 		bench/recv.c tests/stamp.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
-		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
+		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
@@ -135,7 +135,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = rate options framer
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(STDFLAGS) -Isrc
+	-fno-sanitize-recover=all $(STDFLAGS) -iquote src
 
 tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(PURE:.o=.c) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(PURE:.o=.c)

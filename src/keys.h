@@ -7,22 +7,24 @@
 #include <stdint.h>
 
 #include "bucket.h"
+#include "siphash.h"
 
-/* A live key: the hash of its bytes and its bucket's state. */
-struct keyslot {
-	uint64_t hash;		/* 0: empty */
-	int64_t base_ns;
-	uint64_t k;
-};
+/* Key bytes kept in an entry itself; a longer key is allocated apart. */
+#define KEYS_INLINE	19
 
 /*
- * Buckets by key, all with the rate, burst and catch-up of a prototype.
- * A key is known by a 64-bit hash of its bytes under a secret seed (two
- * keys of a million share one with odds below 1 in 10^7, and input
- * cannot aim at a collision it cannot see).  A bucket that has refilled
- * holds nothing a new one would not, so it is forgotten; when max_keys
- * buckets are live, new keys share one overflow bucket.
+ * A live key: its bucket's state, where the index points at it, and its
+ * bytes, or for a longer key a pointer to them and their length: 40 bytes
+ * in all.
  */
+struct keyent {
+	int64_t base_ns;
+	uint64_t k;
+	uint32_t slot;		/* its slot in the index */
+	unsigned char len;	/* bytes in b, or KEYS_INLINE + 1: apart */
+	char b[KEYS_INLINE];
+};
+
 /* Where a record's key is: -k FIELD, -F C, and the record delimiter. */
 struct keyspec {
 	unsigned field;		/* the key is this field of a record */
@@ -30,34 +32,50 @@ struct keyspec {
 	int delim;		/* records ending at this byte */
 };
 
+/*
+ * Buckets by key, all with the rate, burst and catch-up of a prototype.
+ * A key is found by SipHash-2-4 of its bytes under a secret seed, so input
+ * cannot aim keys at one slot of the index, and known by its bytes, so two
+ * keys never share a bucket.  The entries form a heap by the time each
+ * bucket is full again.  A bucket that has refilled holds nothing a new
+ * one would not, so a new key first forgets those at the top; when
+ * max_keys buckets are still refilling, new keys share one overflow
+ * bucket.
+ */
 struct keytab {
 	struct keyspec spec;
 	struct bucket proto;
-	uint64_t seed;		/* of the hash, chosen at random */
-	struct keyslot *slots;
-	size_t cap;		/* slots, a power of two */
-	size_t live;		/* slots in use */
+	struct siphash_key seed;	/* of the hash, chosen at random */
+	uint64_t *index;	/* hash's low 32 bits << 32 | entry + 1, or 0 */
+	size_t cap;		/* slots of the index, a power of two */
+	struct keyent *ents;	/* the live keys, a heap by refill time */
+	size_t room;		/* entries ents holds */
+	size_t live;		/* entries in use */
 	size_t max_keys;
-	size_t until_sweep;	/* inserts before the next sweep may run */
 	struct bucket overflow;
 	uint64_t overflowed;	/* units judged by the overflow bucket */
 	/* The selected key's bucket, read and written by the limiter. */
 	struct bucket cur;
 	uint64_t sel_hash;
-	size_t sel_slot;	/* its slot, or SIZE_MAX when not in the table */
+	size_t sel;		/* its entry, or SIZE_MAX for a new key */
 	bool sel_overflow;
+	struct keyent pend;	/* a new key's bytes, kept if it takes units */
+	char *pend_apart;	/* ... a longer one's copy, owned until kept */
 };
 
 /* Start an empty table, hashing keys with seed; -1 when memory runs out. */
 int	keys_init(struct keytab *t, const struct bucket *proto,
-	    size_t max_keys, uint64_t seed, int64_t now_ns);
+	    size_t max_keys, const struct siphash_key *seed, int64_t now_ns);
 
 void	keys_free(struct keytab *t);
 
 /*
  * Select the bucket of key[0..len) into t->cur.  now_ns is the current
  * time: a key with no state starts there with a full bucket, and earns
- * no catch-up credit for any time before.
+ * no catch-up credit for any time before.  A new key first forgets the
+ * buckets full again by now_ns; if max_keys are still live (or memory
+ * runs out) it gets the overflow bucket.  O(1) on average, plus
+ * O(log live) for each bucket forgotten.
  */
 void	keys_select(struct keytab *t, const char *key, size_t len,
 	    int64_t now_ns);
@@ -71,12 +89,10 @@ void	keys_select_record(struct keytab *t, const char *rec, size_t len,
 
 /*
  * Keep t->cur, from which taken units were just taken at now_ns, as the
- * selected key's state.
+ * selected key's state; a new key that took nothing is not kept, its
+ * bucket being still full.  O(log live) at worst.
  */
 void	keys_store(struct keytab *t, uint64_t taken, int64_t now_ns);
-
-/* The 64-bit hash of b[0..len) under seed, never 0. */
-uint64_t keys_hash(const char *b, size_t len, uint64_t seed);
 
 /*
  * The key of record rec[0..len), with or without its delimiter, as spec

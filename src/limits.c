@@ -1,8 +1,17 @@
 /* The limits of a run, built from its options: every limiter and the gate. */
+/* getentropy(3), in POSIX only since 2024, is a BSD and GNU extension. */
+#define _DEFAULT_SOURCE
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+
+/* glibc declares getentropy with _DEFAULT_SOURCE from 2.25 on; other
+ * systems read /dev/urandom. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 25)
+#define HAVE_GETENTROPY
+#endif
 
 #include "escape.h"
 #include "clock.h"
@@ -95,20 +104,42 @@ build_rates(struct limits *L, int64_t start_ns)
 	return &L->all;
 }
 
-/* A secret seed for the key hash, from the kernel's random source. */
-static uint64_t
-random_seed(void)
+/* The n bytes at b from /dev/urandom; -1 if it cannot give them all. */
+static int
+urandom(unsigned char *b, size_t n)
 {
-	uint64_t seed = (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
-	uint64_t r;
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	ssize_t got = -1;
 
 	if (fd >= 0) {
-		if (read(fd, &r, sizeof r) == (ssize_t)sizeof r)
-			seed ^= r;
+		do
+			got = read(fd, b, n);
+		while (got < 0 && errno == EINTR);
 		(void)close(fd);
 	}
-	return seed;
+	if (got >= 0 && got != (ssize_t)n)
+		errno = EIO;	/* a short read: not all the bytes asked */
+	return got == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * A secret key for the key hash, from the kernel's random source: without
+ * it, input could aim keys at one slot of the table.  No key is better
+ * than a guessable one, so this fails rather than fall back to the clock.
+ */
+static struct siphash_key
+random_seed(void)
+{
+	unsigned char b[16];
+
+#ifdef HAVE_GETENTROPY
+	if (getentropy(b, sizeof b) == 0)
+		return siphash_key_of(b);
+#endif
+	if (urandom(b, sizeof b) != 0)
+		err(1, "no random seed for the key hash from getentropy "
+		    "or /dev/urandom");
+	return siphash_key_of(b);
 }
 
 static void
@@ -163,12 +194,13 @@ build_keys(struct limits *L, int64_t start_ns)
 	const struct config *cfg = L->cfg;
 	const struct limit *l = &cfg->limits[0];
 	struct bucket proto;
+	struct siphash_key seed = random_seed();
 
 	bucket_init(&proto, l->rate.n, l->rate.d, l->burst, l->burst,
 	    start_ns);
 	bucket_set_catchup(&proto, cfg->catchup_ns);
-	if (keys_init(&L->keytab, &proto, (size_t)cfg->max_keys,
-	    random_seed(), start_ns) != 0)
+	if (keys_init(&L->keytab, &proto, (size_t)cfg->max_keys, &seed,
+	    start_ns) != 0)
 		err(1, "key table");
 	L->keyed = true;
 	L->keytab.spec = (struct keyspec){ cfg->key_field, cfg->key_sep,

@@ -95,3 +95,35 @@ setup_file() {
 	    tb -k 1 -r 1/s -b 1 --max-keys 2 --drop'
 	assert_eq "$output" $'a\nb\nc\nd' "kept"
 }
+
+@test "-k: keys that differ only in the top bits of a few bytes are two keys" {
+	# The old hash let these two share a bucket whatever its seed: they
+	# differ only in the top bit of bytes 7, 11 and 15.
+	run -0 --separate-stderr bash -c '
+	    printf "0123456A89aAcdeA 1\n0123456\30189a\301cde\301 2\n" |
+	    tb -k 1 -r 1/min --drop | wc -l'
+	assert_eq "$output" 2 "kept: one record of each key"
+}
+
+@test "--max-keys: at the cap, refilled buckets make room for new keys" {
+	# 10000 keys fill the table; 1.5 s later all their buckets have
+	# refilled, so 10000 new keys each get one of their own.
+	run -0 --separate-stderr bash -c '
+	    { awk "BEGIN { for (i = 0; i < 10000; i++) print \"a\" i }"
+	      sleep 1.5
+	      awk "BEGIN { for (i = 0; i < 10000; i++) print \"b\" i }"; } |
+	    tb -k 1 --max-keys 10000 -r 1/s -b 1 --drop --stats=json | wc -l'
+	assert_eq "$output" 20000 "kept: every key is new"
+	assert_eq "$(json_field units_dropped)" 0 "dropped"
+}
+
+@test "--max-keys, shaped: refilled buckets make room, not the overflow" {
+	# 20000 new keys at once, 10000 at most live at 1/s: the first
+	# 10000 and one more pass at once, the next waits 1 s for the
+	# overflow bucket, and by then every bucket has refilled, so the
+	# rest pass at once too (not one a second, as the overflow would).
+	run -0 --separate-stderr bash -c '
+	    awk "BEGIN { for (i = 0; i < 20000; i++) print \"k\" i }" |
+	    TB_LIMIT=10 tb -k 1 --max-keys 10000 -r 1/s -b 1 | wc -l'
+	assert_eq "$output" 20000 "released within 10 s"
+}

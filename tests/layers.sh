@@ -17,6 +17,7 @@ stdfd 0 s
 rundir 0 s
 control 0 s
 escape 1 p
+siphash 1 p
 rate 1 p
 framer 1 p
 stats 1 p

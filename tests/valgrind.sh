@@ -13,6 +13,11 @@ mkdir -m 700 "$XDG_RUNTIME_DIR"
 seq 300 >"$tmp/lines"
 { head -c 200000 /dev/zero | tr '\0' x; echo; seq 20; } >"$tmp/long"
 awk 'BEGIN { for (i = 0; i < 3000; i++) printf "k%d %d\n", i % 50, i }' >"$tmp/keys"
+# Keys too long to keep inside an entry, more than --max-keys of them,
+# over several reads: buckets refill, are forgotten and make room.
+awk 'BEGIN { for (i = 0; i < 30000; i++)
+	printf "a-key-longer-than-19-bytes-%d %d\n", i % 300, i }' \
+	>"$tmp/longkeys"
 
 vg() {
 	valgrind -q --error-exitcode=99 --leak-check=full \
@@ -47,6 +52,7 @@ check "$tmp/lines" --leaky -r 3k/s --queue 5 --drop
 check "$tmp/long" --leaky -r 1k/s --queue 3
 check "$tmp/keys" -k 1 -r 1/min --drop
 check "$tmp/keys" -k 1 -r 100k/s
+check "$tmp/longkeys" -k 1 -r 20k/s -b 2 --max-keys 20 --drop
 check "$tmp/lines" --shared vg -r 5k/s -b 100
 check "$tmp/lines" --shared vg -r 5k/s -b 100 --drop
 check /dev/null -r 1/s -R 1

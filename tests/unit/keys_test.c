@@ -1,10 +1,252 @@
 /* Unit tests of keys.c: key fields and the per-key bucket table. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bucket.h"
 #include "keys.h"
 #include "unit.h"
+
+/* The hash seed of a table under test. */
+#define SEED(x)	(&(struct siphash_key){ { (x), ~(uint64_t)(x) } })
+
+/*
+ * Two keys that the old multiply-xor hash sent to one bucket whatever
+ * its seed: they differ only in the top bit of bytes 7, 11 and 15.
+ */
+static void
+test_keys_apart(void)
+{
+	char a[17] = "0123456789abcdef", b[17];
+	struct keytab t;
+	struct bucket proto;
+	int shared = 0;
+
+	current = "per-key buckets: two keys never share one";
+	memcpy(b, a, sizeof b);
+	b[7] ^= (char)0x80;
+	b[11] ^= (char)0x80;
+	b[15] ^= (char)0x80;
+	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		(void)keys_init(&t, &proto, 100, SEED(seed), 0);
+		keys_select(&t, a, 16, 0);
+		(void)bucket_take(&t.cur, 0, 0, 1);
+		keys_store(&t, 1, 0);
+		keys_select(&t, b, 16, 0);
+		if (bucket_avail(&t.cur, 0, 0) != 1)
+			shared++;
+		keys_free(&t);
+	}
+	check(shared == 0, "the top bits of bytes 7, 11, 15: shared under "
+	    "%d of 20 seeds", shared);
+}
+
+/*
+ * At the cap, a new key goes to the overflow bucket only while every
+ * live bucket is still refilling: a refilled one is forgotten first.
+ */
+static void
+test_keys_refilled_at_cap(void)
+{
+	struct keytab t;
+	struct bucket proto;
+	char key[16];
+	int over = 0, bad = 0;
+
+	current = "per-key buckets: refilled buckets make room at the cap";
+	/* 1/s, burst 1, at most 10000 live keys. */
+	bucket_init(&proto, 1, NS, 1, 1, 0);
+	(void)keys_init(&t, &proto, 10000, SEED(7), 0);
+	for (int i = 0; i < 10000; i++) {
+		int n = snprintf(key, sizeof key, "a%d", i);
+
+		keys_select(&t, key, (size_t)n, 0);
+		if (bucket_take(&t.cur, 0, 0, 1) != 1 || t.sel_overflow)
+			bad++;
+		keys_store(&t, 1, 0);
+	}
+	check(bad == 0 && t.live == 10000, "10000 keys at 0 s: %zu live",
+	    t.live);
+	/* At 0.5 s none has refilled: the overflow bucket is needed. */
+	keys_select(&t, "early", 5, 500 * MS);
+	check(t.sel_overflow, "a new key at 0.5 s shares the overflow bucket");
+	keys_store(&t, bucket_take(&t.cur, 500 * MS, 500 * MS, 1), 500 * MS);
+	/* From 1 s all have refilled: 20000 new keys, 10000 a second, each
+	 * get a bucket of their own, and hold the table at the cap. */
+	for (int i = 0; i < 20000; i++) {
+		int64_t now = NS + i * 100 * US;
+		int n = snprintf(key, sizeof key, "b%d", i);
+
+		keys_select(&t, key, (size_t)n, now);
+		if (t.sel_overflow)
+			over++;
+		else if (bucket_take(&t.cur, now, now, 1) != 1)
+			bad++;
+		keys_store(&t, t.sel_overflow ? 0 : 1, now);
+	}
+	check(over == 0 && bad == 0, "refilled buckets make room: %d of 20000 "
+	    "new keys sent to the overflow bucket, %d refused", over, bad);
+	check(t.live <= 10000, "still at most 10000 live: %zu", t.live);
+	keys_free(&t);
+}
+
+static int
+by_tag(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * Two keys whose hashes agree in the 32 bits the index keeps, found by
+ * trying a few hundred thousand: they land in one slot and still get a
+ * bucket each, because the index compares their bytes.
+ */
+static void
+test_keys_same_slot(void)
+{
+	enum { TRIES = 300000 };
+	static uint64_t tags[TRIES];
+	struct keytab t;
+	struct bucket proto;
+	char a[16], b[16];
+	int na = 0, nb = 0;
+	uint64_t ia = 0, ib = 0;
+
+	current = "per-key buckets: keys of one slot and hash bits";
+	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
+	(void)keys_init(&t, &proto, 100, SEED(99), 0);
+	for (uint64_t i = 0; i < TRIES; i++) {
+		int n = snprintf(a, sizeof a, "u%07" PRIu64, i);
+
+		tags[i] = (siphash24(&t.seed, a, (size_t)n) & 0xffffffffULL) <<
+		    32 | i;
+	}
+	qsort(tags, TRIES, sizeof *tags, by_tag);
+	for (int i = 1; i < TRIES && ia == ib; i++)
+		if (tags[i] >> 32 == tags[i - 1] >> 32) {
+			ia = tags[i - 1] & 0xffffffffULL;
+			ib = tags[i] & 0xffffffffULL;
+		}
+	check(ia != ib, "two keys agree in 32 bits of hash");
+	na = snprintf(a, sizeof a, "u%07" PRIu64, ia);
+	nb = snprintf(b, sizeof b, "u%07" PRIu64, ib);
+	keys_select(&t, a, (size_t)na, 0);
+	keys_store(&t, bucket_take(&t.cur, 0, 0, 1), 0);
+	keys_select(&t, b, (size_t)nb, 0);
+	check(bucket_avail(&t.cur, 0, 0) == 1, "%s and %s: a bucket each",
+	    a, b);
+	keys_store(&t, bucket_take(&t.cur, 0, 0, 1), 0);
+	keys_select(&t, a, (size_t)na, 0);
+	check(t.live == 2 && bucket_avail(&t.cur, 0, 0) == 0,
+	    "%s finds its own spent bucket", a);
+	keys_free(&t);
+}
+
+/*
+ * A number below n from the generator state *r (xorshift64): its own, so
+ * that the tests after this one draw the same cases from rng() as before.
+ */
+static uint64_t
+below(uint64_t *r, uint64_t n)
+{
+	*r ^= *r << 13;
+	*r ^= *r >> 7;
+	*r ^= *r << 17;
+	return *r % n;
+}
+
+/* A key of the model below: short, empty, or longer than fits inline. */
+static size_t
+model_key(int u, char *buf)
+{
+	if (u == 0)
+		return 0;
+	if (u % 3 == 0)
+		return (size_t)snprintf(buf, 64, "a key longer than 19: %d", u);
+	return (size_t)snprintf(buf, 64, "k%d", u);
+}
+
+/*
+ * The table against a plain model of its contract, on random keys and
+ * times: a key keeps its bucket until a new key comes when that bucket is
+ * full again; a new key that finds max_keys buckets still refilling gets
+ * the overflow bucket.  Every selected bucket, verdict and count agrees.
+ */
+static void
+test_keys_model(void)
+{
+	enum { U = 40, STEPS = 40000 };
+	struct keytab t;
+	struct bucket proto, m[U], mover, mcur;
+	bool have[U], mover_sel;
+	char key[64];
+	int64_t now = 0;
+	size_t mlive, max;
+	int bad = 0, step = -1;
+	uint64_t r = 1;
+
+	current = "per-key buckets: the table against a model";
+	for (int c = 0; c < 20; c++) {
+		uint64_t burst = 1 + below(&r, 3);
+
+		max = 1 + below(&r, 16);
+		bucket_init(&proto, 1 + below(&r, 5), (1 + below(&r, 20)) * MS,
+		    burst, burst, 0);
+		(void)keys_init(&t, &proto, max, SEED(c), 0);
+		mover = proto;
+		memset(have, 0, sizeof have);
+		mlive = 0;
+		for (int i = 0; i < STEPS / 20 && bad == 0; i++) {
+			int u = (int)below(&r, U);
+			size_t n = model_key(u, key);
+			uint64_t got;
+
+			now += (int64_t)below(&r, 3 * MS);
+			mover_sel = false;
+			if (have[u]) {
+				mcur = m[u];
+			} else {
+				for (int v = 0; v < U; v++) {
+					if (!have[v] || !bucket_full_at(&m[v],
+					    now))
+						continue;
+					have[v] = false;
+					mlive--;
+				}
+				mcur = proto;
+				mcur.base_ns = now;
+				mover_sel = mlive >= max;
+				if (mover_sel)
+					mcur = mover;
+			}
+			keys_select(&t, key, n, now);
+			if (t.sel_overflow != mover_sel ||
+			    t.cur.base_ns != mcur.base_ns || t.cur.k != mcur.k)
+				bad++;
+			got = bucket_take(&t.cur, now, now, below(&r, 3));
+			(void)bucket_take(&mcur, now, now, got);
+			keys_store(&t, got, now);
+			if (mover_sel) {
+				mover = mcur;
+			} else if (have[u] || got > 0) {
+				mlive += !have[u];
+				have[u] = true;
+				m[u] = mcur;
+			}
+			if (t.live != mlive)
+				bad++;
+			if (bad > 0)
+				step = i;
+		}
+		keys_free(&t);
+	}
+	check(bad == 0, "the table agrees with the model (first wrong at "
+	    "step %d)", step);
+}
 
 void
 test_keys(void)
@@ -34,7 +276,7 @@ test_keys(void)
 	current = "per-key buckets";
 	/* 1/s, burst 2 per key: each key gets its own two at once. */
 	bucket_init(&proto, 1, NS, 2, 2, 0);
-	check(keys_init(&t, &proto, 100, 42, 0) == 0, "init");
+	check(keys_init(&t, &proto, 100, SEED(42), 0) == 0, "init");
 	for (int rep = 0; rep < 3; rep++)
 		for (char c = 'a'; c <= 'e'; c++) {
 			keys_select(&t, &c, 1, 0);
@@ -46,12 +288,16 @@ test_keys(void)
 	check(t.live == 5, "5 live keys: %zu", t.live);
 	keys_select(&t, "a", 1, 0);
 	check(bucket_ready_at(&t.cur, 0, 1) == NS, "key a: next at 1 s");
-	/* Refilled at 2 s: a full bucket is forgotten on the next sweep. */
+	/* All refilled at 2 s: the next new key forgets them. */
+	keys_select(&t, "f", 1, 2 * NS - 1);
+	check(t.live == 5, "at 2 s - 1 ns none has refilled: %zu", t.live);
+	keys_select(&t, "f", 1, 2 * NS);
+	check(t.live == 0, "at 2 s all have: %zu live", t.live);
 	keys_free(&t);
 
 	/* max_keys 3: a fourth live key shares the overflow bucket. */
 	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
-	(void)keys_init(&t, &proto, 3, 42, 0);
+	(void)keys_init(&t, &proto, 3, SEED(42), 0);
 	for (char c = 'a'; c <= 'f'; c++) {
 		keys_select(&t, &c, 1, 0);
 		(void)bucket_take(&t.cur, 0, 0, 1);
@@ -69,7 +315,7 @@ test_keys(void)
 	 * time only the last millisecond's keys are live, so forgetting
 	 * refilled buckets keeps the table small. */
 	bucket_init(&proto, 1, MS, 1, 1, 0);
-	(void)keys_init(&t, &proto, 1000000, 42, 0);
+	(void)keys_init(&t, &proto, 1000000, SEED(42), 0);
 	bad = 0;
 	for (uint64_t i = 0; i < 1000000; i++) {
 		char key[8];
@@ -85,4 +331,13 @@ test_keys(void)
 	check(t.cap <= 16384, "table stays small: %zu slots, %zu live",
 	    t.cap, t.live);
 	keys_free(&t);
+}
+
+void
+test_keys_table(void)
+{
+	test_keys_apart();
+	test_keys_refilled_at_cap();
+	test_keys_same_slot();
+	test_keys_model();
 }

@@ -24,7 +24,9 @@ main(void)
 	test_fixed();
 	test_set();
 	test_framer();
+	test_siphash();
 	test_keys();
+	test_keys_table();
 	test_gcra();
 	test_properties();
 	test_stats();

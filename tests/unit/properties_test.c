@@ -259,7 +259,8 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 	case P_KEYS:
 		bucket_init(&pc->b[0], pc->n, pc->d, pc->burst, pc->burst, 0);
 		bucket_set_catchup(&pc->b[0], pc->catchup);
-		(void)keys_init(&pc->kt, &pc->b[0], 1000, (uint64_t)c, 0);
+		(void)keys_init(&pc->kt, &pc->b[0], 1000,
+		    &(struct siphash_key){ { (uint64_t)c, 0 } }, 0);
 		pc->kt.spec = (struct keyspec){ 1, -1, '\n' };
 		limiter_of_keys(&pc->l, &pc->kt);
 		break;

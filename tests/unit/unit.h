@@ -52,8 +52,12 @@ void	test_set(void);
 /* framer_test.c */
 void	test_framer(void);
 
+/* siphash_test.c */
+void	test_siphash(void);
+
 /* keys_test.c */
 void	test_keys(void);
+void	test_keys_table(void);
 
 /* gcra_test.c */
 void	test_gcra(void);
