@@ -1,26 +1,31 @@
 /* A token bucket shared by processes: one word in a file mapped in memory. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "rundir.h"
+#include "runname.h"
 #include "shared.h"
 
 #define SHARED_MAGIC	0x3253484254425400ULL	/* "\0TBTBHS2" */
-/* How long an opener waits for another process to finish creating it. */
-#define SHARED_INIT_WAIT_MS	1000
+/* Age at which a creator's temporary file is stale whoever has its pid. */
+#define SHARED_TEMP_STALE_S	10
 
 /*
  * The file.  tat is the whole token state, changed only by compare and
  * swap: no lock, so a process killed at any point leaves it consistent.
- * magic is written last by the creator.
+ * The file appears whole, written before it is linked into place.
  */
 struct shared_state {
 	_Atomic uint64_t magic;
@@ -52,25 +57,19 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 	struct stat st;
 	void *p;
 
-	for (int ms = 0;; ms++) {
-		if (fstat(fd, &st) != 0) {
-			fail(err, errsz, "%s: %s", path, strerror(errno));
-			return NULL;
-		}
-		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-		    (st.st_mode & 077) != 0) {
-			fail(err, errsz, "%s is not a private file of yours",
-			    path);
-			return NULL;
-		}
-		if (st.st_size == (off_t)sizeof(struct shared_state))
-			break;
-		if (st.st_size != 0 || ms >= SHARED_INIT_WAIT_MS) {
-			fail(err, errsz, "%s is not a shared bucket (wrong "
-			    "size)", path);
-			return NULL;
-		}
-		(void)clock_sleep_until(clock_now_ns() + 1000000);
+	if (fstat(fd, &st) != 0) {
+		fail(err, errsz, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0) {
+		fail(err, errsz, "%s is not a private file of yours", path);
+		return NULL;
+	}
+	if (st.st_size != (off_t)sizeof(struct shared_state)) {
+		fail(err, errsz, "%s is not a shared bucket (wrong size): "
+		    "remove it when no process uses it", path);
+		return NULL;
 	}
 	p = mmap(NULL, sizeof(struct shared_state), PROT_READ | PROT_WRITE,
 	    MAP_SHARED, fd, 0);
@@ -81,14 +80,165 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 	return p;
 }
 
+/*
+ * Is the temporary file f in dfd stale?  It is named by its creator's
+ * pid: stale once that process is gone, or is us (we hold none yet: a
+ * process that had our pid left it).  A pid that is still there may be a
+ * zombie or another process that took it, so a file older than
+ * SHARED_TEMP_STALE_S is stale too; a creator stopped longer than that
+ * finds its file gone, and starts again.
+ */
+static bool
+stale_temp(int dfd, const char *f, time_t now)
+{
+	long pid = runname_temp_pid(f);
+	struct stat st;
+
+	if (pid <= 0)
+		return false;
+	if (pid == (long)getpid() || (kill((pid_t)pid, 0) != 0 &&
+	    errno == ESRCH))
+		return true;
+	return fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (st.st_mtime < now - SHARED_TEMP_STALE_S ||
+	    st.st_mtime > now + SHARED_TEMP_STALE_S);
+}
+
+/* Remove the temporary files that creators killed too soon left in dir. */
+static void
+sweep_temps(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	time_t now = time(NULL);
+	struct dirent *e;
+	DIR *d;
+
+	if (dfd < 0)
+		return;
+	if ((d = fdopendir(dfd)) == NULL) {
+		(void)close(dfd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL)
+		if (stale_temp(dfd, e->d_name, now))
+			(void)unlinkat(dfd, e->d_name, 0);
+	(void)closedir(d);
+}
+
+/*
+ * Create the bucket init at path whole, so that no process, whenever it
+ * is killed, leaves a part of one there: written under the temporary
+ * name tmp, then linked into place, which fails if another process won
+ * the race (then theirs serves).  0 when a bucket is in place, or -1.
+ * No fsync: only a crash of the machine could lose the data, and it ends
+ * the boot whose monotonic clock the bucket counts on; its directory
+ * goes with that boot (see rundir.c).
+ */
+static int
+create_file(const char *path, const char *tmp, const struct shared_state *init)
+{
+	int fd, rc = -1, saved;
+	ssize_t w;
+
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0600)) < 0)
+		return -1;
+	/* Swept away while we were stopped (ENOENT): the caller tries
+	 * again. */
+	if ((w = write(fd, init, sizeof *init)) == (ssize_t)sizeof *init)
+		rc = link(tmp, path) == 0 || errno == EEXIST ||
+		    errno == ENOENT ? 0 : -1;
+	else if (w >= 0)
+		errno = ENOSPC;	/* a short write to a regular file */
+	saved = errno;
+	(void)close(fd);
+	(void)unlink(tmp);
+	errno = saved;
+	return rc;
+}
+
+/*
+ * Open the bucket file of name in dir into s->path, creating it full
+ * from init if there is none.  The descriptor, or -1 with the reason in
+ * err.
+ */
+static int
+open_file(struct shared *s, const char *dir, const char *name,
+    const struct shared_state *init, char *err, size_t errsz)
+{
+	char tmp[sizeof s->path + 32], file[96];
+	int fd;
+
+	snprintf(s->path, sizeof s->path, "%s/%s.bucket", dir, name);
+	(void)runname_temp(file, sizeof file, name, (long)getpid());
+	snprintf(tmp, sizeof tmp, "%s/%s", dir, file);
+	sweep_temps(dir);
+	/* Another process may remove the bucket between our link and our
+	 * open: try again, a few times. */
+	for (int tries = 0;; tries++) {
+		fd = open(s->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT || tries == 3)
+			break;
+		if (create_file(s->path, tmp, init) != 0)
+			break;
+	}
+	if (fd < 0)
+		fail(err, errsz, "%s: %s", s->path, strerror(errno));
+	return fd;
+}
+
+/* The bucket as it starts, full: the contents of a new file. */
+static void
+make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
+    bool bytes, const char *rate_text)
+{
+	memset(init, 0, sizeof *init);
+	init->n = n;
+	init->d = d;
+	init->burst = burst;
+	init->bytes = bytes;
+	init->epoch_ns = 0;	/* the clock's own origin: boot */
+	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
+	atomic_init(&init->tat, 0);	/* full */
+	atomic_init(&init->magic, SHARED_MAGIC);
+}
+
+/* Does the mapped bucket st hold what this run asks for?  Else say so. */
+static int
+check_state(const struct shared *s, const struct shared_state *st,
+    const struct shared_state *want, const char *name, char *err,
+    size_t errsz)
+{
+	int64_t tat = atomic_load(&st->tat);
+	char was[120];
+
+	if (atomic_load(&st->magic) != SHARED_MAGIC)
+		return fail(err, errsz, "%s is not a shared bucket: remove it "
+		    "when no process uses it", s->path);
+	if (st->n != want->n || st->d != want->d ||
+	    st->burst != want->burst || st->bytes != want->bytes) {
+		snprintf(was, sizeof was, "%.*s, burst %llu%s",
+		    (int)sizeof st->rate_text, st->rate_text,
+		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
+		return fail(err, errsz, "shared bucket '%s' is -r %s; this run "
+		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
+		    "when no process uses it)", name, was, want->rate_text,
+		    (unsigned long long)want->burst, want->bytes ?
+		    " (bytes)" : "", s->path);
+	}
+	if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
+		return fail(err, errsz, "%s is corrupt: remove it when "
+		    "no process uses it", s->path);
+	return 0;
+}
+
 int
 shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
     uint64_t burst, bool bytes, const char *rate_text, char *err,
     size_t errsz)
 {
 	char dir[sizeof s->path - 80];
-	struct shared_state *st;
-	bool created = false;
+	struct shared_state init, *st;
 	int fd, rc;
 
 	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
@@ -106,62 +256,16 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 		    "0700, owned by you)", dir);
 	if (rc != 0)
 		return fail(err, errsz, "no directory for shared buckets");
-	snprintf(s->path, sizeof s->path, "%s/%s.bucket", dir, name);
-	fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	if (fd >= 0) {
-		created = true;
-		if (ftruncate(fd, (off_t)sizeof *st) != 0) {
-			(void)close(fd);
-			(void)unlink(s->path);
-			return fail(err, errsz, "%s: %s", s->path,
-			    strerror(errno));
-		}
-	} else if (errno != EEXIST || (fd = open(s->path, O_RDWR |
-	    O_NOFOLLOW | O_CLOEXEC)) < 0) {
-		return fail(err, errsz, "%s: %s", s->path, strerror(errno));
-	}
+	make_state(&init, n, d, burst, bytes, rate_text);
+	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
+		return -1;
 	st = map_file(fd, s->path, err, errsz);
 	(void)close(fd);
 	if (st == NULL)
 		return -1;
 	s->st = st;
-	if (created) {
-		st->n = n;
-		st->d = d;
-		st->burst = burst;
-		st->bytes = bytes;
-		st->epoch_ns = 0;	/* the clock's own origin: boot */
-		snprintf(st->rate_text, sizeof st->rate_text, "%s", rate_text);
-		atomic_store(&st->tat, 0);	/* full */
-		atomic_store(&st->magic, SHARED_MAGIC);
-	}
-	for (int ms = 0; atomic_load(&st->magic) != SHARED_MAGIC; ms++) {
-		if (atomic_load(&st->magic) != 0 || ms >= SHARED_INIT_WAIT_MS)
-			return fail(err, errsz, "%s is not a shared bucket, or "
-			    "its creator died: remove it", s->path);
-		(void)clock_sleep_until(clock_now_ns() + 1000000);
-	}
-	if (st->n != n || st->d != d || st->burst != burst ||
-	    st->bytes != bytes) {
-		char was[120];
-
-		snprintf(was, sizeof was, "%.*s, burst %llu%s",
-		    (int)sizeof st->rate_text, st->rate_text,
-		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
-		snprintf(err, errsz, "shared bucket '%s' is -r %s; this run "
-		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
-		    "when no process uses it)", name, was, rate_text,
-		    (unsigned long long)burst, bytes ? " (bytes)" : "", s->path);
+	if (check_state(s, st, &init, name, err, errsz) != 0)
 		return -1;
-	}
-	{
-		int64_t tat = atomic_load(&st->tat);
-
-		if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
-			return fail(err, errsz, "%s is corrupt: remove it when "
-			    "no process uses it", s->path);
-	}
 	s->epoch_ns = st->epoch_ns;
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
 		return fail(err, errsz, "shared bucket %s is too old for its "

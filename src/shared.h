@@ -20,7 +20,8 @@ struct shared {
 /*
  * Open the shared bucket name (checked by options_parse) of rate n units
  * (bytes if bytes) every d ns and capacity burst, creating it full if it
- * does not exist, in the private directory of rundir_make.  rate_text, as
+ * does not exist, in the private directory of rundir_make; a creator
+ * killed at any instant leaves a whole bucket or none.  rate_text, as
  * given, names the rate in errors.  Returns 0, or -1 with the reason in
  * err.
  */

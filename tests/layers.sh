@@ -15,6 +15,7 @@ output 0 s
 splice 0 s
 stdfd 0 s
 rundir 0 s
+runname 0 p
 control 0 s
 escape 1 p
 siphash 1 p

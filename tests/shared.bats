@@ -113,3 +113,36 @@ setup() {
 	[[ $stderr == *"not a private directory"* ]]
 	assert_eq "$(ls "$BATS_TEST_TMPDIR/elsewhere")" "" "nothing created through the link"
 }
+
+@test "--shared: a creator killed at any instant leaves no bucket that breaks later runs" {
+	local dir=$XDG_RUNTIME_DIR/tbthrottle try t0 t1 span_us us end_us
+	usec() { echo "${EPOCHREALTIME/[.,]/}"; }
+	# Time a run that creates its bucket, start to end: the kills land
+	# at random instants over 1.5 times that, so that some fall while
+	# the bucket is being created, whatever the speed of this build.
+	tb --shared calibrate -r 1/min -b 1000 --drop </dev/null
+	t0=$(usec)
+	timeout --foreground 10 "$TB" --shared calibrate2 -r 1/min -b 1000 \
+	    --drop </dev/null
+	t1=$(usec)
+	span_us=$(((t1 - t0) * 3 / 2))
+	end_us=$((t1 + 3000000))
+	# A bucket per run, so that every one is created; about 3 s at most
+	# (bats' run changes i).
+	for ((try = 0; try < 200 && $(usec) < end_us; try++)); do
+		us=$((RANDOM * span_us / 32768 + 1))
+		timeout --foreground -s KILL "$(printf '%d.%06d' \
+		    $((us / 1000000)) $((us % 1000000)))" "$TB" --shared "k$try" \
+		    -r 1/min -b 1000 --drop </dev/null >/dev/null 2>&1 || true
+		run --separate-stderr tb --shared "k$try" -r 1/min -b 1000 \
+		    --drop </dev/null
+		if ((status != 0)); then
+			echo "run $try, killed after $us us, left a bucket that" \
+			    "breaks the next run: $stderr" >&2
+			return 1
+		fi
+	done
+	echo "span $span_us iterations $try" >&3
+	# The temporary files of the killed creators are swept.
+	assert_eq "$(find "$dir" -name '*.tmp')" "" "temporary files left"
+}
