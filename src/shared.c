@@ -1,5 +1,6 @@
 /* A token bucket shared by processes: one word in a file mapped in memory. */
 #include <dirent.h>
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,9 +15,11 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "escape.h"
 #include "rundir.h"
 #include "runname.h"
 #include "shared.h"
+#include "signals.h"
 
 #define SHARED_MAGIC	0x3253484254425400ULL	/* "\0TBTBHS2" */
 /* Age at which a creator's temporary file is stale whoever has its pid. */
@@ -232,6 +235,27 @@ check_state(const struct shared *s, const struct shared_state *st,
 	return 0;
 }
 
+/*
+ * Be ready for the file to be damaged or cut short while we use it.
+ * Another process of ours may write or truncate it.  An access to a page
+ * past the end of a truncated file raises SIGBUS, whenever it happens, so
+ * a handler must catch it.  Checking the size with fstat before each
+ * access would add a system call to every booking and still race with a
+ * truncation right after it, so the handler alone serves; damage that
+ * leaves the size alone is caught by checking the magic and the word,
+ * which costs no system call (valid_word).
+ */
+static void
+watch_faults(struct shared *s, const char *name)
+{
+	snprintf(s->what, sizeof s->what, "shared bucket '%s' (%s)", name,
+	    s->path);
+	escape_controls(s->what, sizeof s->what);
+	snprintf(s->bus_msg, sizeof s->bus_msg, "tbthrottle: %s was "
+	    "truncated while in use\n", s->what);
+	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
+}
+
 int
 shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
     uint64_t burst, bool bytes, const char *rate_text, char *err,
@@ -264,6 +288,7 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	if (st == NULL)
 		return -1;
 	s->st = st;
+	watch_faults(s, name);
 	if (check_state(s, st, &init, name, err, errsz) != 0)
 		return -1;
 	s->epoch_ns = st->epoch_ns;
@@ -271,6 +296,24 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 		return fail(err, errsz, "shared bucket %s is too old for its "
 		    "rate: remove it when no process uses it", s->path);
 	return 0;
+}
+
+/* Is tat a word the bucket can hold, in a file not damaged?  Else exit. */
+static int64_t
+valid_word(const struct shared *s, int64_t tat)
+{
+	if (tat < 0 || tat > GCRA_MAX_SCALED ||
+	    atomic_load(&s->st->magic) != SHARED_MAGIC)
+		errx(1, "%s was damaged while in use: remove it when no "
+		    "process uses it", s->what);
+	return tat;
+}
+
+/* The bucket's word, checked. */
+static int64_t
+load_word(const struct shared *s)
+{
+	return valid_word(s, atomic_load(&s->st->tat));
 }
 
 /* Scaled time of t_ns; times beyond the range stick at its end. */
@@ -288,7 +331,7 @@ s_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 	const struct shared *s = self;
 	int64_t at, now = scaled(s, ready_ns);
 
-	(void)gcra_reserve(&s->g, atomic_load(&s->st->tat), now, units, &at);
+	(void)gcra_reserve(&s->g, load_word(s), now, units, &at);
 	return at > now ? gcra_unscale(&s->g, s->epoch_ns, at) : ready_ns;
 }
 
@@ -298,7 +341,7 @@ s_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 	const struct shared *s = self;
 
 	(void)ready_ns;
-	return gcra_avail(&s->g, atomic_load(&s->st->tat), scaled(s, now_ns));
+	return gcra_avail(&s->g, load_word(s), scaled(s, now_ns));
 }
 
 static uint64_t
@@ -315,7 +358,7 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	present = clock_now_ns();
 	now = scaled(s, present > now_ns ? present : now_ns);
 	do {
-		got = gcra_avail(&s->g, tat, now);
+		got = gcra_avail(&s->g, valid_word(s, tat), now);
 		if (got > max)
 			got = max;
 		if (got == 0)
@@ -332,7 +375,7 @@ s_reserve(void *self, int64_t now_ns, uint64_t units)
 	int64_t now = scaled(s, now_ns), tat = atomic_load(&s->st->tat), at;
 
 	while (!atomic_compare_exchange_weak(&s->st->tat, &tat,
-	    gcra_reserve(&s->g, tat, now, units, &at)))
+	    gcra_reserve(&s->g, valid_word(s, tat), now, units, &at)))
 		;
 	return at > now ? gcra_unscale(&s->g, s->epoch_ns, at) : now_ns;
 }

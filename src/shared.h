@@ -15,6 +15,8 @@ struct shared {
 	int64_t epoch_ns;
 	struct shared_state *st;	/* the mapped file */
 	char path[4096];
+	char what[4096 + 96];		/* "shared bucket 'NAME' (PATH)" */
+	char bus_msg[4096 + 160];	/* the line if the file is cut short */
 };
 
 /*
@@ -32,7 +34,9 @@ int	shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 /*
  * A limiter on s: ready_at and avail look, take grants a unit only if the
  * bucket holds it when the atomic update lands, and reserve books units
- * in order, to go at the time it returns.
+ * in order, to go at the time it returns.  A bucket file damaged or cut
+ * short while in use ends the process with status 1 and one line naming
+ * it.
  */
 void	shared_limiter(struct limiter *l, struct shared *s);
 

@@ -1,8 +1,10 @@
 /* Signals: an orderly stop, reports on SIGUSR1, ticks, live changes. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "signals.h"
 
@@ -15,6 +17,9 @@ static void (*tick_fn)(void *);
 static void *tick_arg;
 static void (*report_fn)(void *);
 static void *report_arg;
+static uintptr_t bus_lo, bus_hi;	/* the mapping of signals_on_bus_error */
+static const char *bus_msg;
+static size_t bus_msg_len;
 
 static void
 die_of(int sig)
@@ -126,6 +131,44 @@ signals_on_control(void (*control)(void *), void *arg)
 	control_fn = control;
 	control_arg = arg;
 	catch_signal(SIGUSR2, on_control);
+}
+
+/*
+ * An access to a mapped file that was cut short under us raises SIGBUS.
+ * Within the mapping, say so, clean up and exit 1, with async-signal-safe
+ * calls only; a SIGBUS anywhere else is a crash, as without a handler.
+ */
+static void
+on_bus(int sig, siginfo_t *si, void *ctx)
+{
+	uintptr_t addr = (uintptr_t)si->si_addr;
+
+	(void)ctx;
+	if (addr >= bus_lo && addr < bus_hi) {
+		(void)write(STDERR_FILENO, bus_msg, bus_msg_len);
+		if (death_fn != NULL)
+			death_fn();
+		_exit(1);
+	}
+	/* Pending until we return, then fatal. */
+	(void)signal(sig, SIG_DFL);
+	(void)raise(sig);
+}
+
+void
+signals_on_bus_error(const void *base, size_t len, const char *msg)
+{
+	struct sigaction sa;
+
+	bus_lo = (uintptr_t)base;
+	bus_hi = bus_lo + len;
+	bus_msg = msg;
+	bus_msg_len = strlen(msg);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_bus;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_SIGINFO;
+	(void)sigaction(SIGBUS, &sa, NULL);
 }
 
 void

@@ -2,6 +2,8 @@
 #ifndef SIGNALS_H
 #define SIGNALS_H
 
+#include <stddef.h>
+
 /*
  * Catch SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless they were ignored
  * when we started) so that blocking calls return EINTR and the engine can stop
@@ -26,6 +28,13 @@ void	signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
  * arrives: a live change (-R) is waiting.
  */
 void	signals_on_control(void (*control)(void *), void *arg);
+
+/*
+ * When an access to [base, base + len), a mapped file, raises SIGBUS
+ * because the file was cut short, write msg (a whole line) to standard
+ * error, run the cleanup of signals_on_death and exit 1.  msg must last.
+ */
+void	signals_on_bus_error(const void *base, size_t len, const char *msg);
 
 /*
  * Run cleanup (which must be async-signal-safe) before dying of a signal,

@@ -146,3 +146,47 @@ setup() {
 	# The temporary files of the killed creators are swept.
 	assert_eq "$(find "$dir" -name '*.tmp')" "" "temporary files left"
 }
+
+# run_cut HOW: a run on bucket 'cut' at 50/s, its file changed by HOW (a
+# command given the path) once lines flow; its exit status in $cut_status
+# and its stderr in $stderr.  At most 10 s.
+run_cut() {
+	local d=$BATS_TEST_TMPDIR f=$XDG_RUNTIME_DIR/tbthrottle/cut.bucket pid
+	seq 100 >"$d/in"
+	timeout -k 1 10 "$TB" --shared cut -r 50/s "$d/in" >"$d/out" \
+	    2>"$d/err" &
+	pid=$!
+	wait_for_output "$d/out"
+	"$@" "$f"
+	cut_status=0
+	wait "$pid" || cut_status=$?
+	stderr=$(cat "$d/err")
+}
+
+truncate_file() {
+	: >"$1"
+}
+
+zero_file() {
+	head -c "$(stat -c %s "$1")" /dev/zero |
+	    dd of="$1" conv=notrunc status=none
+}
+
+@test "--shared: a bucket file truncated while in use is an error, not SIGBUS" {
+	run_cut truncate_file
+	assert_eq "$cut_status" 1 "exit status"
+	assert_one_stderr_line
+	[[ $stderr == *"shared bucket 'cut'"*"truncated while in use"* ]]
+	# The control file of -R goes too.
+	assert_eq "$(find "$XDG_RUNTIME_DIR" -type f ! -name '*.bucket')" "" \
+	    "files left"
+}
+
+@test "--shared: a bucket file overwritten while in use is an error, not trusted" {
+	# Zeros read as a full bucket: the rest would go at once.
+	run_cut zero_file
+	assert_eq "$cut_status" 1 "exit status"
+	assert_one_stderr_line
+	[[ $stderr == *"shared bucket 'cut'"*"damaged while in use"* ]]
+	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" 50 "lines out"
+}
