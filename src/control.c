@@ -40,6 +40,9 @@ control_serve(void)
 		if (rc == -2)
 			warnx("%s is not a private directory: live changes "
 			    "(-R) are off", dir);
+		else if (rc == -3)
+			warnx("%s is not a directory of yours that only you "
+			    "may write in: live changes (-R) are off", dir);
 		return -1;
 	}
 	if (snprintf(path, sizeof path, "%s/%ld", dir, (long)getpid()) >=

@@ -12,8 +12,8 @@
 
 /*
  * Serve live changes: create this process's control file, mode 0600, in
- * the private directory of rundir_make.  Returns 0, or -1 when there is none (a directory
- * that is not private is reported).
+ * the private directory of rundir_make.  Returns 0, or -1 when there is
+ * none (a directory that is not private is reported).
  */
 int	control_serve(void);
 

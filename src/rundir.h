@@ -7,9 +7,11 @@
 
 /*
  * Candidate number which (0, 1, ...) for the directory, into out, in
- * order: $XDG_RUNTIME_DIR/tbthrottle when that is set,
- * /run/user/UID/tbthrottle when that directory exists,
- * /dev/shm/tbthrottle-UID, /tmp/tbthrottle-UID.  -1 past the last.
+ * order: $XDG_RUNTIME_DIR/tbthrottle when that is set to a directory of
+ * ours closed to others, /run/user/UID/tbthrottle when that directory is
+ * ours and closed to others, $HOME/.cache/tbthrottle/HOST-BOOT when HOME
+ * is set (HOST this host's name, BOOT this boot's key).  None of them can
+ * be made by another user first.  -1 past the last.
  */
 int	rundir_candidate(int which, char *out, size_t size);
 
@@ -17,9 +19,18 @@ int	rundir_candidate(int which, char *out, size_t size);
 bool	rundir_private(const char *dir);
 
 /*
- * The directory to create files in, made (mode 0700) if need be, into
- * out.  -1 when there is none, -2 when it is not private (out names it).
+ * The directory to create files in, made (mode 0700, with its parents
+ * under HOME) if need be, into out.  -1 when there is none, -2 when it
+ * is not private, -3 when HOME or HOME/.cache is not a directory of ours
+ * that only we may write in (out names the one at fault).
  */
 int	rundir_make(char *out, size_t size);
+
+/*
+ * Remove each entry of dir (a file, or a directory of files) for which
+ * stale(descriptor of dir, name, arg) holds.
+ */
+void	rundir_sweep(const char *dir, bool (*stale)(int, const char *, void *),
+	    void *arg);
 
 #endif

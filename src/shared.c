@@ -1,5 +1,4 @@
 /* A token bucket shared by processes: one word in a file mapped in memory. */
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -84,17 +83,18 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 }
 
 /*
- * Is the temporary file f in dfd stale?  It is named by its creator's
- * pid: stale once that process is gone, or is us (we hold none yet: a
- * process that had our pid left it).  A pid that is still there may be a
- * zombie or another process that took it, so a file older than
- * SHARED_TEMP_STALE_S is stale too; a creator stopped longer than that
- * finds its file gone, and starts again.
+ * Is f in dfd the temporary file of a creator killed before it could
+ * remove it?  It is named by its creator's pid: stale once that process
+ * is gone, or is us (we hold none yet: a process that had our pid left
+ * it).  A pid that is still there may be a zombie's or another process's
+ * that took it, so a file older than SHARED_TEMP_STALE_S is stale too; a
+ * creator stopped longer than that finds its file gone, and starts again.
  */
 static bool
-stale_temp(int dfd, const char *f, time_t now)
+stale_temp(int dfd, const char *f, void *now)
 {
 	long pid = runname_temp_pid(f);
+	time_t t = *(time_t *)now;
 	struct stat st;
 
 	if (pid <= 0)
@@ -103,29 +103,8 @@ stale_temp(int dfd, const char *f, time_t now)
 	    errno == ESRCH))
 		return true;
 	return fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (st.st_mtime < now - SHARED_TEMP_STALE_S ||
-	    st.st_mtime > now + SHARED_TEMP_STALE_S);
-}
-
-/* Remove the temporary files that creators killed too soon left in dir. */
-static void
-sweep_temps(const char *dir)
-{
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	time_t now = time(NULL);
-	struct dirent *e;
-	DIR *d;
-
-	if (dfd < 0)
-		return;
-	if ((d = fdopendir(dfd)) == NULL) {
-		(void)close(dfd);
-		return;
-	}
-	while ((e = readdir(d)) != NULL)
-		if (stale_temp(dfd, e->d_name, now))
-			(void)unlinkat(dfd, e->d_name, 0);
-	(void)closedir(d);
+	    (st.st_mtime < t - SHARED_TEMP_STALE_S ||
+	    st.st_mtime > t + SHARED_TEMP_STALE_S);
 }
 
 /*
@@ -170,12 +149,14 @@ open_file(struct shared *s, const char *dir, const char *name,
     const struct shared_state *init, char *err, size_t errsz)
 {
 	char tmp[sizeof s->path + 32], file[96];
+	time_t now;
 	int fd;
 
 	snprintf(s->path, sizeof s->path, "%s/%s.bucket", dir, name);
 	(void)runname_temp(file, sizeof file, name, (long)getpid());
 	snprintf(tmp, sizeof tmp, "%s/%s", dir, file);
-	sweep_temps(dir);
+	now = time(NULL);
+	rundir_sweep(dir, stale_temp, &now);
 	/* Another process may remove the bucket between our link and our
 	 * open: try again, a few times. */
 	for (int tries = 0;; tries++) {
@@ -278,8 +259,12 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	if ((rc = rundir_make(dir, sizeof dir)) == -2)
 		return fail(err, errsz, "%s is not a private directory (mode "
 		    "0700, owned by you)", dir);
+	if (rc == -3)
+		return fail(err, errsz, "%s is not a directory of yours that "
+		    "only you may write in: no place for shared buckets", dir);
 	if (rc != 0)
-		return fail(err, errsz, "no directory for shared buckets");
+		return fail(err, errsz, "no directory for shared buckets: set "
+		    "XDG_RUNTIME_DIR, or HOME to a directory you may write in");
 	make_state(&init, n, d, burst, bytes, rate_text);
 	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
 		return -1;

@@ -148,14 +148,16 @@ now_ms() {
 
 # wait_running PID: wait until tbthrottle PID (with a rate) has set up its
 # signal handlers, shown by its control file, so that a signal sent next
-# cannot find it still starting (at most 20 s).
+# cannot find it still starting (at most 20 s).  The control file is in
+# the first of these that tbthrottle can use (src/rundir.c): a directory
+# per boot and host under HOME, hence the pattern.
 wait_running() {
 	local i dir uid
 	uid=$(id -u)
 	for ((i = 0; i < 2000; i++)); do
 		for dir in "${XDG_RUNTIME_DIR:-/nonexistent}/tbthrottle" \
-		    "/run/user/$uid/tbthrottle" "/dev/shm/tbthrottle-$uid" \
-		    "/tmp/tbthrottle-$uid"; do
+		    "/run/user/$uid/tbthrottle" \
+		    "${HOME:-/nonexistent}"/.cache/tbthrottle/*; do
 			[[ -e $dir/$1 ]] && return 0
 		done
 		sleep 0.01

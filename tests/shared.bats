@@ -14,6 +14,16 @@ setup() {
 	mkdir -m 700 "$XDG_RUNTIME_DIR"
 }
 
+teardown() {
+	if [[ -n ${other_pid:-} ]]; then
+		kill "$other_pid" 2>/dev/null || true
+	fi
+	if [[ -n ${other_uid:-} ]]; then
+		rm -rf "/dev/shm/tbthrottle-$other_uid" \
+		    "/tmp/tbthrottle-$other_uid" "$other_base"
+	fi
+}
+
 @test "--shared: a second run finds the tokens the first one spent" {
 	run -0 --separate-stderr bash -c 'seq 20 | tb --shared api -r 1/min -b 5 --drop'
 	assert_eq "$output" "$(seq 5)" "first run"
@@ -189,4 +199,86 @@ zero_file() {
 	assert_one_stderr_line
 	[[ $stderr == *"shared bucket 'cut'"*"damaged while in use"* ]]
 	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" 50 "lines out"
+}
+
+@test "--shared and -R: directories another user made first where they used to go do not stop them" {
+	[[ $(id -u) == 0 ]] || skip "needs root, to act as two other users"
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	# A user with no login session (no /run/user/UID), as under cron.
+	other_uid=$((30000 + RANDOM % 30000))
+	if [[ -e /run/user/$other_uid || -e /dev/shm/tbthrottle-$other_uid ||
+	    -e /tmp/tbthrottle-$other_uid ]]; then
+		local busy=$other_uid
+		other_uid=
+		skip "uid $busy is in use"
+	fi
+	other_base=$(mktemp -d /tmp/tbthrottle-test.XXXXXX)
+	chmod 755 "$other_base"
+	install -d -m 700 -o "$other_uid" -g "$other_uid" "$other_base/home"
+	seq 3 >"$other_base/few"
+	seq 1000 >"$other_base/in"
+	# Made first by nobody: the places the old build used.
+	install -d -m 700 -o nobody "/dev/shm/tbthrottle-$other_uid" \
+	    "/tmp/tbthrottle-$other_uid"
+	export HOME=$other_base/home
+	unset XDG_RUNTIME_DIR
+	# Run as that user; exec all the way, so $! is tbthrottle's pid.
+	local as_other=(setpriv --reuid="$other_uid" --regid="$other_uid"
+	    --clear-groups)
+	run -0 --separate-stderr "${as_other[@]}" "$TB" --shared api \
+	    -r 1k/s -b 3 "$other_base/few" </dev/null
+	assert_eq "$output" "$(seq 3)" "output"
+	assert_eq "$stderr" "" "stderr"
+	assert_eq "$(find "$HOME/.cache/tbthrottle" -name api.bucket | wc -l)" \
+	    1 "bucket files under HOME"
+	# -R finds the control file there too.
+	"${as_other[@]}" "$TB" -r 2/s "$other_base/in" >/dev/null 2>&1 \
+	    </dev/null &
+	other_pid=$!
+	wait_running "$other_pid"
+	run -0 --separate-stderr "${as_other[@]}" "$TB" -R "$other_pid" -r 100/s
+}
+
+@test "--shared: a HOME that others may write in, or that is not ours, is refused" {
+	local uid
+	uid=$(id -u)
+	[[ ! -e /run/user/$uid ]] || skip "/run/user/$uid serves instead of HOME"
+	unset XDG_RUNTIME_DIR
+	export HOME=$BATS_TEST_TMPDIR/home
+	mkdir -m 777 "$HOME"
+	chmod 777 "$HOME"
+	run -1 --separate-stderr tb --shared api -r 10/s </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"$HOME is not a directory of yours"* ]]
+	assert_eq "$(ls -A "$HOME")" "" "nothing made in HOME"
+	if [[ $uid == 0 ]]; then
+		chmod 755 "$HOME"
+		chown nobody "$HOME"
+		run -1 --separate-stderr tb --shared api -r 10/s </dev/null
+		assert_one_stderr_line
+		[[ $stderr == *"$HOME is not a directory of yours"* ]]
+	fi
+}
+
+@test "--shared: under HOME, a directory per boot; an earlier boot's is removed" {
+	local uid top host old other
+	uid=$(id -u)
+	[[ ! -e /run/user/$uid ]] || skip "/run/user/$uid serves instead of HOME"
+	unset XDG_RUNTIME_DIR
+	export HOME=$BATS_TEST_TMPDIR/home
+	top=$HOME/.cache/tbthrottle
+	host=$(uname -n | tr -c 'A-Za-z0-9._\n-' _)
+	# A bucket of this host's last boot holds a time of that boot's
+	# clock, meaningless now; another host's is not ours to remove.
+	old=$top/$host-00000000-0000-0000-0000-000000000000
+	other=$top/x$host-00000000-0000-0000-0000-000000000000
+	mkdir -p -m 700 "$HOME" "$HOME/.cache" "$top" "$old" "$other"
+	head -c 96 /dev/urandom >"$old/api.bucket"
+	head -c 96 /dev/urandom >"$other/api.bucket"
+	chmod 600 "$old/api.bucket" "$other/api.bucket"
+	run -0 --separate-stderr bash -c 'seq 3 | tb --shared api -r 1/min -b 3'
+	assert_eq "$output" "$(seq 3)" "output"
+	[[ ! -e $old ]]
+	[[ -e $other/api.bucket ]]
+	assert_eq "$(find "$top" -name api.bucket | wc -l)" 2 "buckets"
 }
