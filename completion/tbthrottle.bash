@@ -3,8 +3,9 @@
 
 _tbthrottle_running()
 {
-	# The pids of this user's running tbthrottles.
-	pgrep -u "$(id -u)" -x tbthrottle 2>/dev/null
+	# The names and pids of this user's running tbthrottles.
+	command tbthrottle --list 2>/dev/null |
+	    awk '{ print $1; if ($2 != "-") print $2 }'
 }
 
 _tbthrottle()
@@ -50,7 +51,7 @@ _tbthrottle()
 		mapfile -t COMPREPLY < <(compgen -W "', ' '\\t' '\\0' '|'" -- \
 		    "$cur")
 		return ;;
-	-k | --key | --queue | --max-keys | --shared)
+	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
 	--drop-to)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -68,7 +69,7 @@ _tbthrottle()
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
-		    --redis-fallback --help --version -r -b -l -0 -d -c -a -s -P
+		    --redis-fallback --name --list --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -h -V' -- "$cur")
 		return ;;
 	esac

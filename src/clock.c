@@ -43,8 +43,26 @@ clock_wall_offset_ns(void)
 	return (int64_t)ts.tv_sec * NS_SEC + ts.tv_nsec - mono;
 }
 
+/* A descriptor every wait also watches (the control socket), or -1. */
+static int watched = -1;
+static void (*on_watched)(void);
+
+void
+clock_watch(int fd, void (*ready)(void))
+{
+	watched = ready != NULL ? fd : -1;
+	on_watched = ready;
+}
+
 int
-clock_sleep_until(int64_t deadline_ns)
+clock_watching(void)
+{
+	return watched;
+}
+
+/* Sleep to deadline_ns exactly, on the monotonic clock. */
+static int
+sleep_exact(int64_t deadline_ns)
 {
 	struct timespec ts;
 	int rc;
@@ -60,9 +78,20 @@ clock_sleep_until(int64_t deadline_ns)
 }
 
 int
+clock_sleep_until(int64_t deadline_ns)
+{
+	/* Watching too: wait on it while a millisecond or more is left. */
+	if (watched >= 0 && deadline_ns - clock_now_ns() >= 1000000)
+		return clock_wait_fd(-1, 0, deadline_ns) == EINTR ? EINTR : 0;
+	return sleep_exact(deadline_ns);
+}
+
+int
 clock_wait_fd(int fd, short events, int64_t deadline_ns)
 {
-	struct pollfd pfd = { .fd = fd, .events = events };
+	struct pollfd pfd[2] = { { .fd = fd, .events = events },
+		{ .fd = watched, .events = POLLIN } };
+	nfds_t nfds = watched >= 0 ? 2 : 1;
 
 	for (;;) {
 		int64_t left_ns = deadline_ns - clock_now_ns();
@@ -82,8 +111,12 @@ clock_wait_fd(int fd, short events, int64_t deadline_ns)
 		else
 			ms = (int)(left_ns / 1000000);
 		if (ms == 0)
-			return clock_sleep_until(deadline_ns);
-		rc = poll(&pfd, 1, ms);
+			return sleep_exact(deadline_ns);
+		rc = poll(pfd, nfds, ms);
+		if (rc > 0 && nfds == 2 && pfd[1].revents != 0) {
+			on_watched();	/* a request: answer it, then go on */
+			return EINTR;
+		}
 		if (rc > 0)
 			return 1;
 		if (rc < 0)

@@ -22,6 +22,18 @@ int64_t	clock_wall_offset_ns(void);
 int	clock_sleep_until(int64_t deadline_ns);
 
 /*
+ * Make every wait below also watch fd (a control socket) and, when it can
+ * be read, call ready() and return EINTR as a signal would, so that the
+ * caller handles it (signals_poll_report) and waits again.  ready NULL:
+ * stop watching.  For sleeps, this holds while a millisecond or more is
+ * left; the rest is slept exactly.
+ */
+void	clock_watch(int fd, void (*ready)(void));
+
+/* The descriptor watched, or -1. */
+int	clock_watching(void);
+
+/*
  * Wait until fd is ready for events (POLLIN, POLLOUT) or CLOCK_MONOTONIC
  * reaches deadline_ns (INT64_MAX: no deadline), never returning at the
  * deadline early.  Returns 1 when fd is ready (or poll(2) failed, so that

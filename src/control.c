@@ -1,41 +1,186 @@
-/* Live changes: the control file a running tbthrottle serves, and -R. */
+/* The control socket: a running tbthrottle answers -R and --list on it. */
+#ifdef __linux__
+#define _GNU_SOURCE	/* SO_PEERCRED, struct ucred, O_ASYNC */
+#endif
+#include <ctype.h>
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "clock.h"
 #include "control.h"
 #include "rundir.h"
 
+/* How long -R waits for a reply, and a run for a request's bytes. */
+#define REPLY_WAIT_NS	(5 * 1000000000LL)
+#define REQUEST_WAIT_NS	(1 * 1000000000LL)
+
+/* Names are links "name.NAME" to the socket, which is named by its pid. */
+#define NAME_PREFIX	"name."
+
+static char sock_path[PATH_MAX];	/* ours, or "" */
+static char name_path[PATH_MAX + NAME_MAX + 8];	/* our name, or "" */
+static int listen_fd = -1;
+
+/* Fill sa with path; -1 when it does not fit a socket's address. */
+static int
+address(struct sockaddr_un *sa, const char *path)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sa->sun_path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sa->sun_path, path, strlen(path) + 1);
+	return 0;
+}
+
+/* A socket of ours, close-on-exec; non-blocking if asked. */
+static int
+new_socket(bool nonblock)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd >= 0 && (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || (nonblock &&
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0))) {
+		(void)close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /*
- * Lock ranges of the control file: the server holds ALIVE_BYTE while it
- * runs; senders take turns on TURN_BYTE.
+ * The user and process at the other end of the socket fd; -1 when the
+ * system cannot say, and then nothing is trusted.
  */
-#define TURN_BYTE	0
-#define ALIVE_BYTE	1
+static int
+peer(int fd, uid_t *uid, pid_t *pid)
+{
+#ifdef SO_PEERCRED
+	struct ucred cred;
+	socklen_t len = sizeof cred;
 
-/* How long -R waits for the reply, and how often it looks. */
-#define REPLY_WAIT_MS	5000
-#define REPLY_POLL_MS	2
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		return -1;
+	*uid = cred.uid;
+	*pid = cred.pid;
+	return 0;
+#else
+	(void)fd, (void)uid, (void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
 
-static char path[PATH_MAX];
-static int fd = -1;
+/* Connect to the socket at path; the descriptor, or -1 with errno. */
+static int
+connect_to(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, e;
+
+	if (address(&sa, path) != 0 || (fd = new_socket(false)) < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+		return fd;
+	e = errno;
+	(void)close(fd);
+	errno = e;
+	return -1;
+}
+
+/* Is a run of ours answering on path?  Its pid in *pid. */
+static bool
+answering(const char *path, pid_t *pid)
+{
+	int fd = connect_to(path);
+	uid_t uid;
+	bool ours;
+
+	if (fd < 0)
+		return false;
+	ours = peer(fd, &uid, pid) == 0 && uid == geteuid();
+	(void)close(fd);
+	return ours;
+}
+
+/* Take name for this run: -2 with why when a live run of ours has it. */
+static int
+claim_name(const char *dir, const char *name, char *why, size_t size)
+{
+	char target[32];
+	pid_t other;
+
+	snprintf(target, sizeof target, "%ld", (long)getpid());
+	if (snprintf(name_path, sizeof name_path, "%s/" NAME_PREFIX "%s", dir,
+	    name) >= (int)sizeof name_path) {
+		name_path[0] = '\0';
+		snprintf(why, size, "--name %s: the path is too long", name);
+		return -2;
+	}
+	for (int tries = 0; tries < 2; tries++) {
+		if (symlink(target, name_path) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+		if (answering(name_path, &other)) {
+			name_path[0] = '\0';
+			snprintf(why, size, "--name %s: another tbthrottle of "
+			    "yours (pid %ld) has this name", name, (long)other);
+			return -2;
+		}
+		(void)unlink(name_path);	/* its run is gone */
+	}
+	snprintf(why, size, "--name %s: %s", name, strerror(errno));
+	name_path[0] = '\0';
+	return -2;
+}
+
+/* Bind the listening socket at sock_path; -1 with errno. */
+static int
+listen_at(void)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	if (address(&sa, sock_path) != 0 || (fd = new_socket(true)) < 0)
+		return -1;
+	(void)unlink(sock_path);	/* left by an earlier holder of our pid */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    chmod(sock_path, 0600) != 0 || listen(fd, 16) != 0) {
+		int e = errno;
+
+		(void)close(fd);
+		errno = e;
+		return -1;
+	}
+#ifdef O_ASYNC
+	/* SIGIO on a request, so a blocked read or write hears of it. */
+	if (fcntl(fd, F_SETOWN, getpid()) == 0)
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+#endif
+	return fd;
+}
 
 int
-control_serve(void)
+control_serve(const char *name, char *why, size_t size)
 {
 	char dir[PATH_MAX];
 	int rc;
 
-	path[0] = '\0';
+	sock_path[0] = name_path[0] = '\0';
 	if ((rc = rundir_make(dir, sizeof dir)) != 0) {
 		if (rc == -2)
 			warnx("%s is not a private directory: live changes "
@@ -43,191 +188,320 @@ control_serve(void)
 		else if (rc == -3)
 			warnx("%s is not a directory of yours that only you "
 			    "may write in: live changes (-R) are off", dir);
-		return -1;
+		snprintf(why, size, "--name %s: no private directory for it",
+		    name != NULL ? name : "");
+		return name != NULL ? -2 : -1;
 	}
-	if (snprintf(path, sizeof path, "%s/%ld", dir, (long)getpid()) >=
-	    (int)sizeof path) {
-		path[0] = '\0';
-		return -1;
+	if (snprintf(sock_path, sizeof sock_path, "%s/%ld", dir,
+	    (long)getpid()) >= (int)sizeof sock_path ||
+	    (listen_fd = listen_at()) < 0) {
+		warn("%s: live changes (-R) are off", dir);
+		sock_path[0] = '\0';
+		snprintf(why, size, "--name %s: no socket for it", name != NULL ?
+		    name : "");
+		return name != NULL ? -2 : -1;
 	}
-	for (int tries = 0; tries < 2; tries++) {
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			/* Held for life: -R sees from it that we, and not a
-			 * process that later got our pid, serve the file. */
-			struct flock alive = { .l_type = F_WRLCK,
-			    .l_whence = SEEK_SET, .l_start = ALIVE_BYTE,
-			    .l_len = 1 };
-
-			(void)fcntl(fd, F_SETLK, &alive);
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
-		/* Left by a process that had our pid before. */
-		(void)unlink(path);
+	if (name != NULL && claim_name(dir, name, why, size) != 0) {
+		control_remove();
+		(void)close(listen_fd);
+		listen_fd = -1;
+		sock_path[0] = '\0';
+		return -2;
 	}
-	path[0] = '\0';
-	return -1;
+	return 0;
 }
 
-ssize_t
-control_request(char *buf, size_t size)
+int
+control_fd(void)
 {
-	ssize_t n;
+	return listen_fd;
+}
 
-	if (fd < 0 || (n = pread(fd, buf, size - 1, 0)) < 0)
-		return -1;
-	buf[n] = '\0';
-	if (strncmp(buf, CONTROL_MAGIC, strlen(CONTROL_MAGIC)) != 0)
-		return -1;
-	return n;
+/* Read a request from fd until its end, for a second at most. */
+static ssize_t
+read_request(int fd, char *req, size_t size)
+{
+	int64_t deadline_ns = clock_now_ns() + REQUEST_WAIT_NS;
+	size_t len = 0;
+
+	while (len < size - 1) {
+		ssize_t n = read(fd, req + len, size - 1 - len);
+
+		if (n == 0)
+			break;
+		if (n > 0) {
+			len += (size_t)n;
+		} else if (errno != EAGAIN && errno != EINTR) {
+			return -1;
+		} else if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
+			return -1;	/* too slow */
+		}
+	}
+	req[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* Write all of b[0..len) to fd before deadline_ns; -1 if it cannot. */
+static int
+write_by(int fd, const char *b, size_t len, int64_t deadline_ns)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, b, len);
+
+		if (n > 0) {
+			b += n;
+			len -= (size_t)n;
+		} else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
+		    clock_wait_fd(fd, POLLOUT, deadline_ns) == 0) {
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void
-control_reply(const char *reply)
+control_answer(void (*answer)(void *, const char *, char *, size_t),
+    void *arg)
 {
-	size_t len = strlen(reply);
+	char req[CONTROL_MAX], reply[CONTROL_MAX];
 
-	/* Write over the request, then cut it: a reader sees the reply's
-	 * first line either way. */
-	if (pwrite(fd, reply, len, 0) == (ssize_t)len)
-		(void)ftruncate(fd, (off_t)len);
+	while (listen_fd >= 0) {
+		int fd = accept(listen_fd, NULL, NULL);
+		uid_t uid;
+		pid_t pid;
+
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			return;	/* none left (EAGAIN), or none to have */
+		}
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+		/* Only our own user may ask; others get nothing at all. */
+		if (peer(fd, &uid, &pid) == 0 && uid == geteuid() &&
+		    read_request(fd, req, sizeof req) >= 0) {
+			answer(arg, req, reply, sizeof reply);
+			(void)write_by(fd, reply, strlen(reply),
+			    clock_now_ns() + REQUEST_WAIT_NS);
+		}
+		(void)close(fd);
+	}
 }
 
 void
 control_remove(void)
 {
-	if (path[0] != '\0')
-		(void)unlink(path);
+	if (sock_path[0] != '\0')
+		(void)unlink(sock_path);
+	if (name_path[0] != '\0')
+		(void)unlink(name_path);
 }
 
-/* Is process pid there, and run by our real user? */
-static int
-check_owner(pid_t pid, char *why, size_t size)
+/* Is s a process id: digits only, not starting with 0? */
+static bool
+is_pid(const char *s)
 {
-	char proc[64];
-	struct stat st;
+	if (*s < '1' || *s > '9')
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return *s == '\0';
+}
 
-	snprintf(proc, sizeof proc, "/proc/%ld", (long)pid);
-	if (stat(proc, &st) == 0) {
-		if (st.st_uid != getuid()) {
-			snprintf(why, size, "process %ld belongs to another "
-			    "user", (long)pid);
-			return -1;
-		}
-		return 0;
+/* Why target, of which no socket of ours was found, cannot be asked. */
+static void
+not_found(const char *target, char *why, size_t size)
+{
+	long pid;
+
+	if (!is_pid(target)) {
+		snprintf(why, size, "no running tbthrottle of yours is named "
+		    "'%s' (see --list)", target);
+		return;
 	}
-	if (kill(pid, 0) == 0)
-		return 0;
-	snprintf(why, size, errno == EPERM ? "process %ld belongs to another "
-	    "user" : "no process %ld", (long)pid);
-	return -1;
+	pid = strtol(target, NULL, 10);
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		snprintf(why, size, "no process %ld", pid);
+	else if (errno == EPERM)
+		snprintf(why, size, "process %ld belongs to another user", pid);
+	else
+		snprintf(why, size, "process %ld is not a tbthrottle with a rate "
+		    "to change (no control socket)", pid);
 }
 
-/* Open pid's control file, checked to be ours alone. */
+/*
+ * Connect to the socket of target (a NAME or a PID) in the first private
+ * directory that has one; -1 with the reason in why.
+ */
 static int
-open_control(pid_t pid, char *why, size_t size)
+connect_target(const char *target, char *why, size_t size)
 {
-	char dir[PATH_MAX], file[PATH_MAX + 32];
-	struct stat st;
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8];
 
 	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
 	    which++) {
-		int f;
+		struct stat st;
+		uid_t uid;
+		pid_t pid;
+		int fd;
 
 		if (!rundir_private(dir))
 			continue;
-		snprintf(file, sizeof file, "%s/%ld", dir, (long)pid);
-		if ((f = open(file, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		snprintf(path, sizeof path, "%s/%s%s", dir, is_pid(target) ?
+		    "" : NAME_PREFIX, target);
+		if (lstat(path, &st) != 0)
 			continue;
-		if (fstat(f, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_uid == getuid() && (st.st_mode & 077) == 0)
-			return f;
-		(void)close(f);
-		snprintf(why, size, "%s is not a private control file", file);
-		return -1;
+		if ((fd = connect_to(path)) < 0) {
+			/* Its run is gone: clear the way for the next. */
+			if (errno == ECONNREFUSED || errno == ENOENT ||
+			    errno == ENOTSOCK) {
+				(void)unlink(path);
+				break;
+			}
+			snprintf(why, size, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (peer(fd, &uid, &pid) != 0 || uid != geteuid() ||
+		    (is_pid(target) && pid != (pid_t)strtol(target, NULL, 10))) {
+			(void)close(fd);
+			snprintf(why, size, "%s is not a tbthrottle of yours",
+			    target);
+			return -1;
+		}
+		return fd;
 	}
-	snprintf(why, size, "process %ld is not a tbthrottle with a rate to "
-	    "change (no control file)", (long)pid);
+	not_found(target, why, size);
 	return -1;
 }
 
-/* Read the reply, once there is one: not the request, a whole line. */
+/* Read the reply from fd until its end, for REPLY_WAIT_NS at most. */
 static int
-read_reply(int f, char *reply, size_t size)
+read_reply(int fd, const char *target, char *reply, size_t size)
 {
-	ssize_t n = pread(f, reply, size - 1, 0);
-	char *nl;
+	int64_t deadline_ns = clock_now_ns() + REPLY_WAIT_NS;
+	size_t len = 0;
 
-	if (n <= 0)
-		return -1;
-	reply[n] = '\0';
-	if (strncmp(reply, CONTROL_MAGIC, strlen(CONTROL_MAGIC)) == 0 ||
-	    (nl = strchr(reply, '\n')) == NULL)
-		return -1;
-	*nl = '\0';
+	for (;;) {
+		ssize_t n = read(fd, reply + len, size - 1 - len);
+
+		if (n > 0 && (len += (size_t)n) < size - 1)
+			continue;
+		if (n >= 0)
+			break;
+		if (errno != EINTR && errno != EAGAIN) {
+			snprintf(reply, size, "%s: %s", target,
+			    strerror(errno));
+			return -1;
+		}
+		if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
+			snprintf(reply, size, "no answer from %s within %lld "
+			    "s; nothing was changed", target,
+			    REPLY_WAIT_NS / 1000000000LL);
+			return -1;
+		}
+	}
+	reply[len] = '\0';
 	return 0;
 }
 
-/* Is the file served by process pid itself, alive now? */
-static bool
-served_by(int f, pid_t pid)
+int
+control_send(const char *target, const char *request, char *reply,
+    size_t size)
 {
-	struct flock alive = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-	    .l_start = ALIVE_BYTE, .l_len = 1 };
+	int fd, rc;
 
-	return fcntl(f, F_GETLK, &alive) == 0 && alive.l_type != F_UNLCK &&
-	    alive.l_pid == pid;
+	if ((fd = connect_target(target, reply, size)) < 0)
+		return -1;
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	if (write_by(fd, request, strlen(request), clock_now_ns() +
+	    REPLY_WAIT_NS) != 0 || shutdown(fd, SHUT_WR) != 0) {
+		snprintf(reply, size, "cannot ask %s: %s", target,
+		    strerror(errno));
+		(void)close(fd);
+		return -1;
+	}
+	rc = read_reply(fd, target, reply, size);
+	(void)close(fd);
+	return rc;
+}
+
+/* The name linked to the socket of pid in dir, into out ("" if none). */
+static void
+name_of(const char *dir, long pid, char *out, size_t size)
+{
+	char link[PATH_MAX + NAME_MAX + 2], target[32];
+	struct dirent *e;
+	DIR *d;
+
+	out[0] = '\0';
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		ssize_t n;
+
+		if (strncmp(e->d_name, NAME_PREFIX, strlen(NAME_PREFIX)) != 0)
+			continue;
+		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+		if ((n = readlink(link, target, sizeof target - 1)) <= 0)
+			continue;
+		target[n] = '\0';
+		if (strtol(target, NULL, 10) == pid) {
+			snprintf(out, size, "%s",
+			    e->d_name + strlen(NAME_PREFIX));
+			break;
+		}
+	}
+	(void)closedir(d);
+}
+
+/* Is the socket at path answered by its pid, of our user?  A socket whose
+ * process is gone is removed. */
+static bool
+live_socket(const char *path, long pid)
+{
+	int fd = connect_to(path);
+	uid_t uid;
+	pid_t who;
+	bool live;
+
+	if (fd < 0) {
+		if (errno == ECONNREFUSED)
+			(void)unlink(path);
+		return false;
+	}
+	live = peer(fd, &uid, &who) == 0 && uid == geteuid() &&
+	    who == (pid_t)pid;
+	(void)close(fd);
+	return live;
 }
 
 int
-control_send(pid_t pid, const char *request, char *reply, size_t size)
+control_each(void (*each)(void *, long, const char *), void *arg)
 {
-	struct flock turn = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-	    .l_start = TURN_BYTE, .l_len = 1 };
-	size_t len = strlen(request);
-	int f, rc = -1;
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2], name[NAME_MAX + 1];
+	int count = 0;
 
-	if (check_owner(pid, reply, size) != 0 ||
-	    (f = open_control(pid, reply, size)) < 0)
-		return -1;
-	/* A file left by a process that died must not make us signal
-	 * another that got its pid: SIGUSR2 would kill it. */
-	if (!served_by(f, pid)) {
-		(void)close(f);
-		snprintf(reply, size, "process %ld is not a tbthrottle with a "
-		    "rate to change (stale control file)", (long)pid);
-		return -1;
-	}
-	/* One request at a time: other senders wait here. */
-	while (fcntl(f, F_SETLKW, &turn) != 0 && errno == EINTR)
-		;
-	if (ftruncate(f, 0) != 0 ||
-	    pwrite(f, request, len, 0) != (ssize_t)len) {
-		snprintf(reply, size, "cannot write the request: %s",
-		    strerror(errno));
-	} else if (kill(pid, SIGUSR2) != 0) {
-		snprintf(reply, size, "cannot signal process %ld: %s",
-		    (long)pid, strerror(errno));
-	} else {
-		for (int ms = 0; ms < REPLY_WAIT_MS; ms += REPLY_POLL_MS) {
-			if (read_reply(f, reply, size) == 0) {
-				rc = 0;
-				break;
-			}
-			(void)clock_sleep_until(clock_now_ns() +
-			    REPLY_POLL_MS * 1000000LL);
+	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
+	    which++) {
+		struct dirent *e;
+		DIR *d;
+
+		if (!rundir_private(dir) || (d = opendir(dir)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			long pid;
+
+			if (!is_pid(e->d_name))
+				continue;
+			pid = strtol(e->d_name, NULL, 10);
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+			if (!live_socket(path, pid))
+				continue;
+			name_of(dir, pid, name, sizeof name);
+			each(arg, pid, name);
+			count++;
 		}
-		if (rc != 0) {
-			snprintf(reply, size, "no answer from process %ld "
-			    "within %d s; nothing was changed", (long)pid,
-			    REPLY_WAIT_MS / 1000);
-			/* Withdraw it, so that it is not applied later. */
-			(void)ftruncate(f, 0);
-		}
+		(void)closedir(d);
 	}
-	(void)close(f);
-	return rc;
+	return count;
 }

@@ -21,6 +21,9 @@ struct run {
 	bool writing;		/* output is being written */
 };
 
+/* The run: one per process, as reports and requests reach it by signal. */
+static struct run run;
+
 /* Counts live changes of the limits, and when the last was made. */
 static unsigned changes;
 static int64_t changed_ns;
@@ -55,6 +58,20 @@ report(void *arg)
 	count_waiting(r);
 	output_say(line, stats_format(r->e->stats, clock_now_ns(),
 	    r->e->stats_json, line, sizeof line));
+}
+
+size_t
+engine_report(char *buf, size_t size, bool json)
+{
+	count_waiting(&run);
+	return stats_format(run.e->stats, clock_now_ns(), json, buf, size);
+}
+
+size_t
+engine_status(char *buf, size_t size)
+{
+	count_waiting(&run);
+	return stats_format_status(run.e->stats, clock_now_ns(), buf, size);
 }
 
 /* Draw -P's line; done ends it. */
@@ -261,24 +278,22 @@ turn(struct run *r)
 int
 engine_run(const struct engine *e)
 {
-	static struct run r;
-
-	r = (struct run){ .e = e, .pol = e->policy, .seen = changes,
+	run = (struct run){ .e = e, .pol = e->policy, .seen = changes,
 		.share_tty = e->progress && stdfd_same_tty(STDOUT_FILENO,
 		    STDERR_FILENO) };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
-	signals_on_report(report, &r);
+	signals_on_report(report, &run);
 	if (e->progress)
-		signals_on_tick(tick, &r, ENGINE_PROGRESS_MS);
-	stream_open(&r.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
+		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
+	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
-	while (turn(&r))
+	while (turn(&run))
 		;
 	if (signals_stop_requested())
-		settle(&r);
+		settle(&run);
 	if (e->progress)
-		draw(&r, true);
+		draw(&run, true);
 	if (e->stats_at_exit)
-		report(&r);
-	return stream_close(&r.s);
+		report(&run);
+	return stream_close(&run.s);
 }

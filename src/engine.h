@@ -41,6 +41,15 @@ struct engine {
  */
 int	engine_run(const struct engine *e);
 
+/*
+ * The report of the run, as --stats prints it (json: as --stats=json),
+ * into buf[0..size); its length.  For -R NAME --stats.
+ */
+size_t	engine_report(char *buf, size_t size, bool json);
+
+/* The run's line for --list into buf[0..size); its length. */
+size_t	engine_status(char *buf, size_t size);
+
 /* The limits were changed at now_ns: any decision made before is stale. */
 void	engine_limits_changed(int64_t now_ns);
 

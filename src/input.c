@@ -170,7 +170,14 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 
 		if (fresh != NULL && !clock_fd_ready(in->fd, POLLIN))
 			*fresh = true;
-		n = read(in->fd, b, room);
+		/* A request on the control socket must not wait for input. */
+		if (clock_watching() >= 0 &&
+		    clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
+			n = -1;
+			errno = EINTR;
+		} else {
+			n = read(in->fd, b, room);
+		}
 
 		if (n > 0)
 			return n;

@@ -60,7 +60,7 @@ run(const struct config *cfg)
 	limits_build(&limits, cfg, e.start_ns, &stats);
 	e.framer = limits.gate.framer;
 	e.buf_bytes = choose_policy(cfg, &limits.gate, &policy);
-	retune_serve(&limits);
+	retune_serve(&limits, cfg->name);
 	status = engine_run(&e);
 	if (cfg->queue > 0)
 		queue_free(policy.self);
@@ -81,7 +81,8 @@ main(int argc, char *argv[])
 	parsed = options_parse(&cfg, argc, argv, why, sizeof why);
 	/* Nothing can be written where nothing is open. */
 	if (stdfd_closed(STDOUT_FILENO) && parsed != OPT_ERROR &&
-	    (parsed != OPT_RUN || cfg.control_pid == 0)) {
+	    (parsed != OPT_RUN || cfg.control_target == NULL ||
+	    cfg.ncontrol == 0)) {
 		warnx("write error: %s", strerror(EBADF));
 		return 1;
 	}
@@ -100,7 +101,9 @@ main(int argc, char *argv[])
 	case OPT_RUN:
 		break;
 	}
-	if (cfg.control_pid != 0)
+	if (cfg.list)
+		return retune_list();
+	if (cfg.control_target != NULL)
 		return retune_send(&cfg);
 	return run(&cfg);
 }

@@ -29,9 +29,9 @@ struct parsed {
 	const char *initial;		/* --initial */
 	const char *byte_rate;		/* --byte-rate */
 	const char *byte_burst;		/* --byte-burst */
-	const char *retune;		/* -R PID */
-	long retune_pid;
+	const char *retune;		/* -R NAME|PID */
 	const char *other_opt;		/* the first option -R does not take */
+	bool list_other;		/* an option besides --list */
 	bool mode_set, alg_set, sep_set, max_set, fallback_set;
 	bool inf_among;			/* -r inf was one of several -r */
 	char *err;			/* the reason for OPT_ERROR */
@@ -548,11 +548,32 @@ set_progress(struct parsed *p, const char *arg)
 	return 0;
 }
 
-/* The PID is checked once every option is read, in the rules below. */
+/* The target is checked once every option is read, in the rules below. */
 static int
 set_retune(struct parsed *p, const char *arg)
 {
 	p->retune = arg;
+	return 0;
+}
+
+static int
+set_name(struct parsed *p, const char *arg)
+{
+	/* All digits would read as a process id, a '-' as an option. */
+	if (!options_shared_name_ok(arg) || arg[0] == '-' ||
+	    arg[strspn(arg, "0123456789")] == '\0')
+		return refuse(p, "invalid --name '%s': use up to 64 letters, "
+		    "digits, '.', '_' and '-', not all digits, not starting "
+		    "with '.' or '-'", arg);
+	p->cfg->name = arg;
+	return 0;
+}
+
+static int
+set_list(struct parsed *p, const char *arg)
+{
+	(void)arg;
+	p->cfg->list = true;
 	return 0;
 }
 
@@ -644,9 +665,15 @@ static const struct option_row options[] = {
 	    "(and on SIGUSR1) to standard error" },
 	{ "progress", 'P', no_argument, NULL, set_progress,
 	    "a live status line on stderr, if it is a terminal" },
-	{ "retune", 'R', required_argument, "PID", set_retune,
-	    "change the -r and -b of the running tbthrottle PID\n"
-	    "(ours only); a -r without -b keeps its burst" },
+	{ "name", 0, required_argument, "NAME", set_name,
+	    "call this run NAME, for -R NAME and --list" },
+	{ "retune", 'R', required_argument, "NAME|PID", set_retune,
+	    "change the -r and -b of your running tbthrottle\n"
+	    "NAME or PID; a -r without -b keeps its burst;\n"
+	    "with --stats[=json], print its report instead" },
+	{ "list", 0, no_argument, NULL, set_list,
+	    "list your running tbthrottles: pid, name, limits,\n"
+	    "units in, out, dropped, waiting, and age" },
 	{ "help", 'h', no_argument, NULL, set_help, "show this help and exit" },
 	{ "version", 'V', no_argument, NULL, set_version,
 	    "show the version and exit" },
@@ -683,12 +710,12 @@ getopt_tables(void)
 	shortopts[n] = '\0';
 }
 
-/* Is o one of the options -R PID takes: -r and -b, and itself? */
+/* Is o one of the options -R takes: -r, -b, --stats, and itself? */
 static bool
 with_retune(const struct option_row *o)
 {
 	return o->set == set_rate || o->set == set_burst ||
-	    o->set == set_retune;
+	    o->set == set_stats || o->set == set_retune;
 }
 
 /* The row getopt_long's c stands for, or NULL. */
@@ -858,7 +885,21 @@ retune_files(const struct parsed *p)
 static bool
 retune_no_rate(const struct parsed *p)
 {
-	return p->retune != NULL && (p->nrates == 0 || p->lead_burst != NULL);
+	return p->retune != NULL && !p->cfg->stats && (p->nrates == 0 ||
+	    p->lead_burst != NULL);
+}
+
+static bool
+retune_stats_and_rate(const struct parsed *p)
+{
+	return p->retune != NULL && p->cfg->stats && (p->nrates > 0 ||
+	    p->lead_burst != NULL);
+}
+
+static bool
+list_other(const struct parsed *p)
+{
+	return p->cfg->list && (p->list_other || p->cfg->nfiles > 0);
 }
 
 static bool
@@ -1112,22 +1153,35 @@ say_shared(const struct parsed *p, const char *fmt)
  * the reason in p->err, or 1 when the command line is complete.
  */
 
-/* -R PID: a process id. */
+/* --list: nothing more to read. */
 static int
-check_retune_pid(struct parsed *p)
+check_list(struct parsed *p)
 {
+	return p->cfg->list ? 1 : 0;
+}
+
+/* -R NAME|PID: a process id, or a name as --name takes. */
+static int
+check_retune_target(struct parsed *p)
+{
+	const char *t = p->retune;
 	char *end;
 	long pid;
 
-	if (p->retune == NULL)
+	if (t == NULL)
 		return 0;
-	errno = 0;
-	pid = strtol(p->retune, &end, 10);
-	if (errno != 0 || end == p->retune || *end != '\0' || pid < 1 ||
-	    pid > INT_MAX)
-		return refuse(p, "invalid -R '%s': give the process id of a "
-		    "running tbthrottle", p->retune);
-	p->retune_pid = pid;
+	if (t[strspn(t, "0123456789")] == '\0') {
+		errno = 0;
+		pid = strtol(t, &end, 10);
+		if (errno != 0 || *end != '\0' || pid < 1 || pid > INT_MAX ||
+		    *t == '0')
+			return refuse(p, "invalid -R '%s': give the name or the "
+			    "process id of a running tbthrottle", t);
+		return 0;
+	}
+	if (!options_shared_name_ok(t) || t[0] == '-')
+		return refuse(p, "invalid -R '%s': give the name or the process "
+		    "id of a running tbthrottle", t);
 	return 0;
 }
 
@@ -1159,7 +1213,7 @@ check_retune(struct parsed *p)
 		cfg->control_rates[i] = rate;
 		cfg->control_bursts[i] = burst;
 	}
-	cfg->control_pid = p->retune_pid;
+	cfg->control_target = p->retune;
 	cfg->ncontrol = p->nrates;
 	return 1;
 }
@@ -1264,13 +1318,20 @@ struct rule {
  */
 static const struct rule rules[] = {
 	/* -R PID sends its -r and -b to a running tbthrottle. */
-	{ retune_other, "-R takes only -r and -b, not '%.*s'", say_other,
+	/* --list lists, and takes nothing else. */
+	{ list_other, "--list takes no other options or operands", NULL,
 	    NULL },
-	{ retune_files, "-R takes only -r and -b, not FILE operands", NULL,
-	    NULL },
-	{ .step = check_retune_pid },
+	{ .step = check_list },
+	/* -R sends its -r and -b, or asks for --stats, of a running one. */
+	{ retune_other, "-R takes only -r and -b, or --stats, not '%.*s'",
+	    say_other, NULL },
+	{ retune_files, "-R takes only -r and -b, or --stats, not FILE "
+	    "operands", NULL, NULL },
+	{ .step = check_retune_target },
+	{ retune_stats_and_rate, "-R %s takes -r and -b, or --stats, not "
+	    "both", say_retune, NULL },
 	{ retune_no_rate, "-R %s needs -r RATE [-b BURST] for each limit to "
-	    "change", say_retune, NULL },
+	    "change, or --stats", say_retune, NULL },
 	{ .step = check_retune },
 
 	/* Records limited by their bytes too. */
@@ -1405,6 +1466,8 @@ parse(struct parsed *p, int argc, char **argv)
 		}
 		if (!with_retune(o) && p->other_opt == NULL)
 			p->other_opt = option_word(argv);
+		if (o->set != set_list)
+			p->list_other = true;
 		if ((rc = o->set(p, optarg)) != 0)
 			return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
 	}

@@ -68,8 +68,11 @@ struct config {
 	bool progress;		/* -P: live status when stderr is a terminal */
 	char **files;
 	int nfiles;
-	/* -R PID: send the -r and -b strings to PID instead of running. */
-	long control_pid;	/* 0 when not given */
+	const char *name;	/* --name: what -R and --list call this run */
+	bool list;		/* --list: list the running tbthrottles */
+	/* -R NAME|PID: send the -r and -b strings (or ask for the --stats
+	 * report) instead of running. */
+	const char *control_target;	/* NULL when not given */
 	const char *control_rates[MAX_LIMITS];
 	const char *control_bursts[MAX_LIMITS];	/* NULL: keep the burst */
 	int ncontrol;

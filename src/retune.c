@@ -11,8 +11,8 @@
 #include "signals.h"
 
 /*
- * Apply the live change in req (CONTROL_MAGIC, then a line "RATE\tBURST"
- * per limit, BURST empty to keep it) to the first limits of L, checked as
+ * Apply the live change in req (a line "RATE\tBURST" per limit, BURST
+ * empty to keep it) to the first limits of L, checked as
  * the command line would be.  The reply goes to reply[0..size).
  */
 static void
@@ -29,7 +29,7 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 		snprintf(reply, size, "error: %s\n", why_not);
 		return;
 	}
-	for (line = strtok_r(req + strlen(CONTROL_MAGIC), "\n", &save);
+	for (line = strtok_r(req, "\n", &save);
 	    line != NULL && n < MAX_LIMITS && n < cfg->nlimits;
 	    line = strtok_r(NULL, "\n", &save)) {
 		char *burst = strchr(line, '\t');
@@ -74,41 +74,90 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	snprintf(reply, size, "ok\n");
 }
 
-/* SIGUSR2: a live change may be waiting in the control file. */
+/* Answer the request req (its first line says what it asks). */
+static void
+answer(void *arg, const char *req, char *reply, size_t size)
+{
+	char change[CONTROL_MAX];
+
+	if (strncmp(req, "retune\n", 7) == 0) {
+		snprintf(change, sizeof change, "%s", req + 7);
+		apply_change(arg, change, reply, size);
+	} else if (strcmp(req, "stats\n") == 0 ||
+	    strcmp(req, "stats json\n") == 0) {
+		(void)engine_report(reply, size, req[5] == ' ');
+	} else if (strcmp(req, "status\n") == 0) {
+		(void)engine_status(reply, size);
+	} else {
+		snprintf(reply, size, "error: not a request tbthrottle "
+		    "knows\n");
+	}
+}
+
+/* SIGIO, or a wait that saw it: requests may be waiting. */
 static void
 on_control(void *arg)
 {
-	char req[CONTROL_MAX], reply[600];
+	int fd = clock_watching();
 
-	if (control_request(req, sizeof req) < 0)
-		return;
-	apply_change(arg, req, reply, sizeof reply);
-	control_reply(reply);
+	/* Answering waits on the requests' own sockets only. */
+	clock_watch(-1, NULL);
+	control_answer(answer, arg);
+	clock_watch(fd, signals_request_control);
 }
 
 void
-retune_serve(struct limits *L)
+retune_serve(struct limits *L, const char *name)
 {
-	/* SIGUSR2 never kills us; with a rate it asks for a change. */
+	char why[512];
+	int rc;
+
+	/* SIGIO never kills us; it says a request may be waiting. */
 	signals_on_control(on_control, L);
-	if (L->gate.limit != NULL && control_serve() == 0) {
+	if (L->gate.limit == NULL && name == NULL)
+		return;	/* nothing to change, and no name to answer to */
+	rc = control_serve(name, why, sizeof why);
+	if (rc == -2)
+		errx(1, "%s", why);
+	if (rc == 0) {
 		signals_on_death(control_remove);
 		atexit(control_remove);
+		clock_watch(control_fd(), signals_request_control);
 	}
 }
 
 void
 retune_stop(void)
 {
+	clock_watch(-1, NULL);
 	control_remove();
+}
+
+/* Say why target refused: "process N: ..." or "NAME: ...". */
+static void
+refused(const char *target, const char *reply)
+{
+	const char *why = strncmp(reply, "error: ", 7) == 0 ? reply + 7 :
+	    reply;
+	int len = (int)strcspn(why, "\n");
+
+	if (target[strspn(target, "0123456789")] == '\0')
+		warnx("process %s: %.*s", target, len, why);
+	else
+		warnx("%s: %.*s", target, len, why);
 }
 
 int
 retune_send(const struct config *cfg)
 {
-	char req[CONTROL_MAX], reply[600];
-	size_t len = (size_t)snprintf(req, sizeof req, "%s", CONTROL_MAGIC);
+	char req[CONTROL_MAX], reply[CONTROL_MAX];
+	size_t len;
 
+	if (cfg->ncontrol == 0)	/* --stats */
+		len = (size_t)snprintf(req, sizeof req, "stats%s\n",
+		    cfg->stats_json ? " json" : "");
+	else
+		len = (size_t)snprintf(req, sizeof req, "retune\n");
 	for (int i = 0; i < cfg->ncontrol && len < sizeof req; i++)
 		len += (size_t)snprintf(req + len, sizeof req - len, "%s\t%s\n",
 		    cfg->control_rates[i], cfg->control_bursts[i] != NULL ?
@@ -117,15 +166,36 @@ retune_send(const struct config *cfg)
 		warnx("-R: the request is too long");
 		return 2;
 	}
-	if (control_send((pid_t)cfg->control_pid, req, reply,
-	    sizeof reply) != 0) {
+	if (control_send(cfg->control_target, req, reply, sizeof reply) != 0) {
 		warnx("%s", reply);
 		return 1;
 	}
+	if (cfg->ncontrol == 0 && strncmp(reply, "error: ", 7) != 0) {
+		fputs(reply, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	if (strncmp(reply, "ok", 2) == 0)
 		return 0;
-	warnx("process %ld: %s", cfg->control_pid,
-	    strncmp(reply, "error: ", 7) == 0 ? reply + 7 : reply);
+	refused(cfg->control_target, reply);
 	return 2;
 }
 
+/* One line of --list: the run of pid, called name. */
+static void
+list_one(void *arg, long pid, const char *name)
+{
+	char target[32], reply[CONTROL_MAX];
+
+	(void)arg;
+	snprintf(target, sizeof target, "%ld", pid);
+	if (control_send(target, "status\n", reply, sizeof reply) != 0)
+		return;	/* gone meanwhile */
+	printf("%-8ld %-16s %s", pid, name[0] != '\0' ? name : "-", reply);
+}
+
+int
+retune_list(void)
+{
+	(void)control_each(list_one, NULL);
+	return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -6,15 +6,23 @@
 #include "options.h"
 
 /*
- * Serve live changes to the limits L, when they can be retuned: a
- * request is checked as the command line would be, then applied at once.
+ * Answer requests on the control socket (for a run with a limit, or named
+ * name): live changes to the limits L, checked as the command line would
+ * be and applied at once, its report, its status for --list.  A name
+ * another live run has ends the process with status 1.
  */
-void	retune_serve(struct limits *L);
+void	retune_serve(struct limits *L, const char *name);
 
 /* Stop serving live changes; async-signal-safe. */
 void	retune_stop(void);
 
-/* -R: send cfg's new limits to the running tbthrottle; the exit status. */
+/*
+ * -R: send cfg's new limits to the running tbthrottle, or ask for its
+ * report (printed on standard output); the exit status.
+ */
 int	retune_send(const struct config *cfg);
+
+/* --list: a line for each running tbthrottle of ours; the exit status. */
+int	retune_list(void);
 
 #endif

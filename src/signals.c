@@ -130,7 +130,15 @@ signals_on_control(void (*control)(void *), void *arg)
 {
 	control_fn = control;
 	control_arg = arg;
+	catch_signal(SIGIO, on_control);
+	/* Older tbthrottles' -R sent SIGUSR2: it must not kill us. */
 	catch_signal(SIGUSR2, on_control);
+}
+
+void
+signals_request_control(void)
+{
+	control_wanted = 1;
 }
 
 /*

@@ -24,10 +24,15 @@ void	signals_on_report(void (*report)(void *), void *arg);
 void	signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
 
 /*
- * Catch SIGUSR2 and run control(arg) from signals_poll_report() after it
- * arrives: a live change (-R) is waiting.
+ * Catch SIGIO (and SIGUSR2, harmlessly) and run control(arg) from
+ * signals_poll_report() after it arrives: a request may be waiting on
+ * the control socket.
  */
 void	signals_on_control(void (*control)(void *), void *arg);
+
+/* Run the control function at the next signals_poll_report(), as if
+ * SIGIO had come. */
+void	signals_request_control(void);
 
 /*
  * When an access to [base, base + len), a mapped file, raises SIGBUS
@@ -43,7 +48,8 @@ void	signals_on_bus_error(const void *base, size_t len, const char *msg);
 void	signals_on_death(void (*cleanup)(void));
 
 /*
- * Run the report if SIGUSR1 arrived, a live change if SIGUSR2 did, and
+ * Run the report if SIGUSR1 arrived, the control function if a request
+ * came, and
  * the tick if it is due.
  */
 void	signals_poll_report(void);

@@ -102,3 +102,17 @@ stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
 	add(buf, size, &used, done ? "\033[K\n" : "\033[K");
 	return used;
 }
+
+size_t
+stats_format_status(const struct stats *s, int64_t now_ns, char *buf,
+    size_t size)
+{
+	size_t used = 0;
+
+	add(buf, size, &used, "%s; units %" PRIu64 " in, %" PRIu64 " out, %"
+	    PRIu64 " dropped, %" PRIu64 " waiting; up %.1f s\n",
+	    s->limit.text, s->units_out + s->units_dropped + s->units_waiting,
+	    s->units_out, s->units_dropped, s->units_waiting,
+	    (double)(now_ns - s->start_ns) / 1e9);
+	return used;
+}

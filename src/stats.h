@@ -59,4 +59,11 @@ size_t	stats_format(const struct stats *s, int64_t now_ns, bool json,
 size_t	stats_format_progress(const struct stats *s, int64_t now_ns,
 	    bool done, char *buf, size_t size);
 
+/*
+ * Format the line --list shows for a run, as stats_format: the limit in
+ * force, units in, out, dropped and waiting, and how long it has run.
+ */
+size_t	stats_format_status(const struct stats *s, int64_t now_ns, char *buf,
+	    size_t size);
+
 #endif

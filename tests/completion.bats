@@ -38,16 +38,20 @@ complete_words() {
 	assert_eq "$output" --stats=json "--stats="
 }
 
-@test "completion: -R offers the running tbthrottles of this user" {
-	local pid
-	[[ $(basename "$TB") == tbthrottle ]] ||
-	    skip "the binary under test is not named tbthrottle"
-	"$TB" -c -r 1/min </dev/zero >/dev/null &
+@test "completion: -R offers the names and pids of the running tbthrottles" {
+	local pid d=$BATS_TEST_TMPDIR
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR" "$d/bin"
+	ln -s "$TB" "$d/bin/tbthrottle"
+	export PATH=$d/bin:$PATH
+	"$TB" -c -r 1/min --name compl </dev/zero >/dev/null &
 	pid=$!
 	wait_running "$pid"
 	run -0 complete_words tbthrottle -R ''
 	kill "$pid"
 	wait "$pid" || true
 	[[ $'\n'$output$'\n' == *$'\n'"$pid"$'\n'* ]] ||
+	    { echo "completions: $output" >&2; return 1; }
+	[[ $'\n'$output$'\n' == *$'\n'compl$'\n'* ]] ||
 	    { echo "completions: $output" >&2; return 1; }
 }

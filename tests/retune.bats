@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
-# -R PID: live changes of rate and burst.  The running tbthrottle serves
-# a control file, mode 0600, in a directory only its user can enter; -R
-# writes the new limits there and signals it with SIGUSR2.
+# -R NAME|PID: live changes of rate and burst.  The running tbthrottle
+# answers on a UNIX-domain socket, mode 0600, in a directory only its user
+# can enter; -R connects, sends the new limits and reads the reply.
 
 load helpers
 
@@ -22,13 +22,13 @@ start_timed() {
 	bg=$!
 	wait_for_output "$d/pid"
 	pid=$(cat "$d/pid")
-	# The control file shows that it is ready for -R.
+	# The control socket shows that it is ready for -R.
 	local i
 	for ((i = 0; i < 500; i++)); do
 		[[ -e $XDG_RUNTIME_DIR/tbthrottle/$pid ]] && return 0
 		sleep 0.01
 	done
-	echo "no control file for $pid" >&2
+	echo "no control socket for $pid" >&2
 	return 1
 }
 
@@ -127,7 +127,7 @@ stamped() {
 	local victim=$!
 	run -1 --separate-stderr "$TB" -R "$victim" -r 1/s
 	assert_one_stderr_line
-	[[ $stderr == *"no control file"* ]]
+	[[ $stderr == *"no control socket"* ]]
 	kill -0 "$victim"
 	kill "$victim"
 }
@@ -161,11 +161,12 @@ stamped() {
 	[[ $stderr == *"another user"* ]]
 }
 
-@test "the control file is private while running and removed at exit" {
+@test "the control socket is private while running and removed at exit" {
 	local d=$BATS_TEST_TMPDIR bg pid
 	seq 2 >"$d/in"
 	start_timed "$d/in" -r 1/min
 	local f=$XDG_RUNTIME_DIR/tbthrottle/$pid
+	[[ -S $f ]]
 	assert_eq "$(stat -c %a "$f")" 600 "file mode"
 	assert_eq "$(stat -c %a "${f%/*}")" 700 "directory mode"
 	kill -s TERM "$pid"
@@ -184,7 +185,7 @@ stamped() {
 
 @test "-R usage errors" {
 	local bad
-	for bad in abc 0 -5 99999999999; do
+	for bad in .abc 0 0123 -5 99999999999 "a b"; do
 		run -2 --separate-stderr tb -R "$bad" -r 1/s
 		assert_one_stderr_line
 		[[ $stderr == *"'$bad'"* ]]
@@ -194,7 +195,7 @@ stamped() {
 	[[ $stderr == *"needs -r"* ]]
 	run -2 --separate-stderr tb -R 123 -r 1/s -s
 	assert_one_stderr_line
-	[[ $stderr == *"'-s'"* ]]
+	[[ $stderr == *"not both"* ]]
 	run -2 --separate-stderr tb -R 123 -r 1/s -a leaky
 	assert_one_stderr_line
 	[[ $stderr == *"'-a'"* ]]
@@ -206,19 +207,21 @@ stamped() {
 	[[ $stderr == *"'1/q'"* ]]
 }
 
-@test "-R does not signal a process that took the pid of a dead tbthrottle" {
+@test "-R does not touch a process that took the pid of a dead tbthrottle" {
 	sleep 30 &
 	local victim=$!
 	mkdir -p -m 700 "$XDG_RUNTIME_DIR/tbthrottle"
 	install -m 600 /dev/null "$XDG_RUNTIME_DIR/tbthrottle/$victim"
 	run -1 --separate-stderr "$TB" -R "$victim" -r 5/s
 	assert_one_stderr_line
-	[[ $stderr == *"stale control file"* ]]
+	[[ $stderr == *"no control socket"* ]]
+	# The stale entry is gone, and the process left alone.
+	[[ ! -e $XDG_RUNTIME_DIR/tbthrottle/$victim ]]
 	kill -0 "$victim"
 	kill "$victim"
 }
 
-@test "the control file is removed when tbthrottle ends in an error" {
+@test "the control socket is removed when tbthrottle ends in an error" {
 	run -1 --separate-stderr tb -r 1/s --drop-to /nonexistent/dir/x </dev/null
 	assert_eq "$(find "$XDG_RUNTIME_DIR" -type f | wc -l)" 0 "files left"
 }

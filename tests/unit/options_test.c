@@ -160,8 +160,21 @@ test_options(void)
 	opt_bad("invalid rate '0'", "-r", "inf", "-r", "0", (char *)NULL);
 	opt_bad("invalid --byte-rate '0'", "--byte-rate", "0", "-b", "5", "-r",
 	    "1", "-r", "2", (char *)NULL);
-	opt_bad("invalid -R 'x'", "-R", "x", (char *)NULL);
-	opt_bad("-R takes only -r and -b, not '--stats'", "-R", "x",
+	opt_bad("invalid -R '.x'", "-R", ".x", (char *)NULL);
+	opt_bad("invalid -R '0123'", "-R", "0123", (char *)NULL);
+	opt_bad("-R x needs -r RATE", "-R", "x", (char *)NULL);
+	opt_bad("-R x takes -r and -b, or --stats, not both", "-R", "x", "-s",
+	    "-r", "1/s", (char *)NULL);
+	opt_bad("invalid --name '123'", "--name", "123", "-r", "1/s",
+	    (char *)NULL);
+	opt_bad("invalid --name 'a b'", "--name", "a b", "-r", "1/s",
+	    (char *)NULL);
+	opt_bad("--list takes no other options", "--list", "-r", "1/s",
+	    (char *)NULL);
+	opt_bad("-R takes only -r and -b, or --stats, not '--name'", "-R", "x",
+	    "--name", "y", (char *)NULL);
+	opt_bad("-R takes only -r and -b, or --stats, not '--progress'", "-R",
+	    "x", "--progress",
 	    "--stats=json", (char *)NULL);
 	opt_bad("invalid rate '0'", "--shared", ".x", "-r", "0", (char *)NULL);
 	opt_bad("-k 5 needs a rate", "-k", "05", "--shared", "x", "-r", "inf",
@@ -192,7 +205,7 @@ test_option_table(void)
 			check(strcmp(options_long_name(i),
 			    options_long_name(j)) != 0, "%s twice", want);
 	}
-	check(i == 26, "26 long options: %d", i);
+	check(i == 28, "28 long options: %d", i);
 	free(text);
 	/* options.h names these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");

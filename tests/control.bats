@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# Naming and finding running tbthrottles: --name, -R NAME, --list and
+# -R NAME --stats, over the control socket.
+
+load helpers
+
+setup() {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+}
+
+# start_named NAME ARGS...: tbthrottle ARGS --name NAME on an input that
+# stays open; its pid in $pid once its socket answers.
+start_named() {
+	local name=$1 i
+	shift
+	mkfifo "$BATS_TEST_TMPDIR/in.$name"
+	"$TB" --name "$name" "$@" <"$BATS_TEST_TMPDIR/in.$name" \
+	    >"$BATS_TEST_TMPDIR/out.$name" 2>"$BATS_TEST_TMPDIR/err.$name" &
+	pid=$!
+	# Hold the FIFO open, so the run waits for input.
+	exec {feed}>"$BATS_TEST_TMPDIR/in.$name"
+	eval "feed_$name=$feed"
+	for ((i = 0; i < 500; i++)); do
+		[[ -L $XDG_RUNTIME_DIR/tbthrottle/name.$name ]] && return 0
+		sleep 0.01
+	done
+	echo "$name did not start" >&2
+	return 1
+}
+
+stop_named() {
+	local fd_var=feed_$1
+	kill "$2" 2>/dev/null || true
+	eval "exec ${!fd_var}>&-"
+	wait "$2" || true
+}
+
+@test "-R NAME changes the run of that name, and no other" {
+	local a b
+	start_named alpha -r 1/min
+	a=$pid
+	start_named beta -r 1/min
+	b=$pid
+	run -0 --separate-stderr "$TB" -R beta -r 20/s -b 3
+	run -0 --separate-stderr "$TB" -R beta --stats
+	[[ $output == *"(limit 20/s, burst 3)"* ]] || { echo "$output" >&2; false; }
+	run -0 --separate-stderr "$TB" -R alpha --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	stop_named alpha "$a"
+	stop_named beta "$b"
+}
+
+@test "a second live run of one name is refused at start, exit 1" {
+	local a
+	start_named same -r 1/min
+	a=$pid
+	run -1 --separate-stderr bash -c \
+	    'seq 3 | "$1" -r 1/s --name same' _ "$TB"
+	assert_msg "$stderr" "--name same: another tbthrottle of yours (pid $a) has this name"
+	assert_eq "$output" "" "output"
+	stop_named same "$a"
+}
+
+@test "a name whose run died is taken over" {
+	local a
+	start_named phoenix -r 1/min
+	a=$pid
+	kill -KILL "$a"
+	wait "$a" || true
+	run -0 --separate-stderr bash -c \
+	    'seq 2 | "$1" -r 1k/s --name phoenix' _ "$TB"
+	assert_eq "$output" $'1\n2' "output"
+	# Gone with its run: the name and the socket.
+	assert_eq "$(ls "$XDG_RUNTIME_DIR/tbthrottle" | grep -c phoenix)" 0 \
+	    "name left"
+	eval "exec ${feed_phoenix}>&-"
+}
+
+@test "--list: a line per live run: pid, name, limit, counts, age" {
+	local a b
+	start_named listed -r 5/min -b 2
+	a=$pid
+	start_named other --leaky -r 3/s
+	b=$pid
+	printf 'x\ny\nz\n' >&"$feed_listed"
+	sleep 0.3
+	run -0 --separate-stderr "$TB" --list
+	assert_eq "${#lines[@]}" 2 "lines"
+	[[ $output == *"$a"*" listed "*"5/min, burst 2; units 3 in, 2 out, 0 dropped, 1 waiting; up "*" s"* ]] ||
+	    { echo "$output" >&2; false; }
+	[[ $output == *"$b"*" other "*"3/s, leaky; units 0 in"* ]] ||
+	    { echo "$output" >&2; false; }
+	stop_named listed "$a"
+	stop_named other "$b"
+	run -0 --separate-stderr "$TB" --list
+	assert_eq "$output" "" "after they ended"
+}
+
+@test "-R NAME --stats returns the report; --stats=json as JSON" {
+	local a
+	start_named reporter -r 1/min
+	a=$pid
+	printf 'a\nb\n' >&"$feed_reporter"
+	sleep 0.3
+	run -0 --separate-stderr "$TB" -R reporter --stats
+	[[ $output == "tbthrottle: units 2 in, 1 out, 0 dropped, 1 waiting; "* ]] ||
+	    { echo "$output" >&2; false; }
+	run -0 --separate-stderr "$TB" -R reporter --stats=json
+	[[ $output == '{"units_in":2,"units_out":1,'* ]] ||
+	    { echo "$output" >&2; false; }
+	run -0 --separate-stderr "$TB" -R "$a" --stats
+	[[ $output == "tbthrottle: units 2 in"* ]]
+	stop_named reporter "$a"
+}
+
+@test "a request is answered at once while the run waits for input" {
+	local a t0 t1
+	start_named idle -r 1/s
+	a=$pid
+	t0=$(now_ms)
+	run -0 --separate-stderr "$TB" -R idle -r 2/s
+	t1=$(now_ms)
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 2000 \
+	    "round trip (ms)"
+	stop_named idle "$a"
+}
+
+@test "-R to a name nobody holds, and --list with none running" {
+	run -1 --separate-stderr "$TB" -R nobody-here -r 1/s
+	assert_msg "$stderr" "no running tbthrottle of yours is named 'nobody-here' (see --list)"
+	run -0 --separate-stderr "$TB" --list
+	assert_eq "$output" "" "list"
+}
+
+@test "--name refuses what could not be a name" {
+	run -2 --separate-stderr tb --name 123 -r 1/s
+	[[ $stderr == *"invalid --name '123'"* ]]
+	run -2 --separate-stderr tb --name .x -r 1/s
+	[[ $stderr == *"invalid --name '.x'"* ]]
+	run -2 --separate-stderr tb --list -r 1/s
+	[[ $stderr == *"--list takes no other options"* ]]
+}
+
+@test "another user cannot ask: the socket's directory and the peer check keep them out" {
+	[[ $(id -u) == 0 ]] || skip "needs root to act as another user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local a d=$BATS_TEST_TMPDIR
+	start_named private -r 1/min
+	a=$pid
+	cp "$TB" "$d/tb"
+	chmod 755 "$d" "$d/tb"
+	run -1 --separate-stderr env XDG_RUNTIME_DIR="$XDG_RUNTIME_DIR" \
+	    setpriv --reuid=65534 --regid=65534 --clear-groups "$d/tb" \
+	    -R "$a" -r 1/s
+	[[ $stderr == *"another user"* ]] || { echo "$stderr" >&2; false; }
+	stop_named private "$a"
+}
