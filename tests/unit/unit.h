@@ -73,4 +73,7 @@ void	test_options(void);
 void	test_option_table(void);
 void	test_limit_parse(void);
 
+/* tiers_test.c */
+void	test_tiers(void);
+
 #endif
