@@ -34,6 +34,7 @@ main(void)
 	test_option_table();
 	test_limit_parse();
 	test_runname();
+	test_tiers();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -76,4 +76,7 @@ void	test_limit_parse(void);
 /* runname_test.c */
 void	test_runname(void);
 
+/* tiers_test.c */
+void	test_tiers(void);
+
 #endif
