@@ -101,11 +101,11 @@ cases() {
 --shared x --redis redis://h:0 -r 1/s	port
 --shared x --redis redis://h/x -r 1/s	database
 --shared x --redis redis://h --redis-fallback maybe -r 1/s	'maybe'
--R abc -r 1/s	'abc'
+-R .abc -r 1/s	'.abc'
 -R 0 -r 1/s	'0'
 -R 99999999999 -r 1/s	'99999999999'
 -R 123	needs -r
--R 123 -r 1/s -s	'-s'
+-R 123 -r 1/s -s	or --stats, not both
 -R 123 -r 1/q	'1/q'
 EOF_CASES
 }
