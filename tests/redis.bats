@@ -144,6 +144,18 @@ setup() {
 	[[ $stderr != *hunter2* ]]
 }
 
+@test "--redis: a password without its @ is never shown" {
+	local url
+	for url in redis://admin:hunter2 redis://:hunter2 \
+	    redis://admin:hunter2/0 rediss://admin:hunter2 \
+	    rediss://admin:hunter2@h admin:hunter2; do
+		run -2 --separate-stderr tb --shared x --redis "$url" -r 1/s </dev/null
+		assert_one_stderr_line
+		[[ $stderr != *hunter2* && $stderr == *'***'* ]] ||
+		    { echo "$url: $stderr" >&2; return 1; }
+	done
+}
+
 @test "--redis: a stop while waiting for a down Redis releases nothing" {
 	local d=$BATS_TEST_TMPDIR
 	stop_after 1 "$d/out" "$d/err" "$TB" --shared "$P" -r 1/min -b 1 \

@@ -33,6 +33,7 @@ main(void)
 	test_options();
 	test_option_table();
 	test_limit_parse();
+	test_redisurl();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

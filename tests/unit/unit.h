@@ -73,4 +73,7 @@ void	test_options(void);
 void	test_option_table(void);
 void	test_limit_parse(void);
 
+/* redisurl_test.c */
+void	test_redisurl(void);
+
 #endif
