@@ -105,9 +105,9 @@ struct redis {
 	char shown[400];
 	redisContext *c;
 	char sha[41];
-	char key[1024];
+	char *key;		/* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base;	/* length of "tbthrottle:NAME" */
-	size_t key_len;
+	size_t key_len, key_size;
 	char interval[48], burst[24], rate_text[64], name[80];
 	uint64_t burst_units;	/* burst, as a number */
 	enum redis_fallback fallback;
@@ -351,7 +351,13 @@ redis_open(const struct redis_url *u, const char *name, uint64_t n,
 	r->url = *u;
 	redisurl_show(u, r->shown, sizeof r->shown);
 	snprintf(r->name, sizeof r->name, "%s", name);
-	r->key_base = r->key_len = (size_t)snprintf(r->key, sizeof r->key,
+	r->key_size = strlen(name) + 64;
+	if ((r->key = malloc(r->key_size)) == NULL) {
+		free(r);
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	r->key_base = r->key_len = (size_t)snprintf(r->key, r->key_size,
 	    "tbthrottle:%s", name);
 	snprintf(r->interval, sizeof r->interval, "%.17Lg",
 	    (long double)d / n / 1000);
@@ -367,10 +373,19 @@ redis_open(const struct redis_url *u, const char *name, uint64_t n,
 void
 redis_select(struct redis *r, const char *key, size_t len)
 {
-	size_t room = sizeof r->key - r->key_base - 1;
+	/* Keys of any length stay apart: the name grows to fit, and goes
+	 * to Redis with its length, binary and all. */
+	if (len > SIZE_MAX / 2 - r->key_base)
+		errx(1, "key of %zu bytes", len);
+	if (r->key_base + 1 + len > r->key_size) {
+		size_t size = (r->key_base + 1 + len) * 2;
+		char *p = realloc(r->key, size);
 
-	if (len > room)
-		len = room;
+		if (p == NULL)
+			err(1, "key of %zu bytes", len);
+		r->key = p;
+		r->key_size = size;
+	}
 	r->key[r->key_base] = ':';
 	memcpy(r->key + r->key_base + 1, key, len);
 	r->key_len = r->key_base + 1 + len;
@@ -414,8 +429,10 @@ redis_limiter(struct limiter *l, struct redis *r)
 void
 redis_close(struct redis *r)
 {
-	if (r != NULL)
+	if (r != NULL) {
 		drop_conn(r);
+		free(r->key);
+	}
 	free(r);
 }
 

@@ -77,6 +77,18 @@ setup() {
 	[[ $(redis-cli -p "$RPORT" exists "tbthrottle:$P:a") == 1 ]]
 }
 
+@test "--redis -k: keys that share their first 2000 bytes have buckets of their own" {
+	local d=$BATS_TEST_TMPDIR stem
+	stem=$(head -c 2000 /dev/zero | tr '\0' k)
+	printf '%sA 1\n%sB 1\n%sA 2\n%sB 2\n' "$stem" "$stem" "$stem" "$stem" >"$d/in"
+	run -0 --separate-stderr tb --shared "$P" --redis "$URL" -k 1 -r 1/min \
+	    --drop "$d/in"
+	assert_eq "$(cut -c 2001- <<<"$output")" $'A 1\nB 1' "lines kept, past the stem"
+	assert_eq "$output" "$(sed -n 1,2p "$d/in")" "one line of each key"
+	[[ $(redis-cli -p "$RPORT" exists "tbthrottle:$P:${stem}A" \
+	    "tbthrottle:$P:${stem}B") == 2 ]]
+}
+
 @test "--redis: the server killed and restarted mid-stream loses and repeats nothing" {
 	local d=$BATS_TEST_TMPDIR pid
 	seq 150 >"$d/in"
