@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
 #include "redis.h"
 
 #ifndef HAVE_HIREDIS
@@ -49,18 +48,19 @@ redis_close(struct redis *r)
 #else
 
 #include <err.h>
-#include <hiredis.h>
+#include <errno.h>
 
 #include "clock.h"
+#include "escape.h"
+#include "redisconn.h"
 #include "signals.h"
-#include "rate.h"
 
 #define MS	1000000LL
-/* Each command waits this long for Redis at most. */
-#define REDIS_TIMEOUT_MS	1000
 /* While Redis is down: first retry, and the longest wait between them. */
 #define RETRY_FIRST_NS	(100 * MS)
 #define RETRY_MAX_NS	(2000 * MS)
+/* With FALLBACK_LOCAL, the wait before trying Redis again. */
+#define RETRY_LOCAL_NS	(1000 * MS)
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
@@ -102,8 +102,7 @@ static const char script[] =
 
 struct redis {
 	struct redis_url url;
-	char shown[400];
-	redisContext *c;
+	struct redisconn conn;
 	char sha[41];
 	char *key;		/* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base;	/* length of "tbthrottle:NAME" */
@@ -123,159 +122,163 @@ redis_available(void)
 	return true;
 }
 
+/* why, made fit for a message: no password, no control characters. */
 static void
-drop_conn(struct redis *r)
+clean(const struct redis *r, char *why, size_t size)
 {
-	if (r->c != NULL)
-		redisFree(r->c);
-	r->c = NULL;
+	redisurl_scrub(&r->url, why, size);
+	escape_controls(why, size);
 }
 
-/* Run a command; NULL (and the reason in why) on an I/O error. */
-static redisReply *
-command(struct redis *r, int argc, const char **argv, const size_t *lens,
+/* A reply that books nothing: Redis counts as down for now. */
+static enum redisconn_result
+unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
+{
+	snprintf(why, size, "%s", rep->type == REDIS_REPLY_ERROR ? rep->str :
+	    "a reply out of range");
+	freeReplyObject(rep);
+	redisconn_close(&r->conn);
+	return REDISCONN_DOWN;
+}
+
+/* Load the script (again, after a restart flushed it). */
+static enum redisconn_result
+load_script(struct redis *r, char *why, size_t size)
+{
+	const char *argv[3] = { "SCRIPT", "LOAD", script };
+	size_t lens[3] = { 6, 4, sizeof script - 1 };
+	enum redisconn_result rc;
+	redisReply *rep;
+
+	if ((rc = redisconn_command(&r->conn, 3, argv, lens, &rep, why,
+	    size)) != REDISCONN_OK)
+		return rc;
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str))
+		return unexpected(r, rep, why, size);
+	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
+		redisconn_fatal(&r->conn, "cannot load the script: %s",
+		    rep->type == REDIS_REPLY_ERROR ? rep->str :
+		    "no digest in the reply");
+	memcpy(r->sha, rep->str, 41);
+	freeReplyObject(rep);
+	return REDISCONN_OK;
+}
+
+/* Run the script's op for units; the reply in *rep. */
+static enum redisconn_result
+eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
     char *why, size_t size)
 {
-	redisReply *rep = redisCommandArgv(r->c, argc, argv, lens);
+	char n[24];
+	const char *argv[9] = { "EVALSHA", r->sha, "1", r->key, r->interval,
+	    r->burst, n, op, r->rate_text };
+	size_t lens[9];
+	enum redisconn_result rc;
 
-	if (rep == NULL) {
-		snprintf(why, size, "%s", r->c->errstr[0] != '\0' ?
-		    r->c->errstr : "connection lost");
-		drop_conn(r);
+	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
+	for (int i = 0; i < 9; i++)
+		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
+	for (int tries = 0;; tries++) {
+		if ((rc = redisconn_command(&r->conn, 9, argv, lens, rep, why,
+		    size)) != REDISCONN_OK)
+			return rc;
+		if ((*rep)->type != REDIS_REPLY_ERROR ||
+		    strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
+			return REDISCONN_OK;
+		/* The server restarted, or its scripts were flushed. */
+		freeReplyObject(*rep);
+		if ((rc = load_script(r, why, size)) != REDISCONN_OK)
+			return rc;
 	}
-	return rep;
 }
 
-/* Connect, log in, select the database and load the script. */
-static int
-connect_redis(struct redis *r, char *why, size_t size)
+/* Connect and load the script. */
+static enum redisconn_result
+setup(struct redis *r, char *why, size_t size)
 {
-	struct timeval tv = { REDIS_TIMEOUT_MS / 1000,
-	    REDIS_TIMEOUT_MS % 1000 * 1000 };
-	redisReply *rep;
-	char db[16];
+	enum redisconn_result rc;
 
-	r->c = redisConnectWithTimeout(r->url.host, r->url.port, tv);
-	if (r->c == NULL || r->c->err) {
-		snprintf(why, size, "%s", r->c != NULL ? r->c->errstr :
-		    "out of memory");
-		drop_conn(r);
-		return -1;
-	}
-	(void)redisSetTimeout(r->c, tv);
-	if (r->url.password[0] != '\0') {
-		const char *argv[3] = { "AUTH", r->url.user, r->url.password };
-		size_t lens[3] = { 4, strlen(r->url.user),
-		    strlen(r->url.password) };
-		int skip = r->url.user[0] == '\0';
-
-		if (skip) {
-			argv[1] = argv[0];
-			lens[1] = lens[0];
-		}
-		if ((rep = command(r, 3 - skip, argv + skip, lens + skip, why,
-		    size)) == NULL)
-			return -1;
-		if (rep->type == REDIS_REPLY_ERROR)
-			errx(1, "%s: login refused: %s", r->shown, rep->str);
-		freeReplyObject(rep);
-	}
-	if (r->url.db != 0) {
-		const char *argv[2] = { "SELECT", db };
-		size_t lens[2] = { 6, 0 };
-
-		lens[1] = (size_t)snprintf(db, sizeof db, "%d", r->url.db);
-		if ((rep = command(r, 2, argv, lens, why, size)) == NULL)
-			return -1;
-		if (rep->type == REDIS_REPLY_ERROR)
-			errx(1, "%s: %s", r->shown, rep->str);
-		freeReplyObject(rep);
-	}
-	{
-		const char *argv[3] = { "SCRIPT", "LOAD", script };
-		size_t lens[3] = { 6, 4, sizeof script - 1 };
-
-		if ((rep = command(r, 3, argv, lens, why, size)) == NULL)
-			return -1;
-		if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
-			snprintf(why, size, "cannot load the script: %s",
-			    rep->type == REDIS_REPLY_ERROR ? rep->str : "?");
-			freeReplyObject(rep);
-			drop_conn(r);
-			return -1;
-		}
-		memcpy(r->sha, rep->str, 41);
-		freeReplyObject(rep);
-	}
-	return 0;
+	if ((rc = redisconn_open(&r->conn, why, size)) != REDISCONN_OK)
+		return rc;
+	return load_script(r, why, size);
 }
 
 /*
  * Book (or, with take, take what there is room for of) units now.
- * Returns 0 with the wait in microseconds (take: the units taken) in
- * *got, or -1 when Redis cannot be reached or answers nonsense (the
- * reason in why).
+ * Returns OK with the wait in microseconds (take: the units taken) in
+ * *got; DOWN when Redis cannot be reached or answers nonsense, or STOP
+ * (the reason in why).
  */
-static int
-call(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
+static enum redisconn_result
+book(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
     size_t size)
 {
-	char n[24];
-	const char *argv[9] = { "EVALSHA", r->sha, "1", r->key, r->interval,
-	    r->burst, n, take ? "take" : "book", r->rate_text };
-	size_t lens[9];
+	enum redisconn_result rc;
 	redisReply *rep;
 
-	if (r->c == NULL && connect_redis(r, why, size) != 0)
-		return -1;
-	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
-	for (int i = 0; i < 9; i++)
-		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
-	for (int tries = 0; tries < 2; tries++) {
-		if ((rep = command(r, 9, argv, lens, why, size)) == NULL)
-			return -1;
-		if (rep->type == REDIS_REPLY_INTEGER &&
-		    (take ? rep->integer == -1 || (rep->integer >= 1 &&
-		    (uint64_t)rep->integer <= units) : rep->integer >= 0)) {
-			*got = rep->integer < 0 ? 0 : rep->integer;
-			freeReplyObject(rep);
-			return 0;
-		}
-		if (rep->type == REDIS_REPLY_ERROR &&
-		    strncmp(rep->str, "MISMATCH ", 9) == 0)
-			errx(1, "shared bucket '%s' on %s is %s; this run asks "
-			    "for -r %s, burst %s", r->name, r->shown,
-			    rep->str + 9, r->rate_text, r->burst);
-		if (rep->type == REDIS_REPLY_ERROR &&
-		    strncmp(rep->str, "NOSCRIPT", 8) == 0 && tries == 0) {
-			/* The server restarted: load the script again. */
-			freeReplyObject(rep);
-			drop_conn(r);
-			if (connect_redis(r, why, size) != 0)
-				return -1;
-			argv[1] = r->sha;
-			continue;
-		}
-		snprintf(why, size, "%s", rep->type == REDIS_REPLY_ERROR ?
-		    rep->str : "a reply out of range");
-		freeReplyObject(rep);
-		drop_conn(r);
-		return -1;
-	}
-	return -1;
+	if (r->conn.c == NULL && (rc = setup(r, why, size)) != REDISCONN_OK)
+		return rc;
+	if ((rc = eval(r, take ? "take" : "book", units, &rep, why, size)) !=
+	    REDISCONN_OK)
+		return rc;
+	if (rep->type == REDIS_REPLY_ERROR &&
+	    strncmp(rep->str, "MISMATCH ", 9) == 0)
+		redisconn_fatal(&r->conn, "shared bucket '%s' is %s; this run "
+		    "asks for -r %s, burst %s", r->name, rep->str + 9,
+		    r->rate_text, r->burst);
+	if (rep->type != REDIS_REPLY_INTEGER || !(take ? rep->integer == -1 ||
+	    (rep->integer >= 1 && (uint64_t)rep->integer <= units) :
+	    rep->integer >= 0))
+		return unexpected(r, rep, why, size);
+	*got = rep->integer < 0 ? 0 : rep->integer;
+	freeReplyObject(rep);
+	return REDISCONN_OK;
 }
 
 /* Report Redis down (once) or back. */
 static void
-report(struct redis *r, bool down, const char *why)
+report(struct redis *r, bool down, char *why, size_t size)
 {
-	if (down && !r->down)
-		warnx("%s: %s; %s", r->shown, why, r->fallback ==
+	if (down && !r->down) {
+		clean(r, why, size);
+		warnx("%s: %s; %s", r->conn.shown, why, r->fallback ==
 		    FALLBACK_LOCAL ? "limiting locally until it is back" :
 		    "waiting for it");
-	else if (!down && r->down)
-		warnx("%s: reached again", r->shown);
+	} else if (!down && r->down) {
+		warnx("%s: reached again", r->conn.shown);
+	}
 	r->down = down;
+}
+
+/* Wait before trying Redis again, handling signals; false on a stop. */
+static bool
+wait_retry(struct redis *r)
+{
+	int64_t until_ns = clock_now_ns() + r->retry_ns;
+
+	if (r->retry_ns < RETRY_MAX_NS)
+		r->retry_ns *= 2;
+	while (!signals_stop_requested()) {
+		if (clock_sleep_until(until_ns) != EINTR)
+			return true;
+		signals_poll_report();
+	}
+	return false;
+}
+
+/* Book units at now_ns in the local bucket (FALLBACK_LOCAL). */
+static int64_t
+ask_local(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+{
+	int64_t due;
+
+	if (clock_now_ns() >= r->next_try_ns)
+		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+	if (take)
+		return (int64_t)limiter_take(r->local, now_ns, now_ns, units);
+	due = limiter_ready_at(r->local, now_ns, units);
+	(void)limiter_take(r->local, now_ns, due, units);
+	return due;
 }
 
 /* Longest wait believed from Redis: a reply beyond is a broken one. */
@@ -290,50 +293,37 @@ report(struct redis *r, bool down, const char *why)
 static int64_t
 ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 {
-	char why[512];
+	char why[512] = "";
 	int64_t got = 0;
-	int rc;
+	enum redisconn_result rc;
 
 	for (;;) {
 		if (r->fallback == FALLBACK_LOCAL && r->down &&
 		    clock_now_ns() < r->next_try_ns)
-			rc = -1;
+			rc = REDISCONN_DOWN;
 		else
-			rc = call(r, units, take, &got, why, sizeof why);
-		if (rc == 0 && !take && got > WAIT_MAX_US) {
+			rc = book(r, units, take, &got, why, sizeof why);
+		if (rc == REDISCONN_OK && !take && got > WAIT_MAX_US) {
 			snprintf(why, sizeof why, "a wait of %lld us",
 			    (long long)got);
-			rc = -1;
+			rc = REDISCONN_DOWN;
 		}
-		if (rc == 0) {
-			report(r, false, NULL);
+		if (rc == REDISCONN_OK) {
+			report(r, false, why, sizeof why);
 			r->retry_ns = RETRY_FIRST_NS;
 			return take ? got : clock_now_ns() + got * 1000;
 		}
-		escape_controls(why, sizeof why);
+		if (rc == REDISCONN_STOP)
+			break;
 		if (r->fallback == FALLBACK_FAIL)
-			errx(1, "%s: %s", r->shown, why);
-		if (!(r->fallback == FALLBACK_LOCAL && r->down))
-			report(r, true, why);
-		if (r->fallback == FALLBACK_LOCAL) {
-			int64_t due;
-
-			if (clock_now_ns() >= r->next_try_ns)
-				r->next_try_ns = clock_now_ns() + 1000 * MS;
-			if (take)
-				return (int64_t)limiter_take(r->local, now_ns,
-				    now_ns, units);
-			due = limiter_ready_at(r->local, now_ns, units);
-			(void)limiter_take(r->local, now_ns, due, units);
-			return due;
-		}
-		/* Block: wait and try again, unless asked to stop. */
-		if (signals_stop_requested())
-			return take ? -1 : INT64_MAX;
-		(void)clock_sleep_until(clock_now_ns() + r->retry_ns);
-		if (r->retry_ns < RETRY_MAX_NS)
-			r->retry_ns *= 2;
+			redisconn_fatal(&r->conn, "%s", why);
+		report(r, true, why, sizeof why);
+		if (r->fallback == FALLBACK_LOCAL)
+			return ask_local(r, now_ns, units, take);
+		if (!wait_retry(r))
+			break;
 	}
+	return take ? -1 : INT64_MAX;
 }
 
 struct redis *
@@ -344,19 +334,15 @@ redis_open(const struct redis_url *u, const char *name, uint64_t n,
 {
 	struct redis *r = calloc(1, sizeof *r);
 
-	if (r == NULL) {
-		snprintf(err, errsz, "out of memory");
-		return NULL;
-	}
-	r->url = *u;
-	redisurl_show(u, r->shown, sizeof r->shown);
-	snprintf(r->name, sizeof r->name, "%s", name);
-	r->key_size = strlen(name) + 64;
-	if ((r->key = malloc(r->key_size)) == NULL) {
+	if (r == NULL || (r->key = malloc(r->key_size = strlen(name) +
+	    64)) == NULL) {
 		free(r);
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
+	r->url = *u;
+	redisconn_init(&r->conn, &r->url);
+	snprintf(r->name, sizeof r->name, "%s", name);
 	r->key_base = r->key_len = (size_t)snprintf(r->key, r->key_size,
 	    "tbthrottle:%s", name);
 	snprintf(r->interval, sizeof r->interval, "%.17Lg",
@@ -429,10 +415,10 @@ redis_limiter(struct limiter *l, struct redis *r)
 void
 redis_close(struct redis *r)
 {
-	if (r != NULL) {
-		drop_conn(r);
-		free(r->key);
-	}
+	if (r == NULL)
+		return;
+	redisconn_close(&r->conn);
+	free(r->key);
 	free(r);
 }
 
