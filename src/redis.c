@@ -14,13 +14,11 @@ redis_available(void)
 }
 
 struct redis *
-redis_open(const struct redis_url *u, const char *name, uint64_t n,
-    uint64_t d, uint64_t burst, const char *rate_text,
+redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
     size_t errsz)
 {
-	(void)u, (void)name, (void)n, (void)d, (void)burst, (void)rate_text;
-	(void)fallback, (void)local;
+	(void)u, (void)b, (void)fallback, (void)local;
 	snprintf(err, errsz, "--redis: this tbthrottle was built without "
 	    "Redis support (install libhiredis-dev and pkg-config, then "
 	    "rebuild)");
@@ -61,42 +59,66 @@ redis_close(struct redis *r)
 #define RETRY_MAX_NS	(2000 * MS)
 /* With FALLBACK_LOCAL, the wait before trying Redis again. */
 #define RETRY_LOCAL_NS	(1000 * MS)
+/*
+ * The settings key lives this long after its last refresh (and at least
+ * as long as any bucket of its name holds anything); each process
+ * refreshes it at least every HEARTBEAT_MS * 3 / 2, under half of that.
+ */
+#define SETTINGS_TTL_MS	10000
+#define HEARTBEAT_MS	3000
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
- * microseconds, so the clocks of the hosts do not matter.  The key holds
- * t, the time the bucket is full again (GCRA), i and b, the interval in
- * microseconds and the burst it was made with, and r, the rate as given;
- * it expires when the bucket is full again, carrying nothing then.
- * ARGV: interval, burst, units, "take" or "book", rate text.  Book
- * returns the wait in microseconds; take takes what there is room for, up
- * to units, and returns how many, or -1 for none.
+ * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
+ * bucket, holds t, the time it is full again (GCRA), and expires then,
+ * carrying nothing.  KEYS[2], the settings, holds i and b, the interval
+ * in microseconds and the burst, u, the unit, and r, the rate as given:
+ * set by the first process, checked by each newcomer (claim), and kept
+ * while any process uses the bucket (every call refreshes its expiry).
+ * ARGV: interval, burst, units, op, rate text, unit, settings TTL (ms).
+ * op: claim returns 0, or the settings when they differ; keep returns
+ * 0; book returns the wait in microseconds; take takes what there is
+ * room for, up to units, and returns how many, or -1 for none.  Booking
+ * uses this process's settings even if another's were set while it
+ * could not refresh them: a running process never fails for a newcomer.
  */
 static const char script[] =
 "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
+"local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
+"local units, op = tonumber(ARGV[3]), ARGV[4]\n"
+"local s = redis.call('HMGET', KEYS[2], 'i', 'b', 'u', 'r')\n"
+"if not s[1] then\n"
+"  redis.call('HSET', KEYS[2], 'i', ARGV[1], 'b', ARGV[2], 'u', ARGV[6],\n"
+"    'r', ARGV[5])\n"
+"elseif op == 'claim' and (s[1] ~= ARGV[1] or s[2] ~= ARGV[2] or\n"
+"    s[3] ~= ARGV[6]) then\n"
+"  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
+"    tostring(s[3] or '?')}\n"
+"end\n"
+"local function hold(ms)\n"
+"  if redis.call('PTTL', KEYS[2]) < ms then\n"
+"    redis.call('PEXPIRE', KEYS[2], ms)\n"
+"  end\n"
+"end\n"
+"hold(tonumber(ARGV[7]))\n"
+"if op == 'claim' or op == 'keep' then return 0 end\n"
 "local t = redis.call('TIME')\n"
 "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-"local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
-"local units = tonumber(ARGV[3])\n"
-"local s = redis.call('HMGET', KEYS[1], 't', 'i', 'b', 'r')\n"
-"if s[2] and (s[2] ~= ARGV[1] or s[3] ~= ARGV[2]) then\n"
-"  return redis.error_reply('MISMATCH -r ' .. tostring(s[4]) ..\n"
-"    ', burst ' .. tostring(s[3]))\n"
-"end\n"
-"local tat = tonumber(s[1] or '0') or 0\n"
+"local tat = tonumber(redis.call('HGET', KEYS[1], 't') or '0') or 0\n"
 "if tat ~= tat or tat == math.huge then tat = 0 end\n"
 "if tat < now then tat = now end\n"
-"if ARGV[4] == 'take' then\n"
+"if op == 'take' then\n"
 "  local room = math.floor((now + burst * iv - tat) / iv)\n"
 "  if room < units then units = room end\n"
 "  if units <= 0 then return -1 end\n"
 "end\n"
 "local nxt = tat + units * iv\n"
 "local at = nxt - burst * iv\n"
-"redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt),\n"
-"  'i', ARGV[1], 'b', ARGV[2], 'r', ARGV[5])\n"
-"redis.call('PEXPIRE', KEYS[1], math.ceil((nxt - now) / 1000) + 1)\n"
-"if ARGV[4] == 'take' then return units end\n"
+"local ttl = math.ceil((nxt - now) / 1000) + 1\n"
+"redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt))\n"
+"redis.call('PEXPIRE', KEYS[1], ttl)\n"
+"hold(ttl)\n"
+"if op == 'take' then return units end\n"
 "if at <= now then return 0 end\n"
 "return math.ceil(at - now)\n";
 
@@ -107,13 +129,19 @@ struct redis {
 	char *key;		/* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base;	/* length of "tbthrottle:NAME" */
 	size_t key_len, key_size;
+	char settings[96];	/* "tbthrottle-settings:NAME" */
 	char interval[48], burst[24], rate_text[64], name[80];
+	const char *unit;	/* "bytes" or "records" */
 	uint64_t burst_units;	/* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
+	bool claimed;		/* the settings were checked in Redis */
+	bool ran;		/* units were booked or taken, here or locally */
+	bool busy;		/* a call is under way: no heartbeat now */
 	bool down;		/* reported as down, not yet back */
 	int64_t retry_ns;	/* wait before the next connect */
 	int64_t next_try_ns;	/* with FALLBACK_LOCAL: when to try again */
+	int64_t kept_ns;	/* when the settings were last refreshed */
 };
 
 bool
@@ -169,21 +197,25 @@ static enum redisconn_result
 eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
     char *why, size_t size)
 {
-	char n[24];
-	const char *argv[9] = { "EVALSHA", r->sha, "1", r->key, r->interval,
-	    r->burst, n, op, r->rate_text };
-	size_t lens[9];
+	char n[24], ttl[24];
+	const char *argv[12] = { "EVALSHA", r->sha, "2", r->key, r->settings,
+	    r->interval, r->burst, n, op, r->rate_text, r->unit, ttl };
+	size_t lens[12];
 	enum redisconn_result rc;
 
 	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
-	for (int i = 0; i < 9; i++)
+	snprintf(ttl, sizeof ttl, "%d", SETTINGS_TTL_MS);
+	for (int i = 0; i < 12; i++)
 		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
 	for (int tries = 0;; tries++) {
-		if ((rc = redisconn_command(&r->conn, 9, argv, lens, rep, why,
+		if ((rc = redisconn_command(&r->conn, 12, argv, lens, rep, why,
 		    size)) != REDISCONN_OK)
 			return rc;
-		if ((*rep)->type != REDIS_REPLY_ERROR ||
-		    strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
+		if ((*rep)->type != REDIS_REPLY_ERROR) {
+			r->kept_ns = clock_now_ns();
+			return REDISCONN_OK;
+		}
+		if (strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
 			return REDISCONN_OK;
 		/* The server restarted, or its scripts were flushed. */
 		freeReplyObject(*rep);
@@ -192,15 +224,56 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
 	}
 }
 
-/* Connect and load the script. */
+/*
+ * Check this run's settings against those kept in Redis, setting them
+ * if there are none.  A newcomer that asks for others is refused; a
+ * process that has run already (limiting locally while Redis was out of
+ * reach) goes on with its own.
+ */
+static enum redisconn_result
+claim(struct redis *r, char *why, size_t size)
+{
+	enum redisconn_result rc;
+	redisReply *rep, **e;
+	char was[200];
+
+	if ((rc = eval(r, "claim", 0, &rep, why, size)) != REDISCONN_OK)
+		return rc;
+	e = rep->element;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
+	    e[0]->type == REDIS_REPLY_STRING && e[1]->type ==
+	    REDIS_REPLY_STRING && e[2]->type == REDIS_REPLY_STRING) {
+		snprintf(was, sizeof was, "-r %s, burst %s%s", e[0]->str,
+		    e[1]->str, strcmp(e[2]->str, "bytes") == 0 ?
+		    " (bytes)" : "");
+		if (!r->ran)
+			redisconn_fatal(&r->conn, "shared bucket '%s' is %s; "
+			    "this run asks for -r %s, burst %s%s (give the "
+			    "same, or wait until no process uses it and it "
+			    "is full)", r->name, was, r->rate_text, r->burst,
+			    strcmp(r->unit, "bytes") == 0 ? " (bytes)" : "");
+		escape_controls(was, sizeof was);
+		warnx("%s: shared bucket '%s' was set to %s while out of "
+		    "reach; this run goes on with -r %s, burst %s",
+		    r->conn.shown, r->name, was, r->rate_text, r->burst);
+	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
+		return unexpected(r, rep, why, size);
+	}
+	freeReplyObject(rep);
+	r->claimed = true;
+	return REDISCONN_OK;
+}
+
+/* Connect, load the script and, the first time, check the settings. */
 static enum redisconn_result
 setup(struct redis *r, char *why, size_t size)
 {
 	enum redisconn_result rc;
 
-	if ((rc = redisconn_open(&r->conn, why, size)) != REDISCONN_OK)
+	if ((rc = redisconn_open(&r->conn, why, size)) != REDISCONN_OK ||
+	    (rc = load_script(r, why, size)) != REDISCONN_OK)
 		return rc;
-	return load_script(r, why, size);
+	return r->claimed ? REDISCONN_OK : claim(r, why, size);
 }
 
 /*
@@ -221,11 +294,6 @@ book(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
 	if ((rc = eval(r, take ? "take" : "book", units, &rep, why, size)) !=
 	    REDISCONN_OK)
 		return rc;
-	if (rep->type == REDIS_REPLY_ERROR &&
-	    strncmp(rep->str, "MISMATCH ", 9) == 0)
-		redisconn_fatal(&r->conn, "shared bucket '%s' is %s; this run "
-		    "asks for -r %s, burst %s", r->name, rep->str + 9,
-		    r->rate_text, r->burst);
 	if (rep->type != REDIS_REPLY_INTEGER || !(take ? rep->integer == -1 ||
 	    (rep->integer >= 1 && (uint64_t)rep->integer <= units) :
 	    rep->integer >= 0))
@@ -274,6 +342,7 @@ ask_local(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 
 	if (clock_now_ns() >= r->next_try_ns)
 		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+	r->ran = true;
 	if (take)
 		return (int64_t)limiter_take(r->local, now_ns, now_ns, units);
 	due = limiter_ready_at(r->local, now_ns, units);
@@ -311,6 +380,7 @@ ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 		if (rc == REDISCONN_OK) {
 			report(r, false, why, sizeof why);
 			r->retry_ns = RETRY_FIRST_NS;
+			r->ran = true;
 			return take ? got : clock_now_ns() + got * 1000;
 		}
 		if (rc == REDISCONN_STOP)
@@ -326,15 +396,54 @@ ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 	return take ? -1 : INT64_MAX;
 }
 
+/* ask, marked busy so that the heartbeat keeps out of its way. */
+static int64_t
+ask_busy(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+{
+	int64_t got;
+
+	r->busy = true;
+	got = ask(r, now_ns, units, take);
+	r->busy = false;
+	return got;
+}
+
+/*
+ * Keep the settings alive while this process runs, idle or blocked on
+ * its output too: a tick, so also from inside waits.  Quiet: a failure
+ * shows at the next booking.
+ */
+static void
+heartbeat(void *arg)
+{
+	struct redis *r = arg;
+	char why[512];
+	redisReply *rep;
+
+	if (r->busy || r->down || signals_stop_requested() ||
+	    clock_now_ns() - r->kept_ns < HEARTBEAT_MS / 2 * MS)
+		return;
+	r->busy = true;
+	if ((r->conn.c != NULL || setup(r, why, sizeof why) ==
+	    REDISCONN_OK) && eval(r, "keep", 0, &rep, why, sizeof why) ==
+	    REDISCONN_OK) {
+		if (rep->type == REDIS_REPLY_ERROR)
+			redisconn_close(&r->conn);
+		freeReplyObject(rep);
+	}
+	r->busy = false;
+}
+
 struct redis *
-redis_open(const struct redis_url *u, const char *name, uint64_t n,
-    uint64_t d, uint64_t burst, const char *rate_text,
+redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
     size_t errsz)
 {
 	struct redis *r = calloc(1, sizeof *r);
+	char why[512];
+	enum redisconn_result rc;
 
-	if (r == NULL || (r->key = malloc(r->key_size = strlen(name) +
+	if (r == NULL || (r->key = malloc(r->key_size = strlen(b->name) +
 	    64)) == NULL) {
 		free(r);
 		snprintf(err, errsz, "out of memory");
@@ -342,17 +451,36 @@ redis_open(const struct redis_url *u, const char *name, uint64_t n,
 	}
 	r->url = *u;
 	redisconn_init(&r->conn, &r->url);
-	snprintf(r->name, sizeof r->name, "%s", name);
+	snprintf(r->name, sizeof r->name, "%s", b->name);
 	r->key_base = r->key_len = (size_t)snprintf(r->key, r->key_size,
-	    "tbthrottle:%s", name);
+	    "tbthrottle:%s", b->name);
+	snprintf(r->settings, sizeof r->settings, "tbthrottle-settings:%s",
+	    b->name);
 	snprintf(r->interval, sizeof r->interval, "%.17Lg",
-	    (long double)d / n / 1000);
-	snprintf(r->burst, sizeof r->burst, "%llu", (unsigned long long)burst);
-	r->burst_units = burst;
-	snprintf(r->rate_text, sizeof r->rate_text, "%s", rate_text);
+	    (long double)b->d / b->n / 1000);
+	snprintf(r->burst, sizeof r->burst, "%llu",
+	    (unsigned long long)b->burst);
+	r->burst_units = b->burst;
+	r->unit = b->bytes ? "bytes" : "records";
+	snprintf(r->rate_text, sizeof r->rate_text, "%s", b->rate_text);
 	r->fallback = fallback;
 	r->local = local;
 	r->retry_ns = RETRY_FIRST_NS;
+	/*
+	 * Meet Redis now, so that a newcomer with other settings, or a
+	 * mistake such as a missing password, ends the run before it reads
+	 * anything.  Down, it is tried again at the first booking.
+	 */
+	r->busy = true;
+	rc = setup(r, why, sizeof why);
+	r->busy = false;
+	if (rc == REDISCONN_DOWN) {
+		if (fallback == FALLBACK_FAIL)
+			redisconn_fatal(&r->conn, "%s", why);
+		report(r, true, why, sizeof why);
+		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+	}
+	signals_on_tick(heartbeat, r, HEARTBEAT_MS);
 	return r;
 }
 
@@ -394,7 +522,7 @@ r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 static uint64_t
 r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
-	int64_t got = ask(self, now_ns, max, true);
+	int64_t got = ask_busy(self, now_ns, max, true);
 
 	(void)ready_ns;
 	return got < 0 ? LIMITER_UNDECIDED : (uint64_t)got;
@@ -403,7 +531,7 @@ r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 static int64_t
 r_reserve(void *self, int64_t now_ns, uint64_t units)
 {
-	return ask(self, now_ns, units, false);
+	return ask_busy(self, now_ns, units, false);
 }
 
 void
@@ -417,6 +545,7 @@ redis_close(struct redis *r)
 {
 	if (r == NULL)
 		return;
+	signals_cancel_tick(heartbeat);
 	redisconn_close(&r->conn);
 	free(r->key);
 	free(r);

@@ -324,6 +324,10 @@ run_one() {
 	redis-cli -p "$RPORT" rpush "tbthrottle:$P:x" x >/dev/null
 	run_one 1 "$URL" block -k 1
 	[[ $stderr == *WRONGTYPE* ]]
+	redis-cli -p "$RPORT" del "tbthrottle:$P" "tbthrottle-settings:$P" >/dev/null
+	redis-cli -p "$RPORT" rpush "tbthrottle-settings:$P" x >/dev/null
+	run_one 1 "$URL" block
+	[[ $stderr == *WRONGTYPE* ]]
 }
 
 @test "--redis: a server that is not Redis (garbage, closing, HTTP): exit 1 at once, whatever the fallback" {
@@ -339,6 +343,50 @@ run_one() {
 		kill "$FPID"
 		wait "$FPID" 2>/dev/null || true
 	done
+}
+
+@test "--redis: a newcomer with other settings is refused while a process uses the bucket, full or not; that one goes on" {
+	local d=$BATS_TEST_TMPDIR pid st=0
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	echo one >&8
+	wait_for_output "$d/out"
+	sleep 0.3	# the bucket is full again, and its key has expired
+	assert_eq "$(redis-cli -p "$RPORT" exists "tbthrottle:$P")" 0 "bucket key"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 5/s --redis "$1"' "$P" "$URL"
+	assert_one_stderr_line
+	[[ $stderr == *"-r 10/s"* && $stderr == *"-r 5/s"* ]]
+	assert_eq "$output" "" "the newcomer's output"
+	echo two >&8
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "the running process's exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" $'one\ntwo' "the running process's output"
+	# The settings go some seconds after the last process.
+	assert_le "$(redis-cli -p "$RPORT" pttl "tbthrottle-settings:$P")" 10000 "settings TTL (ms)"
+	assert_ge "$(redis-cli -p "$RPORT" pttl "tbthrottle-settings:$P")" 1 "settings TTL (ms)"
+}
+
+@test "--redis: an idle process keeps its settings in Redis (a heartbeat)" {
+	local d=$BATS_TEST_TMPDIR pid
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "$pid"
+	# As if they had expired: the heartbeat (every 3 s) sets them again.
+	redis-cli -p "$RPORT" del "tbthrottle-settings:$P" >/dev/null
+	for ((i = 0; i < 600; i++)); do
+		[[ $(redis-cli -p "$RPORT" hget "tbthrottle-settings:$P" r) == 10/s ]] && break
+		sleep 0.01
+	done
+	assert_eq "$(redis-cli -p "$RPORT" hget "tbthrottle-settings:$P" r)" 10/s "the settings' rate"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 5/s --redis "$1"' "$P" "$URL"
+	[[ $stderr == *"-r 10/s"* ]]
+	exec 8>&-
+	wait "$pid"
 }
 
 @test "--redis: a hung server under -P: limited locally within about a second; SIGTERM ends the run at once" {
