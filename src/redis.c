@@ -136,7 +136,7 @@ struct redis {
 	enum redis_fallback fallback;
 	struct limiter *local;
 	bool claimed;		/* the settings were checked in Redis */
-	bool ran;		/* units were booked or taken, here or locally */
+	bool ran;		/* units were booked, here or locally */
 	bool busy;		/* a call is under way: no heartbeat now */
 	bool down;		/* reported as down, not yet back */
 	int64_t retry_ns;	/* wait before the next connect */
@@ -410,8 +410,10 @@ ask_busy(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 
 /*
  * Keep the settings alive while this process runs, idle or blocked on
- * its output too: a tick, so also from inside waits.  Quiet: a failure
- * shows at the next booking.
+ * its output too: a tick, so also from inside waits.  Down at the start,
+ * it claims the settings as soon as Redis is back, input or not; down
+ * later, the bookings try again.  Quiet: a failure shows at the next
+ * booking.
  */
 static void
 heartbeat(void *arg)
@@ -420,7 +422,7 @@ heartbeat(void *arg)
 	char why[512];
 	redisReply *rep;
 
-	if (r->busy || r->down || signals_stop_requested() ||
+	if (r->busy || (r->down && r->claimed) || signals_stop_requested() ||
 	    clock_now_ns() - r->kept_ns < HEARTBEAT_MS / 2 * MS)
 		return;
 	r->busy = true;
@@ -429,6 +431,8 @@ heartbeat(void *arg)
 	    REDISCONN_OK) {
 		if (rep->type == REDIS_REPLY_ERROR)
 			redisconn_close(&r->conn);
+		else
+			report(r, false, why, sizeof why);
 		freeReplyObject(rep);
 	}
 	r->busy = false;

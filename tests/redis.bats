@@ -389,6 +389,30 @@ run_one() {
 	wait "$pid"
 }
 
+@test "--redis: a process that started while Redis was down claims the settings once it is back, idle" {
+	local d=$BATS_TEST_TMPDIR pid
+	OPORT=$(free_port)
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 10/s --redis "redis://127.0.0.1:$OPORT" \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "$pid"
+	start_redis "$OPORT" 8>&-	# no writer of the FIFO left behind
+	for ((i = 0; i < 600; i++)); do
+		[[ $(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r) == 10/s ]] && break
+		sleep 0.01
+	done
+	assert_eq "$(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r)" 10/s "the settings' rate"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 5/s --redis "$1"' "$P" "redis://127.0.0.1:$OPORT"
+	[[ $stderr == *"-r 10/s"* ]]
+	echo one >&8
+	exec 8>&-
+	wait "$pid"
+	assert_eq "$(cat "$d/out")" one "the first process's output"
+	[[ $(grep -c 'waiting for it' "$d/err") == 1 && $(grep -c 'reached again' "$d/err") == 1 ]]
+}
+
 @test "--redis: a hung server under -P: limited locally within about a second; SIGTERM ends the run at once" {
 	local d=$BATS_TEST_TMPDIR t0 t1 n
 	command -v script >/dev/null || skip "script(1) is not installed"
