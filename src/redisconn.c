@@ -1,4 +1,4 @@
-/* A connection to Redis whose every wait has a deadline and yields to signals. */
+/* A connection to Redis: every wait to a deadline, and open to signals. */
 #ifdef HAVE_HIREDIS
 
 #include <err.h>

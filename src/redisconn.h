@@ -1,4 +1,4 @@
-/* A connection to Redis whose every wait has a deadline and yields to signals. */
+/* A connection to Redis: every wait to a deadline, and open to signals. */
 #ifndef REDISCONN_H
 #define REDISCONN_H
 
@@ -15,7 +15,7 @@
 /* How connecting, or a command, ended. */
 enum redisconn_result {
 	REDISCONN_OK,
-	REDISCONN_DOWN,		/* no answer in time, or the link failed */
+	REDISCONN_DOWN,		/* no answer in time, or a broken link */
 	REDISCONN_STOP		/* a stop was asked for meanwhile */
 };
 

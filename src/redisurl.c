@@ -55,8 +55,9 @@ mask(const char *url, char *out, size_t size)
 	auth = auth != NULL ? auth + 3 : url;
 	if ((at = strrchr(auth, '@')) != NULL) {
 		colon = memchr(auth, ':', (size_t)(at - auth));
-		snprintf(out, size, "%.*s%s***@%s", (int)((colon != NULL ?
-		    colon : auth) - url), url, colon != NULL ? ":" : "", at + 1);
+		snprintf(out, size, "%.*s%s***@%s",
+		    (int)((colon != NULL ? colon : auth) - url), url,
+		    colon != NULL ? ":" : "", at + 1);
 		return;
 	}
 	end = auth + strcspn(auth, "/");
