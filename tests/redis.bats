@@ -277,8 +277,44 @@ setup() {
 run_one() {
 	local want=$1 url=$2 fb=$3
 	shift 3
-	TB_LIMIT=5 run "-$want" --separate-stderr bash -c 'echo x | tb --shared "$0" -r 1/s --redis "$1" --redis-fallback "$2" "${@:3}"' \
-	    "$P" "$url" "$fb" "$@"
+	TB_LIMIT=5 run "-$want" --separate-stderr bash -c 'echo x |
+	    tb --shared "$0" -r 1/s --redis "$1" --redis-fallback "$2" \
+	    "${@:3}"' "$P" "$url" "$fb" "$@"
+}
+
+# newcomer URL RATE: a run of the bucket $P at RATE, which is refused.
+newcomer() {
+	run -1 --separate-stderr bash -c 'echo x |
+	    tb --shared "$0" -r "$1" --redis "$2"' "$P" "$2" "$1"
+}
+
+# settings_rate PORT: the rate kept in the settings of the bucket $P.
+settings_rate() {
+	redis-cli -p "$1" hget "tbthrottle-settings:$P" r
+}
+
+# wait_settings PORT RATE: wait up to 6 s for the settings to say RATE.
+wait_settings() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[[ $(settings_rate "$1") == "$2" ]] && return 0
+		sleep 0.01
+	done
+	assert_eq "$(settings_rate "$1")" "$2" "the settings' rate"
+}
+
+# wait_gone PID: wait up to 5 s for process PID to end.
+wait_gone() {
+	local i
+	for ((i = 0; i < 500; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.01
+	done
+}
+
+# since_ms T0: milliseconds from T0 (from now_ms) to now.
+since_ms() {
+	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { print b - a }'
 }
 
 @test "--redis: a server that wants a password, given none or a wrong one: exit 1 at once, whatever the fallback" {
@@ -302,8 +338,10 @@ run_one() {
 	local user
 	[[ $(redis-cli -p "$RPORT" acl whoami 2>/dev/null) == default ]] ||
 	    skip "this redis-server has no ACL (Redis 6 or later)"
-	redis-cli -p "$RPORT" acl setuser "k$P" on '>pw' '+@all' '~other:*' >/dev/null
-	redis-cli -p "$RPORT" acl setuser "s$P" on '>pw' '+@all' -evalsha '~*' >/dev/null
+	redis-cli -p "$RPORT" acl setuser "k$P" on '>pw' '+@all' '~other:*' \
+	    >/dev/null
+	redis-cli -p "$RPORT" acl setuser "s$P" on '>pw' '+@all' -evalsha '~*' \
+	    >/dev/null
 	for user in "k$P" "s$P"; do
 		run_one 1 "redis://$user:pw@127.0.0.1:$RPORT" block
 		assert_one_stderr_line
@@ -324,7 +362,8 @@ run_one() {
 	redis-cli -p "$RPORT" rpush "tbthrottle:$P:x" x >/dev/null
 	run_one 1 "$URL" block -k 1
 	[[ $stderr == *WRONGTYPE* ]]
-	redis-cli -p "$RPORT" del "tbthrottle:$P" "tbthrottle-settings:$P" >/dev/null
+	redis-cli -p "$RPORT" del "tbthrottle:$P" "tbthrottle-settings:$P" \
+	    >/dev/null
 	redis-cli -p "$RPORT" rpush "tbthrottle-settings:$P" x >/dev/null
 	run_one 1 "$URL" block
 	[[ $stderr == *WRONGTYPE* ]]
@@ -346,16 +385,18 @@ run_one() {
 }
 
 @test "--redis: a newcomer with other settings is refused while a process uses the bucket, full or not; that one goes on" {
-	local d=$BATS_TEST_TMPDIR pid st=0
+	local d=$BATS_TEST_TMPDIR pid st=0 ttl
 	mkfifo "$d/fifo"
-	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
 	pid=$!
 	exec 8>"$d/fifo"
 	echo one >&8
 	wait_for_output "$d/out"
 	sleep 0.3	# the bucket is full again, and its key has expired
-	assert_eq "$(redis-cli -p "$RPORT" exists "tbthrottle:$P")" 0 "bucket key"
-	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 5/s --redis "$1"' "$P" "$URL"
+	assert_eq "$(redis-cli -p "$RPORT" exists "tbthrottle:$P")" 0 \
+	    "bucket key"
+	newcomer "$URL" 5/s
 	assert_one_stderr_line
 	[[ $stderr == *"-r 10/s"* && $stderr == *"-r 5/s"* ]]
 	assert_eq "$output" "" "the newcomer's output"
@@ -365,25 +406,23 @@ run_one() {
 	assert_eq "$st" 0 "the running process's exit status: $(cat "$d/err")"
 	assert_eq "$(cat "$d/out")" $'one\ntwo' "the running process's output"
 	# The settings go some seconds after the last process.
-	assert_le "$(redis-cli -p "$RPORT" pttl "tbthrottle-settings:$P")" 10000 "settings TTL (ms)"
-	assert_ge "$(redis-cli -p "$RPORT" pttl "tbthrottle-settings:$P")" 1 "settings TTL (ms)"
+	ttl=$(redis-cli -p "$RPORT" pttl "tbthrottle-settings:$P")
+	assert_le "$ttl" 10000 "settings TTL (ms)"
+	assert_ge "$ttl" 1 "settings TTL (ms)"
 }
 
 @test "--redis: an idle process keeps its settings in Redis (a heartbeat)" {
 	local d=$BATS_TEST_TMPDIR pid
 	mkfifo "$d/fifo"
-	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
 	pid=$!
 	exec 8>"$d/fifo"
 	wait_running "$pid"
 	# As if they had expired: the heartbeat (every 3 s) sets them again.
 	redis-cli -p "$RPORT" del "tbthrottle-settings:$P" >/dev/null
-	for ((i = 0; i < 600; i++)); do
-		[[ $(redis-cli -p "$RPORT" hget "tbthrottle-settings:$P" r) == 10/s ]] && break
-		sleep 0.01
-	done
-	assert_eq "$(redis-cli -p "$RPORT" hget "tbthrottle-settings:$P" r)" 10/s "the settings' rate"
-	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 5/s --redis "$1"' "$P" "$URL"
+	wait_settings "$RPORT" 10/s
+	newcomer "$URL" 5/s
 	[[ $stderr == *"-r 10/s"* ]]
 	exec 8>&-
 	wait "$pid"
@@ -399,22 +438,19 @@ run_one() {
 	exec 8>"$d/fifo"
 	wait_running "$pid"
 	start_redis "$OPORT" 8>&-	# no writer of the FIFO left behind
-	for ((i = 0; i < 600; i++)); do
-		[[ $(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r) == 10/s ]] && break
-		sleep 0.01
-	done
-	assert_eq "$(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r)" 10/s "the settings' rate"
-	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" -r 5/s --redis "$1"' "$P" "redis://127.0.0.1:$OPORT"
+	wait_settings "$OPORT" 10/s
+	newcomer "redis://127.0.0.1:$OPORT" 5/s
 	[[ $stderr == *"-r 10/s"* ]]
 	echo one >&8
 	exec 8>&-
 	wait "$pid"
 	assert_eq "$(cat "$d/out")" one "the first process's output"
-	[[ $(grep -c 'waiting for it' "$d/err") == 1 && $(grep -c 'reached again' "$d/err") == 1 ]]
+	[[ $(grep -c 'waiting for it' "$d/err") == 1 ]]
+	[[ $(grep -c 'reached again' "$d/err") == 1 ]]
 }
 
 @test "--redis: a hung server under -P: limited locally within about a second; SIGTERM ends the run at once" {
-	local d=$BATS_TEST_TMPDIR t0 t1 n
+	local d=$BATS_TEST_TMPDIR t0 n
 	command -v script >/dev/null || skip "script(1) is not installed"
 	own_redis
 	seq 1000 >"$d/in"
@@ -424,23 +460,18 @@ run_one() {
 	kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
 	t0=$(now_ms)
 	wait_text "$d/tty" "limiting locally" 5
-	t1=$(now_ms)
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 2500 "ms to the fallback"
+	assert_le "$(since_ms "$t0")" 2500 "ms to the fallback"
 	n=$(wc -l <"$d/out")
 	sleep 0.5
 	assert_ge "$(wc -l <"$d/out")" $((n + 1)) "lines out while Redis hangs"
 	t0=$(now_ms)
 	kill -TERM "$TPID"
-	for ((i = 0; i < 500; i++)); do
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.01
-	done
-	t1=$(now_ms)
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 1000 "ms to end after SIGTERM"
+	wait_gone "$TPID"
+	assert_le "$(since_ms "$t0")" 1000 "ms to end after SIGTERM"
 }
 
 @test "--redis: SIGTERM ends a run waiting for a hung server at once, -P or not" {
-	local d=$BATS_TEST_TMPDIR t0 t1 p
+	local d=$BATS_TEST_TMPDIR t0 p
 	command -v script >/dev/null || skip "script(1) is not installed"
 	own_redis
 	seq 1000 >"$d/in"
@@ -453,19 +484,15 @@ run_one() {
 		sleep 0.3
 		t0=$(now_ms)
 		kill -TERM "$TPID"
-		for ((i = 0; i < 500; i++)); do
-			kill -0 "$TPID" 2>/dev/null || break
-			sleep 0.01
-		done
-		t1=$(now_ms)
-		assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 1000 "ms to end after SIGTERM ($p)"
+		wait_gone "$TPID"
+		assert_le "$(since_ms "$t0")" 1000 "ms to the end ($p)"
 		kill -CONT "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
 		rm -f "$d/out" "$d/pty.pid"
 	done
 }
 
 @test "--redis: connecting waits 1 s, neither cut short nor made longer by the ticks of -P" {
-	local t0 t1
+	local t0 t
 	command -v script >/dev/null || skip "script(1) is not installed"
 	fake_server full
 	echo x >"$BATS_TEST_TMPDIR/in"
@@ -473,12 +500,10 @@ run_one() {
 	run_pty "$BATS_TEST_TMPDIR/out" "$TB" --shared "$P" -r 1/s -P \
 	    --redis "redis://127.0.0.1:$FPORT" --redis-fallback fail \
 	    "$BATS_TEST_TMPDIR/in"
-	for ((i = 0; i < 500; i++)); do
-		kill -0 "$TPID" 2>/dev/null || break
-		sleep 0.01
-	done
-	t1=$(now_ms)
-	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 1000 "ms to give up"
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 2500 "ms to give up"
-	grep -q "127.0.0.1:$FPORT/0: cannot connect within 1000 ms" "$BATS_TEST_TMPDIR/tty"
+	wait_gone "$TPID"
+	t=$(since_ms "$t0")
+	assert_ge "$t" 1000 "ms to give up"
+	assert_le "$t" 2500 "ms to give up"
+	grep -q "127.0.0.1:$FPORT/0: cannot connect within 1000 ms" \
+	    "$BATS_TEST_TMPDIR/tty"
 }
