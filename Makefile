@@ -51,8 +51,9 @@ PURE = src/bucket.o src/drop.o src/escape.o src/fixed.o src/framer.o src/gcra.o 
 	src/queue.o src/redisurl.o src/runname.o src/shape.o src/siphash.o \
 	src/stats.o src/rate.o src/sliding.o src/tiers.o
 OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
-	src/limits.o src/main.o src/output.o src/redis.o src/retune.o \
-	src/rundir.o src/shared.o src/signals.o src/splice.o src/stdfd.o src/stream.o
+	src/limits.o src/main.o src/output.o src/redis.o src/redisconn.o \
+	src/retune.o src/rundir.o src/shared.o src/signals.o src/splice.o \
+	src/stdfd.o src/stream.o
 HDRS = $(wildcard src/*.h)
 # The unit tests, a file per module tested; their binary is tests/unit/run.
 UNIT = $(wildcard tests/unit/*.c)
@@ -66,8 +67,8 @@ tbthrottle: $(OBJS)
 src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-src/redis.o: src/redis.c $(HDRS) .build-flags
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
+src/redis.o src/redisconn.o: src/%.o: src/%.c $(HDRS) .build-flags
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ $<
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -iquote src $(ALL_LDFLAGS) -o $@ $(UNIT) \
@@ -79,7 +80,12 @@ tests/stamp: tests/stamp.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		tests/stamp.c
 
-check: tbthrottle tests/unit/run tests/stamp
+# A listener that is not Redis, for the Redis tests; not under test either.
+tests/fakeserver: tests/fakeserver.c
+	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		tests/fakeserver.c
+
+check: tbthrottle tests/unit/run tests/stamp tests/fakeserver
 	./tests/unit/run
 	bats tests
 
@@ -106,7 +112,8 @@ dist:
 	[ -n "$$files" ] || files=$$(find LICENSE README.md Makefile \
 		.clang-format .gitignore bench completion man src tests \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
-		! -name '*-fuzz' ! -name '*.log' ! -name recv); \
+		! -name fakeserver ! -name '*-fuzz' ! -name '*.log' \
+		! -name recv); \
 	tar -czf tbthrottle-$(VERSION).tar.gz \
 		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
 	@echo "tbthrottle-$(VERSION).tar.gz"
@@ -114,7 +121,7 @@ dist:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
-		bench/recv.c tests/stamp.c
+		bench/recv.c tests/stamp.c tests/fakeserver.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
@@ -163,8 +170,8 @@ bench-quick: tbthrottle bench/recv
 	TB=./tbthrottle bash bench/run.sh --quick
 
 clean:
-	rm -f tbthrottle tests/unit/run tests/stamp src/*.o bench/recv \
-		tests/fuzz/*-fuzz .build-flags tbthrottle-*.tar.gz
+	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver src/*.o \
+		bench/recv tests/fuzz/*-fuzz .build-flags tbthrottle-*.tar.gz
 
 .PHONY: all check install install-strip uninstall clean lint format bench \
 	bench-quick fuzz valgrind dist FORCE

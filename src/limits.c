@@ -166,13 +166,14 @@ build_redis(struct limits *L, int64_t start_ns)
 	const struct config *cfg = L->cfg;
 	const struct limit *l = &cfg->limits[0];
 	char why[512];
+	struct redis_bucket b = { cfg->shared, l->rate.n, l->rate.d, l->burst,
+		cfg->mode == UNIT_BYTES, cfg->rate_text };
 
 	bucket_init(&L->redis_local, l->rate.n, l->rate.d, l->burst, l->burst,
 	    start_ns);
 	bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
 	limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
-	if ((L->redis = redis_open(&cfg->redis_url, cfg->shared, l->rate.n,
-	    l->rate.d, l->burst, cfg->rate_text, cfg->redis_fallback,
+	if ((L->redis = redis_open(&cfg->redis_url, &b, cfg->redis_fallback,
 	    &L->redis_local_limit, why, sizeof why)) == NULL)
 		errx(1, "%s", why);
 	redis_limiter(&L->members[0], L->redis);

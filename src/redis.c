@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
 #include "redis.h"
 
 #ifndef HAVE_HIREDIS
@@ -15,13 +14,11 @@ redis_available(void)
 }
 
 struct redis *
-redis_open(const struct redis_url *u, const char *name, uint64_t n,
-    uint64_t d, uint64_t burst, const char *rate_text,
+redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
     size_t errsz)
 {
-	(void)u, (void)name, (void)n, (void)d, (void)burst, (void)rate_text;
-	(void)fallback, (void)local;
+	(void)u, (void)b, (void)fallback, (void)local;
 	snprintf(err, errsz, "--redis: this tbthrottle was built without "
 	    "Redis support (install libhiredis-dev and pkg-config, then "
 	    "rebuild)");
@@ -49,72 +46,102 @@ redis_close(struct redis *r)
 #else
 
 #include <err.h>
-#include <hiredis.h>
+#include <errno.h>
 
 #include "clock.h"
+#include "escape.h"
+#include "redisconn.h"
 #include "signals.h"
-#include "rate.h"
 
 #define MS	1000000LL
-/* Each command waits this long for Redis at most. */
-#define REDIS_TIMEOUT_MS	1000
 /* While Redis is down: first retry, and the longest wait between them. */
 #define RETRY_FIRST_NS	(100 * MS)
 #define RETRY_MAX_NS	(2000 * MS)
+/* With FALLBACK_LOCAL, the wait before trying Redis again. */
+#define RETRY_LOCAL_NS	(1000 * MS)
+/*
+ * The settings key lives this long after its last refresh (and at least
+ * as long as any bucket of its name holds anything); each process
+ * refreshes it at least every HEARTBEAT_MS * 3 / 2, under half of that.
+ */
+#define SETTINGS_TTL_MS	10000
+#define HEARTBEAT_MS	3000
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
- * microseconds, so the clocks of the hosts do not matter.  The key holds
- * t, the time the bucket is full again (GCRA), i and b, the interval in
- * microseconds and the burst it was made with, and r, the rate as given;
- * it expires when the bucket is full again, carrying nothing then.
- * ARGV: interval, burst, units, "take" or "book", rate text.  Book
- * returns the wait in microseconds; take takes what there is room for, up
- * to units, and returns how many, or -1 for none.
+ * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
+ * bucket, holds t, the time it is full again (GCRA), and expires then,
+ * carrying nothing.  KEYS[2], the settings, holds i and b, the interval
+ * in microseconds and the burst, u, the unit, and r, the rate as given:
+ * set by the first process, checked by each newcomer (claim), and kept
+ * while any process uses the bucket (every call refreshes its expiry).
+ * ARGV: interval, burst, units, op, rate text, unit, settings TTL (ms).
+ * op: claim returns 0, or the settings when they differ; keep returns
+ * 0; book returns the wait in microseconds; take takes what there is
+ * room for, up to units, and returns how many, or -1 for none.  Booking
+ * uses this process's settings even if another's were set while it
+ * could not refresh them: a running process never fails for a newcomer.
  */
 static const char script[] =
 "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
+"local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
+"local units, op = tonumber(ARGV[3]), ARGV[4]\n"
+"local s = redis.call('HMGET', KEYS[2], 'i', 'b', 'u', 'r')\n"
+"if not s[1] then\n"
+"  redis.call('HSET', KEYS[2], 'i', ARGV[1], 'b', ARGV[2], 'u', ARGV[6],\n"
+"    'r', ARGV[5])\n"
+"elseif op == 'claim' and (s[1] ~= ARGV[1] or s[2] ~= ARGV[2] or\n"
+"    s[3] ~= ARGV[6]) then\n"
+"  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
+"    tostring(s[3] or '?')}\n"
+"end\n"
+"local function hold(ms)\n"
+"  if redis.call('PTTL', KEYS[2]) < ms then\n"
+"    redis.call('PEXPIRE', KEYS[2], ms)\n"
+"  end\n"
+"end\n"
+"hold(tonumber(ARGV[7]))\n"
+"if op == 'claim' or op == 'keep' then return 0 end\n"
 "local t = redis.call('TIME')\n"
 "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-"local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
-"local units = tonumber(ARGV[3])\n"
-"local s = redis.call('HMGET', KEYS[1], 't', 'i', 'b', 'r')\n"
-"if s[2] and (s[2] ~= ARGV[1] or s[3] ~= ARGV[2]) then\n"
-"  return redis.error_reply('MISMATCH -r ' .. tostring(s[4]) ..\n"
-"    ', burst ' .. tostring(s[3]))\n"
-"end\n"
-"local tat = tonumber(s[1] or '0') or 0\n"
+"local tat = tonumber(redis.call('HGET', KEYS[1], 't') or '0') or 0\n"
 "if tat ~= tat or tat == math.huge then tat = 0 end\n"
 "if tat < now then tat = now end\n"
-"if ARGV[4] == 'take' then\n"
+"if op == 'take' then\n"
 "  local room = math.floor((now + burst * iv - tat) / iv)\n"
 "  if room < units then units = room end\n"
 "  if units <= 0 then return -1 end\n"
 "end\n"
 "local nxt = tat + units * iv\n"
 "local at = nxt - burst * iv\n"
-"redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt),\n"
-"  'i', ARGV[1], 'b', ARGV[2], 'r', ARGV[5])\n"
-"redis.call('PEXPIRE', KEYS[1], math.ceil((nxt - now) / 1000) + 1)\n"
-"if ARGV[4] == 'take' then return units end\n"
+"local ttl = math.ceil((nxt - now) / 1000) + 1\n"
+"redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt))\n"
+"redis.call('PEXPIRE', KEYS[1], ttl)\n"
+"hold(ttl)\n"
+"if op == 'take' then return units end\n"
 "if at <= now then return 0 end\n"
 "return math.ceil(at - now)\n";
 
 struct redis {
 	struct redis_url url;
-	char shown[400];
-	redisContext *c;
+	struct redisconn conn;
 	char sha[41];
-	char key[1024];
+	char *key;		/* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base;	/* length of "tbthrottle:NAME" */
-	size_t key_len;
+	size_t key_len, key_size;
+	char settings[96];	/* "tbthrottle-settings:NAME" */
 	char interval[48], burst[24], rate_text[64], name[80];
+	const char *unit;	/* "bytes" or "records" */
 	uint64_t burst_units;	/* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
+	bool claimed;		/* the settings were checked in Redis */
+	bool ran;		/* units were booked, here or locally */
+	bool busy;		/* a call is under way: no heartbeat now */
 	bool down;		/* reported as down, not yet back */
 	int64_t retry_ns;	/* wait before the next connect */
 	int64_t next_try_ns;	/* with FALLBACK_LOCAL: when to try again */
+	int64_t kept_ns;	/* when the settings were last refreshed */
 };
 
 bool
@@ -123,159 +150,204 @@ redis_available(void)
 	return true;
 }
 
+/* why, made fit for a message: no password, no control characters. */
 static void
-drop_conn(struct redis *r)
+clean(const struct redis *r, char *why, size_t size)
 {
-	if (r->c != NULL)
-		redisFree(r->c);
-	r->c = NULL;
+	redisurl_scrub(&r->url, why, size);
+	escape_controls(why, size);
 }
 
-/* Run a command; NULL (and the reason in why) on an I/O error. */
-static redisReply *
-command(struct redis *r, int argc, const char **argv, const size_t *lens,
+/* A reply that books nothing: Redis counts as down for now. */
+static enum redisconn_result
+unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
+{
+	snprintf(why, size, "%s", rep->type == REDIS_REPLY_ERROR ? rep->str :
+	    "a reply out of range");
+	freeReplyObject(rep);
+	redisconn_close(&r->conn);
+	return REDISCONN_DOWN;
+}
+
+/* Load the script (again, after a restart flushed it). */
+static enum redisconn_result
+load_script(struct redis *r, char *why, size_t size)
+{
+	const char *argv[3] = { "SCRIPT", "LOAD", script };
+	size_t lens[3] = { 6, 4, sizeof script - 1 };
+	enum redisconn_result rc;
+	redisReply *rep;
+
+	if ((rc = redisconn_command(&r->conn, 3, argv, lens, &rep, why,
+	    size)) != REDISCONN_OK)
+		return rc;
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str))
+		return unexpected(r, rep, why, size);
+	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
+		redisconn_fatal(&r->conn, "cannot load the script: %s",
+		    rep->type == REDIS_REPLY_ERROR ? rep->str :
+		    "no digest in the reply");
+	memcpy(r->sha, rep->str, 41);
+	freeReplyObject(rep);
+	return REDISCONN_OK;
+}
+
+/* Run the script's op for units; the reply in *rep. */
+static enum redisconn_result
+eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
     char *why, size_t size)
 {
-	redisReply *rep = redisCommandArgv(r->c, argc, argv, lens);
+	char n[24], ttl[24];
+	const char *argv[12] = { "EVALSHA", r->sha, "2", r->key, r->settings,
+	    r->interval, r->burst, n, op, r->rate_text, r->unit, ttl };
+	size_t lens[12];
+	enum redisconn_result rc;
 
-	if (rep == NULL) {
-		snprintf(why, size, "%s", r->c->errstr[0] != '\0' ?
-		    r->c->errstr : "connection lost");
-		drop_conn(r);
+	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
+	snprintf(ttl, sizeof ttl, "%d", SETTINGS_TTL_MS);
+	for (int i = 0; i < 12; i++)
+		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
+	for (int tries = 0;; tries++) {
+		if ((rc = redisconn_command(&r->conn, 12, argv, lens, rep, why,
+		    size)) != REDISCONN_OK)
+			return rc;
+		if ((*rep)->type != REDIS_REPLY_ERROR) {
+			r->kept_ns = clock_now_ns();
+			return REDISCONN_OK;
+		}
+		if (strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
+			return REDISCONN_OK;
+		/* The server restarted, or its scripts were flushed. */
+		freeReplyObject(*rep);
+		if ((rc = load_script(r, why, size)) != REDISCONN_OK)
+			return rc;
 	}
-	return rep;
 }
 
-/* Connect, log in, select the database and load the script. */
-static int
-connect_redis(struct redis *r, char *why, size_t size)
+/*
+ * Check this run's settings against those kept in Redis, setting them
+ * if there are none.  A newcomer that asks for others is refused; a
+ * process that has run already (limiting locally while Redis was out of
+ * reach) goes on with its own.
+ */
+static enum redisconn_result
+claim(struct redis *r, char *why, size_t size)
 {
-	struct timeval tv = { REDIS_TIMEOUT_MS / 1000,
-	    REDIS_TIMEOUT_MS % 1000 * 1000 };
-	redisReply *rep;
-	char db[16];
+	enum redisconn_result rc;
+	redisReply *rep, **e;
+	char was[200];
 
-	r->c = redisConnectWithTimeout(r->url.host, r->url.port, tv);
-	if (r->c == NULL || r->c->err) {
-		snprintf(why, size, "%s", r->c != NULL ? r->c->errstr :
-		    "out of memory");
-		drop_conn(r);
-		return -1;
+	if ((rc = eval(r, "claim", 0, &rep, why, size)) != REDISCONN_OK)
+		return rc;
+	e = rep->element;
+	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
+	    e[0]->type == REDIS_REPLY_STRING && e[1]->type ==
+	    REDIS_REPLY_STRING && e[2]->type == REDIS_REPLY_STRING) {
+		snprintf(was, sizeof was, "-r %s, burst %s%s", e[0]->str,
+		    e[1]->str, strcmp(e[2]->str, "bytes") == 0 ?
+		    " (bytes)" : "");
+		if (!r->ran)
+			redisconn_fatal(&r->conn, "shared bucket '%s' is %s; "
+			    "this run asks for -r %s, burst %s%s (give the "
+			    "same, or wait until no process uses it and it "
+			    "is full)", r->name, was, r->rate_text, r->burst,
+			    strcmp(r->unit, "bytes") == 0 ? " (bytes)" : "");
+		escape_controls(was, sizeof was);
+		warnx("%s: shared bucket '%s' was set to %s while out of "
+		    "reach; this run goes on with -r %s, burst %s",
+		    r->conn.shown, r->name, was, r->rate_text, r->burst);
+	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
+		return unexpected(r, rep, why, size);
 	}
-	(void)redisSetTimeout(r->c, tv);
-	if (r->url.password[0] != '\0') {
-		const char *argv[3] = { "AUTH", r->url.user, r->url.password };
-		size_t lens[3] = { 4, strlen(r->url.user),
-		    strlen(r->url.password) };
-		int skip = r->url.user[0] == '\0';
+	freeReplyObject(rep);
+	r->claimed = true;
+	return REDISCONN_OK;
+}
 
-		if (skip) {
-			argv[1] = argv[0];
-			lens[1] = lens[0];
-		}
-		if ((rep = command(r, 3 - skip, argv + skip, lens + skip, why,
-		    size)) == NULL)
-			return -1;
-		if (rep->type == REDIS_REPLY_ERROR)
-			errx(1, "%s: login refused: %s", r->shown, rep->str);
-		freeReplyObject(rep);
-	}
-	if (r->url.db != 0) {
-		const char *argv[2] = { "SELECT", db };
-		size_t lens[2] = { 6, 0 };
+/* Connect, load the script and, the first time, check the settings. */
+static enum redisconn_result
+setup(struct redis *r, char *why, size_t size)
+{
+	enum redisconn_result rc;
 
-		lens[1] = (size_t)snprintf(db, sizeof db, "%d", r->url.db);
-		if ((rep = command(r, 2, argv, lens, why, size)) == NULL)
-			return -1;
-		if (rep->type == REDIS_REPLY_ERROR)
-			errx(1, "%s: %s", r->shown, rep->str);
-		freeReplyObject(rep);
-	}
-	{
-		const char *argv[3] = { "SCRIPT", "LOAD", script };
-		size_t lens[3] = { 6, 4, sizeof script - 1 };
-
-		if ((rep = command(r, 3, argv, lens, why, size)) == NULL)
-			return -1;
-		if (rep->type != REDIS_REPLY_STRING || rep->len != 40) {
-			snprintf(why, size, "cannot load the script: %s",
-			    rep->type == REDIS_REPLY_ERROR ? rep->str : "?");
-			freeReplyObject(rep);
-			drop_conn(r);
-			return -1;
-		}
-		memcpy(r->sha, rep->str, 41);
-		freeReplyObject(rep);
-	}
-	return 0;
+	if ((rc = redisconn_open(&r->conn, why, size)) != REDISCONN_OK ||
+	    (rc = load_script(r, why, size)) != REDISCONN_OK)
+		return rc;
+	return r->claimed ? REDISCONN_OK : claim(r, why, size);
 }
 
 /*
  * Book (or, with take, take what there is room for of) units now.
- * Returns 0 with the wait in microseconds (take: the units taken) in
- * *got, or -1 when Redis cannot be reached or answers nonsense (the
- * reason in why).
+ * Returns OK with the wait in microseconds (take: the units taken) in
+ * *got; DOWN when Redis cannot be reached or answers nonsense, or STOP
+ * (the reason in why).
  */
-static int
-call(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
+static enum redisconn_result
+book(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
     size_t size)
 {
-	char n[24];
-	const char *argv[9] = { "EVALSHA", r->sha, "1", r->key, r->interval,
-	    r->burst, n, take ? "take" : "book", r->rate_text };
-	size_t lens[9];
+	enum redisconn_result rc;
 	redisReply *rep;
 
-	if (r->c == NULL && connect_redis(r, why, size) != 0)
-		return -1;
-	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
-	for (int i = 0; i < 9; i++)
-		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
-	for (int tries = 0; tries < 2; tries++) {
-		if ((rep = command(r, 9, argv, lens, why, size)) == NULL)
-			return -1;
-		if (rep->type == REDIS_REPLY_INTEGER &&
-		    (take ? rep->integer == -1 || (rep->integer >= 1 &&
-		    (uint64_t)rep->integer <= units) : rep->integer >= 0)) {
-			*got = rep->integer < 0 ? 0 : rep->integer;
-			freeReplyObject(rep);
-			return 0;
-		}
-		if (rep->type == REDIS_REPLY_ERROR &&
-		    strncmp(rep->str, "MISMATCH ", 9) == 0)
-			errx(1, "shared bucket '%s' on %s is %s; this run asks "
-			    "for -r %s, burst %s", r->name, r->shown,
-			    rep->str + 9, r->rate_text, r->burst);
-		if (rep->type == REDIS_REPLY_ERROR &&
-		    strncmp(rep->str, "NOSCRIPT", 8) == 0 && tries == 0) {
-			/* The server restarted: load the script again. */
-			freeReplyObject(rep);
-			drop_conn(r);
-			if (connect_redis(r, why, size) != 0)
-				return -1;
-			argv[1] = r->sha;
-			continue;
-		}
-		snprintf(why, size, "%s", rep->type == REDIS_REPLY_ERROR ?
-		    rep->str : "a reply out of range");
-		freeReplyObject(rep);
-		drop_conn(r);
-		return -1;
-	}
-	return -1;
+	if (r->conn.c == NULL && (rc = setup(r, why, size)) != REDISCONN_OK)
+		return rc;
+	if ((rc = eval(r, take ? "take" : "book", units, &rep, why, size)) !=
+	    REDISCONN_OK)
+		return rc;
+	if (rep->type != REDIS_REPLY_INTEGER || !(take ? rep->integer == -1 ||
+	    (rep->integer >= 1 && (uint64_t)rep->integer <= units) :
+	    rep->integer >= 0))
+		return unexpected(r, rep, why, size);
+	*got = rep->integer < 0 ? 0 : rep->integer;
+	freeReplyObject(rep);
+	return REDISCONN_OK;
 }
 
 /* Report Redis down (once) or back. */
 static void
-report(struct redis *r, bool down, const char *why)
+report(struct redis *r, bool down, char *why, size_t size)
 {
-	if (down && !r->down)
-		warnx("%s: %s; %s", r->shown, why, r->fallback ==
+	if (down && !r->down) {
+		clean(r, why, size);
+		warnx("%s: %s; %s", r->conn.shown, why, r->fallback ==
 		    FALLBACK_LOCAL ? "limiting locally until it is back" :
 		    "waiting for it");
-	else if (!down && r->down)
-		warnx("%s: reached again", r->shown);
+	} else if (!down && r->down) {
+		warnx("%s: reached again", r->conn.shown);
+	}
 	r->down = down;
+}
+
+/* Wait before trying Redis again, handling signals; false on a stop. */
+static bool
+wait_retry(struct redis *r)
+{
+	int64_t until_ns = clock_now_ns() + r->retry_ns;
+
+	if (r->retry_ns < RETRY_MAX_NS)
+		r->retry_ns *= 2;
+	while (!signals_stop_requested()) {
+		if (clock_sleep_until(until_ns) != EINTR)
+			return true;
+		signals_poll_report();
+	}
+	return false;
+}
+
+/* Book units at now_ns in the local bucket (FALLBACK_LOCAL). */
+static int64_t
+ask_local(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+{
+	int64_t due;
+
+	if (clock_now_ns() >= r->next_try_ns)
+		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+	r->ran = true;
+	if (take)
+		return (int64_t)limiter_take(r->local, now_ns, now_ns, units);
+	due = limiter_ready_at(r->local, now_ns, units);
+	(void)limiter_take(r->local, now_ns, due, units);
+	return due;
 }
 
 /* Longest wait believed from Redis: a reply beyond is a broken one. */
@@ -290,87 +362,148 @@ report(struct redis *r, bool down, const char *why)
 static int64_t
 ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 {
-	char why[512];
+	char why[512] = "";
 	int64_t got = 0;
-	int rc;
+	enum redisconn_result rc;
 
 	for (;;) {
 		if (r->fallback == FALLBACK_LOCAL && r->down &&
 		    clock_now_ns() < r->next_try_ns)
-			rc = -1;
+			rc = REDISCONN_DOWN;
 		else
-			rc = call(r, units, take, &got, why, sizeof why);
-		if (rc == 0 && !take && got > WAIT_MAX_US) {
+			rc = book(r, units, take, &got, why, sizeof why);
+		if (rc == REDISCONN_OK && !take && got > WAIT_MAX_US) {
 			snprintf(why, sizeof why, "a wait of %lld us",
 			    (long long)got);
-			rc = -1;
+			rc = REDISCONN_DOWN;
 		}
-		if (rc == 0) {
-			report(r, false, NULL);
+		if (rc == REDISCONN_OK) {
+			report(r, false, why, sizeof why);
 			r->retry_ns = RETRY_FIRST_NS;
+			r->ran = true;
 			return take ? got : clock_now_ns() + got * 1000;
 		}
-		escape_controls(why, sizeof why);
+		if (rc == REDISCONN_STOP)
+			break;
 		if (r->fallback == FALLBACK_FAIL)
-			errx(1, "%s: %s", r->shown, why);
-		if (!(r->fallback == FALLBACK_LOCAL && r->down))
-			report(r, true, why);
-		if (r->fallback == FALLBACK_LOCAL) {
-			int64_t due;
-
-			if (clock_now_ns() >= r->next_try_ns)
-				r->next_try_ns = clock_now_ns() + 1000 * MS;
-			if (take)
-				return (int64_t)limiter_take(r->local, now_ns,
-				    now_ns, units);
-			due = limiter_ready_at(r->local, now_ns, units);
-			(void)limiter_take(r->local, now_ns, due, units);
-			return due;
-		}
-		/* Block: wait and try again, unless asked to stop. */
-		if (signals_stop_requested())
-			return take ? -1 : INT64_MAX;
-		(void)clock_sleep_until(clock_now_ns() + r->retry_ns);
-		if (r->retry_ns < RETRY_MAX_NS)
-			r->retry_ns *= 2;
+			redisconn_fatal(&r->conn, "%s", why);
+		report(r, true, why, sizeof why);
+		if (r->fallback == FALLBACK_LOCAL)
+			return ask_local(r, now_ns, units, take);
+		if (!wait_retry(r))
+			break;
 	}
+	return take ? -1 : INT64_MAX;
+}
+
+/* ask, marked busy so that the heartbeat keeps out of its way. */
+static int64_t
+ask_busy(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+{
+	int64_t got;
+
+	r->busy = true;
+	got = ask(r, now_ns, units, take);
+	r->busy = false;
+	return got;
+}
+
+/*
+ * Keep the settings alive while this process runs, idle or blocked on
+ * its output too: a tick, so also from inside waits.  Down at the start,
+ * it claims the settings as soon as Redis is back, input or not; down
+ * later, the bookings try again.  Quiet: a failure shows at the next
+ * booking.
+ */
+static void
+heartbeat(void *arg)
+{
+	struct redis *r = arg;
+	char why[512];
+	redisReply *rep;
+
+	if (r->busy || (r->down && r->claimed) || signals_stop_requested() ||
+	    clock_now_ns() - r->kept_ns < HEARTBEAT_MS / 2 * MS)
+		return;
+	r->busy = true;
+	if ((r->conn.c != NULL || setup(r, why, sizeof why) ==
+	    REDISCONN_OK) && eval(r, "keep", 0, &rep, why, sizeof why) ==
+	    REDISCONN_OK) {
+		if (rep->type == REDIS_REPLY_ERROR)
+			redisconn_close(&r->conn);
+		else
+			report(r, false, why, sizeof why);
+		freeReplyObject(rep);
+	}
+	r->busy = false;
 }
 
 struct redis *
-redis_open(const struct redis_url *u, const char *name, uint64_t n,
-    uint64_t d, uint64_t burst, const char *rate_text,
+redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
     size_t errsz)
 {
 	struct redis *r = calloc(1, sizeof *r);
+	char why[512];
+	enum redisconn_result rc;
 
-	if (r == NULL) {
+	if (r == NULL || (r->key = malloc(r->key_size = strlen(b->name) +
+	    64)) == NULL) {
+		free(r);
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
 	r->url = *u;
-	redisurl_show(u, r->shown, sizeof r->shown);
-	snprintf(r->name, sizeof r->name, "%s", name);
-	r->key_base = r->key_len = (size_t)snprintf(r->key, sizeof r->key,
-	    "tbthrottle:%s", name);
+	redisconn_init(&r->conn, &r->url);
+	snprintf(r->name, sizeof r->name, "%s", b->name);
+	r->key_base = r->key_len = (size_t)snprintf(r->key, r->key_size,
+	    "tbthrottle:%s", b->name);
+	snprintf(r->settings, sizeof r->settings, "tbthrottle-settings:%s",
+	    b->name);
 	snprintf(r->interval, sizeof r->interval, "%.17Lg",
-	    (long double)d / n / 1000);
-	snprintf(r->burst, sizeof r->burst, "%llu", (unsigned long long)burst);
-	r->burst_units = burst;
-	snprintf(r->rate_text, sizeof r->rate_text, "%s", rate_text);
+	    (long double)b->d / b->n / 1000);
+	snprintf(r->burst, sizeof r->burst, "%llu",
+	    (unsigned long long)b->burst);
+	r->burst_units = b->burst;
+	r->unit = b->bytes ? "bytes" : "records";
+	snprintf(r->rate_text, sizeof r->rate_text, "%s", b->rate_text);
 	r->fallback = fallback;
 	r->local = local;
 	r->retry_ns = RETRY_FIRST_NS;
+	/*
+	 * Meet Redis now, so that a newcomer with other settings, or a
+	 * mistake such as a missing password, ends the run before it reads
+	 * anything.  Down, it is tried again at the first booking.
+	 */
+	r->busy = true;
+	rc = setup(r, why, sizeof why);
+	r->busy = false;
+	if (rc == REDISCONN_DOWN) {
+		if (fallback == FALLBACK_FAIL)
+			redisconn_fatal(&r->conn, "%s", why);
+		report(r, true, why, sizeof why);
+		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+	}
+	signals_on_tick(heartbeat, r, HEARTBEAT_MS);
 	return r;
 }
 
 void
 redis_select(struct redis *r, const char *key, size_t len)
 {
-	size_t room = sizeof r->key - r->key_base - 1;
+	/* Keys of any length stay apart: the name grows to fit, and goes
+	 * to Redis with its length, binary and all. */
+	if (len > SIZE_MAX / 2 - r->key_base)
+		errx(1, "key of %zu bytes", len);
+	if (r->key_base + 1 + len > r->key_size) {
+		size_t size = (r->key_base + 1 + len) * 2;
+		char *p = realloc(r->key, size);
 
-	if (len > room)
-		len = room;
+		if (p == NULL)
+			err(1, "key of %zu bytes", len);
+		r->key = p;
+		r->key_size = size;
+	}
 	r->key[r->key_base] = ':';
 	memcpy(r->key + r->key_base + 1, key, len);
 	r->key_len = r->key_base + 1 + len;
@@ -393,7 +526,7 @@ r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 static uint64_t
 r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
-	int64_t got = ask(self, now_ns, max, true);
+	int64_t got = ask_busy(self, now_ns, max, true);
 
 	(void)ready_ns;
 	return got < 0 ? LIMITER_UNDECIDED : (uint64_t)got;
@@ -402,7 +535,7 @@ r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 static int64_t
 r_reserve(void *self, int64_t now_ns, uint64_t units)
 {
-	return ask(self, now_ns, units, false);
+	return ask_busy(self, now_ns, units, false);
 }
 
 void
@@ -414,8 +547,11 @@ redis_limiter(struct limiter *l, struct redis *r)
 void
 redis_close(struct redis *r)
 {
-	if (r != NULL)
-		drop_conn(r);
+	if (r == NULL)
+		return;
+	signals_cancel_tick(heartbeat);
+	redisconn_close(&r->conn);
+	free(r->key);
 	free(r);
 }
 

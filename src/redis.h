@@ -14,18 +14,28 @@ bool	redis_available(void);
 
 struct redis;
 
+/* A bucket in Redis, and the settings every process using it shares. */
+struct redis_bucket {
+	const char *name;	/* keys "tbthrottle:NAME[:KEY]" */
+	uint64_t n, d;		/* the rate: n units every d ns */
+	uint64_t burst;
+	bool bytes;		/* units are bytes (-c), not records */
+	const char *rate_text;	/* the rate as given, for messages */
+};
+
 /*
- * Connect to the bucket name (keys "tbthrottle:NAME", or with -k
- * "tbthrottle:NAME:KEY") of rate n units every d ns and capacity burst.
- * rate_text names the rate in errors.  local is used while Redis is down
- * with FALLBACK_LOCAL.  Returns NULL with the reason in err when built
- * without hiredis.  An unreachable server is not an error here: the
- * fallback decides.
+ * Open the bucket b in Redis (with -k, a bucket per key); local is used
+ * while Redis is down with FALLBACK_LOCAL.  Meets Redis at once: ends
+ * the process (exit 1, one line) when Redis keeps other settings for
+ * b's name, or refuses us for good (password, ACL, a key of another
+ * type, not a Redis server), or with FALLBACK_FAIL cannot be reached.
+ * Otherwise an unreachable server is not an error here: the fallback
+ * decides.  Returns NULL with the reason in err when built without
+ * hiredis.
  */
-struct redis *redis_open(const struct redis_url *u, const char *name,
-	    uint64_t n, uint64_t d, uint64_t burst, const char *rate_text,
-	    enum redis_fallback fallback, struct limiter *local, char *err,
-	    size_t errsz);
+struct redis *redis_open(const struct redis_url *u,
+	    const struct redis_bucket *b, enum redis_fallback fallback,
+	    struct limiter *local, char *err, size_t errsz);
 
 /* Use the bucket of key[0..len) (with -k) for the next units. */
 void	redis_select(struct redis *r, const char *key, size_t len);

@@ -32,6 +32,42 @@ number(const char *s, size_t len, long lo, long hi)
 	return v >= lo && v <= hi ? v : -1;
 }
 
+/* Is s[0..len) all digits (or empty)? */
+static int
+digits(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/*
+ * url for messages, with all that may be a password masked: what lies
+ * before the last '@' but a user name, and without an '@', a port that is
+ * not a number, as in redis://admin:secret, a password that lacks its @.
+ */
+static void
+mask(const char *url, char *out, size_t size)
+{
+	const char *auth = strstr(url, "://"), *at, *end, *colon;
+
+	auth = auth != NULL ? auth + 3 : url;
+	if ((at = strrchr(auth, '@')) != NULL) {
+		colon = memchr(auth, ':', (size_t)(at - auth));
+		snprintf(out, size, "%.*s%s***@%s",
+		    (int)((colon != NULL ? colon : auth) - url), url,
+		    colon != NULL ? ":" : "", at + 1);
+		return;
+	}
+	end = auth + strcspn(auth, "/");
+	colon = memchr(auth, ':', (size_t)(end - auth));
+	if (colon != NULL && !digits(colon + 1, (size_t)(end - colon - 1)))
+		snprintf(out, size, "%.*s:***%s", (int)(colon - url), url, end);
+	else
+		snprintf(out, size, "%s", url);
+}
+
 int
 redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 {
@@ -42,12 +78,7 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 
 	memset(u, 0, sizeof *u);
 	u->port = 6379;
-	/* Name the URL in errors without its credentials: all before the
-	 * last '@', as the parser splits there. */
-	snprintf(shown, sizeof shown, "%s", url);
-	if (strrchr(url, '@') != NULL)
-		snprintf(shown, sizeof shown, "redis://...@%s",
-		    strrchr(url, '@') + 1);
+	mask(url, shown, sizeof shown);
 	if (strncmp(url, scheme, sizeof scheme - 1) != 0) {
 		snprintf(err, errsz, "invalid --redis URL '%s': give "
 		    "redis://[:password@]host[:port][/db]", shown);
@@ -89,7 +120,10 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 		if ((v = number(colon + 1, (size_t)(end - colon - 1), 1,
 		    65535)) < 0) {
 			snprintf(err, errsz, "invalid --redis URL '%s': the "
-			    "port must be from 1 to 65535", shown);
+			    "port must be from 1 to 65535%s", shown,
+			    digits(colon + 1, (size_t)(end - colon - 1)) ? "" :
+			    " (a password goes in redis://:password@host, or "
+			    "in REDISCLI_AUTH)");
 			return -1;
 		}
 		u->port = (int)v;
@@ -102,6 +136,28 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 		return -1;
 	}
 	return 0;
+}
+
+void
+redisurl_scrub(const struct redis_url *u, char *msg, size_t size)
+{
+	char tmp[1024];
+	size_t plen = strlen(u->password), j = 0;
+	const char *p = msg;
+
+	if (plen == 0 || size == 0)
+		return;
+	while (*p != '\0' && j + 4 < sizeof tmp) {
+		if (strncmp(p, u->password, plen) == 0) {
+			memcpy(tmp + j, "***", 3);
+			j += 3;
+			p += plen;
+		} else {
+			tmp[j++] = *p++;
+		}
+	}
+	tmp[j] = '\0';
+	snprintf(msg, size, "%s", tmp);
 }
 
 void

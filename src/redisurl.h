@@ -24,6 +24,13 @@ struct redis_url {
 int	redisurl_parse(const char *url, struct redis_url *u, char *err,
 	    size_t errsz);
 
+/*
+ * Mask every copy of u's password in the message msg (size bytes) as
+ * ***, for text that came from elsewhere (a server's error) and might
+ * echo it.
+ */
+void	redisurl_scrub(const struct redis_url *u, char *msg, size_t size);
+
 /* The URL for messages, the password masked. */
 void	redisurl_show(const struct redis_url *u, char *out, size_t size);
 

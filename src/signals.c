@@ -6,15 +6,23 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "signals.h"
+
+/* Periodic chores (the -P line, the Redis heartbeat), on one timer. */
+#define TICKS	2
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static void (*control_fn)(void *);
 static void *control_arg;
 static void (*death_fn)(void);
-static void (*tick_fn)(void *);
-static void *tick_arg;
+static struct tick {
+	void (*fn)(void *);
+	void *arg;
+	int64_t every_ns, next_ns;
+} ticks[TICKS];
+static int64_t timer_ns;	/* the timer's interval: the shortest chore's */
 static void (*report_fn)(void *);
 static void *report_arg;
 static uintptr_t bus_lo, bus_hi;	/* the mapping of signals_on_bus_error */
@@ -44,6 +52,26 @@ on_stop(int sig)
 	stop_signal = sig;
 }
 
+/* Run fn on sig, without SA_RESTART so blocking calls return EINTR. */
+static void
+catch_signal(int sig, void (*fn)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;
+	(void)sigaction(sig, &sa, NULL);
+}
+
+static void
+on_report(int sig)
+{
+	(void)sig;
+	report_wanted = 1;
+}
+
 void
 signals_init(void)
 {
@@ -67,26 +95,11 @@ signals_init(void)
 	 * error with a message, not a silent death.
 	 */
 	(void)signal(SIGPIPE, SIG_IGN);
-}
-
-/* Run fn on sig, without SA_RESTART so blocking calls return EINTR. */
-static void
-catch_signal(int sig, void (*fn)(int))
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = fn;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;
-	(void)sigaction(sig, &sa, NULL);
-}
-
-static void
-on_report(int sig)
-{
-	(void)sig;
-	report_wanted = 1;
+	/*
+	 * A report asked for while the limits are built (meeting Redis may
+	 * take seconds) waits for the engine, rather than killing us.
+	 */
+	catch_signal(SIGUSR1, on_report);
 }
 
 void
@@ -108,14 +121,45 @@ void
 signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
 {
 	struct itimerval it;
+	int64_t every_ns = (int64_t)interval_ms * 1000000;
+	int i;
 
-	tick_fn = tick;
-	tick_arg = arg;
+	for (i = 0; i < TICKS - 1 && ticks[i].fn != NULL; i++)
+		;
+	ticks[i] = (struct tick){ tick, arg, every_ns,
+		clock_now_ns() + every_ns };
+	if (timer_ns != 0 && timer_ns <= every_ns)
+		return;
+	timer_ns = every_ns;
 	catch_signal(SIGALRM, on_tick);
 	it.it_interval.tv_sec = interval_ms / 1000;
 	it.it_interval.tv_usec = (interval_ms % 1000) * 1000;
 	it.it_value = it.it_interval;
 	(void)setitimer(ITIMER_REAL, &it, NULL);
+}
+
+void
+signals_cancel_tick(void (*tick)(void *))
+{
+	for (int i = 0; i < TICKS; i++)
+		if (ticks[i].fn == tick)
+			ticks[i].fn = NULL;
+}
+
+/* Run the chores that are due; the timer fires at the shortest one's
+ * interval, so the others run at the first tick near their time. */
+static void
+run_ticks(void)
+{
+	int64_t now_ns = clock_now_ns();
+
+	for (int i = 0; i < TICKS; i++) {
+		if (ticks[i].fn == NULL ||
+		    now_ns < ticks[i].next_ns - timer_ns / 2)
+			continue;
+		ticks[i].next_ns = now_ns + ticks[i].every_ns;
+		ticks[i].fn(ticks[i].arg);
+	}
 }
 
 static void
@@ -192,9 +236,9 @@ signals_poll_report(void)
 		control_wanted = 0;
 		control_fn(control_arg);
 	}
-	if (tick_wanted && tick_fn != NULL) {
+	if (tick_wanted) {
 		tick_wanted = 0;
-		tick_fn(tick_arg);
+		run_ticks();
 	}
 	if (report_wanted && report_fn != NULL) {
 		report_wanted = 0;

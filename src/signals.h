@@ -6,8 +6,10 @@
 
 /*
  * Catch SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless they were ignored
- * when we started) so that blocking calls return EINTR and the engine can stop
- * between records.  A second signal ends the process at once.
+ * when we started) so that blocking calls return EINTR and the engine can
+ * stop between records.  A second signal ends the process at once.
+ * SIGUSR1 is caught from here on too: its report waits for
+ * signals_on_report.
  */
 void	signals_init(void);
 
@@ -19,9 +21,14 @@ void	signals_on_report(void (*report)(void *), void *arg);
 
 /*
  * Also run tick(arg) from signals_poll_report() every interval_ms, driven
- * by SIGALRM from an interval timer.
+ * by SIGALRM from one interval timer that serves up to two such chores
+ * (the -P line and the Redis heartbeat); each runs at the first tick
+ * within half the shortest interval of its time.
  */
 void	signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
+
+/* Run tick no more (its argument is going away). */
+void	signals_cancel_tick(void (*tick)(void *));
 
 /*
  * Catch SIGIO (and SIGUSR2, harmlessly) and run control(arg) from

@@ -32,6 +32,7 @@ fixed 2 p
 keys 2 p
 limiter 2 p
 shared 2 s
+redisconn 2 s
 redis 2 s
 policy 3 p
 pass 3 p

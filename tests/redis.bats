@@ -9,38 +9,117 @@ json_field() {
 	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
 }
 
-# Start redis-server on port $RPORT, no persistence; wait until it answers.
+# A port that is free now: one the kernel hands out, then released.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+	    echo $((20000 + RANDOM % 20000))
+}
+
+# start_redis [PORT [ARG...]]: redis-server on PORT (default $RPORT) with
+# ARG..., no persistence; wait until it answers.
 start_redis() {
-	redis-server --port "$RPORT" --bind 127.0.0.1 --save '' \
-	    --appendonly no --daemonize no >"$BATS_FILE_TMPDIR/redis.log" 2>&1 &
-	echo $! >"$BATS_FILE_TMPDIR/redis.pid"
-	local i
+	local port=${1:-$RPORT} i
+	shift || true
+	redis-server --port "$port" --bind 127.0.0.1 --save '' \
+	    --appendonly no --daemonize no "$@" \
+	    >"$BATS_FILE_TMPDIR/redis-$port.log" 2>&1 &
+	echo $! >"$BATS_FILE_TMPDIR/redis-$port.pid"
 	for ((i = 0; i < 500; i++)); do
-		[[ $(redis-cli -p "$RPORT" ping 2>/dev/null) == PONG ]] && return 0
+		case $(redis-cli -p "$port" ping 2>/dev/null) in
+		PONG | NOAUTH*) return 0 ;;
+		esac
 		sleep 0.01
 	done
-	echo "redis-server did not start on port $RPORT" >&2
+	echo "redis-server did not start on port $port" >&2
 	return 1
 }
 
+# stop_redis [PORT]: stop the redis-server on PORT (default $RPORT), even
+# a stopped one.
 stop_redis() {
-	local pid
-	pid=$(cat "$BATS_FILE_TMPDIR/redis.pid" 2>/dev/null) || return 0
+	local port=${1:-$RPORT} pid
+	pid=$(cat "$BATS_FILE_TMPDIR/redis-$port.pid" 2>/dev/null) || return 0
+	kill -CONT "$pid" 2>/dev/null || true
 	kill "$pid" 2>/dev/null || true
 	while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	rm -f "$BATS_FILE_TMPDIR/redis-$port.pid"
+}
+
+# own_redis [ARG...]: a redis-server of this test's own, on port $OPORT,
+# stopped by teardown: for tests that stop or reconfigure it.
+own_redis() {
+	OPORT=$(free_port)
+	start_redis "$OPORT" "$@"
+}
+
+# fake_server MODE: tests/fakeserver MODE (a listener that is not Redis),
+# on port $FPORT, stopped by teardown.
+fake_server() {
+	local i
+	[[ -x $BATS_TEST_DIRNAME/fakeserver ]] || {
+		echo "tests/fakeserver is missing: run make tests/fakeserver" \
+		    "(make check builds it)" >&2
+		return 1
+	}
+	rm -f "$BATS_TEST_TMPDIR/fport"
+	"$BATS_TEST_DIRNAME/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" 3>&- &
+	FPID=$!
+	for ((i = 0; i < 500; i++)); do
+		[[ -s $BATS_TEST_TMPDIR/fport ]] && break
+		sleep 0.01
+	done
+	FPORT=$(cat "$BATS_TEST_TMPDIR/fport")
+}
+
+# run_pty OUT CMD...: run CMD with its output to OUT and its stderr on a
+# terminal made by script(1), so that -P is live; in the background, its
+# pid in $TPID.  The terminal's text goes to $BATS_TEST_TMPDIR/tty.
+run_pty() {
+	local out=$1 d=$BATS_TEST_TMPDIR
+	shift
+	{
+		printf 'echo $$ >%q\nexec' "$d/pty.pid"
+		printf ' %q' "$@"
+		printf ' >%q\n' "$out"
+	} >"$d/pty.sh"
+	script -qec "bash $d/pty.sh" /dev/null >"$d/tty" 2>&1 3>&- &
+	wait_for_output "$d/pty.pid"
+	TPID=$(cat "$d/pty.pid")
+}
+
+# wait_text FILE TEXT SECONDS: wait until FILE holds TEXT.
+wait_text() {
+	local i
+	for ((i = 0; i < $3 * 100; i++)); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.01
+	done
+	echo "no '$2' in $1 after $3 s:" >&2
+	cat "$1" >&2
+	return 1
 }
 
 setup_file() {
 	command -v redis-server >/dev/null || return 0
-	# A port that is free now: one the kernel hands out, then released.
-	RPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-	    echo $((20000 + RANDOM % 20000)))
+	RPORT=$(free_port)
 	export RPORT
 	start_redis
 }
 
 teardown_file() {
 	stop_redis
+}
+
+teardown() {
+	if [[ -n ${TPID:-} ]]; then
+		kill -KILL "$TPID" 2>/dev/null || true
+	fi
+	if [[ -n ${FPID:-} ]]; then
+		kill "$FPID" 2>/dev/null || true
+	fi
+	if [[ -n ${OPORT:-} ]]; then
+		stop_redis "$OPORT"
+	fi
 }
 
 setup() {
@@ -75,6 +154,18 @@ setup() {
 	    tb --shared "$0" --redis "$1" -k 1 -r 1/min --drop' "$P" "$URL"
 	assert_eq "$output" $'a 1\nb 1\nc 1' "kept"
 	[[ $(redis-cli -p "$RPORT" exists "tbthrottle:$P:a") == 1 ]]
+}
+
+@test "--redis -k: keys that share their first 2000 bytes have buckets of their own" {
+	local d=$BATS_TEST_TMPDIR stem
+	stem=$(head -c 2000 /dev/zero | tr '\0' k)
+	printf '%sA 1\n%sB 1\n%sA 2\n%sB 2\n' "$stem" "$stem" "$stem" "$stem" >"$d/in"
+	run -0 --separate-stderr tb --shared "$P" --redis "$URL" -k 1 -r 1/min \
+	    --drop "$d/in"
+	assert_eq "$(cut -c 2001- <<<"$output")" $'A 1\nB 1' "lines kept, past the stem"
+	assert_eq "$output" "$(sed -n 1,2p "$d/in")" "one line of each key"
+	[[ $(redis-cli -p "$RPORT" exists "tbthrottle:$P:${stem}A" \
+	    "tbthrottle:$P:${stem}B") == 2 ]]
 }
 
 @test "--redis: the server killed and restarted mid-stream loses and repeats nothing" {
@@ -144,6 +235,18 @@ setup() {
 	[[ $stderr != *hunter2* ]]
 }
 
+@test "--redis: a password without its @ is never shown" {
+	local url
+	for url in redis://admin:hunter2 redis://:hunter2 \
+	    redis://admin:hunter2/0 rediss://admin:hunter2 \
+	    rediss://admin:hunter2@h admin:hunter2; do
+		run -2 --separate-stderr tb --shared x --redis "$url" -r 1/s </dev/null
+		assert_one_stderr_line
+		[[ $stderr != *hunter2* && $stderr == *'***'* ]] ||
+		    { echo "$url: $stderr" >&2; return 1; }
+	done
+}
+
 @test "--redis: a stop while waiting for a down Redis releases nothing" {
 	local d=$BATS_TEST_TMPDIR
 	stop_after 1 "$d/out" "$d/err" "$TB" --shared "$P" -r 1/min -b 1 \
@@ -167,4 +270,240 @@ setup() {
 	    tb -c --shared "$0" --redis "$1" -r 1/min -b 1000 --drop --stats=json' "$P" "$URL"
 	assert_eq "$(json_field bytes_out)" 1000 "bytes out"
 	assert_eq "$(json_field bytes_dropped)" 1000 "bytes dropped"
+}
+
+# run_one EXIT URL FALLBACK [ARG...]: one line x through the bucket $P at
+# 1/s with --redis URL; at most 5 s, so that a hang fails quickly.
+run_one() {
+	local want=$1 url=$2 fb=$3
+	shift 3
+	TB_LIMIT=5 run "-$want" --separate-stderr bash -c 'echo x |
+	    tb --shared "$0" -r 1/s --redis "$1" --redis-fallback "$2" \
+	    "${@:3}"' "$P" "$url" "$fb" "$@"
+}
+
+# newcomer URL RATE: a run of the bucket $P at RATE, which is refused.
+newcomer() {
+	run -1 --separate-stderr bash -c 'echo x |
+	    tb --shared "$0" -r "$1" --redis "$2"' "$P" "$2" "$1"
+}
+
+# settings_rate PORT: the rate kept in the settings of the bucket $P.
+settings_rate() {
+	redis-cli -p "$1" hget "tbthrottle-settings:$P" r
+}
+
+# wait_settings PORT RATE: wait up to 6 s for the settings to say RATE.
+wait_settings() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[[ $(settings_rate "$1") == "$2" ]] && return 0
+		sleep 0.01
+	done
+	assert_eq "$(settings_rate "$1")" "$2" "the settings' rate"
+}
+
+# wait_gone PID: wait up to 5 s for process PID to end.
+wait_gone() {
+	local i
+	for ((i = 0; i < 500; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.01
+	done
+}
+
+# since_ms T0: milliseconds from T0 (from now_ms) to now.
+since_ms() {
+	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { print b - a }'
+}
+
+@test "--redis: a server that wants a password, given none or a wrong one: exit 1 at once, whatever the fallback" {
+	local fb
+	own_redis --requirepass hunter2
+	for fb in block local fail; do
+		run_one 1 "redis://127.0.0.1:$OPORT" "$fb"
+		assert_one_stderr_line
+		[[ $stderr == *NOAUTH* && $stderr == *REDISCLI_AUTH* ]]
+		assert_eq "$output" "" "copied without the password ($fb)"
+		run_one 1 "redis://:wrong@127.0.0.1:$OPORT" "$fb"
+		assert_one_stderr_line
+		[[ $stderr == *WRONGPASS* || $stderr == *"invalid password"* ]]
+		[[ $stderr != *wrong@* && $stderr != *hunter2* ]]
+	done
+	run_one 0 "redis://:hunter2@127.0.0.1:$OPORT" block
+	assert_eq "$output" x "copied with the password"
+}
+
+@test "--redis: a user whom the ACL keeps from the script or the keys: exit 1 at once" {
+	local user
+	[[ $(redis-cli -p "$RPORT" acl whoami 2>/dev/null) == default ]] ||
+	    skip "this redis-server has no ACL (Redis 6 or later)"
+	redis-cli -p "$RPORT" acl setuser "k$P" on '>pw' '+@all' '~other:*' \
+	    >/dev/null
+	redis-cli -p "$RPORT" acl setuser "s$P" on '>pw' '+@all' -evalsha '~*' \
+	    >/dev/null
+	for user in "k$P" "s$P"; do
+		run_one 1 "redis://$user:pw@127.0.0.1:$RPORT" block
+		assert_one_stderr_line
+		[[ $stderr == *NOPERM* && $stderr == *"$user:***@"* ]]
+		assert_eq "$output" "" "copied as $user"
+	done
+}
+
+@test "--redis: a key of tbthrottle's that holds another type: exit 1 at once" {
+	local fb
+	redis-cli -p "$RPORT" set "tbthrottle:$P" x >/dev/null
+	for fb in block local; do
+		run_one 1 "$URL" "$fb"
+		assert_one_stderr_line
+		[[ $stderr == *WRONGTYPE* ]]
+		assert_eq "$output" "" "copied ($fb)"
+	done
+	redis-cli -p "$RPORT" rpush "tbthrottle:$P:x" x >/dev/null
+	run_one 1 "$URL" block -k 1
+	[[ $stderr == *WRONGTYPE* ]]
+	redis-cli -p "$RPORT" del "tbthrottle:$P" "tbthrottle-settings:$P" \
+	    >/dev/null
+	redis-cli -p "$RPORT" rpush "tbthrottle-settings:$P" x >/dev/null
+	run_one 1 "$URL" block
+	[[ $stderr == *WRONGTYPE* ]]
+}
+
+@test "--redis: a server that is not Redis (garbage, closing, HTTP): exit 1 at once, whatever the fallback" {
+	local mode fb
+	for mode in garbage close http; do
+		fake_server "$mode"
+		for fb in block local; do
+			run_one 1 "redis://127.0.0.1:$FPORT" "$fb"
+			assert_one_stderr_line
+			[[ $stderr == *"not a Redis server"* ]]
+			assert_eq "$output" "" "copied ($mode, $fb)"
+		done
+		kill "$FPID"
+		wait "$FPID" 2>/dev/null || true
+	done
+}
+
+@test "--redis: a newcomer with other settings is refused while a process uses the bucket, full or not; that one goes on" {
+	local d=$BATS_TEST_TMPDIR pid st=0 ttl
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	echo one >&8
+	wait_for_output "$d/out"
+	sleep 0.3	# the bucket is full again, and its key has expired
+	assert_eq "$(redis-cli -p "$RPORT" exists "tbthrottle:$P")" 0 \
+	    "bucket key"
+	newcomer "$URL" 5/s
+	assert_one_stderr_line
+	[[ $stderr == *"-r 10/s"* && $stderr == *"-r 5/s"* ]]
+	assert_eq "$output" "" "the newcomer's output"
+	echo two >&8
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "the running process's exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" $'one\ntwo' "the running process's output"
+	# The settings go some seconds after the last process.
+	ttl=$(redis-cli -p "$RPORT" pttl "tbthrottle-settings:$P")
+	assert_le "$ttl" 10000 "settings TTL (ms)"
+	assert_ge "$ttl" 1 "settings TTL (ms)"
+}
+
+@test "--redis: an idle process keeps its settings in Redis (a heartbeat)" {
+	local d=$BATS_TEST_TMPDIR pid
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 10/s --redis "$URL" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "$pid"
+	# As if they had expired: the heartbeat (every 3 s) sets them again.
+	redis-cli -p "$RPORT" del "tbthrottle-settings:$P" >/dev/null
+	wait_settings "$RPORT" 10/s
+	newcomer "$URL" 5/s
+	[[ $stderr == *"-r 10/s"* ]]
+	exec 8>&-
+	wait "$pid"
+}
+
+@test "--redis: a process that started while Redis was down claims the settings once it is back, idle" {
+	local d=$BATS_TEST_TMPDIR pid
+	OPORT=$(free_port)
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 10/s --redis "redis://127.0.0.1:$OPORT" \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "$pid"
+	start_redis "$OPORT" 8>&-	# no writer of the FIFO left behind
+	wait_settings "$OPORT" 10/s
+	newcomer "redis://127.0.0.1:$OPORT" 5/s
+	[[ $stderr == *"-r 10/s"* ]]
+	echo one >&8
+	exec 8>&-
+	wait "$pid"
+	assert_eq "$(cat "$d/out")" one "the first process's output"
+	[[ $(grep -c 'waiting for it' "$d/err") == 1 ]]
+	[[ $(grep -c 'reached again' "$d/err") == 1 ]]
+}
+
+@test "--redis: a hung server under -P: limited locally within about a second; SIGTERM ends the run at once" {
+	local d=$BATS_TEST_TMPDIR t0 n
+	command -v script >/dev/null || skip "script(1) is not installed"
+	own_redis
+	seq 1000 >"$d/in"
+	run_pty "$d/out" "$TB" --shared "$P" -r 20/s -P --redis-fallback local \
+	    --redis "redis://127.0.0.1:$OPORT" "$d/in"
+	wait_for_output "$d/out"
+	kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
+	t0=$(now_ms)
+	wait_text "$d/tty" "limiting locally" 5
+	assert_le "$(since_ms "$t0")" 2500 "ms to the fallback"
+	n=$(wc -l <"$d/out")
+	sleep 0.5
+	assert_ge "$(wc -l <"$d/out")" $((n + 1)) "lines out while Redis hangs"
+	t0=$(now_ms)
+	kill -TERM "$TPID"
+	wait_gone "$TPID"
+	assert_le "$(since_ms "$t0")" 1000 "ms to end after SIGTERM"
+}
+
+@test "--redis: SIGTERM ends a run waiting for a hung server at once, -P or not" {
+	local d=$BATS_TEST_TMPDIR t0 p
+	command -v script >/dev/null || skip "script(1) is not installed"
+	own_redis
+	seq 1000 >"$d/in"
+	for p in -P -s; do
+		run_pty "$d/out" "$TB" --shared "$P" -r 20/s "$p" \
+		    --redis "redis://127.0.0.1:$OPORT" "$d/in"
+		wait_for_output "$d/out"
+		kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
+		wait_text "$d/tty" "waiting for it" 5
+		sleep 0.3
+		t0=$(now_ms)
+		kill -TERM "$TPID"
+		wait_gone "$TPID"
+		assert_le "$(since_ms "$t0")" 1000 "ms to the end ($p)"
+		kill -CONT "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
+		rm -f "$d/out" "$d/pty.pid"
+	done
+}
+
+@test "--redis: connecting waits 1 s, neither cut short nor made longer by the ticks of -P" {
+	local t0 t
+	command -v script >/dev/null || skip "script(1) is not installed"
+	fake_server full
+	echo x >"$BATS_TEST_TMPDIR/in"
+	t0=$(now_ms)
+	run_pty "$BATS_TEST_TMPDIR/out" "$TB" --shared "$P" -r 1/s -P \
+	    --redis "redis://127.0.0.1:$FPORT" --redis-fallback fail \
+	    "$BATS_TEST_TMPDIR/in"
+	wait_gone "$TPID"
+	t=$(since_ms "$t0")
+	assert_ge "$t" 1000 "ms to give up"
+	assert_le "$t" 2500 "ms to give up"
+	grep -q "127.0.0.1:$FPORT/0: cannot connect within 1000 ms" \
+	    "$BATS_TEST_TMPDIR/tty"
 }

@@ -56,6 +56,28 @@ check "$tmp/longkeys" -k 1 -r 20k/s -b 2 --max-keys 20 --drop
 check "$tmp/lines" --shared vg -r 5k/s -b 100
 check "$tmp/lines" --shared vg -r 5k/s -b 100 --drop
 check /dev/null -r 1/s -R 1
+if "$tb" -V | grep -q 'Redis support: yes'; then
+	# Down: the local fallback; up (when redis-server is here): the
+	# script's replies, per key and not.
+	check "$tmp/lines" --shared vg -r 5k/s --redis redis://127.0.0.1:1 \
+	    --redis-fallback local
+	if command -v redis-server >/dev/null; then
+		port=$((20000 + RANDOM % 20000))
+		redis-server --port "$port" --bind 127.0.0.1 --save '' \
+		    --appendonly no >/dev/null 2>&1 &
+		rpid=$!
+		trap 'kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+		for ((i = 0; i < 500; i++)); do
+			[[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]] &&
+			    break
+			sleep 0.01
+		done
+		check "$tmp/lines" --shared vg -r 5k/s -b 100 \
+		    --redis "redis://127.0.0.1:$port"
+		check "$tmp/keys" --shared vgk -k 1 -r 1/min --drop \
+		    --redis "redis://127.0.0.1:$port"
+	fi
+fi
 check /dev/null --bogus
 check /dev/null -r 1/s --help
 echo "valgrind: $n runs clean"

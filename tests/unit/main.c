@@ -35,6 +35,7 @@ main(void)
 	test_limit_parse();
 	test_runname();
 	test_tiers();
+	test_redisurl();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -79,4 +79,7 @@ void	test_runname(void);
 /* tiers_test.c */
 void	test_tiers(void);
 
+/* redisurl_test.c */
+void	test_redisurl(void);
+
 #endif

@@ -1,0 +1,111 @@
+/* Unit tests of redisurl.c: --redis URLs, and passwords kept out of sight. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redisurl.h"
+#include "unit.h"
+
+/* url parses (want 0) or not (-1); an error never holds secret. */
+static void
+url_case(const char *url, int want, const char *secret)
+{
+	struct redis_url u;
+	char err[512] = "", shown[512];
+	int rc = redisurl_parse(url, &u, err, sizeof err);
+
+	check(rc == want, "%s: parsed %d, want %d (%s)", url, rc, want, err);
+	check(strstr(err, secret) == NULL, "%s: the error shows '%s': %s",
+	    url, secret, err);
+	if (rc == 0) {
+		redisurl_show(&u, shown, sizeof shown);
+		check(strstr(shown, secret) == NULL, "%s: shown as %s", url,
+		    shown);
+	}
+}
+
+/* The parts of url. */
+static void
+url_parts(const char *url, const char *host, int port, int db,
+    const char *user, const char *password)
+{
+	struct redis_url u;
+	char err[512] = "";
+
+	check(redisurl_parse(url, &u, err, sizeof err) == 0, "%s: %s", url,
+	    err);
+	check(strcmp(u.host, host) == 0 && u.port == port && u.db == db &&
+	    strcmp(u.user, user) == 0 && strcmp(u.password, password) == 0,
+	    "%s: host %s port %d db %d user %s", url, u.host, u.port, u.db,
+	    u.user);
+}
+
+void
+test_redisurl(void)
+{
+	struct redis_url u;
+	char msg[256], err[512];
+
+	current = "redisurl: parts of a URL";
+	unsetenv("REDISCLI_AUTH");
+	url_parts("redis://h", "h", 6379, 0, "", "");
+	url_parts("redis://h:7000/3", "h", 7000, 3, "", "");
+	url_parts("redis://:pw@h", "h", 6379, 0, "", "pw");
+	url_parts("redis://me:pw@h:1/2", "h", 1, 2, "me", "pw");
+	url_parts("redis://:p@ss@h", "h", 6379, 0, "", "p@ss");
+	url_parts("redis://:pa/ss@h/4", "h", 6379, 4, "", "pa/ss");
+
+	current = "redisurl: no password in an error";
+	/* Without its @, a password reads as a port: it must not be
+	 * shown back. */
+	url_case("redis://admin:secret", -1, "secret");
+	url_case("redis://:secret", -1, "secret");
+	url_case("redis://admin:secret/0", -1, "secret");
+	url_case("redis://h:secret:6379", -1, "secret");
+	url_case("redis://:secret@h:0", -1, "secret");
+	url_case("redis://:secret@h:99999", -1, "secret");
+	url_case("redis://:secret@h/x", -1, "secret");
+	url_case("redis://user:secret@", -1, "secret");
+	url_case("redis://secret@h", -1, "secret");
+	url_case("rediss://admin:secret@h", -1, "secret");
+	url_case("rediss://admin:secret", -1, "secret");
+	url_case("http://admin:secret@h", -1, "secret");
+	url_case("admin:secret", -1, "secret");
+	url_case("redis://admin:secret@h:1", 0, "secret");
+	url_case("redis://:se@cret@h", 0, "cret");
+	check(redisurl_parse("redis://admin:secret", &u, err, sizeof err) ==
+	    -1 && strstr(err, "'redis://admin:***'") != NULL &&
+	    strstr(err, "redis://:password@host") != NULL,
+	    "the user is kept, the password masked, the form named: %s", err);
+	check(redisurl_parse("redis://h:70000", &u, err, sizeof err) == -1 &&
+	    strstr(err, "'redis://h:70000'") != NULL &&
+	    strstr(err, "password") == NULL,
+	    "a numeric port is shown as it is: %s", err);
+
+	current = "redisurl: REDISCLI_AUTH";
+	setenv("REDISCLI_AUTH", "envsecret", 1);
+	url_parts("redis://h", "h", 6379, 0, "", "envsecret");
+	url_parts("redis://:pw@h", "h", 6379, 0, "", "pw");
+	url_case("redis://h:port", -1, "envsecret");
+	unsetenv("REDISCLI_AUTH");
+
+	current = "redisurl: a server's text scrubbed of the password";
+	u = (struct redis_url){ .host = "h", .port = 1 };
+	snprintf(u.password, sizeof u.password, "hunter2");
+	snprintf(msg, sizeof msg, "ERR unknown command 'AUTH', with args "
+	    "beginning with: 'hunter2' 'hunter2x'");
+	redisurl_scrub(&u, msg, sizeof msg);
+	check(strcmp(msg, "ERR unknown command 'AUTH', with args beginning "
+	    "with: '***' '***x'") == 0, "scrubbed: %s", msg);
+	snprintf(u.password, sizeof u.password, "x");
+	snprintf(msg, sizeof msg, "xxxx");
+	redisurl_scrub(&u, msg, 8);
+	check(strcmp(msg, "*******") == 0 && strchr(msg, 'x') == NULL,
+	    "a short password, a small buffer: %s", msg);
+	u.password[0] = '\0';
+	snprintf(msg, sizeof msg, "as it was");
+	redisurl_scrub(&u, msg, sizeof msg);
+	check(strcmp(msg, "as it was") == 0, "no password: %s", msg);
+	redisurl_show(&u, msg, sizeof msg);
+	check(strcmp(msg, "redis://h:1/0") == 0, "shown: %s", msg);
+}
