@@ -649,7 +649,8 @@ static const struct option_row options[] = {
 	    "tbthrottle of yours started with it" },
 	{ "redis", 0, required_argument, "URL", set_redis,
 	    "keep the --shared bucket in Redis, for many hosts:\n"
-	    "redis://[[user]:password@]host[:port][/db]" },
+	    "redis://[[user]:password@]host[:port][/db] or\n"
+	    "unix:///path/to/redis.sock[?db=N]" },
 	{ "redis-fallback", 0, required_argument, "F", set_fallback,
 	    "while Redis is down: block (default), local\n"
 	    "(limit this process alone) or fail" },

@@ -226,8 +226,9 @@ connect_tcp(struct redisconn *conn, char *why, size_t size)
 	socklen_t len = sizeof(int);
 	int e = 0;
 
-	if ((conn->c = redisConnectNonBlock(conn->url->host,
-	    conn->url->port)) == NULL) {
+	if ((conn->c = conn->url->path[0] != '\0' ?
+	    redisConnectUnixNonBlock(conn->url->path) :
+	    redisConnectNonBlock(conn->url->host, conn->url->port)) == NULL) {
 		snprintf(why, size, "out of memory");
 		return REDISCONN_DOWN;
 	}

@@ -1,4 +1,5 @@
 /* redis:// URLs: parsed, and shown with the password masked; pure. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,9 @@ mask(const char *url, char *out, size_t size)
 		return;
 	}
 	end = auth + strcspn(auth, "/");
+	/* The colons of an [IPv6] address are no password's. */
+	if (*auth == '[' && memchr(auth, ']', (size_t)(end - auth)) != NULL)
+		auth = memchr(auth, ']', (size_t)(end - auth));
 	colon = memchr(auth, ':', (size_t)(end - auth));
 	if (colon != NULL && !digits(colon + 1, (size_t)(end - colon - 1)))
 		snprintf(out, size, "%.*s:***%s", (int)(colon - url), url, end);
@@ -68,54 +72,106 @@ mask(const char *url, char *out, size_t size)
 		snprintf(out, size, "%s", url);
 }
 
-int
-redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
+/* The value of hex digit c, or -1. */
+static int
+hex(char c)
 {
-	static const char scheme[] = "redis://";
-	const char *p, *at, *end, *colon, *slash, *env;
-	char shown[64];
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * Copy s[0..len) into out[0..size), decoding %XX escapes, as a URL's
+ * credentials may carry them; -1 on a bad escape, a NUL or no room.
+ */
+static int
+decode(char *out, size_t size, const char *s, size_t len)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		int c = (unsigned char)s[i];
+
+		if (c == '%') {
+			if (i + 2 >= len || hex(s[i + 1]) < 0 ||
+			    hex(s[i + 2]) < 0)
+				return -1;
+			c = hex(s[i + 1]) * 16 + hex(s[i + 2]);
+			i += 2;
+		}
+		if (c == 0 || j + 1 >= size)
+			return -1;
+		out[j++] = (char)c;
+	}
+	out[j] = '\0';
+	return 0;
+}
+
+/* Fail with one line naming the URL as shown (password masked). */
+static int
+bad(char *err, size_t errsz, const char *shown, const char *why)
+{
+	snprintf(err, errsz, "invalid --redis URL '%s': %s", shown, why);
+	return -1;
+}
+
+/* unix:///path/to/redis.sock[?db=N] into u. */
+static int
+parse_unix(const char *p, struct redis_url *u, char *err, size_t errsz,
+    const char *shown)
+{
+	const char *q = strchr(p, '?');
+	size_t len = q != NULL ? (size_t)(q - p) : strlen(p);
 	long v;
 
-	memset(u, 0, sizeof *u);
-	u->port = 6379;
-	mask(url, shown, sizeof shown);
-	if (strncmp(url, scheme, sizeof scheme - 1) != 0) {
-		snprintf(err, errsz, "invalid --redis URL '%s': give "
-		    "redis://[:password@]host[:port][/db]", shown);
-		return -1;
-	}
-	p = url + sizeof scheme - 1;
-	end = p + strlen(p);
-	if ((at = strrchr(p, '@')) != NULL) {
-		colon = memchr(p, ':', (size_t)(at - p));
-		if (colon == NULL || copy(u->user, sizeof u->user, p,
-		    (size_t)(colon - p)) != 0 || copy(u->password,
-		    sizeof u->password, colon + 1, (size_t)(at - colon - 1)) !=
-		    0) {
-			snprintf(err, errsz, "invalid --redis URL '%s': give "
-			    "the credentials as [user]:password@", shown);
-			return -1;
-		}
-		p = at + 1;
-	}
-	/* Kept out of the URL (and so out of ps), the password may come
-	 * from the environment, as for redis-cli. */
-	if (u->password[0] == '\0' && (env = getenv("REDISCLI_AUTH")) != NULL &&
-	    copy(u->password, sizeof u->password, env, strlen(env)) != 0) {
-		snprintf(err, errsz, "REDISCLI_AUTH is too long");
-		return -1;
-	}
-	if ((slash = strchr(p, '/')) != NULL) {
-		if ((v = number(slash + 1, (size_t)(end - slash - 1), 0,
-		    100000)) < 0) {
-			snprintf(err, errsz, "invalid --redis URL '%s': the "
-			    "database must be a number", shown);
-			return -1;
-		}
+	if (len == 0 || p[0] != '/')
+		return bad(err, errsz, shown, "give the socket's absolute path, "
+		    "as unix:///run/redis/redis.sock");
+	if (copy(u->path, sizeof u->path, p, len) != 0)
+		return bad(err, errsz, shown, "the socket's path is too long");
+	if (q != NULL) {
+		if (strncmp(q, "?db=", 4) != 0 || (v = number(q + 4,
+		    strlen(q + 4), 0, 100000)) < 0)
+			return bad(err, errsz, shown, "after the path, give "
+			    "?db=N, N a number");
 		u->db = (int)v;
-		end = slash;
 	}
-	colon = memchr(p, ':', (size_t)(end - p));
+	return 0;
+}
+
+/* host[:port] or [IPv6][:port] in p[0..end) into u. */
+static int
+parse_host(const char *p, const char *end, struct redis_url *u, char *err,
+    size_t errsz, const char *shown)
+{
+	const char *colon = NULL, *host = p, *host_end;
+	long v;
+
+	if (*p == '[') {
+		const char *close = memchr(p, ']', (size_t)(end - p));
+
+		if (close == NULL)
+			return bad(err, errsz, shown, "an IPv6 address needs "
+			    "its closing ]");
+		host = p + 1;
+		host_end = close;
+		if (close + 1 < end && close[1] != ':')
+			return bad(err, errsz, shown, "after ], give :port");
+		if (close + 1 < end)
+			colon = close + 1;
+	} else {
+		colon = memchr(p, ':', (size_t)(end - p));
+		if (colon != NULL && memchr(colon + 1, ':',
+		    (size_t)(end - colon - 1)) != NULL)
+			return bad(err, errsz, shown, "an IPv6 address goes in "
+			    "brackets, as redis://[::1]:6379");
+		host_end = colon != NULL ? colon : end;
+	}
 	if (colon != NULL) {
 		if ((v = number(colon + 1, (size_t)(end - colon - 1), 1,
 		    65535)) < 0) {
@@ -127,15 +183,78 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 			return -1;
 		}
 		u->port = (int)v;
-		end = colon;
 	}
-	if (end == p || copy(u->host, sizeof u->host, p,
-	    (size_t)(end - p)) != 0) {
-		snprintf(err, errsz, "invalid --redis URL '%s': give a host",
-		    shown);
+	if (host_end == host || copy(u->host, sizeof u->host, host,
+	    (size_t)(host_end - host)) != 0)
+		return bad(err, errsz, shown, "give a host");
+	return 0;
+}
+
+/* [[user]:password@] at *pp, before the last '@', into u; advances *pp. */
+static int
+parse_credentials(const char **pp, struct redis_url *u, char *err,
+    size_t errsz, const char *shown)
+{
+	const char *p = *pp, *at = strrchr(p, '@'), *colon;
+
+	if (at == NULL)
+		return 0;
+	colon = memchr(p, ':', (size_t)(at - p));
+	if (colon == NULL)
+		return bad(err, errsz, shown, "give the credentials as "
+		    "[user]:password@");
+	if (decode(u->user, sizeof u->user, p, (size_t)(colon - p)) != 0 ||
+	    decode(u->password, sizeof u->password, colon + 1,
+	    (size_t)(at - colon - 1)) != 0)
+		return bad(err, errsz, shown, "the credentials have a bad %XX "
+		    "escape or are too long");
+	*pp = at + 1;
+	return 0;
+}
+
+int
+redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
+{
+	const char *p, *end, *slash, *env;
+	char shown[128];
+	long v;
+
+	memset(u, 0, sizeof *u);
+	u->port = 6379;
+	mask(url, shown, sizeof shown);
+	if (strncmp(url, "rediss://", 9) == 0)
+		return bad(err, errsz, shown, "this tbthrottle has no TLS "
+		    "(hiredis here is built without it): reach the server "
+		    "through a TLS tunnel, such as stunnel or ssh -L, and give "
+		    "its local end as redis://");
+	if (strncmp(url, "redis://", 8) != 0 && strncmp(url, "unix://", 7) != 0)
+		return bad(err, errsz, shown, "give redis://[[user]:password@]"
+		    "host[:port][/db] or unix:///path/to/redis.sock[?db=N]");
+	p = url + (url[0] == 'u' ? 7 : 8);
+	if (parse_credentials(&p, u, err, errsz, shown) != 0)
+		return -1;
+	/* Kept out of the URL (and so out of ps), the password may come
+	 * from the environment, as for redis-cli. */
+	if (u->password[0] == '\0' && (env = getenv("REDISCLI_AUTH")) != NULL &&
+	    copy(u->password, sizeof u->password, env, strlen(env)) != 0) {
+		snprintf(err, errsz, "REDISCLI_AUTH is too long");
 		return -1;
 	}
-	return 0;
+	if (url[0] == 'u')
+		return parse_unix(p, u, err, errsz, shown);
+	end = p + strlen(p);
+	/* The database follows the first '/' after the host ([] aside). */
+	slash = strchr(*p == '[' && strchr(p, ']') != NULL ? strchr(p, ']') :
+	    p, '/');
+	if (slash != NULL) {
+		if ((v = number(slash + 1, (size_t)(end - slash - 1), 0,
+		    100000)) < 0)
+			return bad(err, errsz, shown, "the database must be a "
+			    "number");
+		u->db = (int)v;
+		end = slash;
+	}
+	return parse_host(p, end, u, err, errsz, shown);
 }
 
 void
@@ -163,7 +282,14 @@ redisurl_scrub(const struct redis_url *u, char *msg, size_t size)
 void
 redisurl_show(const struct redis_url *u, char *out, size_t size)
 {
-	snprintf(out, size, "redis://%s%s%s:%d/%d", u->user,
-	    u->password[0] != '\0' ? ":***@" : (u->user[0] != '\0' ? "@" : ""),
-	    u->host, u->port, u->db);
+	const char *cred = u->password[0] != '\0' ? ":***@" :
+	    (u->user[0] != '\0' ? "@" : "");
+	bool v6 = strchr(u->host, ':') != NULL;
+
+	if (u->path[0] != '\0')
+		snprintf(out, size, "unix://%s%s%s?db=%d", u->user, cred,
+		    u->path, u->db);
+	else
+		snprintf(out, size, "redis://%s%s%s%s%s:%d/%d", u->user, cred,
+		    v6 ? "[" : "", u->host, v6 ? "]" : "", u->port, u->db);
 }

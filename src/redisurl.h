@@ -7,9 +7,14 @@
 /* What to do while Redis cannot be reached (--redis-fallback). */
 enum redis_fallback { FALLBACK_BLOCK, FALLBACK_LOCAL, FALLBACK_FAIL };
 
-/* A parsed redis://[[user]:password@]host[:port][/db] URL. */
+/*
+ * A parsed redis://[[user]:password@]host[:port][/db] URL (host may be
+ * an [IPv6] address; user and password percent-decoded), or a
+ * unix:///path/to/redis.sock[?db=N] one (path set, host empty).
+ */
 struct redis_url {
 	char host[256];
+	char path[108];		/* a UNIX-domain socket, or "" */
 	int port;
 	int db;
 	char user[128];

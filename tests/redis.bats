@@ -507,3 +507,55 @@ since_ms() {
 	grep -q "127.0.0.1:$FPORT/0: cannot connect within 1000 ms" \
 	    "$BATS_TEST_TMPDIR/tty"
 }
+
+@test "--redis unix:///path: a server on a UNIX-domain socket" {
+	local d=$BATS_TEST_TMPDIR port
+	port=$(free_port)
+	OPORT=$port
+	start_redis "$port" --unixsocket "$d/redis.sock" --unixsocketperm 700
+	run -0 --separate-stderr bash -c \
+	    'seq 9 | tb --shared "$0" --redis "$1" -r 1/min -b 3 --drop' \
+	    "$P" "unix://$d/redis.sock?db=2"
+	assert_eq "$output" $'1\n2\n3' "kept"
+	[[ $(redis-cli -s "$d/redis.sock" -n 2 exists "tbthrottle:$P") == 1 ]]
+}
+
+@test "--redis URL forms: [IPv6], percent-escapes, rediss:// refused clearly" {
+	run -2 --separate-stderr tb --shared x --redis redis://::1:6379 -r 1/s
+	assert_one_stderr_line
+	[[ $stderr == *"an IPv6 address goes in brackets, as redis://[::1]:6379"* ]]
+	run -2 --separate-stderr tb --shared x --redis rediss://h:1 -r 1/s
+	assert_one_stderr_line
+	[[ $stderr == *"no TLS"*"tunnel"* ]]
+	# A password with an escaped '@' and ':' logs in (and is never shown).
+	redis-cli -p "$RPORT" acl setuser "u@x" on '>p:w@rd' '~*' '&*' '+@all' \
+	    >/dev/null
+	run -0 --separate-stderr bash -c \
+	    'seq 2 | tb --shared "$0" --redis "$1" -r 1k/s' "$P" \
+	    "redis://u%40x:p%3Aw%40rd@127.0.0.1:$RPORT"
+	assert_eq "$output" $'1\n2' "output"
+	[[ $stderr != *"p:w@rd"* && $stderr != *"p%3Aw"* ]]
+}
+
+@test "--redis redis://[::1]:PORT: a server on IPv6 loopback" {
+	local port
+	port=$(free_port)
+	redis-server --port "$port" --bind ::1 --save '' --appendonly no \
+	    >"$BATS_TEST_TMPDIR/r6.log" 2>&1 &
+	local rpid=$! i
+	for ((i = 0; i < 300; i++)); do
+		[[ $(redis-cli -h ::1 -p "$port" ping 2>/dev/null) == PONG ]] &&
+		    break
+		sleep 0.01
+	done
+	if ((i == 300)); then
+		kill "$rpid" 2>/dev/null || true
+		skip "no IPv6 loopback here"
+	fi
+	run -0 --separate-stderr bash -c \
+	    'seq 5 | tb --shared "$0" --redis "$1" -r 1/min -b 2 --drop' \
+	    "$P" "redis://[::1]:$port"
+	kill "$rpid"
+	wait "$rpid" || true
+	assert_eq "$output" $'1\n2' "kept"
+}

@@ -40,6 +40,18 @@ url_parts(const char *url, const char *host, int port, int db,
 	    u.user);
 }
 
+/* url is refused with want in the message. */
+static void
+url_bad(const char *url, const char *want)
+{
+	struct redis_url u;
+	char err[512] = "";
+
+	check(redisurl_parse(url, &u, err, sizeof err) != 0 &&
+	    strstr(err, want) != NULL, "%s: want '%s', got '%s'", url, want,
+	    err);
+}
+
 void
 test_redisurl(void)
 {
@@ -108,4 +120,38 @@ test_redisurl(void)
 	check(strcmp(msg, "as it was") == 0, "no password: %s", msg);
 	redisurl_show(&u, msg, sizeof msg);
 	check(strcmp(msg, "redis://h:1/0") == 0, "shown: %s", msg);
+	/* [IPv6] hosts, percent-decoded credentials, UNIX sockets. */
+	url_parts("redis://[::1]:6380/2", "::1", 6380, 2, "", "");
+	url_parts("redis://[fe80::1%25eth0]", "fe80::1%25eth0", 6379, 0, "",
+	    "");
+	url_parts("redis://u%40x:p%3Ass%25@h:1/3", "h", 1, 3, "u@x", "p:ss%");
+	url_bad("redis://::1:6379", "an IPv6 address goes in brackets");
+	url_bad("redis://[::1", "needs its closing ]");
+	url_bad("redis://[::1]x", "after ], give :port");
+	url_bad("redis://:bad%zz@h", "bad %XX escape");
+	url_bad("redis://:bad%4@h", "bad %XX escape");
+	url_bad("redis://:nul%00@h", "bad %XX escape");
+	url_bad("rediss://h:1", "no TLS");
+	url_bad("unix://relative", "absolute path");
+	url_bad("unix:///s?db=x", "?db=N");
+	{
+		struct redis_url v;
+		char why[256] = "", shown[256];
+
+		check(redisurl_parse("unix:///run/redis/redis.sock?db=4", &v,
+		    why, sizeof why) == 0 && strcmp(v.path,
+		    "/run/redis/redis.sock") == 0 && v.db == 4 &&
+		    v.host[0] == '\0', "unix socket: %s", why);
+		redisurl_show(&v, shown, sizeof shown);
+		check(strcmp(shown, "unix:///run/redis/redis.sock?db=4") == 0,
+		    "shown as %s", shown);
+		check(redisurl_parse("redis://[::1]:7000/1", &v, why,
+		    sizeof why) == 0, "%s", why);
+		redisurl_show(&v, shown, sizeof shown);
+		check(strcmp(shown, "redis://[::1]:7000/1") == 0, "shown as %s",
+		    shown);
+		check(redisurl_parse("redis://[::1]:99999", &v, why,
+		    sizeof why) != 0 && strstr(why, "'redis://[::1]:99999'") !=
+		    NULL, "an IPv6 host is not masked: %s", why);
+	}
 }
