@@ -779,9 +779,11 @@ options_usage(FILE *fp)
 "                  [-k FIELD [-F C] [--max-keys N]]\n"
 "                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
 "                  [--queue N] [--drop | --drop-to FILE]\n"
-"                  [-s | --stats=json] [-P]\n"
+"                  [-s | --stats=json] [-P] [--name NAME]\n"
 "                  [FILE ...]\n"
-"       tbthrottle -R PID -r RATE [-b BURST] ...\n"
+"       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
+"       tbthrottle -R NAME|PID -s | --stats=json\n"
+"       tbthrottle --list\n"
 "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 "records or bytes no faster than RATE.\n"
 "\n", fp);
