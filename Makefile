@@ -126,6 +126,7 @@ lint:
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
+	clang-format --dry-run --Werror $(C_FILES)
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
 
@@ -133,8 +134,12 @@ valgrind: tbthrottle tests/unit/run
 	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
 	bash tests/valgrind.sh
 
+# Every C file of ours, formatted by .clang-format; lint checks it is.
+C_FILES = src/*.c src/*.h tests/unit/*.c tests/unit/*.h tests/*.c \
+	tests/fuzz/*.c bench/recv.c
+
 format:
-	clang-format -i src/*.c src/*.h tests/unit/*.c tests/unit/*.h
+	clang-format -i $(C_FILES)
 
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.

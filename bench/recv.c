@@ -76,13 +76,13 @@
 #include <sys/prctl.h>
 #endif
 
-#define NS	1e9
-#define BUFSZ	(1 << 20)
+#define NS 1e9
+#define BUFSZ (1 << 20)
 
 struct ev {
-	int64_t t;		/* arrival of the read, ns */
-	uint64_t before;	/* units received before this read */
-	uint64_t n;		/* units completed by this read (> 0) */
+	int64_t t;	 /* arrival of the read, ns */
+	uint64_t before; /* units received before this read */
+	uint64_t n;	 /* units completed by this read (> 0) */
 };
 
 static struct ev *evs;
@@ -90,8 +90,8 @@ static size_t nev, cap;
 static char buf[BUFSZ];
 
 /* Schedule parameters for the stats. */
-static double rate_ns;		/* R in units per ns */
-static double beff;		/* units due at the origin: B, or 1 if leaky */
+static double rate_ns; /* R in units per ns */
+static double beff;    /* units due at the origin: B, or 1 if leaky */
 
 static int64_t
 now_ns(void)
@@ -106,9 +106,10 @@ static void
 usage(void)
 {
 	fputs("usage: recv --now | --jitter SECONDS\n"
-	    "       recv [-c] [--t0 NS] [--rate R] [--burst B] [--leaky] "
-	    "[--gap MS]\n            [--trace FILE] [-- CMD [ARG ...]] "
-	    "< input\n", stderr);
+	      "       recv [-c] [--t0 NS] [--rate R] [--burst B] [--leaky] "
+	      "[--gap MS]\n            [--trace FILE] [-- CMD [ARG ...]] "
+	      "< input\n",
+	    stderr);
 	exit(2);
 }
 
@@ -175,7 +176,7 @@ count_le(int64_t origin, double v)
 }
 
 struct lat {
-	double p50, p99, max, min;	/* ms */
+	double p50, p99, max, min; /* ms */
 };
 
 /* Smallest v with at least ceil(q * total) units no later than v. */
@@ -296,21 +297,22 @@ jitter(double secs)
 		t += 1000000;
 		ts.tv_sec = (time_t)(t / 1000000000LL);
 		ts.tv_nsec = (long)(t % 1000000000LL);
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
-		    NULL) == EINTR)
+		while (clock_nanosleep(
+			   CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		woke = now_ns();
 		late[i] = woke - t;
 		if (late[i] > 1000000)
 			over++;
 		if (woke > t)
-			t = woke;	/* the next deadline is 1 ms after waking */
+			t = woke; /* the next deadline is 1 ms after waking */
 	}
 	qsort(late, n, sizeof *late, cmp_i64);
 	printf("wakeups=%zu p50_us=%.1f p99_us=%.1f p999_us=%.1f max_us=%.1f "
-	    "over_1ms=%zu\n", n, (double)late[n / 2] / 1e3,
-	    (double)late[n * 99 / 100] / 1e3, (double)late[n * 999 / 1000] / 1e3,
-	    (double)late[n - 1] / 1e3, over);
+	       "over_1ms=%zu\n",
+	    n, (double)late[n / 2] / 1e3, (double)late[n * 99 / 100] / 1e3,
+	    (double)late[n * 999 / 1000] / 1e3, (double)late[n - 1] / 1e3,
+	    over);
 	free(late);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
@@ -431,7 +433,8 @@ main(int argc, char *argv[])
 		} else {
 			const char *p = buf, *end = buf + got;
 
-			while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			while (
+			    (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 				n++;
 				p++;
 			}
@@ -449,7 +452,7 @@ main(int argc, char *argv[])
 				return 1;
 			}
 		status = WIFEXITED(status) ? WEXITSTATUS(status) :
-		    128 + WTERMSIG(status);
+					     128 + WTERMSIG(status);
 	}
 	if (trace != NULL)
 		write_trace(trace, have_t0 ? t0 : (nev ? evs[0].t : 0));
@@ -498,7 +501,8 @@ main(int argc, char *argv[])
 		}
 		l = lateness(origin, total);
 		printf(" lat_p50_ms=%.4f lat_p99_ms=%.4f lat_max_ms=%.4f "
-		    "lat_min_ms=%.4f", l.p50, l.p99, l.max, l.min);
+		       "lat_min_ms=%.4f",
+		    l.p50, l.p99, l.max, l.min);
 		printf(" jit_p50_ms=%.4f jit_p99_ms=%.4f jit_max_ms=%.4f",
 		    l.p50 - l.min, l.p99 - l.min, l.max - l.min);
 		for (size_t i = 0; i < nev; i++) {
@@ -511,8 +515,8 @@ main(int argc, char *argv[])
 		printf(" ahead_units=%.1f ahead_ms=%.4f", ahead,
 		    ahead / rate * 1e3);
 		ex = window_excess(0, beff);
-		printf(" excess_units=%.1f excess_ms=%.4f", ex,
-		    ex / rate * 1e3);
+		printf(
+		    " excess_units=%.1f excess_ms=%.4f", ex, ex / rate * 1e3);
 	}
 	if (gap_ms > 0) {
 		size_t g = 0;

@@ -9,7 +9,7 @@ bucket_muldiv_floor(int64_t a, uint64_t num, uint64_t den)
 	int64_t q, r;
 	uint64_t frac;
 
-	if (num == 0 || den == 0)	/* not a rate; keeps the function total */
+	if (num == 0 || den == 0) /* not a rate; keeps the function total */
 		return 0;
 	q = a / (int64_t)den;
 	r = a % (int64_t)den;
@@ -21,7 +21,7 @@ bucket_muldiv_floor(int64_t a, uint64_t num, uint64_t den)
 	frac = (uint64_t)r * num / den;
 	if (q > 0 && (uint64_t)q > ((uint64_t)INT64_MAX - frac) / num)
 		return INT64_MAX;
-	if (q < 0 && (uint64_t)-(q + 1) >= ((uint64_t)INT64_MAX + 1) / num)
+	if (q < 0 && (uint64_t)(-(q + 1)) >= ((uint64_t)INT64_MAX + 1) / num)
 		return INT64_MIN;
 	return q * (int64_t)num + (int64_t)frac;
 }
@@ -149,8 +149,7 @@ bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t max)
 }
 
 void
-bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
-    uint64_t cost)
+bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost)
 {
 	int64_t base;
 	uint64_t periods, max_k;
@@ -170,8 +169,8 @@ bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
 }
 
 void
-bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
-    int64_t now_ns)
+bucket_retune(
+    struct bucket *b, uint64_t n, uint64_t d, uint64_t burst, int64_t now_ns)
 {
 	int64_t have, e, since_ns = 0;
 
@@ -184,10 +183,11 @@ bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 		 * the new rate.  Rounded down, it is off by under 1 ns.
 		 */
 		e = now_ns - b->base_ns;
-		since_ns = e - bucket_muldiv_ceil(bucket_muldiv_floor(e, b->n, b->d), b->d,
-		    b->n);
-		since_ns = (int64_t)((long double)since_ns * b->n / b->d *
-		    d / n);
+		since_ns = e -
+		    bucket_muldiv_ceil(
+			bucket_muldiv_floor(e, b->n, b->d), b->d, b->n);
+		since_ns = (int64_t)((long double)since_ns * b->n / b->d * d /
+		    n);
 	} else {
 		have = (int64_t)burst;
 	}
@@ -196,6 +196,6 @@ bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 	b->burst = burst;
 	b->base_ns = now_ns - since_ns;
 	/* k = burst - have; a debt (have < 0) makes k exceed the burst. */
-	b->k = have >= 0 ? burst - (uint64_t)have : burst + (uint64_t)-have;
+	b->k = have >= 0 ? burst - (uint64_t)have : burst + (uint64_t)(-have);
 	normalize(b);
 }

@@ -14,7 +14,7 @@
  * default is one scheduler tick at HZ=100, the longest a runnable process
  * commonly waits for a CPU.
  */
-#define BUCKET_CATCHUP_NS	10000000LL
+#define BUCKET_CATCHUP_NS 10000000LL
 
 /*
  * Rate n units every d ns (n * d < 2^63), capacity burst units.  The bucket
@@ -35,8 +35,8 @@ struct bucket {
  * Start a bucket at now_ns holding initial tokens (initial <= burst), with
  * a catch-up of BUCKET_CATCHUP_NS.  burst * d / n must be below 2^62 ns.
  */
-void	bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
-	    uint64_t initial, int64_t now_ns);
+void bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
+    uint64_t initial, int64_t now_ns);
 
 /*
  * Whole tokens available at now_ns to units that have been waiting since
@@ -49,16 +49,16 @@ uint64_t bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns);
  * Earliest time, not before ready_ns, at which units (<= burst) tokens are
  * available to units waiting since ready_ns.  Does not change the bucket.
  */
-int64_t	bucket_ready_at(const struct bucket *b, int64_t ready_ns,
-	    uint64_t units);
+int64_t bucket_ready_at(
+    const struct bucket *b, int64_t ready_ns, uint64_t units);
 
 /*
  * Release up to max units at now_ns that have been waiting since ready_ns;
  * returns how many were granted and charges them to the bucket at their
  * ideal release times, so a late caller does not drift.
  */
-uint64_t bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns,
-	    uint64_t max);
+uint64_t bucket_take(
+    struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t max);
 
 /*
  * Charge cost units at now_ns to units waiting since ready_ns, even more
@@ -66,8 +66,8 @@ uint64_t bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns,
  * leaves it in debt, and later units wait until the debt is paid, so the
  * long-run rate holds.
  */
-void	bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
-	    uint64_t cost);
+void bucket_charge(
+    struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost);
 
 /*
  * Change the rate to n units every d ns and the capacity to burst at
@@ -76,19 +76,19 @@ void	bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns,
  * the next token (to within 1 ns).  From now_ns on the new rate applies,
  * so a lower rate delays the very next unit.
  */
-void	bucket_retune(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
-	    int64_t now_ns);
+void bucket_retune(
+    struct bucket *b, uint64_t n, uint64_t d, uint64_t burst, int64_t now_ns);
 
 /* Is the bucket full at t_ns: would a new bucket hold the same? */
-bool	bucket_full_at(const struct bucket *b, int64_t t_ns);
+bool bucket_full_at(const struct bucket *b, int64_t t_ns);
 
 /* Let late units keep their schedule for up to catchup_ns (>= 0). */
-void	bucket_set_catchup(struct bucket *b, int64_t catchup_ns);
+void bucket_set_catchup(struct bucket *b, int64_t catchup_ns);
 
 /* floor(a * num / den) saturated to int64, for num * den < 2^63. */
-int64_t	bucket_muldiv_floor(int64_t a, uint64_t num, uint64_t den);
+int64_t bucket_muldiv_floor(int64_t a, uint64_t num, uint64_t den);
 
 /* ceil(a * num / den) saturated to int64, for num * den < 2^63. */
-int64_t	bucket_muldiv_ceil(int64_t a, uint64_t num, uint64_t den);
+int64_t bucket_muldiv_ceil(int64_t a, uint64_t num, uint64_t den);
 
 #endif

@@ -10,7 +10,7 @@
 #include "clock.h"
 #include "signals.h"
 
-#define NS_SEC	1000000000LL
+#define NS_SEC 1000000000LL
 
 void
 clock_init(void)
@@ -107,14 +107,14 @@ clock_wait_fd(int fd, short events, int64_t deadline_ns)
 		if (deadline_ns == INT64_MAX)
 			ms = -1;
 		else if (left_ns / 1000000 > INT_MAX)
-			ms = INT_MAX;	/* the loop waits out the rest */
+			ms = INT_MAX; /* the loop waits out the rest */
 		else
 			ms = (int)(left_ns / 1000000);
 		if (ms == 0)
 			return sleep_exact(deadline_ns);
 		rc = poll(pfd, nfds, ms);
 		if (rc > 0 && nfds == 2 && pfd[1].revents != 0) {
-			on_watched();	/* a request: answer it, then go on */
+			on_watched(); /* a request: answer it, then go on */
 			return EINTR;
 		}
 		if (rc > 0)

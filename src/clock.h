@@ -6,20 +6,20 @@
 #include <stdint.h>
 
 /* Ask the OS for the finest timer slack it allows; harmless when it can't. */
-void	clock_init(void);
+void clock_init(void);
 
 /* Nanoseconds on CLOCK_MONOTONIC. */
-int64_t	clock_now_ns(void);
+int64_t clock_now_ns(void);
 
 /* Wall-clock time (CLOCK_REALTIME) minus monotonic time, in ns. */
-int64_t	clock_wall_offset_ns(void);
+int64_t clock_wall_offset_ns(void);
 
 /*
  * Sleep until CLOCK_MONOTONIC reaches deadline_ns, never waking early.
  * Returns 0 when the deadline is reached, or EINTR when a signal handler
  * ran; the caller decides whether to sleep again to the same deadline.
  */
-int	clock_sleep_until(int64_t deadline_ns);
+int clock_sleep_until(int64_t deadline_ns);
 
 /*
  * Make every wait below also watch fd (a control socket) and, when it can
@@ -28,10 +28,10 @@ int	clock_sleep_until(int64_t deadline_ns);
  * stop watching.  For sleeps, this holds while a millisecond or more is
  * left; the rest is slept exactly.
  */
-void	clock_watch(int fd, void (*ready)(void));
+void clock_watch(int fd, void (*ready)(void));
 
 /* The descriptor watched, or -1. */
-int	clock_watching(void);
+int clock_watching(void);
 
 /*
  * Wait until fd is ready for events (POLLIN, POLLOUT) or CLOCK_MONOTONIC
@@ -40,15 +40,15 @@ int	clock_watching(void);
  * the read or write reports the error), 0 at the deadline, or EINTR when
  * a signal handler ran.
  */
-int	clock_wait_fd(int fd, short events, int64_t deadline_ns);
+int clock_wait_fd(int fd, short events, int64_t deadline_ns);
 
 /*
  * Wait until fd is ready for events after EAGAIN, handling signals
  * meanwhile; false if a stop was requested, unless through_stop.
  */
-bool	clock_wait_ready(int fd, short events, bool through_stop);
+bool clock_wait_ready(int fd, short events, bool through_stop);
 
 /* Is fd ready for events now, without waiting (or did poll(2) fail)? */
-bool	clock_fd_ready(int fd, short events);
+bool clock_fd_ready(int fd, short events);
 
 #endif

@@ -1,6 +1,6 @@
 /* The control socket: a running tbthrottle answers -R and --list on it. */
 #ifdef __linux__
-#define _GNU_SOURCE	/* SO_PEERCRED, struct ucred, O_ASYNC */
+#define _GNU_SOURCE /* SO_PEERCRED, struct ucred, O_ASYNC */
 #endif
 #include <ctype.h>
 #include <dirent.h>
@@ -23,14 +23,14 @@
 #include "rundir.h"
 
 /* How long -R waits for a reply, and a run for a request's bytes. */
-#define REPLY_WAIT_NS	(5 * 1000000000LL)
-#define REQUEST_WAIT_NS	(1 * 1000000000LL)
+#define REPLY_WAIT_NS (5 * 1000000000LL)
+#define REQUEST_WAIT_NS (1 * 1000000000LL)
 
 /* Names are links "name.NAME" to the socket, which is named by its pid. */
-#define NAME_PREFIX	"name."
+#define NAME_PREFIX "name."
 
-static char sock_path[PATH_MAX];	/* ours, or "" */
-static char name_path[PATH_MAX + NAME_MAX + 8];	/* our name, or "" */
+static char sock_path[PATH_MAX];		/* ours, or "" */
+static char name_path[PATH_MAX + NAME_MAX + 8]; /* our name, or "" */
 static int listen_fd = -1;
 
 /* Fill sa with path; -1 when it does not fit a socket's address. */
@@ -53,8 +53,11 @@ new_socket(bool nonblock)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
-	if (fd >= 0 && (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || (nonblock &&
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0))) {
+	if (fd >= 0 &&
+	    (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
+		(nonblock &&
+		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) !=
+			0))) {
 		(void)close(fd);
 		return -1;
 	}
@@ -125,7 +128,7 @@ claim_name(const char *dir, const char *name, char *why, size_t size)
 
 	snprintf(target, sizeof target, "%ld", (long)getpid());
 	if (snprintf(name_path, sizeof name_path, "%s/" NAME_PREFIX "%s", dir,
-	    name) >= (int)sizeof name_path) {
+		name) >= (int)sizeof name_path) {
 		name_path[0] = '\0';
 		snprintf(why, size, "--name %s: the path is too long", name);
 		return -2;
@@ -137,11 +140,13 @@ claim_name(const char *dir, const char *name, char *why, size_t size)
 			break;
 		if (answering(name_path, &other)) {
 			name_path[0] = '\0';
-			snprintf(why, size, "--name %s: another tbthrottle of "
-			    "yours (pid %ld) has this name", name, (long)other);
+			snprintf(why, size,
+			    "--name %s: another tbthrottle of "
+			    "yours (pid %ld) has this name",
+			    name, (long)other);
 			return -2;
 		}
-		(void)unlink(name_path);	/* its run is gone */
+		(void)unlink(name_path); /* its run is gone */
 	}
 	snprintf(why, size, "--name %s: %s", name, strerror(errno));
 	name_path[0] = '\0';
@@ -157,7 +162,7 @@ listen_at(void)
 
 	if (address(&sa, sock_path) != 0 || (fd = new_socket(true)) < 0)
 		return -1;
-	(void)unlink(sock_path);	/* left by an earlier holder of our pid */
+	(void)unlink(sock_path); /* left by an earlier holder of our pid */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
 	    chmod(sock_path, 0600) != 0 || listen(fd, 16) != 0) {
 		int e = errno;
@@ -184,21 +189,23 @@ control_serve(const char *name, char *why, size_t size)
 	if ((rc = rundir_make(dir, sizeof dir)) != 0) {
 		if (rc == -2)
 			warnx("%s is not a private directory: live changes "
-			    "(-R) are off", dir);
+			      "(-R) are off",
+			    dir);
 		else if (rc == -3)
 			warnx("%s is not a directory of yours that only you "
-			    "may write in: live changes (-R) are off", dir);
+			      "may write in: live changes (-R) are off",
+			    dir);
 		snprintf(why, size, "--name %s: no private directory for it",
 		    name != NULL ? name : "");
 		return name != NULL ? -2 : -1;
 	}
 	if (snprintf(sock_path, sizeof sock_path, "%s/%ld", dir,
-	    (long)getpid()) >= (int)sizeof sock_path ||
+		(long)getpid()) >= (int)sizeof sock_path ||
 	    (listen_fd = listen_at()) < 0) {
 		warn("%s: live changes (-R) are off", dir);
 		sock_path[0] = '\0';
-		snprintf(why, size, "--name %s: no socket for it", name != NULL ?
-		    name : "");
+		snprintf(why, size, "--name %s: no socket for it",
+		    name != NULL ? name : "");
 		return name != NULL ? -2 : -1;
 	}
 	if (name != NULL && claim_name(dir, name, why, size) != 0) {
@@ -234,7 +241,7 @@ read_request(int fd, char *req, size_t size)
 		} else if (errno != EAGAIN && errno != EINTR) {
 			return -1;
 		} else if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
-			return -1;	/* too slow */
+			return -1; /* too slow */
 		}
 	}
 	req[len] = '\0';
@@ -260,8 +267,7 @@ write_by(int fd, const char *b, size_t len, int64_t deadline_ns)
 }
 
 void
-control_answer(void (*answer)(void *, const char *, char *, size_t),
-    void *arg)
+control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
 {
 	char req[CONTROL_MAX], reply[CONTROL_MAX];
 
@@ -273,7 +279,7 @@ control_answer(void (*answer)(void *, const char *, char *, size_t),
 		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
-			return;	/* none left (EAGAIN), or none to have */
+			return; /* none left (EAGAIN), or none to have */
 		}
 		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -315,8 +321,10 @@ not_found(const char *target, char *why, size_t size)
 	long pid;
 
 	if (!is_pid(target)) {
-		snprintf(why, size, "no running tbthrottle of yours is named "
-		    "'%s' (see --list)", target);
+		snprintf(why, size,
+		    "no running tbthrottle of yours is named "
+		    "'%s' (see --list)",
+		    target);
 		return;
 	}
 	pid = strtol(target, NULL, 10);
@@ -325,8 +333,10 @@ not_found(const char *target, char *why, size_t size)
 	else if (errno == EPERM)
 		snprintf(why, size, "process %ld belongs to another user", pid);
 	else
-		snprintf(why, size, "process %ld is not a tbthrottle with a rate "
-		    "to change (no control socket)", pid);
+		snprintf(why, size,
+		    "process %ld is not a tbthrottle with a rate "
+		    "to change (no control socket)",
+		    pid);
 }
 
 /*
@@ -339,7 +349,7 @@ connect_target(const char *target, char *why, size_t size)
 	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8];
 
 	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
-	    which++) {
+	     which++) {
 		struct stat st;
 		uid_t uid;
 		pid_t pid;
@@ -347,8 +357,8 @@ connect_target(const char *target, char *why, size_t size)
 
 		if (!rundir_private(dir))
 			continue;
-		snprintf(path, sizeof path, "%s/%s%s", dir, is_pid(target) ?
-		    "" : NAME_PREFIX, target);
+		snprintf(path, sizeof path, "%s/%s%s", dir,
+		    is_pid(target) ? "" : NAME_PREFIX, target);
 		if (lstat(path, &st) != 0)
 			continue;
 		if ((fd = connect_to(path)) < 0) {
@@ -362,7 +372,8 @@ connect_target(const char *target, char *why, size_t size)
 			return -1;
 		}
 		if (peer(fd, &uid, &pid) != 0 || uid != geteuid() ||
-		    (is_pid(target) && pid != (pid_t)strtol(target, NULL, 10))) {
+		    (is_pid(target) &&
+			pid != (pid_t)strtol(target, NULL, 10))) {
 			(void)close(fd);
 			snprintf(why, size, "%s is not a tbthrottle of yours",
 			    target);
@@ -389,14 +400,15 @@ read_reply(int fd, const char *target, char *reply, size_t size)
 		if (n >= 0)
 			break;
 		if (errno != EINTR && errno != EAGAIN) {
-			snprintf(reply, size, "%s: %s", target,
-			    strerror(errno));
+			snprintf(
+			    reply, size, "%s: %s", target, strerror(errno));
 			return -1;
 		}
 		if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
-			snprintf(reply, size, "no answer from %s within %lld "
-			    "s; nothing was changed", target,
-			    REPLY_WAIT_NS / 1000000000LL);
+			snprintf(reply, size,
+			    "no answer from %s within %lld "
+			    "s; nothing was changed",
+			    target, REPLY_WAIT_NS / 1000000000LL);
 			return -1;
 		}
 	}
@@ -405,18 +417,18 @@ read_reply(int fd, const char *target, char *reply, size_t size)
 }
 
 int
-control_send(const char *target, const char *request, char *reply,
-    size_t size)
+control_send(const char *target, const char *request, char *reply, size_t size)
 {
 	int fd, rc;
 
 	if ((fd = connect_target(target, reply, size)) < 0)
 		return -1;
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (write_by(fd, request, strlen(request), clock_now_ns() +
-	    REPLY_WAIT_NS) != 0 || shutdown(fd, SHUT_WR) != 0) {
-		snprintf(reply, size, "cannot ask %s: %s", target,
-		    strerror(errno));
+	if (write_by(fd, request, strlen(request),
+		clock_now_ns() + REPLY_WAIT_NS) != 0 ||
+	    shutdown(fd, SHUT_WR) != 0) {
+		snprintf(
+		    reply, size, "cannot ask %s: %s", target, strerror(errno));
 		(void)close(fd);
 		return -1;
 	}
@@ -446,8 +458,8 @@ name_of(const char *dir, long pid, char *out, size_t size)
 			continue;
 		target[n] = '\0';
 		if (strtol(target, NULL, 10) == pid) {
-			snprintf(out, size, "%s",
-			    e->d_name + strlen(NAME_PREFIX));
+			snprintf(
+			    out, size, "%s", e->d_name + strlen(NAME_PREFIX));
 			break;
 		}
 	}
@@ -482,7 +494,7 @@ control_each(void (*each)(void *, long, const char *), void *arg)
 	int count = 0;
 
 	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
-	    which++) {
+	     which++) {
 		struct dirent *e;
 		DIR *d;
 

@@ -17,8 +17,9 @@ judge(const struct gate *g, int64_t t_ns, size_t cost)
 	struct bucket *bb = g->byte_limit;
 	uint64_t got = 1;
 
-	if (bb != NULL && bucket_avail(bb, t_ns, t_ns) < (cost < bb->burst ?
-	    cost : bb->burst))
+	if (bb != NULL &&
+	    bucket_avail(bb, t_ns, t_ns) <
+		(cost < bb->burst ? cost : bb->burst))
 		return V_DROP;
 	/* take decides: a bucket shared with other processes may be
 	 * emptied between a look and the take. */
@@ -57,7 +58,7 @@ judge_bytes(struct drop *d, const struct view *v, struct action *a)
 	}
 	n = limiter_take(d->gate->limit, v->read_ns, v->read_ns, v->len);
 	if (n == LIMITER_UNDECIDED) {
-		policy_wait(a, INT64_MAX, false);	/* for the stop */
+		policy_wait(a, INT64_MAX, false); /* for the stop */
 		return;
 	}
 	d->rest = v->len - (size_t)n;
@@ -140,15 +141,15 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 
 /* The bytes of a long record that went out are charged as they arrived. */
 static void
-drop_streamed(void *self, const struct view *v, size_t bytes, bool pass,
-    int64_t now_ns)
+drop_streamed(
+    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
 {
 	const struct drop *d = self;
 
 	(void)now_ns;
 	if (pass && d->gate->byte_limit != NULL)
-		bucket_charge(d->gate->byte_limit, v->read_ns, v->read_ns,
-		    bytes);
+		bucket_charge(
+		    d->gate->byte_limit, v->read_ns, v->read_ns, bytes);
 }
 
 static void

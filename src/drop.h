@@ -14,10 +14,10 @@ struct drop {
 	size_t run_bytes;
 	uint64_t run_units;
 	bool run_ok;
-	size_t rest;		/* bytes mode: bytes of the last read refused */
-	int64_t first_ns;	/* when the partial record at the end began */
+	size_t rest;	  /* bytes mode: bytes of the last read refused */
+	int64_t first_ns; /* when the partial record at the end began */
 	bool first_set;
-	int64_t changed_ns;	/* when the limits last changed */
+	int64_t changed_ns; /* when the limits last changed */
 };
 
 /*
@@ -26,6 +26,6 @@ struct drop {
  * it is whole, at the end of input, or when it fills the buffer.  One
  * that finds no token, or no room in the byte limit, is dropped whole.
  */
-void	drop_policy(struct policy *p, struct drop *d, const struct gate *g);
+void drop_policy(struct policy *p, struct drop *d, const struct gate *g);
 
 #endif

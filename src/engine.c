@@ -16,9 +16,9 @@ struct run {
 	const struct engine *e;
 	const struct policy *pol;
 	struct stream s;
-	unsigned seen;		/* changes of the limits applied */
-	bool share_tty;		/* -P's line and the output share a terminal */
-	bool writing;		/* output is being written */
+	unsigned seen;	/* changes of the limits applied */
+	bool share_tty; /* -P's line and the output share a terminal */
+	bool writing;	/* output is being written */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -42,8 +42,8 @@ count_waiting(struct run *r)
 	struct view v;
 
 	stream_view(&r->s, &v);
-	r->e->stats->units_waiting = r->pol->waiting(r->pol->self, &v,
-	    r->s.longrec != LONG_NONE);
+	r->e->stats->units_waiting = r->pol->waiting(
+	    r->pol->self, &v, r->s.longrec != LONG_NONE);
 	r->e->stats->bytes_waiting = v.len;
 }
 
@@ -56,8 +56,9 @@ report(void *arg)
 	char line[STATS_LINE_MAX];
 
 	count_waiting(r);
-	output_say(line, stats_format(r->e->stats, clock_now_ns(),
-	    r->e->stats_json, line, sizeof line));
+	output_say(line,
+	    stats_format(r->e->stats, clock_now_ns(), r->e->stats_json, line,
+		sizeof line));
 }
 
 size_t
@@ -81,8 +82,9 @@ draw(struct run *r, bool done)
 	char line[STATS_LINE_MAX];
 
 	count_waiting(r);
-	output_say(line, stats_format_progress(r->e->stats, clock_now_ns(),
-	    done, line, sizeof line));
+	output_say(line,
+	    stats_format_progress(
+		r->e->stats, clock_now_ns(), done, line, sizeof line));
 }
 
 /* The live status line of --progress: not in the middle of output. */
@@ -265,7 +267,7 @@ turn(struct run *r)
 	}
 	if (r->s.out_gone)
 		return false;
-	if (r->s.longrec != LONG_NONE)	/* whole, even if a stop came */
+	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
 		return move_long(r) || read_more(r, false);
 	if (signals_stop_requested())
 		return false;
@@ -278,9 +280,11 @@ turn(struct run *r)
 int
 engine_run(const struct engine *e)
 {
-	run = (struct run){ .e = e, .pol = e->policy, .seen = changes,
-		.share_tty = e->progress && stdfd_same_tty(STDOUT_FILENO,
-		    STDERR_FILENO) };
+	run = (struct run){ .e = e,
+		.pol = e->policy,
+		.seen = changes,
+		.share_tty = e->progress &&
+		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_on_report(report, &run);
 	if (e->progress)

@@ -11,26 +11,26 @@
 #include "stats.h"
 
 /* How often --progress redraws its line. */
-#define ENGINE_PROGRESS_MS	250
+#define ENGINE_PROGRESS_MS 250
 
 /*
  * Records up to this many bytes go out whole in one write(2); a longer
  * record is streamed through the buffer once it is judged.
  */
-#define ENGINE_BUF_BYTES	(128 * 1024)
+#define ENGINE_BUF_BYTES (128 * 1024)
 
 struct engine {
-	const struct policy *policy;	/* decides what each unit does */
+	const struct policy *policy; /* decides what each unit does */
 	struct framer framer;
-	size_t buf_bytes;	/* the buffer: the longest record held whole */
-	char **files;		/* operands; none means standard input */
+	size_t buf_bytes; /* the buffer: the longest record held whole */
+	char **files;	  /* operands; none means standard input */
 	int nfiles;
-	const char *drop_to;	/* where dropped units go, or NULL */
-	int64_t start_ns;	/* when the limits were started */
-	struct stats *stats;	/* counters, kept up to date */
-	bool stats_json;	/* report format */
-	bool stats_at_exit;	/* print the report when done */
-	bool progress;		/* redraw a status line on stderr */
+	const char *drop_to; /* where dropped units go, or NULL */
+	int64_t start_ns;    /* when the limits were started */
+	struct stats *stats; /* counters, kept up to date */
+	bool stats_json;     /* report format */
+	bool stats_at_exit;  /* print the report when done */
+	bool progress;	     /* redraw a status line on stderr */
 };
 
 /*
@@ -39,18 +39,18 @@ struct engine {
  * reported and the next file is read).  Returns early when a stop signal
  * arrives, after finishing the write in progress.
  */
-int	engine_run(const struct engine *e);
+int engine_run(const struct engine *e);
 
 /*
  * The report of the run, as --stats prints it (json: as --stats=json),
  * into buf[0..size); its length.  For -R NAME --stats.
  */
-size_t	engine_report(char *buf, size_t size, bool json);
+size_t engine_report(char *buf, size_t size, bool json);
 
 /* The run's line for --list into buf[0..size); its length. */
-size_t	engine_status(char *buf, size_t size);
+size_t engine_status(char *buf, size_t size);
 
 /* The limits were changed at now_ns: any decision made before is stale. */
-void	engine_limits_changed(int64_t now_ns);
+void engine_limits_changed(int64_t now_ns);
 
 #endif

@@ -15,8 +15,8 @@ escape_controls(char *msg, size_t size)
 		unsigned char c = (unsigned char)msg[i];
 
 		if (c < 0x20 || c == 0x7f)
-			j += (size_t)snprintf(tmp + j, sizeof tmp - j, "\\x%02x",
-			    c);
+			j += (size_t)snprintf(
+			    tmp + j, sizeof tmp - j, "\\x%02x", c);
 		else
 			tmp[j++] = (char)c;
 	}

@@ -8,6 +8,6 @@
  * Rewrite control characters in the message msg (size bytes) as \xHH, so
  * a value quoted in it cannot break it over lines.
  */
-void	escape_controls(char *msg, size_t size);
+void escape_controls(char *msg, size_t size);
 
 #endif

@@ -5,9 +5,12 @@ void
 fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
     int64_t wall_offset_ns, int64_t catchup_ns)
 {
-	*f = (struct fixed){ .limit = limit, .width_ns = width_ns,
-	    .wall_offset_ns = wall_offset_ns, .catchup_ns = catchup_ns,
-	    .index = INT64_MIN, .used = 0 };
+	*f = (struct fixed){ .limit = limit,
+		.width_ns = width_ns,
+		.wall_offset_ns = wall_offset_ns,
+		.catchup_ns = catchup_ns,
+		.index = INT64_MIN,
+		.used = 0 };
 }
 
 /* The window holding monotonic time t_ns. */
@@ -38,7 +41,7 @@ fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units)
 {
 	int64_t i = window_of(f, ready_ns);
 
-	if (i < f->index)	/* never back into a window already used */
+	if (i < f->index) /* never back into a window already used */
 		i = f->index;
 	if (used_in(f, i) + units <= f->limit)
 		return start_of(f, i) > ready_ns ? start_of(f, i) : ready_ns;
@@ -49,8 +52,8 @@ fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units)
 static int64_t
 charge_time(const struct fixed *f, int64_t ready_ns, int64_t now_ns)
 {
-	int64_t t = now_ns - f->catchup_ns, due = fixed_ready_at(f, ready_ns,
-	    1);
+	int64_t t = now_ns - f->catchup_ns,
+		due = fixed_ready_at(f, ready_ns, 1);
 
 	if (t < due)
 		t = due;

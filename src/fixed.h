@@ -14,15 +14,15 @@ struct fixed {
 	int64_t width_ns;
 	int64_t wall_offset_ns;
 	int64_t catchup_ns;
-	int64_t index;		/* window of the last release */
-	uint64_t used;		/* units released in that window */
+	int64_t index; /* window of the last release */
+	uint64_t used; /* units released in that window */
 };
 
-void	fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
-	    int64_t wall_offset_ns, int64_t catchup_ns);
+void fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
+    int64_t wall_offset_ns, int64_t catchup_ns);
 
 /* Earliest time, not before ready_ns, at which units (<= limit) fit. */
-int64_t	fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units);
+int64_t fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units);
 
 /* How many units fixed_take would grant at now_ns; no change. */
 uint64_t fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns);
@@ -32,7 +32,7 @@ uint64_t fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns);
  * while the caller was late (up to catchup_ns) count in the window they
  * were due in.
  */
-uint64_t fixed_take(struct fixed *f, int64_t ready_ns, int64_t now_ns,
-	    uint64_t max);
+uint64_t fixed_take(
+    struct fixed *f, int64_t ready_ns, int64_t now_ns, uint64_t max);
 
 #endif

@@ -16,20 +16,20 @@ struct framer {
  * number of units is stored in *units.  In byte mode every byte is a unit.
  * A record without its delimiter is not counted.
  */
-size_t	framer_span(const struct framer *f, const char *buf, size_t len,
-	    size_t max, size_t *units);
+size_t framer_span(const struct framer *f, const char *buf, size_t len,
+    size_t max, size_t *units);
 
 /*
  * Bytes at the start of buf[0..len) that end on a unit boundary, however
  * many units that is (the whole buffer in byte mode).
  */
-size_t	framer_whole(const struct framer *f, const char *buf, size_t len);
+size_t framer_whole(const struct framer *f, const char *buf, size_t len);
 
 /*
  * Units in buf[0..len): delimiters, or bytes in byte mode; with final,
  * a last record without its delimiter counts too.
  */
-size_t	framer_count(const struct framer *f, const char *buf, size_t len,
-	    bool final);
+size_t framer_count(
+    const struct framer *f, const char *buf, size_t len, bool final);
 
 #endif

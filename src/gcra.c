@@ -20,14 +20,14 @@ gcra_unscale(const struct gcra *g, int64_t epoch_ns, int64_t t)
 }
 
 int64_t
-gcra_reserve(const struct gcra *g, int64_t tat, int64_t now, uint64_t units,
-    int64_t *at)
+gcra_reserve(
+    const struct gcra *g, int64_t tat, int64_t now, uint64_t units, int64_t *at)
 {
 	int64_t from = tat > now ? tat : now;
 	int64_t cost = (int64_t)(units * g->d);
 	/* Past the range means never; it must not wrap around. */
 	int64_t next = from > GCRA_MAX_SCALED - cost ? GCRA_MAX_SCALED :
-	    from + cost;
+						       from + cost;
 	int64_t go = next - (int64_t)(g->burst * g->d);
 
 	*at = go > now ? go : now;

@@ -15,21 +15,21 @@ struct gcra {
 	uint64_t n, d, burst;
 };
 
-#define GCRA_MAX_SCALED	(INT64_MAX / 4)
+#define GCRA_MAX_SCALED (INT64_MAX / 4)
 
 /* now_ns - epoch_ns in units of 1/n ns; -1 when beyond GCRA_MAX_SCALED. */
-int64_t	gcra_scale(const struct gcra *g, int64_t epoch_ns, int64_t now_ns);
+int64_t gcra_scale(const struct gcra *g, int64_t epoch_ns, int64_t now_ns);
 
 /* A scaled time back in ns, rounded up: never early. */
-int64_t	gcra_unscale(const struct gcra *g, int64_t epoch_ns, int64_t t);
+int64_t gcra_unscale(const struct gcra *g, int64_t epoch_ns, int64_t t);
 
 /*
  * Reserve units (<= burst) at scaled time now from state tat: returns the
  * new state and stores in *at the scaled time from which they may go (now
  * when the bucket holds them).  Reservations are served in order.
  */
-int64_t	gcra_reserve(const struct gcra *g, int64_t tat, int64_t now,
-	    uint64_t units, int64_t *at);
+int64_t gcra_reserve(const struct gcra *g, int64_t tat, int64_t now,
+    uint64_t units, int64_t *at);
 
 /* Whole units the bucket holds at scaled time now. */
 uint64_t gcra_avail(const struct gcra *g, int64_t tat, int64_t now);

@@ -15,16 +15,17 @@
 #include "stdfd.h"
 
 /* Bytes asked of one splice(2); a pipe moves at most its capacity. */
-#define SPLICE_CHUNK_BYTES	(128 * 1024)
+#define SPLICE_CHUNK_BYTES (128 * 1024)
 
 void
-input_init(struct input *in, char **files, int nfiles, const int *outs,
-    int nouts)
+input_init(
+    struct input *in, char **files, int nfiles, const int *outs, int nouts)
 {
 	struct stat st;
 
-	*in = (struct input){ .files = files, .nfiles = nfiles, .fd = -1,
-	    .name = "stdin" };
+	*in = (struct input){
+		.files = files, .nfiles = nfiles, .fd = -1, .name = "stdin"
+	};
 	for (int i = 0; i < nouts && in->nouts < INPUT_MAX_OUTS; i++)
 		if (outs[i] >= 0 && fstat(outs[i], &st) == 0 &&
 		    S_ISREG(st.st_mode)) {
@@ -103,7 +104,7 @@ input_open(struct input *in)
 			take_operand(in, STDIN_FILENO, "stdin");
 		} else if ((fd = open_operand(path, in->finish)) < 0) {
 			if (errno == EINTR)
-				return false;	/* a stop was requested */
+				return false; /* a stop was requested */
 			warn("%s", path);
 			in->status = 1;
 		} else {
@@ -153,7 +154,7 @@ input_splice(struct input *in)
 			signals_poll_report();
 		} else {
 			if (n == -1 && errno == EPIPE) {
-				signals_stop(SIGPIPE);	/* the reader left */
+				signals_stop(SIGPIPE); /* the reader left */
 				return -1;
 			}
 			in->no_splice = true;

@@ -6,19 +6,19 @@
 #include <sys/types.h>
 
 /* Most regular files written to that an operand must not be. */
-#define INPUT_MAX_OUTS	2
+#define INPUT_MAX_OUTS 2
 
 struct input {
 	char **files;
 	int nfiles;
-	int next;		/* index of the next operand to open */
-	int fd;			/* -1 between files */
+	int next; /* index of the next operand to open */
+	int fd;	  /* -1 between files */
 	const char *name;
-	int status;		/* 1 once an operand could not be read */
-	bool no_splice;		/* don't splice(2) this operand */
-	bool checked;		/* no_splice is set for this operand */
-	bool finish;		/* a stop must not cut the read short */
-	int nouts;		/* the regular files written to */
+	int status;	/* 1 once an operand could not be read */
+	bool no_splice; /* don't splice(2) this operand */
+	bool checked;	/* no_splice is set for this operand */
+	bool finish;	/* a stop must not cut the read short */
+	int nouts;	/* the regular files written to */
 	dev_t out_dev[INPUT_MAX_OUTS];
 	ino_t out_ino[INPUT_MAX_OUTS];
 };
@@ -29,14 +29,14 @@ struct input {
  * output, the drop file) is refused, as is standard input if it was
  * closed at start.
  */
-void	input_init(struct input *in, char **files, int nfiles, const int *outs,
-	    int nouts);
+void input_init(
+    struct input *in, char **files, int nfiles, const int *outs, int nouts);
 
 /* Open the next operand if none is open; false when there are none left. */
-bool	input_open(struct input *in);
+bool input_open(struct input *in);
 
 /* Close the current operand. */
-void	input_close(struct input *in);
+void input_close(struct input *in);
 
 /*
  * Read into b[0..room), moving to the next operand at end of file; errors
@@ -44,13 +44,13 @@ void	input_close(struct input *in);
  * read, 0 at the end of all input, or -1 when a stop was requested.  When
  * fresh is not NULL, *fresh is set if the data had to be waited for.
  */
-ssize_t	input_read(struct input *in, char *b, size_t room, bool *fresh);
+ssize_t input_read(struct input *in, char *b, size_t room, bool *fresh);
 
 /*
  * Move input straight to standard output in the kernel.  Returns bytes
  * moved, 0 at the end of all input, -1 when a stop was requested, or
  * SPLICE_UNSUPPORTED when this operand must be read instead.
  */
-ssize_t	input_splice(struct input *in);
+ssize_t input_splice(struct input *in);
 
 #endif

@@ -5,19 +5,19 @@
 #include "keys.h"
 
 /* Slots of the index to start with; it doubles to stay at most half full. */
-#define KEYS_MIN_CAP	1024
+#define KEYS_MIN_CAP 1024
 /* The index finds an entry by the hash's low 32 bits: at most 2^32 slots. */
-#define KEYS_MAX_CAP	(UINT64_C(1) << 32)
+#define KEYS_MAX_CAP (UINT64_C(1) << 32)
 /* The len of an entry whose bytes are apart: a pointer and a length. */
-#define KEYS_APART	(KEYS_INLINE + 1)
-#define ENTRY_BITS	0xffffffffULL
+#define KEYS_APART (KEYS_INLINE + 1)
+#define ENTRY_BITS 0xffffffffULL
 
 _Static_assert(sizeof(char *) + sizeof(size_t) <= KEYS_INLINE,
     "a pointer and a length fit where the bytes of a short key go");
 
 size_t
-keys_field(const char *rec, size_t len, unsigned field, int sep,
-    const char **key)
+keys_field(
+    const char *rec, size_t len, unsigned field, int sep, const char **key)
 {
 	size_t i = 0, start;
 
@@ -28,8 +28,9 @@ keys_field(const char *rec, size_t len, unsigned field, int sep,
 		if (sep < 0 && i == len)
 			break;
 		start = i;
-		while (i < len && (sep < 0 ? rec[i] != ' ' && rec[i] != '\t' :
-		    (unsigned char)rec[i] != (unsigned)sep))
+		while (i < len &&
+		    (sep < 0 ? rec[i] != ' ' && rec[i] != '\t' :
+			       (unsigned char)rec[i] != (unsigned)sep))
 			i++;
 		if (f == field) {
 			*key = rec + start;
@@ -38,15 +39,15 @@ keys_field(const char *rec, size_t len, unsigned field, int sep,
 		if (i == len)
 			break;
 		if (sep >= 0)
-			i++;	/* past this separator: the next may be empty */
+			i++; /* past this separator: the next may be empty */
 	}
 	*key = rec + len;
 	return 0;
 }
 
 size_t
-keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
-    const char **key)
+keys_of_record(
+    const struct keyspec *spec, const char *rec, size_t len, const char **key)
 {
 	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)spec->delim)
 		len--;
@@ -103,8 +104,8 @@ find(const struct keytab *t, uint64_t hash, const char *key, size_t len)
 	size_t mask = t->cap - 1, i = (size_t)tag & mask;
 	uint64_t v;
 
-	while ((v = t->index[i]) != 0 && (v >> 32 != tag ||
-	    !same_key(&t->ents[entry_of(v)], key, len)))
+	while ((v = t->index[i]) != 0 &&
+	    (v >> 32 != tag || !same_key(&t->ents[entry_of(v)], key, len)))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -292,7 +293,7 @@ keys_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
 	t->max_keys = max_keys > 0 ? max_keys : 1;
 	t->cap = KEYS_MIN_CAP;
 	t->room = t->max_keys < KEYS_MIN_CAP / 2 ? t->max_keys :
-	    KEYS_MIN_CAP / 2;
+						   KEYS_MIN_CAP / 2;
 	t->index = calloc(t->cap, sizeof *t->index);
 	t->ents = malloc(t->room * sizeof *t->ents);
 	t->overflow = *proto;
@@ -355,8 +356,8 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 }
 
 void
-keys_select_record(struct keytab *t, const char *rec, size_t len,
-    int64_t now_ns)
+keys_select_record(
+    struct keytab *t, const char *rec, size_t len, int64_t now_ns)
 {
 	const char *key;
 	size_t n = keys_of_record(&t->spec, rec, len, &key);
@@ -397,7 +398,7 @@ keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 	tag = t->sel_hash & ENTRY_BITS;
 	e = &t->ents[t->sel = t->live++];
 	*e = t->pend;
-	t->pend_apart = NULL;	/* the entry owns it now */
+	t->pend_apart = NULL; /* the entry owns it now */
 	e->base_ns = t->cur.base_ns;
 	e->k = t->cur.k;
 	e->slot = (uint32_t)empty_slot(t->index, t->cap, tag);

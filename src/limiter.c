@@ -129,15 +129,15 @@ limiter_of_set(struct limiter *l, struct limiter_set *s)
 static int64_t
 k_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 {
-	return bucket_ready_at(&((const struct keytab *)self)->cur, ready_ns,
-	    units);
+	return bucket_ready_at(
+	    &((const struct keytab *)self)->cur, ready_ns, units);
 }
 
 static uint64_t
 k_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
-	return bucket_avail(&((const struct keytab *)self)->cur, ready_ns,
-	    now_ns);
+	return bucket_avail(
+	    &((const struct keytab *)self)->cur, ready_ns, now_ns);
 }
 
 static uint64_t

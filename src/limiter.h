@@ -13,7 +13,7 @@ struct sliding;
  * What take returns when it could not decide: a stop came while a limit
  * kept elsewhere (Redis) was out of reach.  Nothing was taken.
  */
-#define LIMITER_UNDECIDED	UINT64_MAX
+#define LIMITER_UNDECIDED UINT64_MAX
 
 /*
  * ready_at, avail and take have the contracts of bucket_ready_at,
@@ -22,11 +22,10 @@ struct sliding;
  */
 struct limiter {
 	void *self;
-	int64_t (*ready_at)(const void *self, int64_t ready_ns,
-	    uint64_t units);
+	int64_t (*ready_at)(const void *self, int64_t ready_ns, uint64_t units);
 	uint64_t (*avail)(const void *self, int64_t ready_ns, int64_t now_ns);
-	uint64_t (*take)(void *self, int64_t ready_ns, int64_t now_ns,
-	    uint64_t max);
+	uint64_t (*take)(
+	    void *self, int64_t ready_ns, int64_t now_ns, uint64_t max);
 	/*
 	 * NULL, or book units (<= burst) at now_ns for another process's
 	 * limit shared with this one; returns when they may go.
@@ -47,8 +46,8 @@ limiter_avail(const struct limiter *l, int64_t ready_ns, int64_t now_ns)
 }
 
 static inline uint64_t
-limiter_take(const struct limiter *l, int64_t ready_ns, int64_t now_ns,
-    uint64_t max)
+limiter_take(
+    const struct limiter *l, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	return l->take(l->self, ready_ns, now_ns, max);
 }
@@ -68,21 +67,21 @@ struct limiter_set {
 };
 
 /* A limiter backed by a token bucket, a sliding or a fixed window. */
-void	limiter_of_bucket(struct limiter *l, struct bucket *b);
-void	limiter_of_sliding(struct limiter *l, struct sliding *w);
-void	limiter_of_fixed(struct limiter *l, struct fixed *f);
+void limiter_of_bucket(struct limiter *l, struct bucket *b);
+void limiter_of_sliding(struct limiter *l, struct sliding *w);
+void limiter_of_fixed(struct limiter *l, struct fixed *f);
 
 /*
  * A limiter backed by the bucket of the key last selected in t
  * (keys_select); take keeps that bucket's new state.
  */
-void	limiter_of_keys(struct limiter *l, struct keytab *t);
+void limiter_of_keys(struct limiter *l, struct keytab *t);
 
 /*
  * A limiter that is due when all of s's members are, grants what the
  * most restrictive one allows, and charges every member the same units,
  * so none is charged for a unit the others refuse.
  */
-void	limiter_of_set(struct limiter *l, struct limiter_set *s);
+void limiter_of_set(struct limiter *l, struct limiter_set *s);
 
 #endif

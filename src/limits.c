@@ -55,10 +55,12 @@ limits_quantum(const struct limits *L)
 		 * own slot. */
 		if (cfg->algorithm == ALG_LEAKY)
 			qi = bytes ? quantum(l, LIMITS_BYTE_QUANTUM_NS, false) :
-			    1;
+				     1;
 		else
-			qi = quantum(l, bytes ? LIMITS_BYTE_QUANTUM_NS :
-			    LIMITS_RECORD_QUANTUM_NS, true);
+			qi = quantum(l,
+			    bytes ? LIMITS_BYTE_QUANTUM_NS :
+				    LIMITS_RECORD_QUANTUM_NS,
+			    true);
 		if (qi < q)
 			q = qi;
 	}
@@ -77,7 +79,8 @@ build_rates(struct limits *L, int64_t start_ns)
 		switch (cfg->algorithm) {
 		case ALG_SLIDING:
 			if (sliding_init(&L->windows[i], l->rate.count,
-			    (int64_t)l->rate.period_ns, cfg->catchup_ns) != 0)
+				(int64_t)l->rate.period_ns,
+				cfg->catchup_ns) != 0)
 				err(1, "window of %llu units",
 				    (unsigned long long)l->rate.count);
 			limiter_of_sliding(&L->members[i], &L->windows[i]);
@@ -118,7 +121,7 @@ urandom(unsigned char *b, size_t n)
 		(void)close(fd);
 	}
 	if (got >= 0 && got != (ssize_t)n)
-		errno = EIO;	/* a short read: not all the bytes asked */
+		errno = EIO; /* a short read: not all the bytes asked */
 	return got == (ssize_t)n ? 0 : -1;
 }
 
@@ -137,7 +140,8 @@ random_seed(void)
 		return siphash_key_of(b);
 #endif
 	if (urandom(b, sizeof b) != 0)
-		err(1, "no random seed for the key hash from getentropy "
+		err(1,
+		    "no random seed for the key hash from getentropy "
 		    "or /dev/urandom");
 	return siphash_key_of(b);
 }
@@ -174,14 +178,14 @@ build_redis(struct limits *L, int64_t start_ns)
 	bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
 	limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
 	if ((L->redis = redis_open(&cfg->redis_url, &b, cfg->redis_fallback,
-	    &L->redis_local_limit, why, sizeof why)) == NULL)
+		 &L->redis_local_limit, why, sizeof why)) == NULL)
 		errx(1, "%s", why);
 	redis_limiter(&L->members[0], L->redis);
 	L->gate.limit = &L->members[0];
 	L->gate.quantum = limits_quantum(L);
 	if (cfg->key_field > 0) {
 		L->redis_keys = (struct keyspec){ cfg->key_field, cfg->key_sep,
-		    cfg->delim };
+			cfg->delim };
 		L->gate.select = select_redis;
 		L->gate.select_ctx = L;
 		L->gate.quantum = 1;
@@ -197,15 +201,14 @@ build_keys(struct limits *L, int64_t start_ns)
 	struct bucket proto;
 	struct siphash_key seed = random_seed();
 
-	bucket_init(&proto, l->rate.n, l->rate.d, l->burst, l->burst,
-	    start_ns);
+	bucket_init(&proto, l->rate.n, l->rate.d, l->burst, l->burst, start_ns);
 	bucket_set_catchup(&proto, cfg->catchup_ns);
 	if (keys_init(&L->keytab, &proto, (size_t)cfg->max_keys, &seed,
-	    start_ns) != 0)
+		start_ns) != 0)
 		err(1, "key table");
 	L->keyed = true;
 	L->keytab.spec = (struct keyspec){ cfg->key_field, cfg->key_sep,
-	    cfg->delim };
+		cfg->delim };
 	limiter_of_keys(&L->members[0], &L->keytab);
 	L->gate.limit = &L->members[0];
 	L->gate.select = select_keytab;
@@ -221,9 +224,9 @@ build_shared(struct limits *L)
 	const struct limit *l = &cfg->limits[0];
 	char why[512];
 
-	if (shared_open(&L->shared, cfg->shared, l->rate.n, l->rate.d,
-	    l->burst, cfg->mode == UNIT_BYTES, cfg->rate_text, why,
-	    sizeof why) != 0) {
+	if (shared_open(&L->shared, cfg->shared, l->rate.n, l->rate.d, l->burst,
+		cfg->mode == UNIT_BYTES, cfg->rate_text, why,
+		sizeof why) != 0) {
 		escape_controls(why, sizeof why);
 		errx(1, "%s", why);
 	}
@@ -241,7 +244,8 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 	L->stats = stats;
 	memcpy(L->now, cfg->limits, sizeof L->now);
 	L->gate = (struct gate){ .framer = { .bytes = cfg->mode == UNIT_BYTES,
-		.delim = cfg->delim }, .quantum = 1 };
+				     .delim = cfg->delim },
+		.quantum = 1 };
 	if (cfg->redis) {
 		build_redis(L, start_ns);
 	} else if (cfg->key_field > 0) {
@@ -252,7 +256,7 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 		L->gate.limit = build_rates(L, start_ns);
 		L->gate.quantum = limits_quantum(L);
 	} else if (cfg->byte_limited) {
-		L->gate.quantum = ENGINE_BUF_BYTES;	/* bytes set the pace */
+		L->gate.quantum = ENGINE_BUF_BYTES; /* bytes set the pace */
 	}
 	if (cfg->byte_limited) {
 		const struct limit *l = &cfg->byte_limit;
@@ -287,8 +291,10 @@ limits_retunable(const struct limits *L, const char **why)
 	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
 		*why = "live changes need -a token or -a leaky";
 	else if (L->gate.select != NULL || cfg->shared != NULL)
-		*why = cfg->shared != NULL ? "the buckets of --shared cannot "
-		    "be changed live" : "the buckets of -k cannot be changed "
+		*why = cfg->shared != NULL ?
+		    "the buckets of --shared cannot "
+		    "be changed live" :
+		    "the buckets of -k cannot be changed "
 		    "live";
 	return *why == NULL;
 }
@@ -306,8 +312,8 @@ limits_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
 
 /* Limit l as a person reads it, into out; what it lets through at once. */
 static uint64_t
-describe_limit(const struct limits *L, const struct limit *l, char *out,
-    size_t size)
+describe_limit(
+    const struct limits *L, const struct limit *l, char *out, size_t size)
 {
 	const struct config *cfg = L->cfg;
 	const char *per = cfg->key_field > 0 ? " per key" : "";
@@ -320,7 +326,7 @@ describe_limit(const struct limits *L, const struct limit *l, char *out,
 		return l->burst;
 	case ALG_FIXED:
 		snprintf(out, size, "%s%s per clock window", rate, per);
-		return 2 * l->burst;	/* two windows meet at an edge */
+		return 2 * l->burst; /* two windows meet at an edge */
 	case ALG_LEAKY:
 		snprintf(out, size, "%s%s, leaky", rate, per);
 		return l->burst;
@@ -343,8 +349,8 @@ describe_rates(const struct limits *L, struct stats_limit *out)
 
 	for (int i = 0; i < cfg->nlimits && n < sizeof out->text; i++) {
 		char one[96];
-		uint64_t allowance = describe_limit(L, &L->now[i], one,
-		    sizeof one);
+		uint64_t allowance = describe_limit(
+		    L, &L->now[i], one, sizeof one);
 		double per_sec = rate_per_sec(&L->now[i].rate);
 
 		n += (size_t)snprintf(out->text + n, sizeof out->text - n,
@@ -379,8 +385,10 @@ limits_describe(const struct limits *L, struct stats_limit *out)
 		char rate[64];
 
 		rate_format(&cfg->byte_limit.rate, true, rate, sizeof rate);
-		(void)snprintf(out->text + n, sizeof out->text - n, "%sbytes %s, "
-		    "burst %llu", n > 0 ? "; " : "", rate,
+		(void)snprintf(out->text + n, sizeof out->text - n,
+		    "%sbytes %s, "
+		    "burst %llu",
+		    n > 0 ? "; " : "", rate,
 		    (unsigned long long)cfg->byte_limit.burst);
 	}
 }

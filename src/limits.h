@@ -21,15 +21,15 @@
  * Measured at 200k lines/s: 250 us gives p99 jitter 0.50 ms for 0.41 s of
  * CPU per million lines, 500 us 0.90 ms for 0.23 s, 1 ms 1.85 ms for 0.11 s.
  */
-#define LIMITS_RECORD_QUANTUM_NS	500000ULL
-#define LIMITS_BYTE_QUANTUM_NS		1000000ULL
+#define LIMITS_RECORD_QUANTUM_NS 500000ULL
+#define LIMITS_BYTE_QUANTUM_NS 1000000ULL
 
 /* The state behind every limit of a run, and the gate over them. */
 struct limits {
 	struct gate gate;
 	const struct config *cfg;
-	struct stats *stats;	/* whose limit a report shows, or NULL */
-	struct limit now[MAX_LIMITS];	/* the -r limits in force */
+	struct stats *stats;	      /* whose limit a report shows, or NULL */
+	struct limit now[MAX_LIMITS]; /* the -r limits in force */
 	struct bucket buckets[MAX_LIMITS];
 	struct sliding windows[MAX_LIMITS];
 	struct fixed fixeds[MAX_LIMITS];
@@ -38,10 +38,10 @@ struct limits {
 	struct limiter all;
 	struct bucket byte_bucket;
 	struct keytab keytab;
-	bool keyed;		/* keytab is in use (-k, not in Redis) */
+	bool keyed; /* keytab is in use (-k, not in Redis) */
 	struct shared shared;
 	struct redis *redis;
-	struct keyspec redis_keys;	/* where a record's key is, in Redis */
+	struct keyspec redis_keys; /* where a record's key is, in Redis */
 	/* The limit while Redis is down, with --redis-fallback=local. */
 	struct bucket redis_local;
 	struct limiter redis_local_limit;
@@ -53,23 +53,22 @@ struct limits {
  * the reports.  An error that stops the run (a shared bucket of other
  * settings, no memory) ends the process with status 1.
  */
-void	limits_build(struct limits *L, const struct config *cfg,
-	    int64_t start_ns, struct stats *stats);
+void limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
+    struct stats *stats);
 
 /* The limits in force, as the reports show them. */
-void	limits_describe(const struct limits *L, struct stats_limit *out);
+void limits_describe(const struct limits *L, struct stats_limit *out);
 
-void	limits_free(struct limits *L);
-
+void limits_free(struct limits *L);
 
 /* Are L's limits plain -r buckets, which a live change (-R) can retune? */
-bool	limits_retunable(const struct limits *L, const char **why);
+bool limits_retunable(const struct limits *L, const char **why);
 
 /*
  * Retune limit i of L to l at now_ns (see bucket_retune), and the
  * wake-up quantum with it.
  */
-void	limits_retune(struct limits *L, int i, const struct limit *l,
-	    int64_t now_ns);
+void limits_retune(
+    struct limits *L, int i, const struct limit *l, int64_t now_ns);
 
 #endif

@@ -51,10 +51,14 @@ run(const struct config *cfg)
 
 	clock_init();
 	signals_init();
-	e = (struct engine){ .policy = &policy, .files = cfg->files,
-		.nfiles = cfg->nfiles, .drop_to = cfg->drop_to,
-		.start_ns = clock_now_ns(), .stats = &stats,
-		.stats_json = cfg->stats_json, .stats_at_exit = cfg->stats,
+	e = (struct engine){ .policy = &policy,
+		.files = cfg->files,
+		.nfiles = cfg->nfiles,
+		.drop_to = cfg->drop_to,
+		.start_ns = clock_now_ns(),
+		.stats = &stats,
+		.stats_json = cfg->stats_json,
+		.stats_at_exit = cfg->stats,
 		.progress = cfg->progress && isatty(STDERR_FILENO) };
 	stats.start_ns = e.start_ns;
 	limits_build(&limits, cfg, e.start_ns, &stats);
@@ -82,7 +86,7 @@ main(int argc, char *argv[])
 	/* Nothing can be written where nothing is open. */
 	if (stdfd_closed(STDOUT_FILENO) && parsed != OPT_ERROR &&
 	    (parsed != OPT_RUN || cfg.control_target == NULL ||
-	    cfg.ncontrol == 0)) {
+		cfg.ncontrol == 0)) {
 		warnx("write error: %s", strerror(EBADF));
 		return 1;
 	}
@@ -92,8 +96,8 @@ main(int argc, char *argv[])
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_VERSION:
 		printf("tbthrottle %s (Redis support: %s); ISC licence, see "
-		    "LICENSE\n", TBTHROTTLE_VERSION, redis_available() ? "yes" :
-		    "no");
+		       "LICENSE\n",
+		    TBTHROTTLE_VERSION, redis_available() ? "yes" : "no");
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_ERROR:
 		fprintf(stderr, "tbthrottle: %s\n", why);

@@ -10,11 +10,11 @@
 #include "options.h"
 
 /* Longest time a full bucket may take to refill: 100 years. */
-#define MAX_REFILL_NS	(100.0L * 365.25L * 86400.0L * 1e9L)
+#define MAX_REFILL_NS (100.0L * 365.25L * 86400.0L * 1e9L)
 /* The default byte-mode burst is this much time at the rate. */
-#define BYTE_BURST_NS	10000000ULL
+#define BYTE_BURST_NS 10000000ULL
 /* Most units --queue may hold: with a byte each, the queue's buffer. */
-#define QUEUE_MAX_UNITS	1000000000ULL
+#define QUEUE_MAX_UNITS 1000000000ULL
 
 /*
  * The command line as read.  Values that depend on other options stay
@@ -23,18 +23,18 @@
 struct parsed {
 	struct config *cfg;
 	const char *rates[MAX_LIMITS];	/* every -r */
-	const char *bursts[MAX_LIMITS];	/* the -b after each -r, or NULL */
+	const char *bursts[MAX_LIMITS]; /* the -b after each -r, or NULL */
 	int nrates;
-	const char *lead_burst;		/* a -b before any -r */
-	const char *initial;		/* --initial */
-	const char *byte_rate;		/* --byte-rate */
-	const char *byte_burst;		/* --byte-burst */
-	const char *retune;		/* -R NAME|PID */
-	const char *other_opt;		/* the first option -R does not take */
-	bool list_other;		/* an option besides --list */
+	const char *lead_burst; /* a -b before any -r */
+	const char *initial;	/* --initial */
+	const char *byte_rate;	/* --byte-rate */
+	const char *byte_burst; /* --byte-burst */
+	const char *retune;	/* -R NAME|PID */
+	const char *other_opt;	/* the first option -R does not take */
+	bool list_other;	/* an option besides --list */
 	bool mode_set, alg_set, sep_set, max_set, fallback_set;
-	bool inf_among;			/* -r inf was one of several -r */
-	char *err;			/* the reason for OPT_ERROR */
+	bool inf_among; /* -r inf was one of several -r */
+	char *err;	/* the reason for OPT_ERROR */
 	size_t errsz;
 };
 
@@ -77,11 +77,13 @@ parse_catchup(const char *s, int64_t *ns, char *err, size_t errsz)
 	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid --catch-up '%s': %s", s, why);
 	if (!a.is_duration && a.num != 0)
-		return fail(err, errsz, "invalid --catch-up '%s': give a "
-		    "duration such as 10ms or 0", s);
-	if (a.num / a.den > 3600ULL * 1000000000)
-		return fail(err, errsz, "invalid --catch-up '%s': at most 1h",
+		return fail(err, errsz,
+		    "invalid --catch-up '%s': give a "
+		    "duration such as 10ms or 0",
 		    s);
+	if (a.num / a.den > 3600ULL * 1000000000)
+		return fail(
+		    err, errsz, "invalid --catch-up '%s': at most 1h", s);
 	*ns = (int64_t)(a.num / a.den);
 	return 0;
 }
@@ -95,7 +97,8 @@ parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
 	unsigned v = 0;
 
 	if (s[0] == '\0')
-		return fail(err, errsz, "invalid delimiter '': give one byte "
+		return fail(err, errsz,
+		    "invalid delimiter '': give one byte "
 		    "such as ',' or '\\t'");
 	if (s[1] == '\0') {
 		*out = (unsigned char)s[0];
@@ -126,8 +129,10 @@ parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
 			return 0;
 		}
 	}
-	return fail(err, errsz, "invalid delimiter '%s': give one byte, or "
-	    "\\n \\t \\r \\0 \\\\ \\xHH", s);
+	return fail(err, errsz,
+	    "invalid delimiter '%s': give one byte, or "
+	    "\\n \\t \\r \\0 \\\\ \\xHH",
+	    s);
 }
 
 /* Parse a whole number from 1 to max for option name. */
@@ -140,8 +145,10 @@ parse_count(const char *name, const char *s, uint64_t max, uint64_t *n,
 
 	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0 ||
 	    a.is_duration || a.den != 1 || a.num == 0 || a.num > max)
-		return fail(err, errsz, "invalid %s '%s': give a whole number "
-		    "from 1 to %llu", name, s, (unsigned long long)max);
+		return fail(err, errsz,
+		    "invalid %s '%s': give a whole number "
+		    "from 1 to %llu",
+		    name, s, (unsigned long long)max);
 	*n = a.num;
 	return 0;
 }
@@ -152,17 +159,21 @@ window_limit(const char *rate, const char *burst, const char *initial,
     enum algorithm alg, struct limit *out, char *err, size_t errsz)
 {
 	if (burst != NULL || initial != NULL)
-		return fail(err, errsz, "%s does not apply to -a %s: N in "
+		return fail(err, errsz,
+		    "%s does not apply to -a %s: N in "
 		    "N/PERIOD is the most units in a window",
 		    burst != NULL ? "-b" : "--initial",
 		    alg == ALG_FIXED ? "fixed" : "sliding");
 	if (out->rate.count == 0 || out->rate.period_ns == 0)
-		return fail(err, errsz, "invalid rate '%s' for a window: give "
-		    "a whole count per period, such as 100/min or 1/2s", rate);
+		return fail(err, errsz,
+		    "invalid rate '%s' for a window: give "
+		    "a whole count per period, such as 100/min or 1/2s",
+		    rate);
 	if (out->rate.count > MAX_WINDOW_UNITS && alg == ALG_SLIDING)
-		return fail(err, errsz, "invalid rate '%s' for -a sliding: at "
-		    "most %llu units per window", rate,
-		    (unsigned long long)MAX_WINDOW_UNITS);
+		return fail(err, errsz,
+		    "invalid rate '%s' for -a sliding: at "
+		    "most %llu units per window",
+		    rate, (unsigned long long)MAX_WINDOW_UNITS);
 	out->burst = out->initial = out->rate.count;
 	return 0;
 }
@@ -173,8 +184,8 @@ window_limit(const char *rate, const char *burst, const char *initial,
  * holds one unit.  -b is checked, but not used, with a rate of inf.
  */
 static int
-burst_of(const char *burst, bool bytes, enum algorithm alg,
-    struct limit *out, char *err, size_t errsz)
+burst_of(const char *burst, bool bytes, enum algorithm alg, struct limit *out,
+    char *err, size_t errsz)
 {
 	struct amount a = { true, BYTE_BURST_NS, 1 };
 	char why[160];
@@ -182,18 +193,22 @@ burst_of(const char *burst, bool bytes, enum algorithm alg,
 	out->burst = 1;
 	if (bytes && !out->rate.inf && alg == ALG_TOKEN &&
 	    (rate_amount_units(&a, &out->rate, &out->burst) != 0 ||
-	    out->burst == 0))
+		out->burst == 0))
 		out->burst = 1;
 	if (burst == NULL)
 		return 0;
 	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
 		return fail(err, errsz, "invalid burst '%s': %s", burst, why);
 	if (!a.is_duration && a.den != 1)
-		return fail(err, errsz, "invalid burst '%s': give a whole "
-		    "number of units, or a duration such as 2s", burst);
+		return fail(err, errsz,
+		    "invalid burst '%s': give a whole "
+		    "number of units, or a duration such as 2s",
+		    burst);
 	if (!a.is_duration && a.num == 0)
-		return fail(err, errsz, "invalid burst '%s': must be at least "
-		    "1 unit", burst);
+		return fail(err, errsz,
+		    "invalid burst '%s': must be at least "
+		    "1 unit",
+		    burst);
 	if (out->rate.inf)
 		return 0;
 	if (rate_amount_units(&a, &out->rate, &out->burst) != 0)
@@ -201,14 +216,14 @@ burst_of(const char *burst, bool bytes, enum algorithm alg,
 	if (out->burst == 0)
 		return fail(err, errsz, "invalid burst '%s': %s", burst,
 		    a.is_duration ? "less than one unit at this rate" :
-		    "must be at least 1 unit");
+				    "must be at least 1 unit");
 	return 0;
 }
 
 /* The tokens out starts with: --initial, or a full bucket. */
 static int
-initial_of(const char *initial, bool bytes, struct limit *out, char *err,
-    size_t errsz)
+initial_of(
+    const char *initial, bool bytes, struct limit *out, char *err, size_t errsz)
 {
 	struct amount a;
 	char why[160];
@@ -217,33 +232,37 @@ initial_of(const char *initial, bool bytes, struct limit *out, char *err,
 	if (initial == NULL)
 		return 0;
 	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
-		return fail(err, errsz, "invalid --initial '%s': %s", initial,
-		    why);
+		return fail(
+		    err, errsz, "invalid --initial '%s': %s", initial, why);
 	if (!a.is_duration && a.den != 1)
-		return fail(err, errsz, "invalid --initial '%s': give a whole "
-		    "number of units, or a duration such as 2s", initial);
-	if (!out->rate.inf && (rate_amount_units(&a, &out->rate,
-	    &out->initial) != 0 || out->initial > out->burst))
-		return fail(err, errsz, "invalid --initial '%s': more than the "
-		    "burst of %llu", initial, (unsigned long long)out->burst);
+		return fail(err, errsz,
+		    "invalid --initial '%s': give a whole "
+		    "number of units, or a duration such as 2s",
+		    initial);
+	if (!out->rate.inf &&
+	    (rate_amount_units(&a, &out->rate, &out->initial) != 0 ||
+		out->initial > out->burst))
+		return fail(err, errsz,
+		    "invalid --initial '%s': more than the "
+		    "burst of %llu",
+		    initial, (unsigned long long)out->burst);
 	return 0;
 }
 
 /* A token or leaky bucket, or a rate of inf under any algorithm. */
 static int
 bucket_limit(const char *rate, const char *burst, const char *initial,
-    bool bytes, enum algorithm alg, struct limit *out, char *err,
-    size_t errsz)
+    bool bytes, enum algorithm alg, struct limit *out, char *err, size_t errsz)
 {
 	if (burst_of(burst, bytes, alg, out, err, errsz) != 0 ||
 	    initial_of(initial, bytes, out, err, errsz) != 0)
 		return -1;
 	if (!out->rate.inf &&
-	    (long double)out->burst * out->rate.d / out->rate.n >
-	    MAX_REFILL_NS)
-		return fail(err, errsz, "invalid burst '%s': takes more than "
-		    "100 years to refill at %s", burst != NULL ? burst : "",
-		    rate);
+	    (long double)out->burst * out->rate.d / out->rate.n > MAX_REFILL_NS)
+		return fail(err, errsz,
+		    "invalid burst '%s': takes more than "
+		    "100 years to refill at %s",
+		    burst != NULL ? burst : "", rate);
 	return 0;
 }
 
@@ -259,13 +278,15 @@ limit_parse(const char *rate, const char *burst, const char *initial,
 	if (rate_parse(rate, bytes, &out->rate, why, sizeof why) != 0)
 		rc = fail(err, errsz, "invalid rate '%s': %s", rate, why);
 	else if (burst != NULL && alg == ALG_LEAKY)
-		rc = fail(err, errsz, "-b %s does not apply to -a leaky, which "
-		    "releases one unit every 1/RATE", burst);
+		rc = fail(err, errsz,
+		    "-b %s does not apply to -a leaky, which "
+		    "releases one unit every 1/RATE",
+		    burst);
 	else if ((alg == ALG_SLIDING || alg == ALG_FIXED) && !out->rate.inf)
 		rc = window_limit(rate, burst, initial, alg, out, err, errsz);
 	else
-		rc = bucket_limit(rate, burst, initial, bytes, alg, out, err,
-		    errsz);
+		rc = bucket_limit(
+		    rate, burst, initial, bytes, alg, out, err, errsz);
 	/* A value quoted in the message must not break it over lines. */
 	if (rc != 0)
 		escape_controls(err, errsz);
@@ -310,11 +331,13 @@ static int
 set_burst(struct parsed *p, const char *arg)
 {
 	const char **slot = p->nrates > 0 ? &p->bursts[p->nrates - 1] :
-	    &p->lead_burst;
+					    &p->lead_burst;
 
 	if (*slot != NULL)
-		return refuse(p, "-b given twice ('%s' and '%s') for one -r: "
-		    "give one burst", *slot, arg);
+		return refuse(p,
+		    "-b given twice ('%s' and '%s') for one -r: "
+		    "give one burst",
+		    *slot, arg);
 	*slot = arg;
 	return 0;
 }
@@ -334,8 +357,10 @@ set_mode(struct parsed *p, enum unit_mode mode)
 	struct config *cfg = p->cfg;
 
 	if (p->mode_set && mode != cfg->mode)
-		return refuse(p, "%s conflicts with %s: give one of -l, -0, "
-		    "-d, -c", mode_flag(mode), mode_flag(cfg->mode));
+		return refuse(p,
+		    "%s conflicts with %s: give one of -l, -0, "
+		    "-d, -c",
+		    mode_flag(mode), mode_flag(cfg->mode));
 	p->mode_set = true;
 	cfg->mode = mode;
 	if (mode == UNIT_LINES)
@@ -389,7 +414,8 @@ set_byte_burst(struct parsed *p, const char *arg)
 }
 
 static const char *const alg_names[] = { [ALG_TOKEN] = "token",
-	[ALG_LEAKY] = "leaky", [ALG_SLIDING] = "sliding",
+	[ALG_LEAKY] = "leaky",
+	[ALG_SLIDING] = "sliding",
 	[ALG_FIXED] = "fixed" };
 
 /* -a and --leaky: one algorithm, any number of times. */
@@ -397,8 +423,10 @@ static int
 set_alg(struct parsed *p, enum algorithm alg)
 {
 	if (p->alg_set && alg != p->cfg->algorithm)
-		return refuse(p, "conflicting algorithms: -a %s and -a %s; "
-		    "give one", alg_names[p->cfg->algorithm], alg_names[alg]);
+		return refuse(p,
+		    "conflicting algorithms: -a %s and -a %s; "
+		    "give one",
+		    alg_names[p->cfg->algorithm], alg_names[alg]);
 	p->alg_set = true;
 	p->cfg->algorithm = alg;
 	return 0;
@@ -412,8 +440,10 @@ set_algorithm(struct parsed *p, const char *arg)
 	for (size_t i = 0; i < sizeof alg_names / sizeof alg_names[0]; i++)
 		if (strcmp(arg, names[i]) == 0)
 			return set_alg(p, (enum algorithm)i);
-	return refuse(p, "invalid algorithm '%s': use token, leaky, sliding "
-	    "or fixed", arg);
+	return refuse(p,
+	    "invalid algorithm '%s': use token, leaky, sliding "
+	    "or fixed",
+	    arg);
 }
 
 static int
@@ -488,7 +518,8 @@ static int
 set_fallback(struct parsed *p, const char *arg)
 {
 	static const char *const names[] = { [FALLBACK_BLOCK] = "block",
-		[FALLBACK_LOCAL] = "local", [FALLBACK_FAIL] = "fail" };
+		[FALLBACK_LOCAL] = "local",
+		[FALLBACK_FAIL] = "fail" };
 
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (strcmp(arg, names[i]) == 0) {
@@ -496,15 +527,17 @@ set_fallback(struct parsed *p, const char *arg)
 			p->fallback_set = true;
 			return 0;
 		}
-	return refuse(p, "invalid --redis-fallback '%s': use block, local or "
-	    "fail", arg);
+	return refuse(p,
+	    "invalid --redis-fallback '%s': use block, local or "
+	    "fail",
+	    arg);
 }
 
 static int
 set_queue(struct parsed *p, const char *arg)
 {
-	return parse_count("--queue", arg, QUEUE_MAX_UNITS, &p->cfg->queue,
-	    p->err, p->errsz);
+	return parse_count(
+	    "--queue", arg, QUEUE_MAX_UNITS, &p->cfg->queue, p->err, p->errsz);
 }
 
 static int
@@ -535,8 +568,10 @@ set_stats(struct parsed *p, const char *arg)
 	else if (strcmp(arg, "json") == 0)
 		p->cfg->stats_json = true;
 	else
-		return refuse(p, "invalid --stats format '%s': use text or "
-		    "json", arg);
+		return refuse(p,
+		    "invalid --stats format '%s': use text or "
+		    "json",
+		    arg);
 	return 0;
 }
 
@@ -562,9 +597,11 @@ set_name(struct parsed *p, const char *arg)
 	/* All digits would read as a process id, a '-' as an option. */
 	if (!options_shared_name_ok(arg) || arg[0] == '-' ||
 	    arg[strspn(arg, "0123456789")] == '\0')
-		return refuse(p, "invalid --name '%s': use up to 64 letters, "
+		return refuse(p,
+		    "invalid --name '%s': use up to 64 letters, "
 		    "digits, '.', '_' and '-', not all digits, not starting "
-		    "with '.' or '-'", arg);
+		    "with '.' or '-'",
+		    arg);
 	p->cfg->name = arg;
 	return 0;
 }
@@ -594,17 +631,18 @@ set_version(struct parsed *p, const char *arg)
 /* ---- the options ---- */
 
 struct option_row {
-	const char *name;	/* --name */
-	char letter;		/* -letter, or 0 for none */
+	const char *name; /* --name */
+	char letter;	  /* -letter, or 0 for none */
 	/* no_argument, required_argument, or optional_argument: that one
 	 * only as --name=value, and the short form takes no value. */
 	int arg;
-	const char *value;	/* what the value is called in --help */
-	int (*set)(struct parsed *, const char *);	/* arg NULL if none */
-	const char *help;	/* lines of --help, without the last newline */
+	const char *value; /* what the value is called in --help */
+	int (*set)(struct parsed *, const char *); /* arg NULL if none */
+	const char *help; /* lines of --help, without the last newline */
 };
 
 /* In the order of --help. */
+/* clang-format off */
 static const struct option_row options[] = {
 	{ "rate", 'r', required_argument, "RATE", set_rate,
 	    "units per period: 5, 90/min, 3/10s, 2k/s, inf;\n"
@@ -679,10 +717,11 @@ static const struct option_row options[] = {
 	{ "version", 'V', no_argument, NULL, set_version,
 	    "show the version and exit" },
 };
+/* clang-format on */
 
-#define NOPTIONS	((int)(sizeof options / sizeof options[0]))
+#define NOPTIONS ((int)(sizeof options / sizeof options[0]))
 /* getopt_long's value for options[i] without a letter. */
-#define FIRST_LONG	256
+#define FIRST_LONG 256
 
 /* The tables getopt_long reads, made from options once. */
 static struct option longopts[NOPTIONS + 1];
@@ -701,7 +740,7 @@ getopt_tables(void)
 		const struct option_row *o = &options[i];
 
 		longopts[i] = (struct option){ o->name, o->arg, NULL,
-		    o->letter != 0 ? o->letter : FIRST_LONG + i };
+			o->letter != 0 ? o->letter : FIRST_LONG + i };
 		if (o->letter == 0)
 			continue;
 		shortopts[n++] = o->letter;
@@ -738,7 +777,7 @@ options_long_name(int i)
 }
 
 /* Where the help text starts after the option's names. */
-#define HELP_COLUMN	23
+#define HELP_COLUMN 23
 
 static void
 usage_row(FILE *fp, const struct option_row *o)
@@ -748,15 +787,15 @@ usage_row(FILE *fp, const struct option_row *o)
 	int len;
 
 	if (o->letter != 0)
-		len = snprintf(names, sizeof names, "  -%c, --%s", o->letter,
-		    o->name);
+		len = snprintf(
+		    names, sizeof names, "  -%c, --%s", o->letter, o->name);
 	else
 		len = snprintf(names, sizeof names, "      --%s", o->name);
 	if (o->value != NULL)
 		len += snprintf(names + len, sizeof names - (size_t)len,
 		    o->arg == optional_argument ? "[=%s]" : " %s", o->value);
-	fprintf(fp, "%s%*s", names, len < HELP_COLUMN ? HELP_COLUMN - len :
-	    2, "");
+	fprintf(
+	    fp, "%s%*s", names, len < HELP_COLUMN ? HELP_COLUMN - len : 2, "");
 	for (line = o->help;; line = end + 1) {
 		end = strchr(line, '\n');
 		if (line != o->help)
@@ -773,29 +812,31 @@ void
 options_usage(FILE *fp)
 {
 	fputs(
-"usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
-"                  [--byte-rate RATE [--byte-burst N]]\n"
-"                  [-a ALG] [--initial N] [--catch-up T]\n"
-"                  [-k FIELD [-F C] [--max-keys N]]\n"
-"                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
-"                  [--queue N] [--drop | --drop-to FILE]\n"
-"                  [-s | --stats=json] [-P] [--name NAME]\n"
-"                  [FILE ...]\n"
-"       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
-"       tbthrottle -R NAME|PID -s | --stats=json\n"
-"       tbthrottle --list\n"
-"Copy FILEs (or standard input) to standard output, releasing lines,\n"
-"records or bytes no faster than RATE.\n"
-"\n", fp);
+	    "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
+	    "                  [--byte-rate RATE [--byte-burst N]]\n"
+	    "                  [-a ALG] [--initial N] [--catch-up T]\n"
+	    "                  [-k FIELD [-F C] [--max-keys N]]\n"
+	    "                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
+	    "                  [--queue N] [--drop | --drop-to FILE]\n"
+	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
+	    "                  [FILE ...]\n"
+	    "       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
+	    "       tbthrottle -R NAME|PID -s | --stats=json\n"
+	    "       tbthrottle --list\n"
+	    "Copy FILEs (or standard input) to standard output, releasing lines,\n"
+	    "records or bytes no faster than RATE.\n"
+	    "\n",
+	    fp);
 	for (int i = 0; i < NOPTIONS; i++)
 		usage_row(fp, &options[i]);
 	fputs(
-"\n"
-"RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day;\n"
-"NUMBER may have an exponent (2.5e3).  Byte suffixes k m g t are 1024-based.\n"
-"Records go out whole; the last one needs no delimiter.  Exit status is\n"
-"0 on success, 1 on a read or write error, 2 on a usage error.\n"
-"See tbthrottle(1) for the full grammar and examples.\n", fp);
+	    "\n"
+	    "RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day;\n"
+	    "NUMBER may have an exponent (2.5e3).  Byte suffixes k m g t are 1024-based.\n"
+	    "Records go out whole; the last one needs no delimiter.  Exit status is\n"
+	    "0 on success, 1 on a read or write error, 2 on a usage error.\n"
+	    "See tbthrottle(1) for the full grammar and examples.\n",
+	    fp);
 }
 
 /*
@@ -812,8 +853,10 @@ ambiguous(const char *name, size_t len, char *err, size_t errsz)
 	size_t used;
 	int matches = 0;
 
-	used = (size_t)snprintf(err, errsz, "option '--%.*s' is ambiguous; "
-	    "possibilities:", (int)len, name);
+	used = (size_t)snprintf(err, errsz,
+	    "option '--%.*s' is ambiguous; "
+	    "possibilities:",
+	    (int)len, name);
 	for (int i = 0; i < NOPTIONS; i++) {
 		if (len == 0 || strncmp(options[i].name, name, len) != 0)
 			continue;
@@ -846,8 +889,10 @@ bad_option(const char *word, char *err, size_t errsz)
 		if (strlen(o->name) == len &&
 		    strncmp(o->name, word + 2, len) == 0 &&
 		    o->arg == no_argument && word[2 + len] == '=') {
-			fail(err, errsz, "option '--%s' takes no value (see "
-			    "--help)", o->name);
+			fail(err, errsz,
+			    "option '--%s' takes no value (see "
+			    "--help)",
+			    o->name);
 			return;
 		}
 	}
@@ -888,15 +933,15 @@ retune_files(const struct parsed *p)
 static bool
 retune_no_rate(const struct parsed *p)
 {
-	return p->retune != NULL && !p->cfg->stats && (p->nrates == 0 ||
-	    p->lead_burst != NULL);
+	return p->retune != NULL && !p->cfg->stats &&
+	    (p->nrates == 0 || p->lead_burst != NULL);
 }
 
 static bool
 retune_stats_and_rate(const struct parsed *p)
 {
-	return p->retune != NULL && p->cfg->stats && (p->nrates > 0 ||
-	    p->lead_burst != NULL);
+	return p->retune != NULL && p->cfg->stats &&
+	    (p->nrates > 0 || p->lead_burst != NULL);
 }
 
 static bool
@@ -1178,13 +1223,17 @@ check_retune_target(struct parsed *p)
 		pid = strtol(t, &end, 10);
 		if (errno != 0 || *end != '\0' || pid < 1 || pid > INT_MAX ||
 		    *t == '0')
-			return refuse(p, "invalid -R '%s': give the name or the "
-			    "process id of a running tbthrottle", t);
+			return refuse(p,
+			    "invalid -R '%s': give the name or the "
+			    "process id of a running tbthrottle",
+			    t);
 		return 0;
 	}
 	if (!options_shared_name_ok(t) || t[0] == '-')
-		return refuse(p, "invalid -R '%s': give the name or the process "
-		    "id of a running tbthrottle", t);
+		return refuse(p,
+		    "invalid -R '%s': give the name or the process "
+		    "id of a running tbthrottle",
+		    t);
 	return 0;
 }
 
@@ -1235,19 +1284,25 @@ resolve_bytes(struct parsed *p)
 	if (rate_parse(rate, true, &l->rate, why, sizeof why) != 0)
 		return refuse(p, "invalid --byte-rate '%s': %s", rate, why);
 	if (l->rate.inf)
-		return refuse(p, "invalid --byte-rate '%s': give a finite rate "
-		    "such as 1M/s", rate);
-	if (burst != NULL && rate_parse_amount(burst, true, &a, why,
-	    sizeof why) != 0)
+		return refuse(p,
+		    "invalid --byte-rate '%s': give a finite rate "
+		    "such as 1M/s",
+		    rate);
+	if (burst != NULL &&
+	    rate_parse_amount(burst, true, &a, why, sizeof why) != 0)
 		return refuse(p, "invalid --byte-burst '%s': %s", burst, why);
 	if (rate_amount_units(&a, &l->rate, &l->burst) != 0 ||
 	    (long double)l->burst * l->rate.d / l->rate.n > MAX_REFILL_NS)
-		return refuse(p, "invalid --byte-burst '%s': takes more than "
-		    "100 years to refill", burst);
+		return refuse(p,
+		    "invalid --byte-burst '%s': takes more than "
+		    "100 years to refill",
+		    burst);
 	if (l->burst == 0) {
 		if (burst != NULL)
-			return refuse(p, "invalid --byte-burst '%s': must be "
-			    "at least 1 byte", burst);
+			return refuse(p,
+			    "invalid --byte-burst '%s': must be "
+			    "at least 1 byte",
+			    burst);
 		l->burst = 1;
 	}
 	l->initial = l->burst;
@@ -1270,8 +1325,8 @@ resolve_limits(struct parsed *p)
 		p->bursts[0] = p->lead_burst;
 	for (int i = p->nrates - 1; i >= 0; i--) {
 		if (limit_parse(p->rates[i], p->bursts[i], p->initial,
-		    cfg->mode, cfg->algorithm, &cfg->limits[i], p->err,
-		    p->errsz) != 0)
+			cfg->mode, cfg->algorithm, &cfg->limits[i], p->err,
+			p->errsz) != 0)
 			return -1;
 		if (cfg->limits[i].rate.inf && p->nrates > 1) {
 			p->inf_among = true;
@@ -1280,7 +1335,7 @@ resolve_limits(struct parsed *p)
 	}
 	/* A single -r inf is no limit at all. */
 	cfg->nlimits = p->nrates == 1 && cfg->limits[0].rate.inf ? 0 :
-	    p->nrates;
+								   p->nrates;
 	cfg->rate_text = p->nrates > 0 ? p->rates[0] : NULL;
 	return 0;
 }
@@ -1293,8 +1348,10 @@ check_shared_name(struct parsed *p)
 
 	if (name == NULL || options_shared_name_ok(name))
 		return 0;
-	return refuse(p, "invalid --shared name '%s': use up to 64 letters, "
-	    "digits, '.', '_' and '-'", name);
+	return refuse(p,
+	    "invalid --shared name '%s': use up to 64 letters, "
+	    "digits, '.', '_' and '-'",
+	    name);
 }
 
 /*
@@ -1303,10 +1360,10 @@ check_shared_name(struct parsed *p)
  * instead resolves values there, and may refuse one.
  */
 struct rule {
-	bool	(*refused)(const struct parsed *);
+	bool (*refused)(const struct parsed *);
 	const char *text;
-	void	(*say)(const struct parsed *, const char *);
-	int	(*step)(struct parsed *);
+	void (*say)(const struct parsed *, const char *);
+	int (*step)(struct parsed *);
 };
 
 /*
@@ -1319,6 +1376,7 @@ struct rule {
  * and a ninth -r.  limit_parse refuses -b with -a leaky, and -b or
  * --initial with -a sliding or fixed, as -R needs that too.
  */
+/* clang-format off */
 static const struct rule rules[] = {
 	/* -R PID sends its -r and -b to a running tbthrottle. */
 	/* --list lists, and takes nothing else. */
@@ -1402,6 +1460,7 @@ static const struct rule rules[] = {
 	{ drop_unlimited, "--drop needs a rate: with -r inf nothing is ever "
 	    "dropped", NULL, NULL },
 };
+/* clang-format on */
 
 /* Run the rules over p, top to bottom. */
 static enum parse_result
@@ -1431,8 +1490,9 @@ check_rules(struct parsed *p)
 static const char *
 option_word(char **argv)
 {
-	return argv[optind - (optarg != NULL && optarg == argv[optind - 1] &&
-	    optind >= 2 ? 2 : 1)];
+	return argv[optind -
+	    (optarg != NULL && optarg == argv[optind - 1] && optind >= 2 ? 2 :
+									   1)];
 }
 
 static enum parse_result
@@ -1451,7 +1511,7 @@ parse(struct parsed *p, int argc, char **argv)
 	getopt_tables();
 	opterr = 0;
 #ifdef __GLIBC__
-	optind = 0;	/* also resets glibc's scan state */
+	optind = 0; /* also resets glibc's scan state */
 #else
 	optind = 1;
 #endif
@@ -1480,8 +1540,8 @@ parse(struct parsed *p, int argc, char **argv)
 }
 
 enum parse_result
-options_parse(struct config *cfg, int argc, char **argv, char *err,
-    size_t errsz)
+options_parse(
+    struct config *cfg, int argc, char **argv, char *err, size_t errsz)
 {
 	struct parsed p = { .cfg = cfg, .err = err, .errsz = errsz };
 	enum parse_result r = parse(&p, argc, argv);

@@ -10,32 +10,32 @@
 #include "redisurl.h"
 #include "rate.h"
 
-#define TBTHROTTLE_VERSION	"0.1.0"
+#define TBTHROTTLE_VERSION "0.1.0"
 
 enum unit_mode { UNIT_LINES, UNIT_NULL, UNIT_DELIM, UNIT_BYTES };
 enum algorithm { ALG_TOKEN, ALG_LEAKY, ALG_SLIDING, ALG_FIXED };
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 
 /* Most -r options in one run. */
-#define MAX_LIMITS	8
+#define MAX_LIMITS 8
 
 /* Live per-key buckets by default (-k), and at most (--max-keys). */
-#define DEFAULT_MAX_KEYS	1000000ULL
-#define MAX_MAX_KEYS		1000000000ULL
+#define DEFAULT_MAX_KEYS 1000000ULL
+#define MAX_MAX_KEYS 1000000000ULL
 
 /*
  * --catch-up by default, and the most units in a window of -a sliding.
  * They are BUCKET_CATCHUP_NS and SLIDING_MAX_LIMIT (the unit tests check
  * it), named here so that options need not include the limiters.
  */
-#define DEFAULT_CATCHUP_NS	10000000LL
-#define MAX_WINDOW_UNITS	1000000ULL
+#define DEFAULT_CATCHUP_NS 10000000LL
+#define MAX_WINDOW_UNITS 1000000ULL
 
 /* One -r with its -b and --initial, validated. */
 struct limit {
 	struct rate rate;
-	uint64_t burst;		/* units; 1 when the rate is inf */
-	uint64_t initial;	/* tokens at start, <= burst */
+	uint64_t burst;	  /* units; 1 when the rate is inf */
+	uint64_t initial; /* tokens at start, <= burst */
 };
 
 struct config {
@@ -46,35 +46,35 @@ struct config {
 	 */
 	struct limit limits[MAX_LIMITS];
 	int nlimits;
-	bool byte_limited;	/* --byte-rate: records also cost their bytes */
+	bool byte_limited; /* --byte-rate: records also cost their bytes */
 	struct limit byte_limit;
-	int64_t catchup_ns;	/* how late units may still keep their slot */
+	int64_t catchup_ns; /* how late units may still keep their slot */
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;
-	uint64_t queue;		/* --queue: most units waiting, or 0 */
-	unsigned key_field;	/* -k: a bucket per value of this field, or 0 */
-	int key_sep;		/* -F: field separator, -1 for runs of blanks */
-	uint64_t max_keys;	/* --max-keys: most live buckets */
-	const char *shared;	/* --shared: the name of a bucket, or NULL */
-	bool redis;		/* --redis: the shared bucket is in Redis */
+	uint64_t queue;	    /* --queue: most units waiting, or 0 */
+	unsigned key_field; /* -k: a bucket per value of this field, or 0 */
+	int key_sep;	    /* -F: field separator, -1 for runs of blanks */
+	uint64_t max_keys;  /* --max-keys: most live buckets */
+	const char *shared; /* --shared: the name of a bucket, or NULL */
+	bool redis;	    /* --redis: the shared bucket is in Redis */
 	struct redis_url redis_url;
 	enum redis_fallback redis_fallback;
-	const char *rate_text;	/* the first -r as given */
-	bool drop;		/* police: drop units that find no token */
-	const char *drop_to;	/* ... writing them to this file */
-	bool stats;		/* -s: report on exit */
+	const char *rate_text; /* the first -r as given */
+	bool drop;	       /* police: drop units that find no token */
+	const char *drop_to;   /* ... writing them to this file */
+	bool stats;	       /* -s: report on exit */
 	bool stats_json;
-	bool progress;		/* -P: live status when stderr is a terminal */
+	bool progress; /* -P: live status when stderr is a terminal */
 	char **files;
 	int nfiles;
-	const char *name;	/* --name: what -R and --list call this run */
-	bool list;		/* --list: list the running tbthrottles */
+	const char *name; /* --name: what -R and --list call this run */
+	bool list;	  /* --list: list the running tbthrottles */
 	/* -R NAME|PID: send the -r and -b strings (or ask for the --stats
 	 * report) instead of running. */
-	const char *control_target;	/* NULL when not given */
+	const char *control_target; /* NULL when not given */
 	const char *control_rates[MAX_LIMITS];
-	const char *control_bursts[MAX_LIMITS];	/* NULL: keep the burst */
+	const char *control_bursts[MAX_LIMITS]; /* NULL: keep the burst */
 	int ncontrol;
 };
 
@@ -89,8 +89,8 @@ config_unlimited(const struct config *cfg)
  * Fill cfg from argv.  Returns OPT_RUN, OPT_HELP or OPT_VERSION, or
  * OPT_ERROR with a one-line reason (naming the bad value) in err.
  */
-enum parse_result options_parse(struct config *cfg, int argc, char **argv,
-	    char *err, size_t errsz);
+enum parse_result options_parse(
+    struct config *cfg, int argc, char **argv, char *err, size_t errsz);
 
 /*
  * Parse one limit: the text of a -r, of its -b and of --initial (NULL when
@@ -98,16 +98,16 @@ enum parse_result options_parse(struct config *cfg, int argc, char **argv,
  * -R both use it.  Returns 0 with the limit in out, or -1 with a one-line
  * reason in err.  A rate of inf gives out->rate.inf, burst and initial 1.
  */
-int	limit_parse(const char *rate, const char *burst, const char *initial,
-	    enum unit_mode mode, enum algorithm alg, struct limit *out,
-	    char *err, size_t errsz);
+int limit_parse(const char *rate, const char *burst, const char *initial,
+    enum unit_mode mode, enum algorithm alg, struct limit *out, char *err,
+    size_t errsz);
 
 /* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
  * not starting with '.'? */
-bool	options_shared_name_ok(const char *name);
+bool options_shared_name_ok(const char *name);
 
 /* Print the --help text. */
-void	options_usage(FILE *fp);
+void options_usage(FILE *fp);
 
 /* The long name of option i (without "--"), or NULL past the last. */
 const char *options_long_name(int i);

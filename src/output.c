@@ -50,7 +50,7 @@ output_say(const char *b, size_t len)
 		} else if (n < 0 && errno == EAGAIN) {
 			(void)clock_wait_ready(STDERR_FILENO, POLLOUT, true);
 		} else if (n == 0 || errno != EINTR) {
-			return;	/* a report never stops the run */
+			return; /* a report never stops the run */
 		}
 	}
 }

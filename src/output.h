@@ -10,13 +10,13 @@
  * SIGPIPE is then requested (signals_stop).  Any other error ends the
  * process with status 1, naming name (NULL for standard output).
  */
-int	output_write(int fd, const char *b, size_t len, const char *name);
+int output_write(int fd, const char *b, size_t len, const char *name);
 
 /*
  * Write b[0..len) to standard error whole, a signal meanwhile or not (a
  * stdio write interrupted by a signal loses its bytes); errors are
  * ignored, as a report must never stop the run.
  */
-void	output_say(const char *b, size_t len);
+void output_say(const char *b, size_t len);
 
 #endif

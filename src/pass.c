@@ -14,13 +14,13 @@ pass_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		    INT64_MIN);
 	else if (v->full)
 		policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
-	else	/* Bytes need no framing: they may go round the buffer. */
+	else /* Bytes need no framing: they may go round the buffer. */
 		policy_read(a, f->bytes && v->len == 0);
 }
 
 static void
-pass_streamed(void *self, const struct view *v, size_t bytes, bool pass,
-    int64_t now_ns)
+pass_streamed(
+    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
 {
 	(void)self, (void)v, (void)bytes, (void)pass, (void)now_ns;
 }
@@ -42,6 +42,6 @@ pass_waiting(const void *self, const struct view *v, bool streaming)
 void
 pass_policy(struct policy *p, struct gate *g)
 {
-	*p = (struct policy){ g, pass_next, pass_streamed,
-		pass_retuned, pass_waiting, NULL, false };
+	*p = (struct policy){ g, pass_next, pass_streamed, pass_retuned,
+		pass_waiting, NULL, false };
 }

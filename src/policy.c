@@ -4,8 +4,8 @@
 /* Bytes at b[0..len) taken by at most max units; at the end of input a
  * final record without a delimiter is a unit too. */
 static size_t
-span(const struct framer *f, const char *b, size_t len, bool at_eof,
-    size_t max, size_t *units)
+span(const struct framer *f, const char *b, size_t len, bool at_eof, size_t max,
+    size_t *units)
 {
 	size_t n = framer_span(f, b, len, max, units);
 
@@ -31,28 +31,32 @@ policy_span(const struct framer *f, const char *b, size_t len, bool at_eof,
 void
 policy_read(struct action *a, bool splice)
 {
-	*a = (struct action){ .kind = ACT_READ, .due_ns = INT64_MIN,
-	    .splice = splice };
+	*a = (struct action){
+		.kind = ACT_READ, .due_ns = INT64_MIN, .splice = splice
+	};
 }
 
 void
 policy_wait(struct action *a, int64_t due_ns, bool read)
 {
-	*a = (struct action){ .kind = ACT_WAIT, .due_ns = due_ns,
-	    .read = read };
+	*a =
+	    (struct action){ .kind = ACT_WAIT, .due_ns = due_ns, .read = read };
 }
 
 void
 policy_move(struct action *a, enum act kind, size_t off, size_t bytes,
     uint64_t units, int64_t due_ns)
 {
-	*a = (struct action){ .kind = kind, .off = off, .bytes = bytes,
-	    .units = units, .due_ns = due_ns, .pass = kind != ACT_DROP };
+	*a = (struct action){ .kind = kind,
+		.off = off,
+		.bytes = bytes,
+		.units = units,
+		.due_ns = due_ns,
+		.pass = kind != ACT_DROP };
 }
 
 uint64_t
-policy_units_held(const struct framer *f, const struct view *v,
-    bool streaming)
+policy_units_held(const struct framer *f, const struct view *v, bool streaming)
 {
 	size_t n = framer_count(f, v->b, v->len, !streaming);
 

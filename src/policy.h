@@ -17,32 +17,32 @@
  */
 struct gate {
 	struct framer framer;
-	struct limiter *limit;	/* NULL: no limit on units */
-	uint64_t quantum;	/* units to gather before a wake-up, >= 1 */
+	struct limiter *limit; /* NULL: no limit on units */
+	uint64_t quantum;      /* units to gather before a wake-up, >= 1 */
 	/* With -k: select the bucket of record rec[0..len) (delimiter and
 	 * all) before the limit is asked about it; else NULL. */
 	void (*select)(void *ctx, const char *rec, size_t len, int64_t now_ns);
 	void *select_ctx;
-	struct bucket *byte_limit;	/* NULL, or records cost their length */
-	uint64_t byte_quantum;	/* bytes to gather before a wake-up, >= 1 */
+	struct bucket *byte_limit; /* NULL, or records cost their length */
+	uint64_t byte_quantum;	   /* bytes to gather before a wake-up, >= 1 */
 };
 
 /* The input the engine holds and has not yet released, as policies see it. */
 struct view {
-	const char *b;		/* the oldest unreleased byte */
+	const char *b; /* the oldest unreleased byte */
 	size_t len;
-	bool eof;		/* no more input will come */
-	bool full;		/* no more fits: len is the buffer's size */
-	int64_t ready_ns;	/* since when the input has been waiting */
-	int64_t read_ns;	/* when the latest bytes arrived */
+	bool eof;	  /* no more input will come */
+	bool full;	  /* no more fits: len is the buffer's size */
+	int64_t ready_ns; /* since when the input has been waiting */
+	int64_t read_ns;  /* when the latest bytes arrived */
 };
 
 enum act {
-	ACT_READ,	/* read more input; at the end of input, stop */
-	ACT_WAIT,	/* wait until due_ns, reading meanwhile if read */
-	ACT_SEND,	/* write bytes at the head, holding units units */
-	ACT_DROP,	/* drop bytes at offset off, holding units units */
-	ACT_LONG	/* the head record outgrew the buffer: send or drop it
+	ACT_READ, /* read more input; at the end of input, stop */
+	ACT_WAIT, /* wait until due_ns, reading meanwhile if read */
+	ACT_SEND, /* write bytes at the head, holding units units */
+	ACT_DROP, /* drop bytes at offset off, holding units units */
+	ACT_LONG  /* the head record outgrew the buffer: send or drop it
 			 * (pass) whole as it arrives */
 };
 
@@ -51,7 +51,7 @@ struct action {
 	size_t off;
 	size_t bytes;
 	uint64_t units;
-	int64_t due_ns;	/* WAIT: until when (INT64_MAX: for input only);
+	int64_t due_ns; /* WAIT: until when (INT64_MAX: for input only);
 			 * SEND, LONG: when it was due, or INT64_MIN */
 	bool read;	/* WAIT: read input meanwhile */
 	bool pass;	/* LONG: the record goes out, else it is dropped */
@@ -65,8 +65,8 @@ struct action {
  */
 struct policy {
 	void *self;
-	void (*next)(void *self, const struct view *v, int64_t now_ns,
-	    struct action *a);
+	void (*next)(
+	    void *self, const struct view *v, int64_t now_ns, struct action *a);
 	/* bytes at the head of v of a long record were sent (pass) or
 	 * dropped at now_ns. */
 	void (*streamed)(void *self, const struct view *v, size_t bytes,
@@ -75,12 +75,12 @@ struct policy {
 	void (*retuned)(void *self, int64_t now_ns);
 	/* Units read and not yet released or dropped; streaming: the head
 	 * record is a long one already counted. */
-	uint64_t (*waiting)(const void *self, const struct view *v,
-	    bool streaming);
+	uint64_t (*waiting)(
+	    const void *self, const struct view *v, bool streaming);
 	/* NULL, or: has next decided on units (taken their tokens) that it
 	 * has not yet handed out as actions? */
 	bool (*owes)(const void *self);
-	bool uses_ready;	/* next reads v->ready_ns */
+	bool uses_ready; /* next reads v->ready_ns */
 };
 
 static inline void
@@ -96,27 +96,27 @@ policy_next(const struct policy *p, const struct view *v, int64_t now_ns,
  * (at_eof) a final record without a delimiter is a unit too.  The count
  * of units is stored in *units.
  */
-size_t	policy_span(const struct framer *f, const char *b, size_t len,
-	    bool at_eof, size_t max, uint64_t room, size_t *units);
+size_t policy_span(const struct framer *f, const char *b, size_t len,
+    bool at_eof, size_t max, uint64_t room, size_t *units);
 
 /* Act a: read more input. */
-void	policy_read(struct action *a, bool splice);
+void policy_read(struct action *a, bool splice);
 
 /* Act a: wait until due_ns, reading meanwhile if read. */
-void	policy_wait(struct action *a, int64_t due_ns, bool read);
+void policy_wait(struct action *a, int64_t due_ns, bool read);
 
 /* Act a: send or drop bytes at off holding units units, due at due_ns. */
-void	policy_move(struct action *a, enum act kind, size_t off, size_t bytes,
-	    uint64_t units, int64_t due_ns);
+void policy_move(struct action *a, enum act kind, size_t off, size_t bytes,
+    uint64_t units, int64_t due_ns);
 
 /*
  * Units held in v, a partial record too, but not the long record being
  * streamed (streaming), which was counted when it was let through.
  */
-uint64_t policy_units_held(const struct framer *f, const struct view *v,
-	    bool streaming);
+uint64_t policy_units_held(
+    const struct framer *f, const struct view *v, bool streaming);
 
 /* Every unit passes at once (no limit): the policy of -r inf. */
-void	pass_policy(struct policy *p, struct gate *g);
+void pass_policy(struct policy *p, struct gate *g);
 
 #endif

@@ -11,8 +11,7 @@
  * leave (action a).
  */
 static bool
-admit(struct queue *q, const struct view *v, int64_t now_ns,
-    struct action *a)
+admit(struct queue *q, const struct view *v, int64_t now_ns, struct action *a)
 {
 	size_t r = q->judged, drop_off = 0, drop_len = 0;
 	uint64_t drop_units = 0;
@@ -39,8 +38,7 @@ admit(struct queue *q, const struct view *v, int64_t now_ns,
 			}
 		}
 		end = memchr(v->b + r, q->gate->framer.delim, v->len - r);
-		len = end != NULL ? (size_t)(end - (v->b + r)) + 1 :
-		    v->len - r;
+		len = end != NULL ? (size_t)(end - (v->b + r)) + 1 : v->len - r;
 		if (!q->open_ok) {
 			if (drop_len == 0)
 				drop_off = r;
@@ -64,8 +62,8 @@ admit(struct queue *q, const struct view *v, int64_t now_ns,
  * input an unfinished last record is whole.
  */
 static size_t
-head_units(const struct queue *q, const struct view *v, size_t max,
-    size_t *units)
+head_units(
+    const struct queue *q, const struct view *v, size_t max, size_t *units)
 {
 	return policy_span(&q->gate->framer, v->b, q->judged,
 	    v->eof && q->judged == v->len, max, UINT64_MAX, units);
@@ -99,9 +97,9 @@ release_due(struct queue *q, const struct view *v, int64_t now_ns,
 		return false;
 	(void)head_units(q, v, want, &units);
 	if (units == 0 && !(v->full && q->judged == v->len))
-		return false;	/* the head record is still arriving */
+		return false; /* the head record is still arriving */
 	if (units == 0)
-		units = 1;	/* it outgrew the buffer: pay, then stream */
+		units = 1; /* it outgrew the buffer: pay, then stream */
 	*due_ns = limiter_ready_at(g->limit, since, units);
 	if (now_ns < *due_ns)
 		return false;
@@ -137,7 +135,7 @@ queue_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		policy_wait(a, due_ns, true);
 	else if (due_ns != INT64_MAX)
 		policy_wait(a, due_ns, false);
-	else	/* nothing to read and nothing due: all is out */
+	else /* nothing to read and nothing due: all is out */
 		policy_read(a, false);
 }
 
@@ -146,12 +144,13 @@ queue_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
  * the queue's bytes, and once its end has gone, the next record is new.
  */
 static void
-queue_streamed(void *self, const struct view *v, size_t bytes, bool pass,
-    int64_t now_ns)
+queue_streamed(
+    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
 {
 	struct queue *q = self;
-	bool ended = bytes > 0 && ((unsigned char)v->b[bytes - 1] ==
-	    q->gate->framer.delim || (v->eof && bytes == v->len));
+	bool ended = bytes > 0 &&
+	    ((unsigned char)v->b[bytes - 1] == q->gate->framer.delim ||
+		(v->eof && bytes == v->len));
 
 	(void)pass, (void)now_ns;
 	if (q->judged >= bytes) {
@@ -175,18 +174,20 @@ queue_waiting(const void *self, const struct view *v, bool streaming)
 	const struct queue *q = self;
 
 	(void)streaming;
-	return q->queued + framer_count(&q->gate->framer, v->b + q->judged,
-	    v->len - q->judged, true);
+	return q->queued +
+	    framer_count(
+		&q->gate->framer, v->b + q->judged, v->len - q->judged, true);
 }
 
 int
 queue_policy(struct policy *p, struct queue *q, const struct gate *g,
     uint64_t max_units, bool drop)
 {
-	*q = (struct queue){ .gate = g, .max_queued = max_units,
-		.dropping = drop };
+	*q = (struct queue){
+		.gate = g, .max_queued = max_units, .dropping = drop
+	};
 	q->ring = max_units < QUEUE_BUF_BYTES ? (size_t)max_units :
-	    QUEUE_BUF_BYTES;
+						QUEUE_BUF_BYTES;
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
 	*p = (struct policy){ q, queue_next, queue_streamed, queue_retuned,

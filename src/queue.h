@@ -8,17 +8,17 @@
 #include "policy.h"
 
 /* Bytes the queue holds at most, whatever its length in units. */
-#define QUEUE_BUF_BYTES	(1024 * 1024)
+#define QUEUE_BUF_BYTES (1024 * 1024)
 
 struct queue {
 	const struct gate *gate;
 	uint64_t max_queued;
-	bool dropping;		/* a unit that finds the queue full is dropped */
-	size_t judged;		/* bytes at the head admitted to the queue */
-	int64_t *arrived;	/* when each queued unit arrived, a ring */
+	bool dropping;	  /* a unit that finds the queue full is dropped */
+	size_t judged;	  /* bytes at the head admitted to the queue */
+	int64_t *arrived; /* when each queued unit arrived, a ring */
 	size_t ring, first, queued;
-	bool open;		/* the last admitted record is unfinished */
-	bool open_ok;		/* ... and is queued, not dropped */
+	bool open;    /* the last admitted record is unfinished */
+	bool open_ok; /* ... and is queued, not dropped */
 };
 
 /*
@@ -27,9 +27,9 @@ struct queue {
  * wait; then a new unit is dropped if drop is set, otherwise reading
  * stops until one leaves.  Returns 0, or -1 when memory is short.
  */
-int	queue_policy(struct policy *p, struct queue *q, const struct gate *g,
-	    uint64_t max_units, bool drop);
+int queue_policy(struct policy *p, struct queue *q, const struct gate *g,
+    uint64_t max_units, bool drop);
 
-void	queue_free(struct queue *q);
+void queue_free(struct queue *q);
 
 #endif

@@ -18,6 +18,7 @@ struct suffix {
 };
 
 /* Bare letters, either case, are 1024-based, as pv and curl take them. */
+/* clang-format off */
 static const struct suffix byte_suffixes[] = {
 	{ "", 1 }, { "B", 1 },
 	{ "K", 1ULL << 10 }, { "k", 1ULL << 10 }, { "KiB", 1ULL << 10 },
@@ -30,15 +31,19 @@ static const struct suffix byte_suffixes[] = {
 	{ "TB", 1000000000000ULL },
 	{ NULL, 0 }
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct suffix record_suffixes[] = {
 	{ "", 1 }, { "k", 1000ULL }, { "K", 1000ULL }, { "M", 1000000ULL },
 	{ "G", 1000000000ULL },
 	{ NULL, 0 }
 };
+/* clang-format on */
 
-#define NS_SEC	1000000000ULL
+#define NS_SEC 1000000000ULL
 
+/* clang-format off */
 static const struct suffix periods[] = {
 	{ "ms", NS_SEC / 1000 }, { "msec", NS_SEC / 1000 },
 	{ "msecs", NS_SEC / 1000 },
@@ -53,6 +58,7 @@ static const struct suffix periods[] = {
 	{ "days", 86400 * NS_SEC },
 	{ NULL, 0 }
 };
+/* clang-format on */
 
 static uint64_t
 gcd(uint64_t a, uint64_t b)
@@ -126,8 +132,9 @@ ratio_approx(long double x)
 		long double a = (long double)ai;
 		uint64_t p2, q2;
 
-		if (ai != 0 && (p1 > (UINT64_MAX - p0) / ai ||
-		    q1 > (UINT64_MAX - q0) / ai))
+		if (ai != 0 &&
+		    (p1 > (UINT64_MAX - p0) / ai ||
+			q1 > (UINT64_MAX - q0) / ai))
 			break;
 		p2 = ai * p1 + p0;
 		q2 = ai * q1 + q0;
@@ -147,7 +154,7 @@ ratio_approx(long double x)
 }
 
 /* Most digits an exponent may have: 10^99 overflows anyway. */
-#define MAX_EXPONENT	99
+#define MAX_EXPONENT 99
 
 /*
  * Scale *value by an exponent at *sp ([eE][+-]DIGITS), if there is one,
@@ -155,8 +162,7 @@ ratio_approx(long double x)
  * for the suffix to refuse.
  */
 static int
-parse_exponent(const char **sp, struct ratio *value, char *err,
-    size_t errsz)
+parse_exponent(const char **sp, struct ratio *value, char *err, size_t errsz)
 {
 	const char *s = *sp;
 	bool minus = false;
@@ -175,10 +181,12 @@ parse_exponent(const char **sp, struct ratio *value, char *err,
 			return -1;
 		}
 	for (int i = 0; i < exp && value->num != 0; i++)
-		if (ratio_mul(*value, minus ? (struct ratio){ 1, 10 } :
-		    (struct ratio){ 10, 1 }, value) != 0) {
-			snprintf(err, errsz, "%s", minus ? "too many digits" :
-			    "value too large");
+		if (ratio_mul(*value,
+			minus ? (struct ratio){ 1, 10 } :
+				(struct ratio){ 10, 1 },
+			value) != 0) {
+			snprintf(err, errsz, "%s",
+			    minus ? "too many digits" : "value too large");
 			return -1;
 		}
 	*sp = s;
@@ -259,7 +267,7 @@ static const char *
 suffix_hint(bool bytes)
 {
 	return bytes ? "k, K, KiB, KB, m, M, MiB, MB, g, G, GB, t, T" :
-	    "k, M, G";
+		       "k, M, G";
 }
 
 /*
@@ -277,15 +285,20 @@ parse_suffix(const char *start, const char **sp, bool bytes,
 	sx = find_suffix(bytes ? byte_suffixes : record_suffixes, s, len);
 	if (sx == NULL) {
 		if (find_suffix(periods, s, len) != NULL)
-			snprintf(err, errsz, "a period needs a slash: "
-			    "%.*s/%.*s", (int)(s - start), start, (int)len, s);
+			snprintf(err, errsz,
+			    "a period needs a slash: "
+			    "%.*s/%.*s",
+			    (int)(s - start), start, (int)len, s);
 		else if (!bytes && find_suffix(byte_suffixes, s, len) != NULL)
-			snprintf(err, errsz, "suffix '%.*s' is for byte rates "
-			    "(-c); records take k, M, G", (int)len, s);
+			snprintf(err, errsz,
+			    "suffix '%.*s' is for byte rates "
+			    "(-c); records take k, M, G",
+			    (int)len, s);
 		else
-			snprintf(err, errsz, "unknown unit '%.*s' (use %s, "
-			    "then /s, /min, /h, /day)", (int)len, s,
-			    suffix_hint(bytes));
+			snprintf(err, errsz,
+			    "unknown unit '%.*s' (use %s, "
+			    "then /s, /min, /h, /day)",
+			    (int)len, s, suffix_hint(bytes));
 		return -1;
 	}
 	if (ratio_mul(*value, (struct ratio){ sx->mult, 1 }, value) != 0) {
@@ -309,7 +322,8 @@ parse_period(const char **sp, struct ratio *ns, char *err, size_t errsz)
 		if (parse_number(&s, &count, err, errsz) != 0)
 			return -1;
 		if (count.num == 0) {
-			snprintf(err, errsz, "the period must be longer "
+			snprintf(err, errsz,
+			    "the period must be longer "
 			    "than zero");
 			return -1;
 		}
@@ -317,16 +331,21 @@ parse_period(const char **sp, struct ratio *ns, char *err, size_t errsz)
 	len = word_len(s);
 	if (len == 0) {
 		if (*s == '\0')
-			snprintf(err, errsz, "missing period unit after "
+			snprintf(err, errsz,
+			    "missing period unit after "
 			    "'/' (use ms, s, min, h, day)");
 		else
-			snprintf(err, errsz, "unexpected '%c' in period "
-			    "(use ms, s, min, h, day)", *s);
+			snprintf(err, errsz,
+			    "unexpected '%c' in period "
+			    "(use ms, s, min, h, day)",
+			    *s);
 		return -1;
 	}
 	if ((p = find_suffix(periods, s, len)) == NULL) {
-		snprintf(err, errsz, "unknown period '%.*s' (use ms, s, sec, "
-		    "min, h, hour, d, day)", (int)len, s);
+		snprintf(err, errsz,
+		    "unknown period '%.*s' (use ms, s, sec, "
+		    "min, h, hour, d, day)",
+		    (int)len, s);
 		return -1;
 	}
 	if (ratio_mul(count, (struct ratio){ p->mult, 1 }, ns) != 0) {
@@ -356,7 +375,8 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 		return -1;
 	if (bytes && strcmp(s, "m") == 0) {
 		/* MiB a second, or bytes a minute? */
-		snprintf(err, errsz, "'m' alone is ambiguous: write %.*sm/s for "
+		snprintf(err, errsz,
+		    "'m' alone is ambiguous: write %.*sm/s for "
 		    "MiB a second, or %.*s/min for bytes a minute",
 		    (int)(s - text), text, (int)(s - text), text);
 		return -1;
@@ -369,23 +389,28 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 			return -1;
 	}
 	if (*s != '\0') {
-		snprintf(err, errsz, "unexpected '%s' (try 10/s, 5/min, "
-		    "1M/s)", s);
+		snprintf(err, errsz,
+		    "unexpected '%s' (try 10/s, 5/min, "
+		    "1M/s)",
+		    s);
 		return -1;
 	}
 	if (value.num == 0) {
-		snprintf(err, errsz, "the rate must be above zero "
+		snprintf(err, errsz,
+		    "the rate must be above zero "
 		    "(use inf for no limit)");
 		return -1;
 	}
 
 	/* Range checks on the exact values, in long double to avoid overflow. */
 	exact = (long double)value.num * period.den /
-	    ((long double)value.den * period.num);	/* units per ns */
+	    ((long double)value.den * period.num); /* units per ns */
 	if (exact * 1e9L > (long double)RATE_MAX_PER_SEC) {
-		snprintf(err, errsz, "above the fastest rate, %s (use inf for "
-		    "no limit)", bytes ? "1TB/s: 10^12 bytes a second" :
-		    "1000G/s: 10^12 records a second");
+		snprintf(err, errsz,
+		    "above the fastest rate, %s (use inf for "
+		    "no limit)",
+		    bytes ? "1TB/s: 10^12 bytes a second" :
+			    "1000G/s: 10^12 records a second");
 		return -1;
 	}
 	if (1.0L / exact > (long double)RATE_MAX_INTERVAL_NS) {
@@ -396,15 +421,17 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 	lim = (struct ratio){ period.den, period.num };
 	if (ratio_mul(value, lim, &per_ns) != 0 || !ratio_small(per_ns))
 		per_ns = ratio_approx(exact);
-	*out = (struct rate){ .inf = false, .n = per_ns.num, .d = per_ns.den,
-	    .count = value.den == 1 ? value.num : 0,
-	    .period_ns = period.den == 1 ? period.num : 0 };
+	*out = (struct rate){ .inf = false,
+		.n = per_ns.num,
+		.d = per_ns.den,
+		.count = value.den == 1 ? value.num : 0,
+		.period_ns = period.den == 1 ? period.num : 0 };
 	return 0;
 }
 
 static int
-amount_of(const char *s, bool bytes, struct amount *out, char *err,
-    size_t errsz)
+amount_of(
+    const char *s, bool bytes, struct amount *out, char *err, size_t errsz)
 {
 	struct ratio value, ns;
 	const char *rest, *text = s;
@@ -417,8 +444,7 @@ amount_of(const char *s, bool bytes, struct amount *out, char *err,
 	if (parse_number(&s, &value, err, errsz) != 0)
 		return -1;
 	len = word_len(s);
-	if (len > 0 && find_suffix(periods, s, len) != NULL &&
-	    s[len] == '\0') {
+	if (len > 0 && find_suffix(periods, s, len) != NULL && s[len] == '\0') {
 		rest = s;
 		if (parse_period(&rest, &ns, err, errsz) != 0)
 			return -1;
@@ -432,8 +458,10 @@ amount_of(const char *s, bool bytes, struct amount *out, char *err,
 	if (parse_suffix(text, &s, bytes, &value, err, errsz) != 0)
 		return -1;
 	if (*s != '\0') {
-		snprintf(err, errsz, "unexpected '%s' (use a count such as "
-		    "10 or 64K, or a duration such as 2s)", s);
+		snprintf(err, errsz,
+		    "unexpected '%s' (use a count such as "
+		    "10 or 64K, or a duration such as 2s)",
+		    s);
 		return -1;
 	}
 	*out = (struct amount){ false, value.num, value.den };
@@ -451,7 +479,7 @@ rate_amount_units(const struct amount *a, const struct rate *r, uint64_t *units)
 			return -1;
 		/* units = duration_ns * n / d; exact when it fits. */
 		if (ratio_mul((struct ratio){ a->num, a->den },
-		    (struct ratio){ r->n, r->d }, &x) == 0) {
+			(struct ratio){ r->n, r->d }, &x) == 0) {
 			if (x.num / x.den >= (1ULL << 62))
 				return -1;
 			*units = x.num / x.den;
@@ -475,8 +503,7 @@ rate_per_sec(const struct rate *r)
 }
 
 int
-rate_parse(const char *s, bool bytes, struct rate *out, char *err,
-    size_t errsz)
+rate_parse(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 {
 	int rc = rate_of(s, bytes, out, err, errsz);
 
@@ -486,8 +513,8 @@ rate_parse(const char *s, bool bytes, struct rate *out, char *err,
 }
 
 int
-rate_parse_amount(const char *s, bool bytes, struct amount *out, char *err,
-    size_t errsz)
+rate_parse_amount(
+    const char *s, bool bytes, struct amount *out, char *err, size_t errsz)
 {
 	int rc = amount_of(s, bytes, out, err, errsz);
 
@@ -497,11 +524,13 @@ rate_parse_amount(const char *s, bool bytes, struct amount *out, char *err,
 }
 
 /* Periods by which rates are shown, longest first. */
+/* clang-format off */
 static const struct suffix shown_periods[] = {
 	{ "day", 86400 * NS_SEC }, { "h", 3600 * NS_SEC },
 	{ "min", 60 * NS_SEC }, { "s", NS_SEC }, { "ms", NS_SEC / 1000 },
 	{ NULL, 0 }
 };
+/* clang-format on */
 
 void
 rate_format(const struct rate *r, bool bytes, char *out, size_t size)
@@ -513,8 +542,8 @@ rate_format(const struct rate *r, bool bytes, char *out, size_t size)
 		return;
 	}
 	/* As written, when it was a whole count per whole period. */
-	for (const struct suffix *p = shown_periods; r->count != 0 &&
-	    p->name != NULL; p++) {
+	for (const struct suffix *p = shown_periods;
+	     r->count != 0 && p->name != NULL; p++) {
 		if (r->period_ns == 0 || r->period_ns % p->mult != 0)
 			continue;
 		if (r->period_ns == p->mult)

@@ -19,7 +19,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
     size_t errsz)
 {
 	(void)u, (void)b, (void)fallback, (void)local;
-	snprintf(err, errsz, "--redis: this tbthrottle was built without "
+	snprintf(err, errsz,
+	    "--redis: this tbthrottle was built without "
 	    "Redis support (install libhiredis-dev and pkg-config, then "
 	    "rebuild)");
 	return NULL;
@@ -53,19 +54,19 @@ redis_close(struct redis *r)
 #include "redisconn.h"
 #include "signals.h"
 
-#define MS	1000000LL
+#define MS 1000000LL
 /* While Redis is down: first retry, and the longest wait between them. */
-#define RETRY_FIRST_NS	(100 * MS)
-#define RETRY_MAX_NS	(2000 * MS)
+#define RETRY_FIRST_NS (100 * MS)
+#define RETRY_MAX_NS (2000 * MS)
 /* With FALLBACK_LOCAL, the wait before trying Redis again. */
-#define RETRY_LOCAL_NS	(1000 * MS)
+#define RETRY_LOCAL_NS (1000 * MS)
 /*
  * The settings key lives this long after its last refresh (and at least
  * as long as any bucket of its name holds anything); each process
  * refreshes it at least every HEARTBEAT_MS * 3 / 2, under half of that.
  */
-#define SETTINGS_TTL_MS	10000
-#define HEARTBEAT_MS	3000
+#define SETTINGS_TTL_MS 10000
+#define HEARTBEAT_MS 3000
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
@@ -83,65 +84,65 @@ redis_close(struct redis *r)
  * could not refresh them: a running process never fails for a newcomer.
  */
 static const char script[] =
-"if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
-"local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
-"local units, op = tonumber(ARGV[3]), ARGV[4]\n"
-"local s = redis.call('HMGET', KEYS[2], 'i', 'b', 'u', 'r')\n"
-"if not s[1] then\n"
-"  redis.call('HSET', KEYS[2], 'i', ARGV[1], 'b', ARGV[2], 'u', ARGV[6],\n"
-"    'r', ARGV[5])\n"
-"elseif op == 'claim' and (s[1] ~= ARGV[1] or s[2] ~= ARGV[2] or\n"
-"    s[3] ~= ARGV[6]) then\n"
-"  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
-"    tostring(s[3] or '?')}\n"
-"end\n"
-"local function hold(ms)\n"
-"  if redis.call('PTTL', KEYS[2]) < ms then\n"
-"    redis.call('PEXPIRE', KEYS[2], ms)\n"
-"  end\n"
-"end\n"
-"hold(tonumber(ARGV[7]))\n"
-"if op == 'claim' or op == 'keep' then return 0 end\n"
-"local t = redis.call('TIME')\n"
-"local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-"local tat = tonumber(redis.call('HGET', KEYS[1], 't') or '0') or 0\n"
-"if tat ~= tat or tat == math.huge then tat = 0 end\n"
-"if tat < now then tat = now end\n"
-"if op == 'take' then\n"
-"  local room = math.floor((now + burst * iv - tat) / iv)\n"
-"  if room < units then units = room end\n"
-"  if units <= 0 then return -1 end\n"
-"end\n"
-"local nxt = tat + units * iv\n"
-"local at = nxt - burst * iv\n"
-"local ttl = math.ceil((nxt - now) / 1000) + 1\n"
-"redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt))\n"
-"redis.call('PEXPIRE', KEYS[1], ttl)\n"
-"hold(ttl)\n"
-"if op == 'take' then return units end\n"
-"if at <= now then return 0 end\n"
-"return math.ceil(at - now)\n";
+    "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
+    "local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
+    "local units, op = tonumber(ARGV[3]), ARGV[4]\n"
+    "local s = redis.call('HMGET', KEYS[2], 'i', 'b', 'u', 'r')\n"
+    "if not s[1] then\n"
+    "  redis.call('HSET', KEYS[2], 'i', ARGV[1], 'b', ARGV[2], 'u', ARGV[6],\n"
+    "    'r', ARGV[5])\n"
+    "elseif op == 'claim' and (s[1] ~= ARGV[1] or s[2] ~= ARGV[2] or\n"
+    "    s[3] ~= ARGV[6]) then\n"
+    "  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
+    "    tostring(s[3] or '?')}\n"
+    "end\n"
+    "local function hold(ms)\n"
+    "  if redis.call('PTTL', KEYS[2]) < ms then\n"
+    "    redis.call('PEXPIRE', KEYS[2], ms)\n"
+    "  end\n"
+    "end\n"
+    "hold(tonumber(ARGV[7]))\n"
+    "if op == 'claim' or op == 'keep' then return 0 end\n"
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+    "local tat = tonumber(redis.call('HGET', KEYS[1], 't') or '0') or 0\n"
+    "if tat ~= tat or tat == math.huge then tat = 0 end\n"
+    "if tat < now then tat = now end\n"
+    "if op == 'take' then\n"
+    "  local room = math.floor((now + burst * iv - tat) / iv)\n"
+    "  if room < units then units = room end\n"
+    "  if units <= 0 then return -1 end\n"
+    "end\n"
+    "local nxt = tat + units * iv\n"
+    "local at = nxt - burst * iv\n"
+    "local ttl = math.ceil((nxt - now) / 1000) + 1\n"
+    "redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt))\n"
+    "redis.call('PEXPIRE', KEYS[1], ttl)\n"
+    "hold(ttl)\n"
+    "if op == 'take' then return units end\n"
+    "if at <= now then return 0 end\n"
+    "return math.ceil(at - now)\n";
 
 struct redis {
 	struct redis_url url;
 	struct redisconn conn;
 	char sha[41];
-	char *key;		/* "tbthrottle:NAME", and with -k ":KEY" */
-	size_t key_base;	/* length of "tbthrottle:NAME" */
+	char *key;	 /* "tbthrottle:NAME", and with -k ":KEY" */
+	size_t key_base; /* length of "tbthrottle:NAME" */
 	size_t key_len, key_size;
-	char settings[96];	/* "tbthrottle-settings:NAME" */
+	char settings[96]; /* "tbthrottle-settings:NAME" */
 	char interval[48], burst[24], rate_text[64], name[80];
-	const char *unit;	/* "bytes" or "records" */
-	uint64_t burst_units;	/* burst, as a number */
+	const char *unit;     /* "bytes" or "records" */
+	uint64_t burst_units; /* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
-	bool claimed;		/* the settings were checked in Redis */
-	bool ran;		/* units were booked, here or locally */
-	bool busy;		/* a call is under way: no heartbeat now */
-	bool down;		/* reported as down, not yet back */
-	int64_t retry_ns;	/* wait before the next connect */
-	int64_t next_try_ns;	/* with FALLBACK_LOCAL: when to try again */
-	int64_t kept_ns;	/* when the settings were last refreshed */
+	bool claimed;	     /* the settings were checked in Redis */
+	bool ran;	     /* units were booked, here or locally */
+	bool busy;	     /* a call is under way: no heartbeat now */
+	bool down;	     /* reported as down, not yet back */
+	int64_t retry_ns;    /* wait before the next connect */
+	int64_t next_try_ns; /* with FALLBACK_LOCAL: when to try again */
+	int64_t kept_ns;     /* when the settings were last refreshed */
 };
 
 bool
@@ -162,8 +163,8 @@ clean(const struct redis *r, char *why, size_t size)
 static enum redisconn_result
 unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
 {
-	snprintf(why, size, "%s", rep->type == REDIS_REPLY_ERROR ? rep->str :
-	    "a reply out of range");
+	snprintf(why, size, "%s",
+	    rep->type == REDIS_REPLY_ERROR ? rep->str : "a reply out of range");
 	freeReplyObject(rep);
 	redisconn_close(&r->conn);
 	return REDISCONN_DOWN;
@@ -178,15 +179,15 @@ load_script(struct redis *r, char *why, size_t size)
 	enum redisconn_result rc;
 	redisReply *rep;
 
-	if ((rc = redisconn_command(&r->conn, 3, argv, lens, &rep, why,
-	    size)) != REDISCONN_OK)
+	if ((rc = redisconn_command(
+		 &r->conn, 3, argv, lens, &rep, why, size)) != REDISCONN_OK)
 		return rc;
 	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str))
 		return unexpected(r, rep, why, size);
 	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
 		redisconn_fatal(&r->conn, "cannot load the script: %s",
 		    rep->type == REDIS_REPLY_ERROR ? rep->str :
-		    "no digest in the reply");
+						     "no digest in the reply");
 	memcpy(r->sha, rep->str, 41);
 	freeReplyObject(rep);
 	return REDISCONN_OK;
@@ -199,7 +200,7 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
 {
 	char n[24], ttl[24];
 	const char *argv[12] = { "EVALSHA", r->sha, "2", r->key, r->settings,
-	    r->interval, r->burst, n, op, r->rate_text, r->unit, ttl };
+		r->interval, r->burst, n, op, r->rate_text, r->unit, ttl };
 	size_t lens[12];
 	enum redisconn_result rc;
 
@@ -209,7 +210,7 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
 		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
 	for (int tries = 0;; tries++) {
 		if ((rc = redisconn_command(&r->conn, 12, argv, lens, rep, why,
-		    size)) != REDISCONN_OK)
+			 size)) != REDISCONN_OK)
 			return rc;
 		if ((*rep)->type != REDIS_REPLY_ERROR) {
 			r->kept_ns = clock_now_ns();
@@ -241,20 +242,23 @@ claim(struct redis *r, char *why, size_t size)
 		return rc;
 	e = rep->element;
 	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
-	    e[0]->type == REDIS_REPLY_STRING && e[1]->type ==
-	    REDIS_REPLY_STRING && e[2]->type == REDIS_REPLY_STRING) {
+	    e[0]->type == REDIS_REPLY_STRING &&
+	    e[1]->type == REDIS_REPLY_STRING &&
+	    e[2]->type == REDIS_REPLY_STRING) {
 		snprintf(was, sizeof was, "-r %s, burst %s%s", e[0]->str,
-		    e[1]->str, strcmp(e[2]->str, "bytes") == 0 ?
-		    " (bytes)" : "");
+		    e[1]->str,
+		    strcmp(e[2]->str, "bytes") == 0 ? " (bytes)" : "");
 		if (!r->ran)
-			redisconn_fatal(&r->conn, "shared bucket '%s' is %s; "
+			redisconn_fatal(&r->conn,
+			    "shared bucket '%s' is %s; "
 			    "this run asks for -r %s, burst %s%s (give the "
 			    "same, or wait until no process uses it and it "
-			    "is full)", r->name, was, r->rate_text, r->burst,
+			    "is full)",
+			    r->name, was, r->rate_text, r->burst,
 			    strcmp(r->unit, "bytes") == 0 ? " (bytes)" : "");
 		escape_controls(was, sizeof was);
 		warnx("%s: shared bucket '%s' was set to %s while out of "
-		    "reach; this run goes on with -r %s, burst %s",
+		      "reach; this run goes on with -r %s, burst %s",
 		    r->conn.shown, r->name, was, r->rate_text, r->burst);
 	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
 		return unexpected(r, rep, why, size);
@@ -294,9 +298,10 @@ book(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
 	if ((rc = eval(r, take ? "take" : "book", units, &rep, why, size)) !=
 	    REDISCONN_OK)
 		return rc;
-	if (rep->type != REDIS_REPLY_INTEGER || !(take ? rep->integer == -1 ||
-	    (rep->integer >= 1 && (uint64_t)rep->integer <= units) :
-	    rep->integer >= 0))
+	if (rep->type != REDIS_REPLY_INTEGER ||
+	    !(take ? rep->integer == -1 ||
+			(rep->integer >= 1 && (uint64_t)rep->integer <= units) :
+		     rep->integer >= 0))
 		return unexpected(r, rep, why, size);
 	*got = rep->integer < 0 ? 0 : rep->integer;
 	freeReplyObject(rep);
@@ -309,9 +314,10 @@ report(struct redis *r, bool down, char *why, size_t size)
 {
 	if (down && !r->down) {
 		clean(r, why, size);
-		warnx("%s: %s; %s", r->conn.shown, why, r->fallback ==
-		    FALLBACK_LOCAL ? "limiting locally until it is back" :
-		    "waiting for it");
+		warnx("%s: %s; %s", r->conn.shown, why,
+		    r->fallback == FALLBACK_LOCAL ?
+			"limiting locally until it is back" :
+			"waiting for it");
 	} else if (!down && r->down) {
 		warnx("%s: reached again", r->conn.shown);
 	}
@@ -351,7 +357,7 @@ ask_local(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 }
 
 /* Longest wait believed from Redis: a reply beyond is a broken one. */
-#define WAIT_MAX_US	(100LL * 365 * 86400 * 1000000)
+#define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
 
 /*
  * Book units at now_ns through Redis, as the fallback says while it is
@@ -426,9 +432,8 @@ heartbeat(void *arg)
 	    clock_now_ns() - r->kept_ns < HEARTBEAT_MS / 2 * MS)
 		return;
 	r->busy = true;
-	if ((r->conn.c != NULL || setup(r, why, sizeof why) ==
-	    REDISCONN_OK) && eval(r, "keep", 0, &rep, why, sizeof why) ==
-	    REDISCONN_OK) {
+	if ((r->conn.c != NULL || setup(r, why, sizeof why) == REDISCONN_OK) &&
+	    eval(r, "keep", 0, &rep, why, sizeof why) == REDISCONN_OK) {
 		if (rep->type == REDIS_REPLY_ERROR)
 			redisconn_close(&r->conn);
 		else
@@ -447,8 +452,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	char why[512];
 	enum redisconn_result rc;
 
-	if (r == NULL || (r->key = malloc(r->key_size = strlen(b->name) +
-	    64)) == NULL) {
+	if (r == NULL ||
+	    (r->key = malloc(r->key_size = strlen(b->name) + 64)) == NULL) {
 		free(r);
 		snprintf(err, errsz, "out of memory");
 		return NULL;
@@ -456,14 +461,14 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	r->url = *u;
 	redisconn_init(&r->conn, &r->url);
 	snprintf(r->name, sizeof r->name, "%s", b->name);
-	r->key_base = r->key_len = (size_t)snprintf(r->key, r->key_size,
-	    "tbthrottle:%s", b->name);
-	snprintf(r->settings, sizeof r->settings, "tbthrottle-settings:%s",
-	    b->name);
+	r->key_base = r->key_len = (size_t)snprintf(
+	    r->key, r->key_size, "tbthrottle:%s", b->name);
+	snprintf(
+	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
 	snprintf(r->interval, sizeof r->interval, "%.17Lg",
 	    (long double)b->d / b->n / 1000);
-	snprintf(r->burst, sizeof r->burst, "%llu",
-	    (unsigned long long)b->burst);
+	snprintf(
+	    r->burst, sizeof r->burst, "%llu", (unsigned long long)b->burst);
 	r->burst_units = b->burst;
 	r->unit = b->bytes ? "bytes" : "records";
 	snprintf(r->rate_text, sizeof r->rate_text, "%s", b->rate_text);
@@ -513,7 +518,7 @@ static int64_t
 r_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 {
 	(void)self, (void)units;
-	return ready_ns;	/* not used: shaping books instead */
+	return ready_ns; /* not used: shaping books instead */
 }
 
 static uint64_t

@@ -10,17 +10,17 @@
 #include "redisurl.h"
 
 /* Was this tbthrottle built with Redis support (hiredis)? */
-bool	redis_available(void);
+bool redis_available(void);
 
 struct redis;
 
 /* A bucket in Redis, and the settings every process using it shares. */
 struct redis_bucket {
-	const char *name;	/* keys "tbthrottle:NAME[:KEY]" */
-	uint64_t n, d;		/* the rate: n units every d ns */
+	const char *name; /* keys "tbthrottle:NAME[:KEY]" */
+	uint64_t n, d;	  /* the rate: n units every d ns */
 	uint64_t burst;
-	bool bytes;		/* units are bytes (-c), not records */
-	const char *rate_text;	/* the rate as given, for messages */
+	bool bytes;	       /* units are bytes (-c), not records */
+	const char *rate_text; /* the rate as given, for messages */
 };
 
 /*
@@ -34,15 +34,15 @@ struct redis_bucket {
  * hiredis.
  */
 struct redis *redis_open(const struct redis_url *u,
-	    const struct redis_bucket *b, enum redis_fallback fallback,
-	    struct limiter *local, char *err, size_t errsz);
+    const struct redis_bucket *b, enum redis_fallback fallback,
+    struct limiter *local, char *err, size_t errsz);
 
 /* Use the bucket of key[0..len) (with -k) for the next units. */
-void	redis_select(struct redis *r, const char *key, size_t len);
+void redis_select(struct redis *r, const char *key, size_t len);
 
 /* A limiter on r: take and reserve go to Redis. */
-void	redis_limiter(struct limiter *l, struct redis *r);
+void redis_limiter(struct limiter *l, struct redis *r);
 
-void	redis_close(struct redis *r);
+void redis_close(struct redis *r);
 
 #endif

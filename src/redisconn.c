@@ -14,7 +14,7 @@
 #include "redisconn.h"
 #include "signals.h"
 
-#define TIMEOUT_NS	(REDISCONN_TIMEOUT_MS * 1000000LL)
+#define TIMEOUT_NS (REDISCONN_TIMEOUT_MS * 1000000LL)
 
 /*
  * Hiredis waits itself in blocking mode: it retries a read that a signal
@@ -30,7 +30,8 @@ static const struct {
 } mistakes[] = {
 	{ "NOAUTH", " (give the password in the URL or in REDISCLI_AUTH)" },
 	{ "WRONGPASS", " (check the user and password)" },
-	{ "NOPERM", " (the user needs EVALSHA, SCRIPT LOAD and the keys "
+	{ "NOPERM",
+	    " (the user needs EVALSHA, SCRIPT LOAD and the keys "
 	    "tbthrottle:* and tbthrottle-settings:*)" },
 	{ "WRONGTYPE", " (another program uses the keys of tbthrottle)" },
 	{ "DENIED", "" },
@@ -38,8 +39,7 @@ static const struct {
 
 /* Error replies of a server that is loading, busy or failing over. */
 static const char *const passing[] = { "LOADING", "BUSY", "MASTERDOWN",
-	"TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MISCONF", "OOM",
-	"READONLY" };
+	"TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MISCONF", "OOM", "READONLY" };
 
 /*
  * Does the error reply msg carry code: first, or after ": ", where
@@ -114,8 +114,8 @@ drop(struct redisconn *conn, enum redisconn_result rc)
  * at the deadline, or STOP.  Reports and ticks run as they come.
  */
 static enum redisconn_result
-wait_io(struct redisconn *conn, short events, int64_t deadline_ns,
-    char *why, size_t size)
+wait_io(struct redisconn *conn, short events, int64_t deadline_ns, char *why,
+    size_t size)
 {
 	for (;;) {
 		int rc;
@@ -147,12 +147,14 @@ lost(struct redisconn *conn, char *why, size_t size)
 
 	if (!conn->spoken && c->err == REDIS_ERR_PROTOCOL)
 		redisconn_fatal(conn, "not a Redis server: %s", c->errstr);
-	if (!conn->spoken && (c->err == REDIS_ERR_EOF || c->err ==
-	    REDIS_ERR_IO))
-		redisconn_fatal(conn, "not a Redis server: it closed the "
-		    "connection without answering (%s)", c->errstr);
-	snprintf(why, size, "%s", c->errstr[0] != '\0' ? c->errstr :
-	    "connection lost");
+	if (!conn->spoken &&
+	    (c->err == REDIS_ERR_EOF || c->err == REDIS_ERR_IO))
+		redisconn_fatal(conn,
+		    "not a Redis server: it closed the "
+		    "connection without answering (%s)",
+		    c->errstr);
+	snprintf(why, size, "%s",
+	    c->errstr[0] != '\0' ? c->errstr : "connection lost");
 	return drop(conn, REDISCONN_DOWN);
 }
 
@@ -171,8 +173,10 @@ check_error(const struct redisconn *conn, const char *msg)
 			redisconn_fatal(conn, "%s%s", text, mistakes[i].hint);
 	if (strncmp(msg, "ERR unknown command", 19) == 0 ||
 	    strncmp(msg, "ERR unknown subcommand", 22) == 0)
-		redisconn_fatal(conn, "%s (a Redis with Lua scripting, 2.6 or "
-		    "later, is needed)", text);
+		redisconn_fatal(conn,
+		    "%s (a Redis with Lua scripting, 2.6 or "
+		    "later, is needed)",
+		    text);
 }
 
 enum redisconn_result
@@ -195,8 +199,9 @@ redisconn_command(struct redisconn *conn, int argc, const char **argv,
 	while (!done) {
 		if (redisBufferWrite(c, &done) != REDIS_OK)
 			return lost(conn, why, size);
-		if (!done && (rc = wait_io(conn, POLLOUT, deadline_ns, why,
-		    size)) != REDISCONN_OK)
+		if (!done &&
+		    (rc = wait_io(conn, POLLOUT, deadline_ns, why, size)) !=
+			REDISCONN_OK)
 			return drop(conn, rc);
 	}
 	for (;;) {
@@ -227,8 +232,9 @@ connect_tcp(struct redisconn *conn, char *why, size_t size)
 	int e = 0;
 
 	if ((conn->c = conn->url->path[0] != '\0' ?
-	    redisConnectUnixNonBlock(conn->url->path) :
-	    redisConnectNonBlock(conn->url->host, conn->url->port)) == NULL) {
+		    redisConnectUnixNonBlock(conn->url->path) :
+		    redisConnectNonBlock(conn->url->host, conn->url->port)) ==
+	    NULL) {
 		snprintf(why, size, "out of memory");
 		return REDISCONN_DOWN;
 	}
@@ -263,8 +269,8 @@ setup_command(struct redisconn *conn, const char *what, int argc,
 	enum redisconn_result rc;
 	redisReply *rep;
 
-	if ((rc = redisconn_command(conn, argc, argv, lens, &rep, why,
-	    size)) != REDISCONN_OK)
+	if ((rc = redisconn_command(conn, argc, argv, lens, &rep, why, size)) !=
+	    REDISCONN_OK)
 		return rc;
 	if (rep->type == REDIS_REPLY_ERROR) {
 		if (!redisconn_transient(rep->str))
@@ -296,7 +302,7 @@ redisconn_open(struct redisconn *conn, char *why, size_t size)
 			lens[1] = lens[0];
 		}
 		if ((rc = setup_command(conn, "login refused", 3 - skip,
-		    argv + skip, lens + skip, why, size)) != REDISCONN_OK)
+			 argv + skip, lens + skip, why, size)) != REDISCONN_OK)
 			return rc;
 	}
 	if (u->db != 0) {
@@ -306,8 +312,8 @@ redisconn_open(struct redisconn *conn, char *why, size_t size)
 
 		lens[1] = (size_t)snprintf(db, sizeof db, "%d", u->db);
 		snprintf(what, sizeof what, "cannot select database %d", u->db);
-		if ((rc = setup_command(conn, what, 2, argv, lens, why,
-		    size)) != REDISCONN_OK)
+		if ((rc = setup_command(
+			 conn, what, 2, argv, lens, why, size)) != REDISCONN_OK)
 			return rc;
 	}
 	return REDISCONN_OK;

@@ -130,14 +130,16 @@ parse_unix(const char *p, struct redis_url *u, char *err, size_t errsz,
 	long v;
 
 	if (len == 0 || p[0] != '/')
-		return bad(err, errsz, shown, "give the socket's absolute path, "
+		return bad(err, errsz, shown,
+		    "give the socket's absolute path, "
 		    "as unix:///run/redis/redis.sock");
 	if (copy(u->path, sizeof u->path, p, len) != 0)
 		return bad(err, errsz, shown, "the socket's path is too long");
 	if (q != NULL) {
-		if (strncmp(q, "?db=", 4) != 0 || (v = number(q + 4,
-		    strlen(q + 4), 0, 100000)) < 0)
-			return bad(err, errsz, shown, "after the path, give "
+		if (strncmp(q, "?db=", 4) != 0 ||
+		    (v = number(q + 4, strlen(q + 4), 0, 100000)) < 0)
+			return bad(err, errsz, shown,
+			    "after the path, give "
 			    "?db=N, N a number");
 		u->db = (int)v;
 	}
@@ -156,7 +158,8 @@ parse_host(const char *p, const char *end, struct redis_url *u, char *err,
 		const char *close = memchr(p, ']', (size_t)(end - p));
 
 		if (close == NULL)
-			return bad(err, errsz, shown, "an IPv6 address needs "
+			return bad(err, errsz, shown,
+			    "an IPv6 address needs "
 			    "its closing ]");
 		host = p + 1;
 		host_end = close;
@@ -166,34 +169,38 @@ parse_host(const char *p, const char *end, struct redis_url *u, char *err,
 			colon = close + 1;
 	} else {
 		colon = memchr(p, ':', (size_t)(end - p));
-		if (colon != NULL && memchr(colon + 1, ':',
-		    (size_t)(end - colon - 1)) != NULL)
-			return bad(err, errsz, shown, "an IPv6 address goes in "
+		if (colon != NULL &&
+		    memchr(colon + 1, ':', (size_t)(end - colon - 1)) != NULL)
+			return bad(err, errsz, shown,
+			    "an IPv6 address goes in "
 			    "brackets, as redis://[::1]:6379");
 		host_end = colon != NULL ? colon : end;
 	}
 	if (colon != NULL) {
-		if ((v = number(colon + 1, (size_t)(end - colon - 1), 1,
-		    65535)) < 0) {
-			snprintf(err, errsz, "invalid --redis URL '%s': the "
-			    "port must be from 1 to 65535%s", shown,
-			    digits(colon + 1, (size_t)(end - colon - 1)) ? "" :
-			    " (a password goes in redis://:password@host, or "
-			    "in REDISCLI_AUTH)");
+		if ((v = number(
+			 colon + 1, (size_t)(end - colon - 1), 1, 65535)) < 0) {
+			snprintf(err, errsz,
+			    "invalid --redis URL '%s': the "
+			    "port must be from 1 to 65535%s",
+			    shown,
+			    digits(colon + 1, (size_t)(end - colon - 1)) ?
+				"" :
+				" (a password goes in redis://:password@host, or "
+				"in REDISCLI_AUTH)");
 			return -1;
 		}
 		u->port = (int)v;
 	}
-	if (host_end == host || copy(u->host, sizeof u->host, host,
-	    (size_t)(host_end - host)) != 0)
+	if (host_end == host ||
+	    copy(u->host, sizeof u->host, host, (size_t)(host_end - host)) != 0)
 		return bad(err, errsz, shown, "give a host");
 	return 0;
 }
 
 /* [[user]:password@] at *pp, before the last '@', into u; advances *pp. */
 static int
-parse_credentials(const char **pp, struct redis_url *u, char *err,
-    size_t errsz, const char *shown)
+parse_credentials(const char **pp, struct redis_url *u, char *err, size_t errsz,
+    const char *shown)
 {
 	const char *p = *pp, *at = strrchr(p, '@'), *colon;
 
@@ -201,12 +208,14 @@ parse_credentials(const char **pp, struct redis_url *u, char *err,
 		return 0;
 	colon = memchr(p, ':', (size_t)(at - p));
 	if (colon == NULL)
-		return bad(err, errsz, shown, "give the credentials as "
+		return bad(err, errsz, shown,
+		    "give the credentials as "
 		    "[user]:password@");
 	if (decode(u->user, sizeof u->user, p, (size_t)(colon - p)) != 0 ||
 	    decode(u->password, sizeof u->password, colon + 1,
-	    (size_t)(at - colon - 1)) != 0)
-		return bad(err, errsz, shown, "the credentials have a bad %XX "
+		(size_t)(at - colon - 1)) != 0)
+		return bad(err, errsz, shown,
+		    "the credentials have a bad %XX "
 		    "escape or are too long");
 	*pp = at + 1;
 	return 0;
@@ -223,12 +232,14 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 	u->port = 6379;
 	mask(url, shown, sizeof shown);
 	if (strncmp(url, "rediss://", 9) == 0)
-		return bad(err, errsz, shown, "this tbthrottle has no TLS "
+		return bad(err, errsz, shown,
+		    "this tbthrottle has no TLS "
 		    "(hiredis here is built without it): reach the server "
 		    "through a TLS tunnel, such as stunnel or ssh -L, and give "
 		    "its local end as redis://");
 	if (strncmp(url, "redis://", 8) != 0 && strncmp(url, "unix://", 7) != 0)
-		return bad(err, errsz, shown, "give redis://[[user]:password@]"
+		return bad(err, errsz, shown,
+		    "give redis://[[user]:password@]"
 		    "host[:port][/db] or unix:///path/to/redis.sock[?db=N]");
 	p = url + (url[0] == 'u' ? 7 : 8);
 	if (parse_credentials(&p, u, err, errsz, shown) != 0)
@@ -244,12 +255,13 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 		return parse_unix(p, u, err, errsz, shown);
 	end = p + strlen(p);
 	/* The database follows the first '/' after the host ([] aside). */
-	slash = strchr(*p == '[' && strchr(p, ']') != NULL ? strchr(p, ']') :
-	    p, '/');
+	slash = strchr(
+	    *p == '[' && strchr(p, ']') != NULL ? strchr(p, ']') : p, '/');
 	if (slash != NULL) {
-		if ((v = number(slash + 1, (size_t)(end - slash - 1), 0,
-		    100000)) < 0)
-			return bad(err, errsz, shown, "the database must be a "
+		if ((v = number(
+			 slash + 1, (size_t)(end - slash - 1), 0, 100000)) < 0)
+			return bad(err, errsz, shown,
+			    "the database must be a "
 			    "number");
 		u->db = (int)v;
 		end = slash;
@@ -282,7 +294,8 @@ redisurl_scrub(const struct redis_url *u, char *msg, size_t size)
 void
 redisurl_show(const struct redis_url *u, char *out, size_t size)
 {
-	const char *cred = u->password[0] != '\0' ? ":***@" :
+	const char *cred = u->password[0] != '\0' ?
+	    ":***@" :
 	    (u->user[0] != '\0' ? "@" : "");
 	bool v6 = strchr(u->host, ':') != NULL;
 

@@ -14,7 +14,7 @@ enum redis_fallback { FALLBACK_BLOCK, FALLBACK_LOCAL, FALLBACK_FAIL };
  */
 struct redis_url {
 	char host[256];
-	char path[108];		/* a UNIX-domain socket, or "" */
+	char path[108]; /* a UNIX-domain socket, or "" */
 	int port;
 	int db;
 	char user[128];
@@ -26,17 +26,17 @@ struct redis_url {
  * Returns 0, or -1 with the reason in err (which never holds the
  * password).
  */
-int	redisurl_parse(const char *url, struct redis_url *u, char *err,
-	    size_t errsz);
+int redisurl_parse(
+    const char *url, struct redis_url *u, char *err, size_t errsz);
 
 /*
  * Mask every copy of u's password in the message msg (size bytes) as
  * ***, for text that came from elsewhere (a server's error) and might
  * echo it.
  */
-void	redisurl_scrub(const struct redis_url *u, char *msg, size_t size);
+void redisurl_scrub(const struct redis_url *u, char *msg, size_t size);
 
 /* The URL for messages, the password masked. */
-void	redisurl_show(const struct redis_url *u, char *out, size_t size);
+void redisurl_show(const struct redis_url *u, char *out, size_t size);
 
 #endif

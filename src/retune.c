@@ -30,8 +30,8 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 		return;
 	}
 	for (line = strtok_r(req, "\n", &save);
-	    line != NULL && n < MAX_LIMITS && n < cfg->nlimits;
-	    line = strtok_r(NULL, "\n", &save)) {
+	     line != NULL && n < MAX_LIMITS && n < cfg->nlimits;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *burst = strchr(line, '\t');
 
 		if (burst != NULL)
@@ -48,22 +48,24 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 		bursts[n++] = burst;
 	}
 	if (n == 0 || line != NULL) {
-		snprintf(reply, size, "error: this tbthrottle has %d limit%s "
-		    "(-r) to change\n", cfg->nlimits, cfg->nlimits == 1 ?
-		    "" : "s");
+		snprintf(reply, size,
+		    "error: this tbthrottle has %d limit%s "
+		    "(-r) to change\n",
+		    cfg->nlimits, cfg->nlimits == 1 ? "" : "s");
 		return;
 	}
 	/* Last to first, and inf refused, as on the command line. */
 	for (int i = n - 1; i >= 0; i--) {
 		if (limit_parse(rates[i], bursts[i], NULL, cfg->mode,
-		    cfg->algorithm, &new[i], why, sizeof why) != 0) {
+			cfg->algorithm, &new[i], why, sizeof why) != 0) {
 			snprintf(reply, size, "error: %s\n", why);
 			return;
 		}
 		if (new[i].rate.inf) {
-			snprintf(reply, size, "error: %s\n", n > 1 ?
-			    "-r inf cannot be combined with other rates" :
-			    "a running limit cannot be lifted with -r inf");
+			snprintf(reply, size, "error: %s\n",
+			    n > 1 ?
+				"-r inf cannot be combined with other rates" :
+				"a running limit cannot be lifted with -r inf");
 			return;
 		}
 	}
@@ -89,7 +91,8 @@ answer(void *arg, const char *req, char *reply, size_t size)
 	} else if (strcmp(req, "status\n") == 0) {
 		(void)engine_status(reply, size);
 	} else {
-		snprintf(reply, size, "error: not a request tbthrottle "
+		snprintf(reply, size,
+		    "error: not a request tbthrottle "
 		    "knows\n");
 	}
 }
@@ -115,7 +118,7 @@ retune_serve(struct limits *L, const char *name)
 	/* SIGIO never kills us; it says a request may be waiting. */
 	signals_on_control(on_control, L);
 	if (L->gate.limit == NULL && name == NULL)
-		return;	/* nothing to change, and no name to answer to */
+		return; /* nothing to change, and no name to answer to */
 	rc = control_serve(name, why, sizeof why);
 	if (rc == -2)
 		errx(1, "%s", why);
@@ -137,8 +140,7 @@ retune_stop(void)
 static void
 refused(const char *target, const char *reply)
 {
-	const char *why = strncmp(reply, "error: ", 7) == 0 ? reply + 7 :
-	    reply;
+	const char *why = strncmp(reply, "error: ", 7) == 0 ? reply + 7 : reply;
 	int len = (int)strcspn(why, "\n");
 
 	if (target[strspn(target, "0123456789")] == '\0')
@@ -153,15 +155,16 @@ retune_send(const struct config *cfg)
 	char req[CONTROL_MAX], reply[CONTROL_MAX];
 	size_t len;
 
-	if (cfg->ncontrol == 0)	/* --stats */
+	if (cfg->ncontrol == 0) /* --stats */
 		len = (size_t)snprintf(req, sizeof req, "stats%s\n",
 		    cfg->stats_json ? " json" : "");
 	else
 		len = (size_t)snprintf(req, sizeof req, "retune\n");
 	for (int i = 0; i < cfg->ncontrol && len < sizeof req; i++)
 		len += (size_t)snprintf(req + len, sizeof req - len, "%s\t%s\n",
-		    cfg->control_rates[i], cfg->control_bursts[i] != NULL ?
-		    cfg->control_bursts[i] : "");
+		    cfg->control_rates[i],
+		    cfg->control_bursts[i] != NULL ? cfg->control_bursts[i] :
+						     "");
 	if (len >= sizeof req) {
 		warnx("-R: the request is too long");
 		return 2;
@@ -189,7 +192,7 @@ list_one(void *arg, long pid, const char *name)
 	(void)arg;
 	snprintf(target, sizeof target, "%ld", pid);
 	if (control_send(target, "status\n", reply, sizeof reply) != 0)
-		return;	/* gone meanwhile */
+		return; /* gone meanwhile */
 	printf("%-8ld %-16s %s", pid, name[0] != '\0' ? name : "-", reply);
 }
 

@@ -11,18 +11,18 @@
  * be and applied at once, its report, its status for --list.  A name
  * another live run has ends the process with status 1.
  */
-void	retune_serve(struct limits *L, const char *name);
+void retune_serve(struct limits *L, const char *name);
 
 /* Stop serving live changes; async-signal-safe. */
-void	retune_stop(void);
+void retune_stop(void);
 
 /*
  * -R: send cfg's new limits to the running tbthrottle, or ask for its
  * report (printed on standard output); the exit status.
  */
-int	retune_send(const struct config *cfg);
+int retune_send(const struct config *cfg);
 
 /* --list: a line for each running tbthrottle of ours; the exit status. */
-int	retune_list(void);
+int retune_list(void);
 
 #endif

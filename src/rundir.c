@@ -15,7 +15,7 @@
 #include "runname.h"
 
 /* Ample for a host name: POSIX allows 255 bytes. */
-#define HOST_BYTES	256
+#define HOST_BYTES 256
 
 /*
  * Is path a directory owned by us, with none of the mode bits of mask
@@ -214,8 +214,8 @@ is_dots(const char *name)
 static void
 remove_dir(int dfd, const char *name)
 {
-	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
+	int fd = openat(
+	    dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *e;
 	DIR *d;
 
@@ -233,8 +233,8 @@ remove_dir(int dfd, const char *name)
 }
 
 void
-rundir_sweep(const char *dir, bool (*stale)(int, const char *, void *),
-    void *arg)
+rundir_sweep(
+    const char *dir, bool (*stale)(int, const char *, void *), void *arg)
 {
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;

@@ -13,10 +13,10 @@
  * is set (HOST this host's name, BOOT this boot's key).  None of them can
  * be made by another user first.  -1 past the last.
  */
-int	rundir_candidate(int which, char *out, size_t size);
+int rundir_candidate(int which, char *out, size_t size);
 
 /* Is dir ours alone: a directory, not a link, owned by us, closed to all? */
-bool	rundir_private(const char *dir);
+bool rundir_private(const char *dir);
 
 /*
  * The directory to create files in, made (mode 0700, with its parents
@@ -24,13 +24,13 @@ bool	rundir_private(const char *dir);
  * is not private, -3 when HOME or HOME/.cache is not a directory of ours
  * that only we may write in (out names the one at fault).
  */
-int	rundir_make(char *out, size_t size);
+int rundir_make(char *out, size_t size);
 
 /*
  * Remove each entry of dir (a file, or a directory of files) for which
  * stale(descriptor of dir, name, arg) holds.
  */
-void	rundir_sweep(const char *dir, bool (*stale)(int, const char *, void *),
-	    void *arg);
+void rundir_sweep(
+    const char *dir, bool (*stale)(int, const char *, void *), void *arg);
 
 #endif

@@ -4,10 +4,10 @@
 
 #include "runname.h"
 
-#define TEMP_TAIL	".tmp"
-#define TEMP_MID	".bucket."
+#define TEMP_TAIL ".tmp"
+#define TEMP_MID ".bucket."
 /* Digits of the largest pid: pid_t is an int. */
-#define PID_DIGITS	10
+#define PID_DIGITS 10
 
 int
 runname_temp(char *out, size_t size, const char *name, long pid)
@@ -20,7 +20,8 @@ runname_temp(char *out, size_t size, const char *name, long pid)
 long
 runname_temp_pid(const char *f)
 {
-	size_t len = strlen(f), mid = strlen(TEMP_MID), tail = strlen(TEMP_TAIL);
+	size_t len = strlen(f), mid = strlen(TEMP_MID),
+	       tail = strlen(TEMP_TAIL);
 	const char *end, *p;
 	long pid = 0;
 
@@ -57,7 +58,9 @@ runname_boot(char *out, size_t size, const char *host, const char *boot)
 		char c = host[i];
 
 		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || strchr("._-", c) != NULL ? c : '_';
+			(c >= '0' && c <= '9') || strchr("._-", c) != NULL ?
+		    c :
+		    '_';
 	}
 	out[len] = '-';
 	memcpy(out + len + 1, boot, RUNNAME_BOOT_LEN + 1);
@@ -71,6 +74,6 @@ runname_other_boot(const char *f, const char *ours)
 
 	/* The boot key's fixed length tells host "a" from host "a-b". */
 	return len > RUNNAME_BOOT_LEN && strlen(f) == len &&
-	    strncmp(f, ours, host) == 0 &&
-	    is_boot_key(f + host) && strcmp(f, ours) != 0;
+	    strncmp(f, ours, host) == 0 && is_boot_key(f + host) &&
+	    strcmp(f, ours) != 0;
 }

@@ -6,17 +6,17 @@
 #include <stddef.h>
 
 /* Characters in a boot key: a Linux boot id, or a stand-in as long. */
-#define RUNNAME_BOOT_LEN	36
+#define RUNNAME_BOOT_LEN 36
 
 /*
  * The name, NAME.bucket.PID.tmp, under which process pid creates the
  * bucket name before it links it into place, into out.  -1 when it does
  * not fit.
  */
-int	runname_temp(char *out, size_t size, const char *name, long pid);
+int runname_temp(char *out, size_t size, const char *name, long pid);
 
 /* The pid in a name made by runname_temp, or -1 when f is not one. */
-long	runname_temp_pid(const char *f);
+long runname_temp_pid(const char *f);
 
 /*
  * The directory of one boot of a host, HOST-BOOT, into out: host with
@@ -24,12 +24,12 @@ long	runname_temp_pid(const char *f);
  * key boot (RUNNAME_BOOT_LEN bytes of [0-9a-f-]).  -1 when it does not
  * fit or boot is not a boot key.
  */
-int	runname_boot(char *out, size_t size, const char *host, const char *boot);
+int runname_boot(char *out, size_t size, const char *host, const char *boot);
 
 /*
  * Is f the directory of a boot of the same host as ours (a name made by
  * runname_boot), other than ours?
  */
-bool	runname_other_boot(const char *f, const char *ours);
+bool runname_other_boot(const char *f, const char *ours);
 
 #endif

@@ -16,9 +16,9 @@ book(struct shape *s, const struct view *v, int64_t now_ns)
 
 	if (bb != NULL)
 		room = g->byte_quantum < bb->burst ? g->byte_quantum :
-		    bb->burst;
-	s->bytes = policy_span(&g->framer, v->b, v->len, v->eof, want, room,
-	    &units);
+						     bb->burst;
+	s->bytes = policy_span(
+	    &g->framer, v->b, v->len, v->eof, want, room, &units);
 	/* A record longer than the buffer: pay for it, then let it through
 	 * without waiting; its bytes are charged as they pass. */
 	s->outgrown = units == 0 && v->full;
@@ -45,7 +45,8 @@ book(struct shape *s, const struct view *v, int64_t now_ns)
 		/* A record that outgrew the buffer is longer than the burst
 		 * would ever be useful for: it waits for a full bucket. */
 		uint64_t cost = s->outgrown || s->bytes > bb->burst ?
-		    bb->burst : s->bytes;
+		    bb->burst :
+		    s->bytes;
 		int64_t bdue = bucket_ready_at(bb, v->ready_ns, cost);
 
 		if (bdue > s->due_ns)
@@ -57,8 +58,7 @@ book(struct shape *s, const struct view *v, int64_t now_ns)
 
 /* The booked units are due at now_ns: release them and all due by now. */
 static void
-release(struct shape *s, const struct view *v, int64_t now_ns,
-    struct action *a)
+release(struct shape *s, const struct view *v, int64_t now_ns, struct action *a)
 {
 	const struct gate *g = s->gate;
 	struct bucket *bb = g->byte_limit;
@@ -80,7 +80,8 @@ release(struct shape *s, const struct view *v, int64_t now_ns,
 		policy_move(a, ACT_SEND, 0, s->bytes, s->units, s->due_ns);
 		return;
 	}
-	want = g->limit == NULL ? SIZE_MAX :
+	want = g->limit == NULL ?
+	    SIZE_MAX :
 	    (size_t)limiter_avail(g->limit, ready_ns, now_ns);
 	if (g->select != NULL && want > 1)
 		want = 1;
@@ -111,8 +112,8 @@ shape_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 
 /* The bytes of a long record that has its token are charged as they go. */
 static void
-shape_streamed(void *self, const struct view *v, size_t bytes, bool pass,
-    int64_t now_ns)
+shape_streamed(
+    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
 {
 	const struct shape *s = self;
 

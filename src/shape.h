@@ -13,10 +13,10 @@
  */
 struct shape {
 	const struct gate *gate;
-	bool booked;		/* due_ns is the head's, until it goes */
-	bool reserved;		/* booked in a bucket shared with others */
-	bool outgrown;		/* the head record is longer than the buffer */
-	size_t bytes;		/* of the booked units */
+	bool booked;   /* due_ns is the head's, until it goes */
+	bool reserved; /* booked in a bucket shared with others */
+	bool outgrown; /* the head record is longer than the buffer */
+	size_t bytes;  /* of the booked units */
 	size_t units;
 	int64_t due_ns;
 };
@@ -26,6 +26,6 @@ struct shape {
  * wait (view ready_ns) for their tokens, then go with all others due by
  * then; no input is read meanwhile, so a slow rate holds back the writer.
  */
-void	shape_policy(struct policy *p, struct shape *s, const struct gate *g);
+void shape_policy(struct policy *p, struct shape *s, const struct gate *g);
 
 #endif

@@ -20,9 +20,9 @@
 #include "shared.h"
 #include "signals.h"
 
-#define SHARED_MAGIC	0x3253484254425400ULL	/* "\0TBTBHS2" */
+#define SHARED_MAGIC 0x3253484254425400ULL /* "\0TBTBHS2" */
 /* Age at which a creator's temporary file is stale whoever has its pid. */
-#define SHARED_TEMP_STALE_S	10
+#define SHARED_TEMP_STALE_S 10
 
 /*
  * The file.  tat is the whole token state, changed only by compare and
@@ -32,7 +32,7 @@
 struct shared_state {
 	_Atomic uint64_t magic;
 	uint64_t n, d, burst;
-	uint64_t bytes;		/* 1: units are bytes (-c), 0: records */
+	uint64_t bytes; /* 1: units are bytes (-c), 0: records */
 	int64_t epoch_ns;
 	char rate_text[40];
 	_Atomic int64_t tat;
@@ -69,8 +69,10 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 		return NULL;
 	}
 	if (st.st_size != (off_t)sizeof(struct shared_state)) {
-		fail(err, errsz, "%s is not a shared bucket (wrong size): "
-		    "remove it when no process uses it", path);
+		fail(err, errsz,
+		    "%s is not a shared bucket (wrong size): "
+		    "remove it when no process uses it",
+		    path);
 		return NULL;
 	}
 	p = mmap(NULL, sizeof(struct shared_state), PROT_READ | PROT_WRITE,
@@ -99,12 +101,12 @@ stale_temp(int dfd, const char *f, void *now)
 
 	if (pid <= 0)
 		return false;
-	if (pid == (long)getpid() || (kill((pid_t)pid, 0) != 0 &&
-	    errno == ESRCH))
+	if (pid == (long)getpid() ||
+	    (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
 		return true;
 	return fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    (st.st_mtime < t - SHARED_TEMP_STALE_S ||
-	    st.st_mtime > t + SHARED_TEMP_STALE_S);
+		st.st_mtime > t + SHARED_TEMP_STALE_S);
 }
 
 /*
@@ -122,16 +124,19 @@ create_file(const char *path, const char *tmp, const struct shared_state *init)
 	int fd, rc = -1, saved;
 	ssize_t w;
 
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) < 0)
+	if ((fd = open(tmp,
+		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) <
+	    0)
 		return -1;
 	/* Swept away while we were stopped (ENOENT): the caller tries
 	 * again. */
 	if ((w = write(fd, init, sizeof *init)) == (ssize_t)sizeof *init)
 		rc = link(tmp, path) == 0 || errno == EEXIST ||
-		    errno == ENOENT ? 0 : -1;
+			errno == ENOENT ?
+		    0 :
+		    -1;
 	else if (w >= 0)
-		errno = ENOSPC;	/* a short write to a regular file */
+		errno = ENOSPC; /* a short write to a regular file */
 	saved = errno;
 	(void)close(fd);
 	(void)unlink(tmp);
@@ -181,38 +186,42 @@ make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
 	init->d = d;
 	init->burst = burst;
 	init->bytes = bytes;
-	init->epoch_ns = 0;	/* the clock's own origin: boot */
+	init->epoch_ns = 0; /* the clock's own origin: boot */
 	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
-	atomic_init(&init->tat, 0);	/* full */
+	atomic_init(&init->tat, 0); /* full */
 	atomic_init(&init->magic, SHARED_MAGIC);
 }
 
 /* Does the mapped bucket st hold what this run asks for?  Else say so. */
 static int
 check_state(const struct shared *s, const struct shared_state *st,
-    const struct shared_state *want, const char *name, char *err,
-    size_t errsz)
+    const struct shared_state *want, const char *name, char *err, size_t errsz)
 {
 	int64_t tat = atomic_load(&st->tat);
 	char was[120];
 
 	if (atomic_load(&st->magic) != SHARED_MAGIC)
-		return fail(err, errsz, "%s is not a shared bucket: remove it "
-		    "when no process uses it", s->path);
-	if (st->n != want->n || st->d != want->d ||
-	    st->burst != want->burst || st->bytes != want->bytes) {
+		return fail(err, errsz,
+		    "%s is not a shared bucket: remove it "
+		    "when no process uses it",
+		    s->path);
+	if (st->n != want->n || st->d != want->d || st->burst != want->burst ||
+	    st->bytes != want->bytes) {
 		snprintf(was, sizeof was, "%.*s, burst %llu%s",
 		    (int)sizeof st->rate_text, st->rate_text,
 		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
-		return fail(err, errsz, "shared bucket '%s' is -r %s; this run "
+		return fail(err, errsz,
+		    "shared bucket '%s' is -r %s; this run "
 		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
-		    "when no process uses it)", name, was, want->rate_text,
-		    (unsigned long long)want->burst, want->bytes ?
-		    " (bytes)" : "", s->path);
+		    "when no process uses it)",
+		    name, was, want->rate_text, (unsigned long long)want->burst,
+		    want->bytes ? " (bytes)" : "", s->path);
 	}
 	if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
-		return fail(err, errsz, "%s is corrupt: remove it when "
-		    "no process uses it", s->path);
+		return fail(err, errsz,
+		    "%s is corrupt: remove it when "
+		    "no process uses it",
+		    s->path);
 	return 0;
 }
 
@@ -229,26 +238,29 @@ check_state(const struct shared *s, const struct shared_state *st,
 static void
 watch_faults(struct shared *s, const char *name)
 {
-	snprintf(s->what, sizeof s->what, "shared bucket '%s' (%s)", name,
-	    s->path);
+	snprintf(
+	    s->what, sizeof s->what, "shared bucket '%s' (%s)", name, s->path);
 	escape_controls(s->what, sizeof s->what);
-	snprintf(s->bus_msg, sizeof s->bus_msg, "tbthrottle: %s was "
-	    "truncated while in use\n", s->what);
+	snprintf(s->bus_msg, sizeof s->bus_msg,
+	    "tbthrottle: %s was "
+	    "truncated while in use\n",
+	    s->what);
 	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
 }
 
 int
 shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-    uint64_t burst, bool bytes, const char *rate_text, char *err,
-    size_t errsz)
+    uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz)
 {
 	char dir[sizeof s->path - 80];
 	struct shared_state init, *st;
 	int fd, rc;
 
 	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
-		return fail(err, errsz, "-r %s: the burst takes too long to "
-		    "refill for a shared bucket", rate_text);
+		return fail(err, errsz,
+		    "-r %s: the burst takes too long to "
+		    "refill for a shared bucket",
+		    rate_text);
 	/*
 	 * In the file, time is plain monotonic nanoseconds, good for 73
 	 * years of uptime whatever the rate, and a unit costs its interval
@@ -257,13 +269,18 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	 */
 	s->g = (struct gcra){ 1, (d + n - 1) / n, burst };
 	if ((rc = rundir_make(dir, sizeof dir)) == -2)
-		return fail(err, errsz, "%s is not a private directory (mode "
-		    "0700, owned by you)", dir);
+		return fail(err, errsz,
+		    "%s is not a private directory (mode "
+		    "0700, owned by you)",
+		    dir);
 	if (rc == -3)
-		return fail(err, errsz, "%s is not a directory of yours that "
-		    "only you may write in: no place for shared buckets", dir);
+		return fail(err, errsz,
+		    "%s is not a directory of yours that "
+		    "only you may write in: no place for shared buckets",
+		    dir);
 	if (rc != 0)
-		return fail(err, errsz, "no directory for shared buckets: set "
+		return fail(err, errsz,
+		    "no directory for shared buckets: set "
 		    "XDG_RUNTIME_DIR, or HOME to a directory you may write in");
 	make_state(&init, n, d, burst, bytes, rate_text);
 	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
@@ -278,8 +295,10 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 		return -1;
 	s->epoch_ns = st->epoch_ns;
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
-		return fail(err, errsz, "shared bucket %s is too old for its "
-		    "rate: remove it when no process uses it", s->path);
+		return fail(err, errsz,
+		    "shared bucket %s is too old for its "
+		    "rate: remove it when no process uses it",
+		    s->path);
 	return 0;
 }
 
@@ -289,8 +308,10 @@ valid_word(const struct shared *s, int64_t tat)
 {
 	if (tat < 0 || tat > GCRA_MAX_SCALED ||
 	    atomic_load(&s->st->magic) != SHARED_MAGIC)
-		errx(1, "%s was damaged while in use: remove it when no "
-		    "process uses it", s->what);
+		errx(1,
+		    "%s was damaged while in use: remove it when no "
+		    "process uses it",
+		    s->what);
 	return tat;
 }
 
@@ -348,8 +369,8 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 			got = max;
 		if (got == 0)
 			return 0;
-	} while (!atomic_compare_exchange_weak(&s->st->tat, &tat,
-	    gcra_reserve(&s->g, tat, now, got, &at)));
+	} while (!atomic_compare_exchange_weak(
+	    &s->st->tat, &tat, gcra_reserve(&s->g, tat, now, got, &at)));
 	return got;
 }
 

@@ -13,10 +13,10 @@ struct shared_state;
 struct shared {
 	struct gcra g;
 	int64_t epoch_ns;
-	struct shared_state *st;	/* the mapped file */
+	struct shared_state *st; /* the mapped file */
 	char path[4096];
-	char what[4096 + 96];		/* "shared bucket 'NAME' (PATH)" */
-	char bus_msg[4096 + 160];	/* the line if the file is cut short */
+	char what[4096 + 96];	  /* "shared bucket 'NAME' (PATH)" */
+	char bus_msg[4096 + 160]; /* the line if the file is cut short */
 };
 
 /*
@@ -27,9 +27,8 @@ struct shared {
  * given, names the rate in errors.  Returns 0, or -1 with the reason in
  * err.
  */
-int	shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-	    uint64_t burst, bool bytes, const char *rate_text, char *err,
-	    size_t errsz);
+int shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
+    uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz);
 
 /*
  * A limiter on s: ready_at and avail look, take grants a unit only if the
@@ -38,6 +37,6 @@ int	shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
  * short while in use ends the process with status 1 and one line naming
  * it.
  */
-void	shared_limiter(struct limiter *l, struct shared *s);
+void shared_limiter(struct limiter *l, struct shared *s);
 
 #endif

@@ -10,7 +10,7 @@
 #include "signals.h"
 
 /* Periodic chores (the -P line, the Redis heartbeat), on one timer. */
-#define TICKS	2
+#define TICKS 2
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
@@ -22,10 +22,10 @@ static struct tick {
 	void *arg;
 	int64_t every_ns, next_ns;
 } ticks[TICKS];
-static int64_t timer_ns;	/* the timer's interval: the shortest chore's */
+static int64_t timer_ns; /* the timer's interval: the shortest chore's */
 static void (*report_fn)(void *);
 static void *report_arg;
-static uintptr_t bus_lo, bus_hi;	/* the mapping of signals_on_bus_error */
+static uintptr_t bus_lo, bus_hi; /* the mapping of signals_on_bus_error */
 static const char *bus_msg;
 static size_t bus_msg_len;
 
@@ -81,7 +81,7 @@ signals_init(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* no SA_RESTART: sleeps and reads must end */
+	sa.sa_flags = 0; /* no SA_RESTART: sleeps and reads must end */
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		if (sigaction(sigs[i], NULL, &old) == 0 &&
 		    old.sa_handler == SIG_IGN)

@@ -11,13 +11,13 @@
  * SIGUSR1 is caught from here on too: its report waits for
  * signals_on_report.
  */
-void	signals_init(void);
+void signals_init(void);
 
 /*
  * Catch SIGUSR1 and run report(arg) from signals_poll_report() after it
  * arrives, as dd(1) does; blocking calls return EINTR so it runs promptly.
  */
-void	signals_on_report(void (*report)(void *), void *arg);
+void signals_on_report(void (*report)(void *), void *arg);
 
 /*
  * Also run tick(arg) from signals_poll_report() every interval_ms, driven
@@ -25,53 +25,53 @@ void	signals_on_report(void (*report)(void *), void *arg);
  * (the -P line and the Redis heartbeat); each runs at the first tick
  * within half the shortest interval of its time.
  */
-void	signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
+void signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
 
 /* Run tick no more (its argument is going away). */
-void	signals_cancel_tick(void (*tick)(void *));
+void signals_cancel_tick(void (*tick)(void *));
 
 /*
  * Catch SIGIO (and SIGUSR2, harmlessly) and run control(arg) from
  * signals_poll_report() after it arrives: a request may be waiting on
  * the control socket.
  */
-void	signals_on_control(void (*control)(void *), void *arg);
+void signals_on_control(void (*control)(void *), void *arg);
 
 /* Run the control function at the next signals_poll_report(), as if
  * SIGIO had come. */
-void	signals_request_control(void);
+void signals_request_control(void);
 
 /*
  * When an access to [base, base + len), a mapped file, raises SIGBUS
  * because the file was cut short, write msg (a whole line) to standard
  * error, run the cleanup of signals_on_death and exit 1.  msg must last.
  */
-void	signals_on_bus_error(const void *base, size_t len, const char *msg);
+void signals_on_bus_error(const void *base, size_t len, const char *msg);
 
 /*
  * Run cleanup (which must be async-signal-safe) before dying of a signal,
  * when the normal exit path is not taken.
  */
-void	signals_on_death(void (*cleanup)(void));
+void signals_on_death(void (*cleanup)(void));
 
 /*
  * Run the report if SIGUSR1 arrived, the control function if a request
  * came, and
  * the tick if it is due.
  */
-void	signals_poll_report(void);
+void signals_poll_report(void);
 
 /* The signal that asked us to stop, or 0. */
-int	signals_stop_requested(void);
+int signals_stop_requested(void);
 
 /* If a signal asked us to stop, die of it so the caller sees 128 + N. */
-void	signals_finish(void);
+void signals_finish(void);
 
 /*
  * Stop as if signal sig had come (unless a stop was asked for already):
  * signals_finish then dies of it.  SIGPIPE, when the output's reader has
  * gone, ends the run as a program that leaves SIGPIPE alone would.
  */
-void	signals_stop(int sig);
+void signals_stop(int sig);
 
 #endif

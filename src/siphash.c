@@ -3,7 +3,7 @@
 
 #include "siphash.h"
 
-#define ROTL(x, b)	(((x) << (b)) | ((x) >> (64 - (b))))
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
 /* The 8 bytes at p as a little-endian word, whatever the host's order. */
 static uint64_t
@@ -60,10 +60,10 @@ siphash24(const struct siphash_key *key, const void *m, size_t len)
 	const unsigned char *p = m;
 	unsigned char last[8] = { 0 };
 	uint64_t v[4] = {
-		key->k[0] ^ 0x736f6d6570736575ULL,	/* "somepseu" */
-		key->k[1] ^ 0x646f72616e646f6dULL,	/* "dorandom" */
-		key->k[0] ^ 0x6c7967656e657261ULL,	/* "lygenera" */
-		key->k[1] ^ 0x7465646279746573ULL,	/* "tedbytes" */
+		key->k[0] ^ 0x736f6d6570736575ULL, /* "somepseu" */
+		key->k[1] ^ 0x646f72616e646f6dULL, /* "dorandom" */
+		key->k[0] ^ 0x6c7967656e657261ULL, /* "lygenera" */
+		key->k[1] ^ 0x7465646279746573ULL, /* "tedbytes" */
 	};
 	size_t i = 0;
 

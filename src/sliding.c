@@ -4,11 +4,12 @@
 #include "sliding.h"
 
 int
-sliding_init(struct sliding *w, uint64_t limit, int64_t width_ns,
-    int64_t catchup_ns)
+sliding_init(
+    struct sliding *w, uint64_t limit, int64_t width_ns, int64_t catchup_ns)
 {
-	*w = (struct sliding){ .limit = limit, .width_ns = width_ns,
-	    .catchup_ns = catchup_ns };
+	*w = (struct sliding){
+		.limit = limit, .width_ns = width_ns, .catchup_ns = catchup_ns
+	};
 	w->times = calloc((size_t)limit, sizeof *w->times);
 	return w->times == NULL ? -1 : 0;
 }
@@ -45,8 +46,8 @@ sliding_ready_at(const struct sliding *w, int64_t ready_ns, uint64_t units)
 static int64_t
 charge_time(const struct sliding *w, int64_t ready_ns, int64_t now_ns)
 {
-	int64_t t = now_ns - w->catchup_ns, due = sliding_ready_at(w, ready_ns,
-	    1);
+	int64_t t = now_ns - w->catchup_ns,
+		due = sliding_ready_at(w, ready_ns, 1);
 
 	if (t < ready_ns)
 		t = ready_ns;
@@ -61,7 +62,7 @@ charge_time(const struct sliding *w, int64_t ready_ns, int64_t now_ns)
 static uint64_t
 in_window(const struct sliding *w, int64_t t)
 {
-	uint64_t lo = 0, hi = w->count;	/* answer in [lo, hi] */
+	uint64_t lo = 0, hi = w->count; /* answer in [lo, hi] */
 
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo + 1) / 2;

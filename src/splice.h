@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 /* Returned by splice_move when splice(2) cannot join these descriptors. */
-#define SPLICE_UNSUPPORTED	(-2)
+#define SPLICE_UNSUPPORTED (-2)
 
 /*
  * Move up to len bytes from in_fd to out_fd inside the kernel.  Returns
@@ -13,6 +13,6 @@
  * EPIPE, ...), or SPLICE_UNSUPPORTED when the caller must fall back to
  * read(2) and write(2); nothing has been moved then.
  */
-ssize_t	splice_move(int in_fd, int out_fd, size_t len);
+ssize_t splice_move(int in_fd, int out_fd, size_t len);
 
 #endif

@@ -11,7 +11,8 @@ stats_rate(const struct stats *s, int64_t now_ns)
 {
 	double elapsed = (double)(now_ns - s->start_ns) / 1e9;
 	uint64_t beyond = s->units_out > s->limit.allowance ?
-	    s->units_out - s->limit.allowance : 0;
+	    s->units_out - s->limit.allowance :
+	    0;
 
 	return elapsed > 0 ? (double)beyond / elapsed : 0;
 }
@@ -30,7 +31,8 @@ add(char *buf, size_t size, size_t *used, const char *fmt, ...)
 	n = vsnprintf(buf + *used, size - *used, fmt, ap);
 	va_end(ap);
 	if (n > 0)
-		*used += (size_t)n < size - *used ? (size_t)n : size - *used - 1;
+		*used += (size_t)n < size - *used ? (size_t)n :
+						    size - *used - 1;
 }
 
 /* Append str as a JSON string: quoted, quotes and controls escaped. */
@@ -52,8 +54,8 @@ add_json_string(char *buf, size_t size, size_t *used, const char *str)
 }
 
 size_t
-stats_format(const struct stats *s, int64_t now_ns, bool json, char *buf,
-    size_t size)
+stats_format(
+    const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
 {
 	uint64_t units_in = s->units_out + s->units_dropped + s->units_waiting;
 	double elapsed = (double)(now_ns - s->start_ns) / 1e9;
@@ -62,24 +64,28 @@ stats_format(const struct stats *s, int64_t now_ns, bool json, char *buf,
 	size_t used = 0;
 
 	if (json) {
-		add(buf, size, &used, "{\"units_in\":%" PRIu64 ",\"units_out\":%"
-		    PRIu64 ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%"
-		    PRIu64 ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
+		add(buf, size, &used,
+		    "{\"units_in\":%" PRIu64 ",\"units_out\":%" PRIu64
+		    ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%" PRIu64
+		    ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
 		    ",\"bytes_dropped\":%" PRIu64 ",\"bytes_waiting\":%" PRIu64
 		    ",\"elapsed_s\":%.6f,\"rate_per_s\":%.6g,\"limit\":",
 		    units_in, s->units_out, s->units_dropped, s->units_waiting,
 		    s->bytes_in, s->bytes_out, s->bytes_dropped,
 		    s->bytes_waiting, elapsed, rate);
 		add_json_string(buf, size, &used, s->limit.text);
-		add(buf, size, &used, ",\"limit_per_s\":%.6g,\"max_lateness_ms\":"
-		    "%.3f}\n", s->limit.per_sec, late_ms);
+		add(buf, size, &used,
+		    ",\"limit_per_s\":%.6g,\"max_lateness_ms\":"
+		    "%.3f}\n",
+		    s->limit.per_sec, late_ms);
 	} else {
-		add(buf, size, &used, "tbthrottle: units %" PRIu64 " in, %"
-		    PRIu64 " out, %" PRIu64 " dropped, %" PRIu64 " waiting; "
+		add(buf, size, &used,
+		    "tbthrottle: units %" PRIu64 " in, %" PRIu64
+		    " out, %" PRIu64 " dropped, %" PRIu64 " waiting; "
 		    "bytes %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
 		    " dropped, %" PRIu64 " waiting; %.3f s, %.6g units/s "
-		    "(limit %s), max lateness %.3f ms\n", units_in,
-		    s->units_out, s->units_dropped, s->units_waiting,
+		    "(limit %s), max lateness %.3f ms\n",
+		    units_in, s->units_out, s->units_dropped, s->units_waiting,
 		    s->bytes_in, s->bytes_out, s->bytes_dropped,
 		    s->bytes_waiting, elapsed, rate, s->limit.text, late_ms);
 	}
@@ -87,12 +93,13 @@ stats_format(const struct stats *s, int64_t now_ns, bool json, char *buf,
 }
 
 size_t
-stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
-    char *buf, size_t size)
+stats_format_progress(
+    const struct stats *s, int64_t now_ns, bool done, char *buf, size_t size)
 {
 	size_t used = 0;
 
-	add(buf, size, &used, "\rtbthrottle: %" PRIu64 " out, %.6g/s of %s, "
+	add(buf, size, &used,
+	    "\rtbthrottle: %" PRIu64 " out, %.6g/s of %s, "
 	    "%.1f KiB, %" PRIu64 " dropped, %" PRIu64 " waiting",
 	    s->units_out, stats_rate(s, now_ns), s->limit.text,
 	    (double)s->bytes_out / 1024, s->units_dropped, s->units_waiting);
@@ -104,13 +111,14 @@ stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
 }
 
 size_t
-stats_format_status(const struct stats *s, int64_t now_ns, char *buf,
-    size_t size)
+stats_format_status(
+    const struct stats *s, int64_t now_ns, char *buf, size_t size)
 {
 	size_t used = 0;
 
-	add(buf, size, &used, "%s; units %" PRIu64 " in, %" PRIu64 " out, %"
-	    PRIu64 " dropped, %" PRIu64 " waiting; up %.1f s\n",
+	add(buf, size, &used,
+	    "%s; units %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
+	    " dropped, %" PRIu64 " waiting; up %.1f s\n",
 	    s->limit.text, s->units_out + s->units_dropped + s->units_waiting,
 	    s->units_out, s->units_dropped, s->units_waiting,
 	    (double)(now_ns - s->start_ns) / 1e9);

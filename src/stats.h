@@ -8,8 +8,8 @@
 
 /* The limit a report compares the achieved rate with. */
 struct stats_limit {
-	char text[160];		/* as a person reads it: "5/s, burst 1" */
-	double per_sec;		/* units a second; 0: none to compare */
+	char text[160]; /* as a person reads it: "5/s, burst 1" */
+	double per_sec; /* units a second; 0: none to compare */
 	/*
 	 * Units the limit may let through at once: released units never
 	 * exceed allowance + per_sec * elapsed.  The achieved rate leaves
@@ -23,9 +23,9 @@ struct stats {
 	uint64_t bytes_in;
 	uint64_t units_out, bytes_out;
 	uint64_t units_dropped, bytes_dropped;
-	uint64_t units_waiting, bytes_waiting;	/* read, not yet released */
-	int64_t max_late_ns;	/* latest release after its due time */
-	int64_t next_due_ns;	/* when the next release is due, or 0 */
+	uint64_t units_waiting, bytes_waiting; /* read, not yet released */
+	int64_t max_late_ns; /* latest release after its due time */
+	int64_t next_due_ns; /* when the next release is due, or 0 */
 	struct stats_limit limit;
 };
 
@@ -34,13 +34,13 @@ struct stats {
  * from start to now_ns: comparable with the limit's rate (when there is
  * none, simply units out a second).
  */
-double	stats_rate(const struct stats *s, int64_t now_ns);
+double stats_rate(const struct stats *s, int64_t now_ns);
 
 /* Room for any report line. */
-#define STATS_LINE_MAX	1024
+#define STATS_LINE_MAX 1024
 
 /* What clears the live status line on a terminal. */
-#define STATS_CLEAR	"\r\033[K"
+#define STATS_CLEAR "\r\033[K"
 
 /*
  * Format one summary line at now_ns into buf[0..size), NUL-terminated,
@@ -48,22 +48,22 @@ double	stats_rate(const struct stats *s, int64_t now_ns);
  * (in = out + dropped + waiting), elapsed time, the achieved rate beside
  * the limit, and the largest lateness.  json selects one JSON object.
  */
-size_t	stats_format(const struct stats *s, int64_t now_ns, bool json,
-	    char *buf, size_t size);
+size_t stats_format(
+    const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);
 
 /*
  * Format the one-line live status for a terminal at now_ns, as
  * stats_format: units out and their rate beside the limit, bytes out,
  * dropped, waiting and when the next release is due.  done ends the line.
  */
-size_t	stats_format_progress(const struct stats *s, int64_t now_ns,
-	    bool done, char *buf, size_t size);
+size_t stats_format_progress(
+    const struct stats *s, int64_t now_ns, bool done, char *buf, size_t size);
 
 /*
  * Format the line --list shows for a run, as stats_format: the limit in
  * force, units in, out, dropped and waiting, and how long it has run.
  */
-size_t	stats_format_status(const struct stats *s, int64_t now_ns, char *buf,
-	    size_t size);
+size_t stats_format_status(
+    const struct stats *s, int64_t now_ns, char *buf, size_t size);
 
 #endif

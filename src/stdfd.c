@@ -16,7 +16,8 @@ stdfd_guard(void)
 			continue;
 		/* The lowest free number is fd itself. */
 		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd) {
-			static const char msg[] = "tbthrottle: cannot open "
+			static const char msg[] =
+			    "tbthrottle: cannot open "
 			    "/dev/null for a closed standard descriptor\n";
 
 			(void)write(STDERR_FILENO, msg, sizeof msg - 1);

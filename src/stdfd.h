@@ -9,12 +9,12 @@
  * no file opened later (a control socket, the Redis connection, the drop
  * file) takes its number, and remember which were.  Call first.
  */
-void	stdfd_guard(void);
+void stdfd_guard(void);
 
 /* Was descriptor fd (0, 1 or 2) closed at start? */
-bool	stdfd_closed(int fd);
+bool stdfd_closed(int fd);
 
 /* Are descriptors a and b the same terminal? */
-bool	stdfd_same_tty(int a, int b);
+bool stdfd_same_tty(int a, int b);
 
 #endif

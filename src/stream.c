@@ -23,7 +23,8 @@ open_drop(const char *path)
 	int fd;
 
 	while ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-	    0666)) < 0 && errno == EINTR) {
+		    0666)) < 0 &&
+	    errno == EINTR) {
 		signals_finish();
 		signals_poll_report();
 	}
@@ -31,14 +32,17 @@ open_drop(const char *path)
 }
 
 void
-stream_open(struct stream *s, size_t cap, const struct framer *f,
-    char **files, int nfiles, const char *drop_to, struct stats *st,
-    int64_t start_ns)
+stream_open(struct stream *s, size_t cap, const struct framer *f, char **files,
+    int nfiles, const char *drop_to, struct stats *st, int64_t start_ns)
 {
 	int outs[2] = { STDOUT_FILENO, -1 };
 
-	*s = (struct stream){ .cap = cap, .framer = *f, .st = st,
-		.drop_fd = -1, .drop_name = drop_to, .ready_ns = start_ns,
+	*s = (struct stream){ .cap = cap,
+		.framer = *f,
+		.st = st,
+		.drop_fd = -1,
+		.drop_name = drop_to,
+		.ready_ns = start_ns,
 		.read_ns = start_ns };
 	if ((s->buf = malloc(cap)) == NULL)
 		err(1, "buffer of %zu bytes", cap);
@@ -82,8 +86,8 @@ consume(struct stream *s, size_t bytes)
 bool
 stream_send(struct stream *s, size_t bytes, uint64_t units)
 {
-	if (s->out_gone || output_write(STDOUT_FILENO, s->buf + s->head,
-	    bytes, NULL) != 0) {
+	if (s->out_gone ||
+	    output_write(STDOUT_FILENO, s->buf + s->head, bytes, NULL) != 0) {
 		/* The reader went away: what was not written still waits. */
 		s->out_gone = true;
 		return false;
@@ -115,7 +119,7 @@ void
 stream_begin_long(struct stream *s, bool pass, uint64_t units)
 {
 	s->longrec = pass ? LONG_PASS : LONG_DROP;
-	s->in.finish = true;	/* a stop waits for the record's end */
+	s->in.finish = true; /* a stop waits for the record's end */
 	if (pass)
 		s->st->units_out += units;
 	else
@@ -130,7 +134,7 @@ stream_move_long(struct stream *s, bool *pass)
 
 	*pass = s->longrec == LONG_PASS;
 	if (units == 1 || s->eof) {
-		s->longrec = LONG_NONE;	/* its end is here */
+		s->longrec = LONG_NONE; /* its end is here */
 		s->in.finish = false;
 	}
 	if (units == 0)
@@ -160,8 +164,8 @@ stream_fill(struct stream *s, bool fresh)
 	 * the schedule keeps its place; only data we had to wait for starts
 	 * afresh, as after an idle period.
 	 */
-	got = input_read(&s->in, s->buf + s->tail, s->cap - s->tail,
-	    fresh ? &waited : NULL);
+	got = input_read(
+	    &s->in, s->buf + s->tail, s->cap - s->tail, fresh ? &waited : NULL);
 	if (got < 0)
 		return -1;
 	now_ns = clock_now_ns();
@@ -204,10 +208,10 @@ void
 stream_spill(struct stream *s)
 {
 	size_t len = s->tail - s->head;
-	size_t n = s->eof ? len : framer_whole(&s->framer, s->buf + s->head,
-	    len);
+	size_t n = s->eof ? len :
+			    framer_whole(&s->framer, s->buf + s->head, len);
 
 	if (s->drop_fd >= 0 && s->longrec == LONG_NONE && n > 0)
-		(void)output_write(s->drop_fd, s->buf + s->head, n,
-		    s->drop_name);
+		(void)output_write(
+		    s->drop_fd, s->buf + s->head, n, s->drop_name);
 }

@@ -24,15 +24,15 @@ struct stream {
 	char *buf;
 	size_t cap, head, tail;
 	bool eof;
-	bool out_gone;		/* the output's reader went away */
+	bool out_gone; /* the output's reader went away */
 	enum longrec longrec;
 	struct framer framer;
 	struct input in;
 	struct stats *st;
-	int drop_fd;		/* -1: dropped units are discarded */
+	int drop_fd; /* -1: dropped units are discarded */
 	const char *drop_name;
-	int64_t ready_ns;	/* since when the input has been waiting */
-	int64_t read_ns;	/* when the last bytes arrived */
+	int64_t ready_ns; /* since when the input has been waiting */
+	int64_t read_ns;  /* when the last bytes arrived */
 };
 
 /*
@@ -41,60 +41,59 @@ struct stream {
  * are appended to drop_to when it is not NULL; an error opening it ends
  * the process with status 1.
  */
-void	stream_open(struct stream *s, size_t cap, const struct framer *f,
-	    char **files, int nfiles, const char *drop_to, struct stats *st,
-	    int64_t start_ns);
+void stream_open(struct stream *s, size_t cap, const struct framer *f,
+    char **files, int nfiles, const char *drop_to, struct stats *st,
+    int64_t start_ns);
 
 /* Close the input and the drop file; returns the exit status so far. */
-int	stream_close(struct stream *s);
+int stream_close(struct stream *s);
 
 /* What the policies see of s. */
-void	stream_view(const struct stream *s, struct view *v);
+void stream_view(const struct stream *s, struct view *v);
 
 /*
  * Write the bytes at the head, holding units units.  False when the
  * output's reader has gone: they stay, waiting, and a stop is asked for.
  */
-bool	stream_send(struct stream *s, size_t bytes, uint64_t units);
+bool stream_send(struct stream *s, size_t bytes, uint64_t units);
 
 /* Drop the bytes at offset off from the head, holding units units. */
-void	stream_drop(struct stream *s, size_t off, size_t bytes,
-	    uint64_t units);
+void stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units);
 
 /* The head record outgrew the buffer: count it, then send or drop it. */
-void	stream_begin_long(struct stream *s, bool pass, uint64_t units);
+void stream_begin_long(struct stream *s, bool pass, uint64_t units);
 
 /*
  * Move what is held of the long record at the head; returns the bytes
  * moved (0: read more, or the output has gone), *pass whether they were
  * sent.
  */
-size_t	stream_move_long(struct stream *s, bool *pass);
+size_t stream_move_long(struct stream *s, bool *pass);
 
 /*
  * At a stop: append the whole records held (read, not yet released or
  * dropped) to the drop file, if there is one.  They still count as
  * waiting: nothing decided their fate.
  */
-void	stream_spill(struct stream *s);
+void stream_spill(struct stream *s);
 
 /*
  * Read more input at the tail; with fresh, input that had to be waited
  * for starts a new wait (ready_ns).  Returns the bytes read, 0 at the end
  * of all input, -1 when a stop was requested.
  */
-ssize_t	stream_fill(struct stream *s, bool fresh);
+ssize_t stream_fill(struct stream *s, bool fresh);
 
 /*
  * Move input straight to standard output, round the buffer.  Returns as
  * input_splice.
  */
-ssize_t	stream_splice(struct stream *s);
+ssize_t stream_splice(struct stream *s);
 
 /*
  * Wait until input can be read or deadline_ns; as clock_wait_fd, or -1
  * when there is no more input (eof is then set).
  */
-int	stream_wait_input(struct stream *s, int64_t deadline_ns);
+int stream_wait_input(struct stream *s, int64_t deadline_ns);
 
 #endif

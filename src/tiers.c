@@ -10,7 +10,7 @@
 #include "tiers.h"
 
 /* PATTERN RATE BURST, and one more to tell a line of too many. */
-#define MAX_FIELDS	4
+#define MAX_FIELDS 4
 
 /* A file being read: where it is, and the tiers so far. */
 struct build {
@@ -23,7 +23,7 @@ struct build {
 	struct tier *tier;
 	size_t ntiers;
 	size_t cap;
-	size_t catchall;	/* the line of a pattern of only '*', or 0 */
+	size_t catchall; /* the line of a pattern of only '*', or 0 */
 };
 
 /* Put "NAME:LINE: reason" in b's err, on one line; -1. */
@@ -156,18 +156,22 @@ parse_fields(struct build *b, char *buf, size_t n)
 	if (nf == 0)
 		return 0;
 	if (nf == 1)
-		return fail(b, "no rate after '%s': give PATTERN RATE [BURST]",
-		    f[0]);
+		return fail(
+		    b, "no rate after '%s': give PATTERN RATE [BURST]", f[0]);
 	if (nf > 3)
-		return fail(b, "unexpected '%s' after the burst: give PATTERN "
-		    "RATE [BURST]", f[3]);
+		return fail(b,
+		    "unexpected '%s' after the burst: give PATTERN "
+		    "RATE [BURST]",
+		    f[3]);
 	if (b->catchall != 0)
-		return fail(b, "pattern '%s' never applies: the '*' of line "
-		    "%zu matches every key first", f[0], b->catchall);
+		return fail(b,
+		    "pattern '%s' never applies: the '*' of line "
+		    "%zu matches every key first",
+		    f[0], b->catchall);
 	if (b->ntiers == TIERS_MAX)
 		return fail(b, "more than %d tiers", TIERS_MAX);
-	if (limit_parse(f[1], nf == 3 ? f[2] : NULL, NULL, b->mode, b->alg,
-	    &l, why, sizeof why) != 0)
+	if (limit_parse(f[1], nf == 3 ? f[2] : NULL, NULL, b->mode, b->alg, &l,
+		why, sizeof why) != 0)
 		return fail(b, "%s", why);
 	if (catchall(f[0]))
 		b->catchall = b->line;
@@ -274,8 +278,10 @@ index_tiers(struct build *b, struct tiers *t)
 		free(lit);
 		free(glob);
 		b->line = dead->line;
-		return fail(b, "pattern '%s' never applies: line %zu matches "
-		    "the same keys first", dead->pattern, first->line);
+		return fail(b,
+		    "pattern '%s' never applies: line %zu matches "
+		    "the same keys first",
+		    dead->pattern, first->line);
 	}
 	qsort(glob, nglob, sizeof *glob, by_index);
 	*t = (struct tiers){ b->tier, b->ntiers, lit, nlit, glob, nglob };
@@ -291,12 +297,14 @@ free_tiers(struct tier *tier, size_t n)
 }
 
 int
-tiers_parse(struct tiers *t, const char *name, const char *text,
-    size_t len, enum unit_mode mode, enum algorithm alg, char *err,
-    size_t errsz)
+tiers_parse(struct tiers *t, const char *name, const char *text, size_t len,
+    enum unit_mode mode, enum algorithm alg, char *err, size_t errsz)
 {
-	struct build b = { .name = name, .mode = mode, .alg = alg,
-	    .err = err, .errsz = errsz };
+	struct build b = { .name = name,
+		.mode = mode,
+		.alg = alg,
+		.err = err,
+		.errsz = errsz };
 	size_t pos = 0;
 	int rc = 0;
 
@@ -337,8 +345,8 @@ tiers_match(const struct tiers *t, const char *key, size_t len)
 		memcpy(buf, key, len);
 	buf[len] = '\0';
 	if (t->nlit > 0)
-		lit = bsearch(buf, t->bylit, t->nlit, sizeof *t->bylit,
-		    key_cmp);
+		lit = bsearch(
+		    buf, t->bylit, t->nlit, sizeof *t->bylit, key_cmp);
 	/* Only a glob on an earlier line can take the key from it. */
 	before = lit != NULL ? (*lit)->index : t->ntiers;
 	for (size_t i = 0; i < t->nglobs && t->globs[i]->index < before; i++)

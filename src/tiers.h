@@ -7,28 +7,28 @@
 #include "options.h"
 
 /* Most tiers in a file; comments and blank lines do not count. */
-#define TIERS_MAX	10000
+#define TIERS_MAX 10000
 /* Longest line of a tiers file in bytes, without its line ending. */
-#define TIERS_LINE_MAX	4096
+#define TIERS_LINE_MAX 4096
 /* Longest key that can match a tier, in bytes. */
-#define TIERS_KEY_MAX	4096
+#define TIERS_KEY_MAX 4096
 
 /* One line PATTERN RATE [BURST] of a tiers file. */
 struct tier {
-	size_t index;		/* from 0, in the order of the file */
-	size_t line;		/* its line number in the file, from 1 */
-	char *pattern;		/* as written, backslashes kept */
-	char *literal;		/* the only key it matches, or NULL: a glob */
-	struct limit limit;	/* as -r RATE -b BURST would give */
+	size_t index;	    /* from 0, in the order of the file */
+	size_t line;	    /* its line number in the file, from 1 */
+	char *pattern;	    /* as written, backslashes kept */
+	char *literal;	    /* the only key it matches, or NULL: a glob */
+	struct limit limit; /* as -r RATE -b BURST would give */
 };
 
 /* The tiers of a file, and an index to find the first match quickly. */
 struct tiers {
-	struct tier *tier;	/* ntiers of them, in the order of the file */
+	struct tier *tier; /* ntiers of them, in the order of the file */
 	size_t ntiers;
-	struct tier **bylit;	/* the literal ones, sorted by their key */
+	struct tier **bylit; /* the literal ones, sorted by their key */
 	size_t nlit;
-	struct tier **globs;	/* the others, in the order of the file */
+	struct tier **globs; /* the others, in the order of the file */
 	size_t nglobs;
 };
 
@@ -57,9 +57,8 @@ struct tiers {
  * "NAME:LINE: reason" quoting the value, control bytes escaped; or -2
  * with "NAME: out of memory".
  */
-int	tiers_parse(struct tiers *t, const char *name, const char *text,
-	    size_t len, enum unit_mode mode, enum algorithm alg, char *err,
-	    size_t errsz);
+int tiers_parse(struct tiers *t, const char *name, const char *text, size_t len,
+    enum unit_mode mode, enum algorithm alg, char *err, size_t errsz);
 
 /*
  * The first tier whose pattern matches key[0..len), or NULL when none
@@ -71,10 +70,10 @@ int	tiers_parse(struct tiers *t, const char *name, const char *text,
  * among the patterns without wildcards, then an fnmatch(3) of each glob
  * on a line before the one that search finds.
  */
-const struct tier *tiers_match(const struct tiers *t, const char *key,
-	    size_t len);
+const struct tier *tiers_match(
+    const struct tiers *t, const char *key, size_t len);
 
 /* Free what tiers_parse gave t, and empty it; t may be all zero. */
-void	tiers_free(struct tiers *t);
+void tiers_free(struct tiers *t);
 
 #endif

@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define LIFE_S	60
+#define LIFE_S 60
 
 /* Listen on a free port of 127.0.0.1 with backlog; the socket, or -1. */
 static int
@@ -72,7 +72,8 @@ static void
 serve(int c, const char *mode)
 {
 	static const char garbage[] = "hello, this is not Redis\r\n";
-	static const char http[] = "HTTP/1.1 400 Bad Request\r\n"
+	static const char http[] =
+	    "HTTP/1.1 400 Bad Request\r\n"
 	    "Content-Length: 0\r\nConnection: close\r\n\r\n";
 	char buf[4096];
 	ssize_t n = 0;
@@ -94,10 +95,11 @@ main(int argc, char *argv[])
 	struct sockaddr_in sin;
 	int s, full;
 
-	if (argc != 3 || (strcmp(argv[1], "garbage") != 0 &&
-	    strcmp(argv[1], "close") != 0 && strcmp(argv[1], "http") != 0 &&
-	    strcmp(argv[1], "full") != 0)) {
-		fprintf(stderr, "usage: fakeserver garbage|close|http|full "
+	if (argc != 3 ||
+	    (strcmp(argv[1], "garbage") != 0 && strcmp(argv[1], "close") != 0 &&
+		strcmp(argv[1], "http") != 0 && strcmp(argv[1], "full") != 0)) {
+		fprintf(stderr,
+		    "usage: fakeserver garbage|close|http|full "
 		    "PORTFILE\n");
 		return 2;
 	}
@@ -112,7 +114,7 @@ main(int argc, char *argv[])
 		perror(argv[2]);
 		return 1;
 	}
-	alarm(LIFE_S);	/* bounded, whatever the test does */
+	alarm(LIFE_S); /* bounded, whatever the test does */
 	for (;;) {
 		int c;
 

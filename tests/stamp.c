@@ -105,10 +105,18 @@ main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while ((opt = getopt(argc, argv, "+ci:I:w:o:p:P:S")) != -1) {
 		switch (opt) {
-		case 'c': chunks = 1; break;
-		case 'i': infile = optarg; break;
-		case 'I': in_ms = atol(optarg); break;
-		case 'w': wait_ms = atol(optarg); break;
+		case 'c':
+			chunks = 1;
+			break;
+		case 'i':
+			infile = optarg;
+			break;
+		case 'I':
+			in_ms = atol(optarg);
+			break;
+		case 'w':
+			wait_ms = atol(optarg);
+			break;
 		case 'o':
 			out = open(optarg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 			if (out < 0) {
@@ -116,16 +124,24 @@ main(int argc, char **argv)
 				return 127;
 			}
 			break;
-		case 'p': pidfile = optarg; break;
-		case 'P': pipesz = atoi(optarg); break;
-		case 'S': sock = 1; break;
-		default: return 127;
+		case 'p':
+			pidfile = optarg;
+			break;
+		case 'P':
+			pipesz = atoi(optarg);
+			break;
+		case 'S':
+			sock = 1;
+			break;
+		default:
+			return 127;
 		}
 	}
 	if (optind >= argc ||
 	    (sock ? socketpair(AF_UNIX, SOCK_STREAM, 0, fd) : pipe(fd)) != 0 ||
-	    (infile != NULL && (sock ? socketpair(AF_UNIX, SOCK_STREAM, 0,
-	    in) : pipe(in)) != 0)) {
+	    (infile != NULL &&
+		(sock ? socketpair(AF_UNIX, SOCK_STREAM, 0, in) : pipe(in)) !=
+		    0)) {
 		fprintf(stderr, "stamp: usage or setup error\n");
 		return 127;
 	}
@@ -141,8 +157,8 @@ main(int argc, char **argv)
 		close(fd[0]);
 		close(fd[1]);
 		close(in[0]);
-		alarm(limit != NULL && atoi(limit) > 0 ?
-		    (unsigned)atoi(limit) : 20);
+		alarm(limit != NULL && atoi(limit) > 0 ? (unsigned)atoi(limit) :
+							 20);
 		if (f < 0) {
 			perror(infile);
 			_exit(127);
@@ -153,8 +169,8 @@ main(int argc, char **argv)
 			due.tv_sec++;
 			due.tv_nsec -= 1000000000L;
 		}
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due,
-		    NULL) != 0)
+		while (clock_nanosleep(
+			   CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL) != 0)
 			;
 		printf("IN %.3f\n", ms());
 		fflush(stdout);
@@ -196,7 +212,7 @@ main(int argc, char **argv)
 	}
 	child = pid;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_alarm;	/* no SA_RESTART: read must end */
+	sa.sa_handler = on_alarm; /* no SA_RESTART: read must end */
 	sigaction(SIGALRM, &sa, NULL);
 	alarm(limit != NULL && atoi(limit) > 0 ? (unsigned)atoi(limit) : 20);
 	if (pidfile != NULL) {
@@ -212,7 +228,7 @@ main(int argc, char **argv)
 	}
 	if (wait_ms > 0) {
 		struct timespec ts = { wait_ms / 1000,
-		    wait_ms % 1000 * 1000000L };
+			wait_ms % 1000 * 1000000L };
 
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
@@ -259,7 +275,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "stamp: %s killed after the time limit?\n",
 		    argv[optind]);
 	status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) :
-	    WEXITSTATUS(status);
+				       WEXITSTATUS(status);
 	printf("END %.3f %d\n", ms(), status);
 	return status;
 }

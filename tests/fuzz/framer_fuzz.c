@@ -12,7 +12,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define BUF	64
+#define BUF 64
 
 /* Records of b[0..len) with framer_count over the whole at once. */
 static size_t
@@ -50,7 +50,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Release whole records, up to seed-chosen counts. */
 		n = framer_span(&f, buf + head, tail - head, seed % 4 + 1, &u);
 		if (n > 0 && (unsigned char)buf[head + n - 1] != f.delim)
-			abort();	/* a span ends on a delimiter */
+			abort(); /* a span ends on a delimiter */
 		if (framer_count(&f, buf + head, n, false) != u)
 			abort();
 		memcpy(out + outlen, buf + head, n);

@@ -8,7 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_ARGS	24
+#define MAX_ARGS 24
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,7 +24,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size] = '\0';
 	argv[argc++] = self;
 	for (char *p = buf; p <= buf + size && argc <= MAX_ARGS;
-	    p += strlen(p) + 1)
+	     p += strlen(p) + 1)
 		argv[argc++] = p;
 	argv[argc] = NULL;
 	err[0] = '\0';

@@ -24,12 +24,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rate_parse(s, bytes, &r, err, sizeof err) == 0) {
 			/* The schedule's arithmetic needs n, d > 0 and
 			 * n * d < 2^63, and a rate within the limits. */
-			if (!r.inf && (r.n == 0 || r.d == 0 ||
-			    r.n > (uint64_t)INT64_MAX / r.d ||
-			    r.d / r.n > (uint64_t)RATE_MAX_INTERVAL_NS))
+			if (!r.inf &&
+			    (r.n == 0 || r.d == 0 ||
+				r.n > (uint64_t)INT64_MAX / r.d ||
+				r.d / r.n > (uint64_t)RATE_MAX_INTERVAL_NS))
 				abort();
 		} else if (err[0] == '\0' || strchr(err, '\n') != NULL) {
-			abort();	/* a reason, on one line */
+			abort(); /* a reason, on one line */
 		}
 		if (rate_parse_amount(s, bytes, &a, err, sizeof err) == 0) {
 			struct rate one = { false, 1, 1000000, 0, 0 };

@@ -32,15 +32,16 @@ check_tiers(const struct tiers *t)
 		if (r->index != i || r->pattern[0] == '\0' ||
 		    (i > 0 && r->line <= t->tier[i - 1].line))
 			abort();
-		if (l->rate.inf ? l->burst != 1 : l->rate.n == 0 ||
-		    l->rate.d == 0 || l->rate.n > (uint64_t)INT64_MAX /
-		    l->rate.d || l->burst == 0 || l->initial > l->burst)
+		if (l->rate.inf ? l->burst != 1 :
+				  l->rate.n == 0 || l->rate.d == 0 ||
+			    l->rate.n > (uint64_t)INT64_MAX / l->rate.d ||
+			    l->burst == 0 || l->initial > l->burst)
 			abort();
 		/* The one key of a literal is matched by its own tier, or
 		 * by a glob on an earlier line. */
 		if (r->literal != NULL) {
-			const struct tier *m = tiers_match(t, r->literal,
-			    strlen(r->literal));
+			const struct tier *m = tiers_match(
+			    t, r->literal, strlen(r->literal));
 
 			if (m == NULL || m->index > i)
 				abort();
@@ -74,8 +75,8 @@ check_match(const struct tiers *t, const char *key, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const fixed[] = { "", "a", "premium-1", "*",
-	    "a b", "x/y" };
+	static const char *const fixed[] = { "", "a", "premium-1", "*", "a b",
+		"x/y" };
 	const char *text = (const char *)data + 1, *keys, *end;
 	struct tiers t = { NULL, 0, NULL, 0, NULL, 0 }, was = t;
 	char err[512];
@@ -103,8 +104,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		check_match(&t, fixed[i], strlen(fixed[i]));
 	while (keys < end) {
-		const char *k = keys, *e = memchr(k, 0xfe,
-		    (size_t)(end - k));
+		const char *k = keys, *e = memchr(k, 0xfe, (size_t)(end - k));
 
 		e = e != NULL ? e : end;
 		check_match(&t, k, (size_t)(e - k));

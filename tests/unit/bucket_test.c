@@ -8,7 +8,7 @@
 #include "unit.h"
 
 #ifdef __SIZEOF_INT128__
-__extension__ typedef __int128 i128;	/* reference for muldiv only */
+__extension__ typedef __int128 i128; /* reference for muldiv only */
 #endif
 
 void
@@ -19,8 +19,10 @@ test_muldiv(void)
 	check(bucket_muldiv_floor(-7, 3, 2) == -11, "-7*3/2 floors");
 	check(bucket_muldiv_ceil(7, 3, 2) == 11, "ceil 7*3/2");
 	check(bucket_muldiv_ceil(-7, 3, 2) == -10, "ceil -7*3/2");
-	check(bucket_muldiv_floor(INT64_MAX, 3, 1) == INT64_MAX, "saturates up");
-	check(bucket_muldiv_floor(INT64_MIN, 3, 1) == INT64_MIN, "saturates down");
+	check(
+	    bucket_muldiv_floor(INT64_MAX, 3, 1) == INT64_MAX, "saturates up");
+	check(bucket_muldiv_floor(INT64_MIN, 3, 1) == INT64_MIN,
+	    "saturates down");
 #ifdef __SIZEOF_INT128__
 	for (int i = 0; i < 200000; i++) {
 		i128 p, q;
@@ -36,8 +38,10 @@ test_muldiv(void)
 		if (q > INT64_MAX || q < INT64_MIN)
 			continue;
 		if (bucket_muldiv_floor(a, num, den) != (int64_t)q) {
-			check(0, "bucket_muldiv_floor(%" PRId64 ", %" PRIu64 ", %"
-			    PRIu64 ")", a, num, den);
+			check(0,
+			    "bucket_muldiv_floor(%" PRId64 ", %" PRIu64
+			    ", %" PRIu64 ")",
+			    a, num, den);
 			break;
 		}
 	}
@@ -90,8 +94,10 @@ exact_schedule(const char *rate, uint64_t burst, int count)
 	run_saturated(&b, 0, rel, count);
 	for (int k = 0; k < count && !bad; k++)
 		if (rel[k] != ideal((uint64_t)k + 1, burst, r.n, r.d)) {
-			check(0, "%s b=%" PRIu64 ": unit %d at %" PRId64
-			    " ns, ideal %" PRId64, rate, burst, k + 1, rel[k],
+			check(0,
+			    "%s b=%" PRIu64 ": unit %d at %" PRId64
+			    " ns, ideal %" PRId64,
+			    rate, burst, k + 1, rel[k],
 			    ideal((uint64_t)k + 1, burst, r.n, r.d));
 			bad = 1;
 		}
@@ -105,11 +111,11 @@ test_exact_schedules(void)
 	current = "saturated schedule is exact";
 	exact_schedule("1000/s", 1, 100000);
 	exact_schedule("1000/s", 10, 10000);
-	exact_schedule("3/s", 1, 1000000);	/* 333333333.33.. ns */
-	exact_schedule("7/min", 1, 1000000);	/* 8571428571.43.. ns */
+	exact_schedule("3/s", 1, 1000000);   /* 333333333.33.. ns */
+	exact_schedule("7/min", 1, 1000000); /* 8571428571.43.. ns */
 	exact_schedule("7/min", 5, 1000);
 	exact_schedule("1/day", 1, 1000);
-	exact_schedule("1G/s", 1, 1000000);	/* 1 ns apart */
+	exact_schedule("1G/s", 1, 1000000); /* 1 ns apart */
 	exact_schedule("0.5", 3, 1000);
 	exact_schedule("1/250ms", 2, 1000);
 
@@ -147,7 +153,8 @@ test_no_drift(void)
 	check(!bad, "70 us late: every release exactly 70 us after ideal");
 	/* Achieved rate over 10000 releases within 0.01 %. */
 	check(fabs((9999.0 * NS / (double)(rel[9999] - rel[0])) / 1000 - 1) <
-	    1e-4, "achieved rate within 0.01%%");
+		1e-4,
+	    "achieved rate within 0.01%%");
 
 	/* Random lateness up to 0.9 ms never accumulates. */
 	bucket_init(&b, 1, MS, 1, 1, 0);
@@ -163,8 +170,9 @@ test_no_drift(void)
 			if (now - k * MS > worst)
 				worst = now - k * MS;
 		}
-		check(worst < 900 * US, "random lateness: worst %" PRId64
-		    " ns behind ideal", worst);
+		check(worst < 900 * US,
+		    "random lateness: worst %" PRId64 " ns behind ideal",
+		    worst);
 	}
 	free(rel);
 }
@@ -185,8 +193,8 @@ test_idle_and_initial(void)
 		(void)bucket_take(&b, 0, due, 1);
 	}
 	/* Idle until 5 s: the bucket is full again, exactly 5 go at once. */
-	check(bucket_avail(&b, 5 * NS, 5 * NS) == 5, "full after idle: %"
-	    PRIu64, bucket_avail(&b, 5 * NS, 5 * NS));
+	check(bucket_avail(&b, 5 * NS, 5 * NS) == 5,
+	    "full after idle: %" PRIu64, bucket_avail(&b, 5 * NS, 5 * NS));
 	check(bucket_take(&b, 5 * NS, 5 * NS, 100) == 5, "burst after idle");
 	check(bucket_ready_at(&b, 5 * NS, 1) == 5 * NS + 100 * MS,
 	    "next after the burst");
@@ -304,8 +312,10 @@ test_catchup_cap(void)
 	check(bucket_take(&b, 0, 50 * MS, 1000) == 2,
 	    "after a 50 ms stall: burst + 1 ms");
 	/* Those two are charged at 49 and 50 ms; the next is due at 51. */
-	check(bucket_ready_at(&b, 0, 1) == 51 * MS, "then on schedule from"
-	    " the catch-up point: %" PRId64, bucket_ready_at(&b, 0, 1));
+	check(bucket_ready_at(&b, 0, 1) == 51 * MS,
+	    "then on schedule from"
+	    " the catch-up point: %" PRId64,
+	    bucket_ready_at(&b, 0, 1));
 
 	/* The default catch-up is 10 ms: a 50 ms stall earns 1 + 10. */
 	bucket_init(&b, 1, MS, 1, 1, 0);
@@ -356,12 +366,12 @@ test_random_conformance(void)
 			if (arrive > now)
 				now = arrive;
 			due = bucket_ready_at(&b, arrive, 1);
-			late = rng_below(4) == 0 ?
-			    (int64_t)rng_below(3 * MS) : 0;
+			late = rng_below(4) == 0 ? (int64_t)rng_below(3 * MS) :
+						   0;
 			if (due > now)
 				now = due + late;
-			got = bucket_take(&b, arrive, now,
-			    1 + rng_below(burst + 3));
+			got = bucket_take(
+			    &b, arrive, now, 1 + rng_below(burst + 3));
 			if (got == 0) {
 				check(0, "no token at the deadline");
 				break;
@@ -375,7 +385,8 @@ test_random_conformance(void)
 		check(ordered, "case %d ordered", c);
 		check(window_ok(rel, count, burst, n, d, catchup),
 		    "case %d: n=%" PRIu64 " d=%" PRIu64 " burst=%" PRIu64
-		    " exceeds the window bound", c, n, d, burst);
+		    " exceeds the window bound",
+		    c, n, d, burst);
 		free(rel);
 	}
 }
@@ -393,14 +404,17 @@ test_ready_then_take(void)
 		int64_t ready = (int64_t)rng_below(10 * NS), due, now;
 
 		bucket_init(&b, n, d, burst, rng_below(burst + 1), 0);
-		(void)bucket_take(&b, 0, (int64_t)rng_below(NS),
-		    rng_below(burst + 1));
+		(void)bucket_take(
+		    &b, 0, (int64_t)rng_below(NS), rng_below(burst + 1));
 		due = bucket_ready_at(&b, ready, units);
 		now = due + (int64_t)rng_below(3 * MS);
 		if (bucket_avail(&b, ready, now) < units ||
-		    (due > ready && bucket_avail(&b, ready, due - 1) >= units)) {
-			check(0, "n=%" PRIu64 " d=%" PRIu64 " burst=%" PRIu64
-			    " units=%" PRIu64, n, d, burst, units);
+		    (due > ready &&
+			bucket_avail(&b, ready, due - 1) >= units)) {
+			check(0,
+			    "n=%" PRIu64 " d=%" PRIu64 " burst=%" PRIu64
+			    " units=%" PRIu64,
+			    n, d, burst, units);
 			return;
 		}
 	}

@@ -13,8 +13,8 @@ test_fixed(void)
 	/* Wall time is monotonic + 0.3 s: windows start at 0.7, 1.7, ... */
 	fixed_init(&f, 3, NS, 300 * MS, 0);
 	check(fixed_take(&f, 0, 0, 10) == 3, "three in the first window");
-	check(fixed_ready_at(&f, 0, 1) == 700 * MS, "next at the boundary: %"
-	    PRId64, fixed_ready_at(&f, 0, 1));
+	check(fixed_ready_at(&f, 0, 1) == 700 * MS,
+	    "next at the boundary: %" PRId64, fixed_ready_at(&f, 0, 1));
 	check(fixed_avail(&f, 0, 700 * MS - 1) == 0, "not a ns early");
 	check(fixed_take(&f, 0, 700 * MS, 2) == 2, "two of the next three");
 	check(fixed_take(&f, 0, 900 * MS, 5) == 1, "then the third");
@@ -39,7 +39,7 @@ test_fixed(void)
 		int bad = 0;
 
 		fixed_init(&f, limit, width, off, 0);
-		for (int k = 0; k < 2000 && !bad; ) {
+		for (int k = 0; k < 2000 && !bad;) {
 			int64_t due, i;
 			uint64_t got;
 

@@ -14,14 +14,12 @@ test_framer(void)
 	current = "framer";
 	check(framer_span(&lines, s, 8, 10, &units) == 6 && units == 2,
 	    "two whole lines");
-	check(framer_span(&lines, s, 8, 1, &units) == 3 && units == 1,
-	    "max 1");
+	check(framer_span(&lines, s, 8, 1, &units) == 3 && units == 1, "max 1");
 	check(framer_span(&lines, s, 2, 10, &units) == 0 && units == 0,
 	    "no delimiter");
 	check(framer_whole(&lines, s, 8) == 6, "whole stops at last delim");
 	check(framer_whole(&lines, "abc", 3) == 0, "whole: none");
-	check(framer_span(&bytes, s, 8, 5, &units) == 5 && units == 5,
-	    "bytes");
+	check(framer_span(&bytes, s, 8, 5, &units) == 5 && units == 5, "bytes");
 	check(framer_whole(&bytes, s, 8) == 8, "bytes whole");
 	check(framer_count(&lines, s, 8, false) == 2, "count: two lines");
 	check(framer_count(&lines, s, 8, true) == 3, "count: and a final");
@@ -32,7 +30,8 @@ test_framer(void)
 		struct framer nul = { false, '\0' };
 
 		check(framer_span(&nul, "a\0b\0c", 5, 9, &units) == 4 &&
-		    units == 2, "NUL records");
+			units == 2,
+		    "NUL records");
 	}
 	{
 		/* The word-at-a-time count against a byte loop, for every
@@ -52,9 +51,10 @@ test_framer(void)
 				for (size_t i = 0; i < off + len; i++) {
 					uint64_t r = rng_below(4);
 
-					b[i] = (char)(r == 0 ? delim : r == 1 ?
-					    delim ^ (int)(1u << rng_below(8)) :
-					    near[rng_below(5)]);
+					b[i] = (char)(r == 0 ? delim :
+						r == 1	     ? delim ^
+						    (int)(1u << rng_below(8)) :
+							 near[rng_below(5)]);
 				}
 				for (size_t i = off; i < off + len; i++)
 					want += (unsigned char)b[i] == delim;

@@ -9,7 +9,7 @@
 #include "unit.h"
 
 /* The hash seed of a table under test. */
-#define SEED(x)	(&(struct siphash_key){ { (x), ~(uint64_t)(x) } })
+#define SEED(x) (&(struct siphash_key){ { (x), ~(uint64_t)(x) } })
 
 /*
  * Two keys that the old multiply-xor hash sent to one bucket whatever
@@ -39,8 +39,10 @@ test_keys_apart(void)
 			shared++;
 		keys_free(&t);
 	}
-	check(shared == 0, "the top bits of bytes 7, 11, 15: shared under "
-	    "%d of 20 seeds", shared);
+	check(shared == 0,
+	    "the top bits of bytes 7, 11, 15: shared under "
+	    "%d of 20 seeds",
+	    shared);
 }
 
 /*
@@ -67,8 +69,8 @@ test_keys_refilled_at_cap(void)
 			bad++;
 		keys_store(&t, 1, 0);
 	}
-	check(bad == 0 && t.live == 10000, "10000 keys at 0 s: %zu live",
-	    t.live);
+	check(
+	    bad == 0 && t.live == 10000, "10000 keys at 0 s: %zu live", t.live);
 	/* At 0.5 s none has refilled: the overflow bucket is needed. */
 	keys_select(&t, "early", 5, 500 * MS);
 	check(t.sel_overflow, "a new key at 0.5 s shares the overflow bucket");
@@ -86,8 +88,10 @@ test_keys_refilled_at_cap(void)
 			bad++;
 		keys_store(&t, t.sel_overflow ? 0 : 1, now);
 	}
-	check(over == 0 && bad == 0, "refilled buckets make room: %d of 20000 "
-	    "new keys sent to the overflow bucket, %d refused", over, bad);
+	check(over == 0 && bad == 0,
+	    "refilled buckets make room: %d of 20000 "
+	    "new keys sent to the overflow bucket, %d refused",
+	    over, bad);
 	check(t.live <= 10000, "still at most 10000 live: %zu", t.live);
 	keys_free(&t);
 }
@@ -122,8 +126,9 @@ test_keys_same_slot(void)
 	for (uint64_t i = 0; i < TRIES; i++) {
 		int n = snprintf(a, sizeof a, "u%07" PRIu64, i);
 
-		tags[i] = (siphash24(&t.seed, a, (size_t)n) & 0xffffffffULL) <<
-		    32 | i;
+		tags[i] = (siphash24(&t.seed, a, (size_t)n) & 0xffffffffULL)
+			<< 32 |
+		    i;
 	}
 	qsort(tags, TRIES, sizeof *tags, by_tag);
 	for (int i = 1; i < TRIES && ia == ib; i++)
@@ -137,8 +142,8 @@ test_keys_same_slot(void)
 	keys_select(&t, a, (size_t)na, 0);
 	keys_store(&t, bucket_take(&t.cur, 0, 0, 1), 0);
 	keys_select(&t, b, (size_t)nb, 0);
-	check(bucket_avail(&t.cur, 0, 0) == 1, "%s and %s: a bucket each",
-	    a, b);
+	check(
+	    bucket_avail(&t.cur, 0, 0) == 1, "%s and %s: a bucket each", a, b);
 	keys_store(&t, bucket_take(&t.cur, 0, 0, 1), 0);
 	keys_select(&t, a, (size_t)na, 0);
 	check(t.live == 2 && bucket_avail(&t.cur, 0, 0) == 0,
@@ -211,8 +216,8 @@ test_keys_model(void)
 				mcur = m[u];
 			} else {
 				for (int v = 0; v < U; v++) {
-					if (!have[v] || !bucket_full_at(&m[v],
-					    now))
+					if (!have[v] ||
+					    !bucket_full_at(&m[v], now))
 						continue;
 					have[v] = false;
 					mlive--;
@@ -244,8 +249,10 @@ test_keys_model(void)
 		}
 		keys_free(&t);
 	}
-	check(bad == 0, "the table agrees with the model (first wrong at "
-	    "step %d)", step);
+	check(bad == 0,
+	    "the table agrees with the model (first wrong at "
+	    "step %d)",
+	    step);
 }
 
 void
@@ -328,8 +335,8 @@ test_keys(void)
 		keys_store(&t, 1, now);
 	}
 	check(bad == 0, "every new key finds a full bucket");
-	check(t.cap <= 16384, "table stays small: %zu slots, %zu live",
-	    t.cap, t.live);
+	check(t.cap <= 16384, "table stays small: %zu slots, %zu live", t.cap,
+	    t.live);
 	keys_free(&t);
 }
 

@@ -34,11 +34,10 @@ test_set(void)
 	check(rel[0] == 0 && rel[1] == 0, "peak burst of 2 at once");
 	check(rel[2] == 20 * MS && rel[3] == 40 * MS && rel[4] == 60 * MS,
 	    "then the peak rate: %" PRId64 " %" PRId64, rel[2], rel[3]);
-	check(rel[5] == 100 * MS && rel[6] == 200 * MS && rel[19] ==
-	    1500 * MS, "then the sustained rate: %" PRId64 " %" PRId64,
-	    rel[5], rel[19]);
+	check(rel[5] == 100 * MS && rel[6] == 200 * MS && rel[19] == 1500 * MS,
+	    "then the sustained rate: %" PRId64 " %" PRId64, rel[5], rel[19]);
 	/* Neither is charged for a unit the other refuses. */
-	bucket_init(&sustained, 1, NS, 1, 0, 0);	/* empty */
+	bucket_init(&sustained, 1, NS, 1, 0, 0); /* empty */
 	bucket_init(&peak, 1, NS, 3, 3, 0);
 	check(all.take(all.self, 0, 0, 5) == 0, "refused by one");
 	check(bucket_avail(&peak, 0, 0) == 3, "the other not charged");

@@ -39,9 +39,9 @@ opt_bad(const char *want, ...)
 		argc++;
 	va_end(ap);
 	check(options_parse(&cfg, argc, argv, err, sizeof err) == OPT_ERROR &&
-	    strstr(err, want) != NULL && strchr(err, '\n') == NULL,
-	    "args starting '%s' should fail with '%s', got '%s'", argv[1],
-	    want, err);
+		strstr(err, want) != NULL && strchr(err, '\n') == NULL,
+	    "args starting '%s' should fail with '%s', got '%s'", argv[1], want,
+	    err);
 }
 
 void
@@ -52,61 +52,83 @@ test_options(void)
 
 	current = "options";
 	check(parse(&cfg, err, sizeof err, "-r", "10/s", (char *)NULL) ==
-	    OPT_RUN && cfg.nlimits == 1 && cfg.limits[0].burst == 1 &&
-	    cfg.limits[0].initial == 1 && cfg.mode == UNIT_LINES &&
-	    cfg.delim == '\n', "defaults");
+		    OPT_RUN &&
+		cfg.nlimits == 1 && cfg.limits[0].burst == 1 &&
+		cfg.limits[0].initial == 1 && cfg.mode == UNIT_LINES &&
+		cfg.delim == '\n',
+	    "defaults");
 	check(parse(&cfg, err, sizeof err, "-c", "-r", "1M/s", (char *)NULL) ==
-	    OPT_RUN && cfg.limits[0].burst == 10485,
+		    OPT_RUN &&
+		cfg.limits[0].burst == 10485,
 	    "byte burst is 10 ms: %" PRIu64, cfg.limits[0].burst);
 	check(parse(&cfg, err, sizeof err, "--rate=5", "-b", "2s", "--initial",
-	    "0", "f1", "f2", (char *)NULL) == OPT_RUN &&
-	    cfg.limits[0].burst == 10 && cfg.limits[0].initial == 0 &&
-	    cfg.nfiles == 2, "burst as duration, files");
+		  "0", "f1", "f2", (char *)NULL) == OPT_RUN &&
+		cfg.limits[0].burst == 10 && cfg.limits[0].initial == 0 &&
+		cfg.nfiles == 2,
+	    "burst as duration, files");
 	check(parse(&cfg, err, sizeof err, "-0", "-r", "1", (char *)NULL) ==
-	    OPT_RUN && cfg.delim == '\0', "-0");
+		    OPT_RUN &&
+		cfg.delim == '\0',
+	    "-0");
 	check(parse(&cfg, err, sizeof err, "-d", "\\t", "-r", "1",
-	    (char *)NULL) == OPT_RUN && cfg.delim == '\t', "-d \\t");
+		  (char *)NULL) == OPT_RUN &&
+		cfg.delim == '\t',
+	    "-d \\t");
 	check(parse(&cfg, err, sizeof err, "-d", "\\x1e", "-r", "1",
-	    (char *)NULL) == OPT_RUN && cfg.delim == 0x1e, "-d \\x1e");
+		  (char *)NULL) == OPT_RUN &&
+		cfg.delim == 0x1e,
+	    "-d \\x1e");
 	check(parse(&cfg, err, sizeof err, "--leaky", "-a", "leaky", "-r", "1",
-	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_LEAKY, "leaky");
+		  (char *)NULL) == OPT_RUN &&
+		cfg.algorithm == ALG_LEAKY,
+	    "leaky");
 	check(parse(&cfg, err, sizeof err, "-h", (char *)NULL) == OPT_HELP,
 	    "help");
 	check(parse(&cfg, err, sizeof err, "-V", (char *)NULL) == OPT_VERSION,
 	    "version");
 	check(parse(&cfg, err, sizeof err, "-r", "inf", "-b", "5",
-	    (char *)NULL) == OPT_RUN && config_unlimited(&cfg) &&
-	    cfg.nlimits == 0, "inf ignores -b, and is no limit");
+		  (char *)NULL) == OPT_RUN &&
+		config_unlimited(&cfg) && cfg.nlimits == 0,
+	    "inf ignores -b, and is no limit");
 	check(parse(&cfg, err, sizeof err, "--byte-rate", "1M/s",
-	    (char *)NULL) == OPT_RUN && config_unlimited(&cfg) &&
-	    cfg.byte_limited, "--byte-rate alone: no limit on records");
+		  (char *)NULL) == OPT_RUN &&
+		config_unlimited(&cfg) && cfg.byte_limited,
+	    "--byte-rate alone: no limit on records");
 
-	check(parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
-	    cfg.catchup_ns == BUCKET_CATCHUP_NS, "catch-up default");
+	check(
+	    parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
+		cfg.catchup_ns == BUCKET_CATCHUP_NS,
+	    "catch-up default");
 	check(parse(&cfg, err, sizeof err, "-r", "1", "--catch-up", "0",
-	    (char *)NULL) == OPT_RUN && cfg.catchup_ns == 0, "catch-up 0");
+		  (char *)NULL) == OPT_RUN &&
+		cfg.catchup_ns == 0,
+	    "catch-up 0");
 	check(parse(&cfg, err, sizeof err, "-r", "1", "--catch-up=2.5ms",
-	    (char *)NULL) == OPT_RUN && cfg.catchup_ns == 2500000,
+		  (char *)NULL) == OPT_RUN &&
+		cfg.catchup_ns == 2500000,
 	    "catch-up 2.5ms");
 	opt_bad("invalid --catch-up '5': give a duration", "-r", "1",
 	    "--catch-up", "5", (char *)NULL);
-	opt_bad("invalid --catch-up '2h': at most 1h", "-r", "1",
-	    "--catch-up", "2h", (char *)NULL);
+	opt_bad("invalid --catch-up '2h': at most 1h", "-r", "1", "--catch-up",
+	    "2h", (char *)NULL);
 	opt_bad("invalid --catch-up '-1ms'", "-r", "1", "--catch-up", "-1ms",
 	    (char *)NULL);
 	check(parse(&cfg, err, sizeof err, "-a", "sliding", "-r", "100/min",
-	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_SLIDING &&
-	    cfg.limits[0].rate.count == 100 &&
-	    cfg.limits[0].rate.period_ns == 60 * NS &&
-	    cfg.limits[0].burst == 100, "sliding 100/min");
+		  (char *)NULL) == OPT_RUN &&
+		cfg.algorithm == ALG_SLIDING &&
+		cfg.limits[0].rate.count == 100 &&
+		cfg.limits[0].rate.period_ns == 60 * NS &&
+		cfg.limits[0].burst == 100,
+	    "sliding 100/min");
 	opt_bad("whole count per period", "-a", "sliding", "-r", "0.5/s",
 	    (char *)NULL);
-	opt_bad("-b does not apply to -a sliding", "-a", "sliding", "-r",
-	    "5/s", "-b", "2", (char *)NULL);
+	opt_bad("-b does not apply to -a sliding", "-a", "sliding", "-r", "5/s",
+	    "-b", "2", (char *)NULL);
 	check(parse(&cfg, err, sizeof err, "-a", "fixed", "-r", "2/h",
-	    (char *)NULL) == OPT_RUN && cfg.algorithm == ALG_FIXED &&
-	    cfg.limits[0].rate.count == 2 &&
-	    cfg.limits[0].rate.period_ns == 3600 * NS, "fixed");
+		  (char *)NULL) == OPT_RUN &&
+		cfg.algorithm == ALG_FIXED && cfg.limits[0].rate.count == 2 &&
+		cfg.limits[0].rate.period_ns == 3600 * NS,
+	    "fixed");
 	opt_bad("-b does not apply to -a fixed", "-a", "fixed", "-r", "5/s",
 	    "-b", "2", (char *)NULL);
 	opt_bad("missing -r", (char *)NULL);
@@ -122,31 +144,32 @@ test_options(void)
 	opt_bad("invalid delimiter ''", "-r", "1", "-d", "", (char *)NULL);
 	opt_bad("invalid delimiter 'ab'", "-r", "1", "-d", "ab", (char *)NULL);
 	opt_bad("-c conflicts with -l", "-l", "-c", "-r", "1", (char *)NULL);
-	opt_bad("-0 conflicts with -d", "-d", ",", "-0", "-r", "1",
-	    (char *)NULL);
+	opt_bad(
+	    "-0 conflicts with -d", "-d", ",", "-0", "-r", "1", (char *)NULL);
 	opt_bad("does not apply to -a leaky", "--leaky", "-b", "3", "-r", "1",
 	    (char *)NULL);
 	opt_bad("conflicting algorithms", "-a", "token", "--leaky", "-r", "1",
 	    (char *)NULL);
-	opt_bad("invalid algorithm 'foo'", "-a", "foo", "-r", "1",
-	    (char *)NULL);
+	opt_bad(
+	    "invalid algorithm 'foo'", "-a", "foo", "-r", "1", (char *)NULL);
 	opt_bad("unknown option '--frobnicate'", "--frobnicate", (char *)NULL);
 	opt_bad("unknown option '-x'", "-x", (char *)NULL);
 	opt_bad("option '-r' needs a value", "-r", (char *)NULL);
 	check(parse(&cfg, err, sizeof err, "-r", "1000/s", "-b", "5000", "-r",
-	    "5000/s", "-b", "10", (char *)NULL) == OPT_RUN && cfg.nlimits == 2 &&
-	    cfg.limits[0].burst == 5000 && cfg.limits[1].burst == 10 &&
-	    cfg.limits[1].rate.d == 200000,
+		  "5000/s", "-b", "10", (char *)NULL) == OPT_RUN &&
+		cfg.nlimits == 2 && cfg.limits[0].burst == 5000 &&
+		cfg.limits[1].burst == 10 && cfg.limits[1].rate.d == 200000,
 	    "two limits, each -b after its -r");
-	check(parse(&cfg, err, sizeof err, "-b", "7", "-r", "1", (char *)NULL) ==
-	    OPT_RUN && cfg.nlimits == 1 && cfg.limits[0].burst == 7,
+	check(parse(&cfg, err, sizeof err, "-b", "7", "-r", "1",
+		  (char *)NULL) == OPT_RUN &&
+		cfg.nlimits == 1 && cfg.limits[0].burst == 7,
 	    "-b before a single -r");
 	opt_bad("comes before any -r", "-b", "2", "-r", "1", "-r", "2",
 	    (char *)NULL);
 	opt_bad("-b given twice ('2' and '3') for one -r", "-r", "1", "-b", "2",
 	    "-b", "3", (char *)NULL);
-	opt_bad("-r inf cannot be combined", "-r", "1", "-r", "inf",
-	    (char *)NULL);
+	opt_bad(
+	    "-r inf cannot be combined", "-r", "1", "-r", "inf", (char *)NULL);
 	opt_bad("--initial applies to a single -r", "-r", "1", "-r", "2",
 	    "--initial", "0", (char *)NULL);
 	opt_bad("too many -r", "-r", "1", "-r", "1", "-r", "1", "-r", "1", "-r",
@@ -155,8 +178,8 @@ test_options(void)
 	/* When several things are wrong, the first in the rules' order is
 	 * named; the -r are read last to first. */
 	opt_bad("invalid rate 'y'", "-r", "x", "-r", "y", (char *)NULL);
-	opt_bad("-r inf cannot be combined", "-r", "0", "-r", "inf",
-	    (char *)NULL);
+	opt_bad(
+	    "-r inf cannot be combined", "-r", "0", "-r", "inf", (char *)NULL);
 	opt_bad("invalid rate '0'", "-r", "inf", "-r", "0", (char *)NULL);
 	opt_bad("invalid --byte-rate '0'", "--byte-rate", "0", "-b", "5", "-r",
 	    "1", "-r", "2", (char *)NULL);
@@ -165,17 +188,16 @@ test_options(void)
 	opt_bad("-R x needs -r RATE", "-R", "x", (char *)NULL);
 	opt_bad("-R x takes -r and -b, or --stats, not both", "-R", "x", "-s",
 	    "-r", "1/s", (char *)NULL);
-	opt_bad("invalid --name '123'", "--name", "123", "-r", "1/s",
-	    (char *)NULL);
-	opt_bad("invalid --name 'a b'", "--name", "a b", "-r", "1/s",
-	    (char *)NULL);
+	opt_bad(
+	    "invalid --name '123'", "--name", "123", "-r", "1/s", (char *)NULL);
+	opt_bad(
+	    "invalid --name 'a b'", "--name", "a b", "-r", "1/s", (char *)NULL);
 	opt_bad("--list takes no other options", "--list", "-r", "1/s",
 	    (char *)NULL);
 	opt_bad("-R takes only -r and -b, or --stats, not '--name'", "-R", "x",
 	    "--name", "y", (char *)NULL);
 	opt_bad("-R takes only -r and -b, or --stats, not '--progress'", "-R",
-	    "x", "--progress",
-	    "--stats=json", (char *)NULL);
+	    "x", "--progress", "--stats=json", (char *)NULL);
 	opt_bad("invalid rate '0'", "--shared", ".x", "-r", "0", (char *)NULL);
 	opt_bad("-k 5 needs a rate", "-k", "05", "--shared", "x", "-r", "inf",
 	    (char *)NULL);
@@ -203,7 +225,8 @@ test_option_table(void)
 		check(strstr(text, want) != NULL, "--help names %s", want);
 		for (int j = 0; j < i; j++)
 			check(strcmp(options_long_name(i),
-			    options_long_name(j)) != 0, "%s twice", want);
+				  options_long_name(j)) != 0,
+			    "%s twice", want);
 	}
 	check(i == 28, "28 long options: %d", i);
 	free(text);
@@ -221,29 +244,47 @@ test_limit_parse(void)
 
 	current = "limit_parse";
 	check(limit_parse("10/s", NULL, NULL, UNIT_LINES, ALG_TOKEN, &l, err,
-	    sizeof err) == 0 && l.burst == 1 && l.initial == 1 &&
-	    l.rate.n == 1 && l.rate.d == NS / 10, "10/s: one record");
+		  sizeof err) == 0 &&
+		l.burst == 1 && l.initial == 1 && l.rate.n == 1 &&
+		l.rate.d == NS / 10,
+	    "10/s: one record");
 	check(limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_TOKEN, &l, err,
-	    sizeof err) == 0 && l.burst == 10485, "1M/s of bytes: 10 ms");
+		  sizeof err) == 0 &&
+		l.burst == 10485,
+	    "1M/s of bytes: 10 ms");
 	check(limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_LEAKY, &l, err,
-	    sizeof err) == 0 && l.burst == 1, "leaky bytes: one");
+		  sizeof err) == 0 &&
+		l.burst == 1,
+	    "leaky bytes: one");
 	check(limit_parse("5/s", "2s", "3", UNIT_NULL, ALG_TOKEN, &l, err,
-	    sizeof err) == 0 && l.burst == 10 && l.initial == 3,
+		  sizeof err) == 0 &&
+		l.burst == 10 && l.initial == 3,
 	    "burst as time, initial");
 	check(limit_parse("inf", "5", NULL, UNIT_LINES, ALG_TOKEN, &l, err,
-	    sizeof err) == 0 && l.rate.inf && l.burst == 1, "inf");
+		  sizeof err) == 0 &&
+		l.rate.inf && l.burst == 1,
+	    "inf");
 	check(limit_parse("1/min", "5", NULL, UNIT_LINES, ALG_LEAKY, &l, err,
-	    sizeof err) != 0 && strcmp(err, "-b 5 does not apply to -a "
-	    "leaky, which releases one unit every 1/RATE") == 0, "%s", err);
-	check(limit_parse("1/3650day", "5000", NULL, UNIT_LINES, ALG_TOKEN,
-	    &l, err, sizeof err) != 0 && strcmp(err, "invalid burst '5000': "
-	    "takes more than 100 years to refill at 1/3650day") == 0, "%s",
-	    err);
+		  sizeof err) != 0 &&
+		strcmp(err,
+		    "-b 5 does not apply to -a "
+		    "leaky, which releases one unit every 1/RATE") == 0,
+	    "%s", err);
+	check(limit_parse("1/3650day", "5000", NULL, UNIT_LINES, ALG_TOKEN, &l,
+		  err, sizeof err) != 0 &&
+		strcmp(err,
+		    "invalid burst '5000': "
+		    "takes more than 100 years to refill at 1/3650day") == 0,
+	    "%s", err);
 	check(limit_parse("7/min", "2", NULL, UNIT_LINES, ALG_SLIDING, &l, err,
-	    sizeof err) != 0 && strcmp(err, "-b does not apply to -a "
-	    "sliding: N in N/PERIOD is the most units in a window") == 0, "%s",
-	    err);
+		  sizeof err) != 0 &&
+		strcmp(err,
+		    "-b does not apply to -a "
+		    "sliding: N in N/PERIOD is the most units in a window") ==
+		    0,
+	    "%s", err);
 	check(limit_parse("5/\n", NULL, NULL, UNIT_LINES, ALG_TOKEN, &l, err,
-	    sizeof err) != 0 && strchr(err, '\n') == NULL &&
-	    strstr(err, "'5/\\x0a'") != NULL, "one line: %s", err);
+		  sizeof err) != 0 &&
+		strchr(err, '\n') == NULL && strstr(err, "'5/\\x0a'") != NULL,
+	    "one line: %s", err);
 }

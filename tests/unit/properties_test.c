@@ -16,10 +16,18 @@
 #include "queue.h"
 #include "unit.h"
 
-enum palg { P_TOKEN, P_LEAKY, P_SLIDING, P_FIXED, P_SET, P_KEYS, P_GCRA,
-	P_NALG };
-static const char *const palg_name[] = { "token", "leaky", "sliding",
-	"fixed", "token+token", "per-key", "shared (gcra)" };
+enum palg {
+	P_TOKEN,
+	P_LEAKY,
+	P_SLIDING,
+	P_FIXED,
+	P_SET,
+	P_KEYS,
+	P_GCRA,
+	P_NALG
+};
+static const char *const palg_name[] = { "token", "leaky", "sliding", "fixed",
+	"token+token", "per-key", "shared (gcra)" };
 
 /* A limiter on the one-word shared bucket, without the file. */
 struct pgcra {
@@ -33,8 +41,8 @@ pg_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 	const struct pgcra *p = self;
 	int64_t at;
 
-	(void)gcra_reserve(&p->g, p->tat, gcra_scale(&p->g, 0, ready_ns),
-	    units, &at);
+	(void)gcra_reserve(
+	    &p->g, p->tat, gcra_scale(&p->g, 0, ready_ns), units, &at);
 	return gcra_unscale(&p->g, 0, at);
 }
 
@@ -80,8 +88,8 @@ most_in_window(const int64_t *rel, int count, int64_t width)
 /* ---- the real policies on a fake clock: a fake engine drives them ---- */
 
 /* Records are REC_BYTES long: "K NNNN\n", key K, number NNNN. */
-#define REC_BYTES	7
-#define SIM_RECORDS	120
+#define REC_BYTES 7
+#define SIM_RECORDS 120
 
 /*
  * A fake engine: records arrive at arrive[i] into a small buffer; the
@@ -97,12 +105,12 @@ struct sim {
 	const int64_t *arrive;
 	const int *key;
 	int count, next;
-	int64_t rel[SIM_RECORDS];	/* release time, or -1 */
+	int64_t rel[SIM_RECORDS]; /* release time, or -1 */
 	bool dropped[SIM_RECORDS];
 	int order[SIM_RECORDS], nrel, ndrop;
 	bool jitter;
-	size_t most_held;		/* records held while waiting, at most */
-	int bad;			/* actions the engine cannot take */
+	size_t most_held; /* records held while waiting, at most */
+	int bad;	  /* actions the engine cannot take */
 };
 
 /* Deliver every record that has arrived by now, as a read would. */
@@ -113,8 +121,8 @@ sim_deliver(struct sim *s)
 	    s->len + REC_BYTES <= sizeof s->buf) {
 		char rec[16];
 
-		snprintf(rec, sizeof rec, "%c %04u\n", 'a' + s->key[s->next] % 3,
-		    (unsigned)s->next % 10000);
+		snprintf(rec, sizeof rec, "%c %04u\n",
+		    'a' + s->key[s->next] % 3, (unsigned)s->next % 10000);
 		memcpy(s->buf + s->len, rec, REC_BYTES);
 		s->len += REC_BYTES;
 		s->next++;
@@ -153,8 +161,10 @@ static void
 sim_wake(struct sim *s, int64_t due_ns)
 {
 	if (due_ns > s->now)
-		s->now = due_ns + (s->jitter && rng_below(4) == 0 ?
-		    (int64_t)rng_below(3 * MS) : 0);
+		s->now = due_ns +
+		    (s->jitter && rng_below(4) == 0 ?
+			    (int64_t)rng_below(3 * MS) :
+			    0);
 }
 
 /* Run policy p over the arrivals until the input is all out. */
@@ -175,11 +185,11 @@ sim_run(struct sim *s, const struct policy *p)
 		switch (a.kind) {
 		case ACT_SEND:
 		case ACT_DROP:
-			sim_take(s, a.off, a.bytes, a.units,
-			    a.kind == ACT_SEND);
+			sim_take(
+			    s, a.off, a.bytes, a.units, a.kind == ACT_SEND);
 			break;
 		case ACT_LONG:
-			s->bad++;	/* no record outgrows the buffer */
+			s->bad++; /* no record outgrows the buffer */
 			return;
 		case ACT_WAIT:
 			if (a.read && s->next < s->count &&
@@ -190,7 +200,7 @@ sim_run(struct sim *s, const struct policy *p)
 			} else if (a.read && s->next == s->count) {
 				sim_deliver(s);
 			} else if (a.due_ns == INT64_MAX) {
-				s->bad++;	/* waits for nothing */
+				s->bad++; /* waits for nothing */
 				return;
 			} else {
 				sim_wake(s, a.due_ns);
@@ -208,7 +218,7 @@ sim_run(struct sim *s, const struct policy *p)
 			break;
 		}
 	}
-	s->bad++;	/* never finished */
+	s->bad++; /* never finished */
 }
 
 enum pmode { M_SHAPE, M_DROP, M_QUEUE, M_NMODE };
@@ -298,16 +308,17 @@ pcase_bound_ok(const struct pcase *pc, enum palg alg, const struct sim *s)
 	case P_TOKEN:
 	case P_LEAKY:
 	case P_GCRA:
-		return window_ok(rel, nrel, pc->burst, pc->n, pc->d,
-		    pc->catchup);
+		return window_ok(
+		    rel, nrel, pc->burst, pc->n, pc->d, pc->catchup);
 	case P_SET:
-		return window_ok(rel, nrel, pc->burst, pc->n, pc->d,
-		    pc->catchup) && window_ok(rel, nrel, 2, 2 * pc->n, pc->d,
-		    pc->catchup);
+		return window_ok(
+			   rel, nrel, pc->burst, pc->n, pc->d, pc->catchup) &&
+		    window_ok(rel, nrel, 2, 2 * pc->n, pc->d, pc->catchup);
 	case P_KEYS:
 		for (int k = 0; k < 3; k++)
-			ok = ok && window_ok(krel[k], kn[k], pc->burst, pc->n,
-			    pc->d, pc->catchup);
+			ok = ok &&
+			    window_ok(krel[k], kn[k], pc->burst, pc->n, pc->d,
+				pc->catchup);
 		return ok;
 	case P_SLIDING:
 		return most_in_window(rel, nrel, pc->width) <= (int)pc->burst;
@@ -317,8 +328,8 @@ pcase_bound_ok(const struct pcase *pc, enum palg alg, const struct sim *s)
 			int64_t off = pc->fx.wall_offset_ns;
 			int64_t win = (rel[i] + off) / pc->width;
 
-			for (j = i; j < nrel &&
-			    (rel[j] + off) / pc->width == win; j++)
+			for (j = i;
+			     j < nrel && (rel[j] + off) / pc->width == win; j++)
 				;
 			if (j - i > (int)pc->burst)
 				ok = false;
@@ -354,13 +365,14 @@ test_properties(void)
 		int bad = 0;
 
 		if (alg == P_KEYS && mode == M_QUEUE)
-			mode = M_SHAPE;	/* -k does not combine with --queue */
+			mode = M_SHAPE; /* -k does not combine with --queue */
 		memset(&pc, 0, sizeof pc);
 		pc.n = 1 + rng_below(100);
 		pc.d = (1 + rng_below(200)) * (rng_below(2) ? MS : US);
 		pc.burst = alg == P_LEAKY ? 1 : 1 + rng_below(12);
 		pc.catchup = alg == P_SLIDING || alg == P_FIXED ||
-		    alg == P_GCRA || mode == M_DROP ? 0 :
+			alg == P_GCRA || mode == M_DROP ?
+		    0 :
 		    (int64_t)rng_below(3) * MS;
 		pc.width = (int64_t)(pc.burst * pc.d / pc.n);
 		if (pc.width < 1)
@@ -372,7 +384,8 @@ test_properties(void)
 			arrive[i] = t;
 			key[i] = (int)rng_below((uint64_t)keys);
 		}
-		g = (struct gate){ .framer = { false, '\n' }, .limit = &pc.l,
+		g = (struct gate){ .framer = { false, '\n' },
+			.limit = &pc.l,
 			.quantum = 1 + rng_below(pc.burst < 4 ? pc.burst : 4) };
 		if (alg == P_KEYS) {
 			g.select = select_key;
@@ -382,8 +395,10 @@ test_properties(void)
 		if (alg == P_LEAKY)
 			g.quantum = 1;
 		memset(&s, 0, sizeof s);
-		s = (struct sim){ .arrive = arrive, .key = key,
-			.count = SIM_RECORDS, .jitter = mode != M_DROP };
+		s = (struct sim){ .arrive = arrive,
+			.key = key,
+			.count = SIM_RECORDS,
+			.jitter = mode != M_DROP };
 		for (int i = 0; i < SIM_RECORDS; i++)
 			s.rel[i] = -1;
 		if (mode == M_SHAPE)
@@ -397,9 +412,9 @@ test_properties(void)
 		for (int i = 0; i < s.nrel; i++)
 			if (s.rel[s.order[i]] < arrive[s.order[i]] ||
 			    (i > 0 && s.order[i] < s.order[i - 1]))
-				bad++;	/* early, or out of order */
+				bad++; /* early, or out of order */
 		if (mode == M_SHAPE && s.ndrop > 0)
-			bad++;		/* shaping never drops */
+			bad++; /* shaping never drops */
 		/* A dropping queue holds at most its N while it waits. */
 		if (mode == M_QUEUE && qdrop && s.most_held > qmax)
 			bad++;
@@ -415,16 +430,20 @@ test_properties(void)
 		if (alg == P_KEYS)
 			keys_free(&pc.kt);
 		if (first[0] == '\0' && bad_order + bad_count + bad_bound > 0)
-			snprintf(first, sizeof first, " (first: case %d, %s, "
-			    "%s)", c, palg_name[alg], pmode_name[mode]);
+			snprintf(first, sizeof first,
+			    " (first: case %d, %s, "
+			    "%s)",
+			    c, palg_name[alg], pmode_name[mode]);
 		cases++;
 	}
 	check(bad_order == 0, "%d releases early, refused or out of order%s",
 	    bad_order, first);
-	check(bad_count == 0, "%d cases where in != out + dropped%s",
-	    bad_count, first);
+	check(bad_count == 0, "%d cases where in != out + dropped%s", bad_count,
+	    first);
 	check(bad_bound == 0, "%d cases broke their algorithm's bound%s",
 	    bad_bound, first);
-	check(cases == 6000, "%d cases over %d algorithms, shaped, policed "
-	    "and queued", cases, (int)P_NALG);
+	check(cases == 6000,
+	    "%d cases over %d algorithms, shaped, policed "
+	    "and queued",
+	    cases, (int)P_NALG);
 }

@@ -16,7 +16,8 @@ rate_is(const char *s, bool bytes, uint64_t n, uint64_t d)
 
 	check(rc == 0 && !r.inf && r.n == n && r.d == d,
 	    "rate '%s' -> rc %d %" PRIu64 "/%" PRIu64 " (want %" PRIu64
-	    "/%" PRIu64 ") %s", s, rc, r.n, r.d, n, d, err);
+	    "/%" PRIu64 ") %s",
+	    s, rc, r.n, r.d, n, d, err);
 }
 
 static void
@@ -63,12 +64,12 @@ test_parse_rate(void)
 	rate_is("1kB/s", true, 1, 1000000);
 	rate_is("100B/s", true, 1, 10000000);
 	rate_is("1T/min", true, 536870912, 29296875);
-	check(rate_parse("inf", false, &r, err, sizeof err) == 0 && r.inf,
-	    "inf");
-	check(rate_parse("INF", true, &r, err, sizeof err) == 0 && r.inf,
-	    "INF");
-	check(rate_parse("Infinity", false, &r, err, sizeof err) == 0 &&
-	    r.inf, "Infinity");
+	check(
+	    rate_parse("inf", false, &r, err, sizeof err) == 0 && r.inf, "inf");
+	check(
+	    rate_parse("INF", true, &r, err, sizeof err) == 0 && r.inf, "INF");
+	check(rate_parse("Infinity", false, &r, err, sizeof err) == 0 && r.inf,
+	    "Infinity");
 
 	rate_bad("0", false, "above zero");
 	rate_bad("0/s", false, "above zero");
@@ -87,10 +88,10 @@ test_parse_rate(void)
 	rate_bad("1e30", false, "value too large");
 	rate_bad("5e-10/s", false, "below the slowest rate");
 	/* Byte suffixes as pv and curl take them: lowercase is 1024-based. */
-	rate_is("500k/s", true, 8, 15625);	/* 512000 B/s */
-	rate_is("2g/min", true, 1048576, 29296875);	/* 2^31 / 60 s */
-	rate_is("1t/day", true, 16777216, 1318359375);	/* 2^40 / day */
-	rate_is("2m/s", true, 4096, 1953125);	/* 2^21 / s */
+	rate_is("500k/s", true, 8, 15625);	       /* 512000 B/s */
+	rate_is("2g/min", true, 1048576, 29296875);    /* 2^31 / 60 s */
+	rate_is("1t/day", true, 16777216, 1318359375); /* 2^40 / day */
+	rate_is("2m/s", true, 4096, 1953125);	       /* 2^21 / s */
 	rate_bad("2m", true, "write 2m/s for MiB a second, or 2/min for bytes");
 	rate_bad("2m", false, "a period needs a slash: 2/m");
 	rate_bad("1T/s", true, "above the fastest rate, 1TB/s");
@@ -110,8 +111,9 @@ test_parse_rate(void)
 	rate_bad("99999999999999999999999", false, "too many digits");
 
 	/* Awkward decimals still give an exact or near-exact ratio. */
-	check(rate_parse("1.23456789012345/s", false, &r, err, sizeof err) ==
-	    0 && fabs(rate_per_sec(&r) / 1.23456789012345 - 1) < 1e-12,
+	check(
+	    rate_parse("1.23456789012345/s", false, &r, err, sizeof err) == 0 &&
+		fabs(rate_per_sec(&r) / 1.23456789012345 - 1) < 1e-12,
 	    "approximation of 1.23456789012345/s: %g", rate_per_sec(&r));
 	check(r.n <= (UINT64_MAX >> 1) / r.d, "n*d < 2^63 after approximation");
 }
@@ -129,8 +131,9 @@ amount_is(const char *s, bool bytes, const char *rate, uint64_t want)
 	rc = rate_parse_amount(s, bytes, &a, err, sizeof err);
 	if (rc == 0)
 		rc = rate_amount_units(&a, &r, &u);
-	check(rc == 0 && u == want, "amount '%s' at %s -> %" PRIu64
-	    " (want %" PRIu64 ") %s", s, rate, u, want, err);
+	check(rc == 0 && u == want,
+	    "amount '%s' at %s -> %" PRIu64 " (want %" PRIu64 ") %s", s, rate,
+	    u, want, err);
 }
 
 void
@@ -151,13 +154,14 @@ test_parse_amount(void)
 	amount_is("1.5", false, "1/s", 1);
 	amount_is("2m", false, "1/s", 120);
 	check(rate_parse_amount("2x", false, &a, err, sizeof err) == -1 &&
-	    strstr(err, "unknown unit 'x'") != NULL, "2x: %s", err);
+		strstr(err, "unknown unit 'x'") != NULL,
+	    "2x: %s", err);
 	check(rate_parse_amount("-1", false, &a, err, sizeof err) == -1,
 	    "negative amount");
 	check(rate_parse_amount("", false, &a, err, sizeof err) == -1, "empty");
 	/* A value with control bytes cannot break a message over lines. */
 	check(rate_parse_amount("5\n64q", false, &a, err, sizeof err) == -1 &&
-	    strchr(err, '\n') == NULL && strstr(err, "\\x0a") != NULL,
+		strchr(err, '\n') == NULL && strstr(err, "\\x0a") != NULL,
 	    "control bytes escaped: %s", err);
 	check(rate_parse_amount("2s5", false, &a, err, sizeof err) == -1,
 	    "trailing junk after a duration");

@@ -15,8 +15,8 @@ url_case(const char *url, int want, const char *secret)
 	int rc = redisurl_parse(url, &u, err, sizeof err);
 
 	check(rc == want, "%s: parsed %d, want %d (%s)", url, rc, want, err);
-	check(strstr(err, secret) == NULL, "%s: the error shows '%s': %s",
-	    url, secret, err);
+	check(strstr(err, secret) == NULL, "%s: the error shows '%s': %s", url,
+	    secret, err);
 	if (rc == 0) {
 		redisurl_show(&u, shown, sizeof shown);
 		check(strstr(shown, secret) == NULL, "%s: shown as %s", url,
@@ -26,16 +26,16 @@ url_case(const char *url, int want, const char *secret)
 
 /* The parts of url. */
 static void
-url_parts(const char *url, const char *host, int port, int db,
-    const char *user, const char *password)
+url_parts(const char *url, const char *host, int port, int db, const char *user,
+    const char *password)
 {
 	struct redis_url u;
 	char err[512] = "";
 
-	check(redisurl_parse(url, &u, err, sizeof err) == 0, "%s: %s", url,
-	    err);
+	check(
+	    redisurl_parse(url, &u, err, sizeof err) == 0, "%s: %s", url, err);
 	check(strcmp(u.host, host) == 0 && u.port == port && u.db == db &&
-	    strcmp(u.user, user) == 0 && strcmp(u.password, password) == 0,
+		strcmp(u.user, user) == 0 && strcmp(u.password, password) == 0,
 	    "%s: host %s port %d db %d user %s", url, u.host, u.port, u.db,
 	    u.user);
 }
@@ -48,8 +48,8 @@ url_bad(const char *url, const char *want)
 	char err[512] = "";
 
 	check(redisurl_parse(url, &u, err, sizeof err) != 0 &&
-	    strstr(err, want) != NULL, "%s: want '%s', got '%s'", url, want,
-	    err);
+		strstr(err, want) != NULL,
+	    "%s: want '%s', got '%s'", url, want, err);
 }
 
 void
@@ -85,13 +85,14 @@ test_redisurl(void)
 	url_case("admin:secret", -1, "secret");
 	url_case("redis://admin:secret@h:1", 0, "secret");
 	url_case("redis://:se@cret@h", 0, "cret");
-	check(redisurl_parse("redis://admin:secret", &u, err, sizeof err) ==
-	    -1 && strstr(err, "'redis://admin:***'") != NULL &&
-	    strstr(err, "redis://:password@host") != NULL,
+	check(
+	    redisurl_parse("redis://admin:secret", &u, err, sizeof err) == -1 &&
+		strstr(err, "'redis://admin:***'") != NULL &&
+		strstr(err, "redis://:password@host") != NULL,
 	    "the user is kept, the password masked, the form named: %s", err);
 	check(redisurl_parse("redis://h:70000", &u, err, sizeof err) == -1 &&
-	    strstr(err, "'redis://h:70000'") != NULL &&
-	    strstr(err, "password") == NULL,
+		strstr(err, "'redis://h:70000'") != NULL &&
+		strstr(err, "password") == NULL,
 	    "a numeric port is shown as it is: %s", err);
 
 	current = "redisurl: REDISCLI_AUTH";
@@ -104,11 +105,14 @@ test_redisurl(void)
 	current = "redisurl: a server's text scrubbed of the password";
 	u = (struct redis_url){ .host = "h", .port = 1 };
 	snprintf(u.password, sizeof u.password, "hunter2");
-	snprintf(msg, sizeof msg, "ERR unknown command 'AUTH', with args "
+	snprintf(msg, sizeof msg,
+	    "ERR unknown command 'AUTH', with args "
 	    "beginning with: 'hunter2' 'hunter2x'");
 	redisurl_scrub(&u, msg, sizeof msg);
-	check(strcmp(msg, "ERR unknown command 'AUTH', with args beginning "
-	    "with: '***' '***x'") == 0, "scrubbed: %s", msg);
+	check(strcmp(msg,
+		  "ERR unknown command 'AUTH', with args beginning "
+		  "with: '***' '***x'") == 0,
+	    "scrubbed: %s", msg);
 	snprintf(u.password, sizeof u.password, "x");
 	snprintf(msg, sizeof msg, "xxxx");
 	redisurl_scrub(&u, msg, 8);
@@ -122,8 +126,8 @@ test_redisurl(void)
 	check(strcmp(msg, "redis://h:1/0") == 0, "shown: %s", msg);
 	/* [IPv6] hosts, percent-decoded credentials, UNIX sockets. */
 	url_parts("redis://[::1]:6380/2", "::1", 6380, 2, "", "");
-	url_parts("redis://[fe80::1%25eth0]", "fe80::1%25eth0", 6379, 0, "",
-	    "");
+	url_parts(
+	    "redis://[fe80::1%25eth0]", "fe80::1%25eth0", 6379, 0, "", "");
 	url_parts("redis://u%40x:p%3Ass%25@h:1/3", "h", 1, 3, "u@x", "p:ss%");
 	url_bad("redis://::1:6379", "an IPv6 address goes in brackets");
 	url_bad("redis://[::1", "needs its closing ]");
@@ -139,19 +143,22 @@ test_redisurl(void)
 		char why[256] = "", shown[256];
 
 		check(redisurl_parse("unix:///run/redis/redis.sock?db=4", &v,
-		    why, sizeof why) == 0 && strcmp(v.path,
-		    "/run/redis/redis.sock") == 0 && v.db == 4 &&
-		    v.host[0] == '\0', "unix socket: %s", why);
+			  why, sizeof why) == 0 &&
+			strcmp(v.path, "/run/redis/redis.sock") == 0 &&
+			v.db == 4 && v.host[0] == '\0',
+		    "unix socket: %s", why);
 		redisurl_show(&v, shown, sizeof shown);
 		check(strcmp(shown, "unix:///run/redis/redis.sock?db=4") == 0,
 		    "shown as %s", shown);
-		check(redisurl_parse("redis://[::1]:7000/1", &v, why,
-		    sizeof why) == 0, "%s", why);
+		check(redisurl_parse(
+			  "redis://[::1]:7000/1", &v, why, sizeof why) == 0,
+		    "%s", why);
 		redisurl_show(&v, shown, sizeof shown);
 		check(strcmp(shown, "redis://[::1]:7000/1") == 0, "shown as %s",
 		    shown);
-		check(redisurl_parse("redis://[::1]:99999", &v, why,
-		    sizeof why) != 0 && strstr(why, "'redis://[::1]:99999'") !=
-		    NULL, "an IPv6 host is not masked: %s", why);
+		check(redisurl_parse(
+			  "redis://[::1]:99999", &v, why, sizeof why) != 0 &&
+			strstr(why, "'redis://[::1]:99999'") != NULL,
+		    "an IPv6 host is not masked: %s", why);
 	}
 }

@@ -4,8 +4,8 @@
 #include "runname.h"
 #include "unit.h"
 
-#define BOOT_A	"4ededd5f-b804-4c62-ab23-28cbfae1d770"
-#define BOOT_B	"0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+#define BOOT_A "4ededd5f-b804-4c62-ab23-28cbfae1d770"
+#define BOOT_B "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
 
 static void
 temp_pid_is(const char *f, long want)
@@ -22,7 +22,8 @@ test_runname(void)
 
 	current = "runname: temporary buckets, named by their creator";
 	check(runname_temp(buf, sizeof buf, "api", 4242) == 0 &&
-	    strcmp(buf, "api.bucket.4242.tmp") == 0, "made: %s", buf);
+		strcmp(buf, "api.bucket.4242.tmp") == 0,
+	    "made: %s", buf);
 	temp_pid_is(buf, 4242);
 	check(runname_temp(buf, 12, "api", 4242) == -1, "too long for 12");
 	runname_temp(buf, sizeof buf, "v1.2-x", 2147483647L);
@@ -42,15 +43,18 @@ test_runname(void)
 
 	current = "runname: a directory per boot of a host";
 	check(runname_boot(a, sizeof a, "vm", BOOT_A) == 0 &&
-	    strcmp(a, "vm-" BOOT_A) == 0, "made: %s", a);
+		strcmp(a, "vm-" BOOT_A) == 0,
+	    "made: %s", a);
 	check(runname_boot(buf, sizeof buf, "a/b c\n", BOOT_A) == 0 &&
-	    strcmp(buf, "a_b_c_-" BOOT_A) == 0, "host made safe: %s", buf);
+		strcmp(buf, "a_b_c_-" BOOT_A) == 0,
+	    "host made safe: %s", buf);
 	check(runname_boot(buf, sizeof buf, "vm", "not-a-boot") == -1,
 	    "a boot key has 36 characters");
 	check(runname_boot(buf, sizeof buf, "vm", BOOT_A "0") == -1,
 	    "and no more");
 	check(runname_boot(buf, sizeof buf, "vm",
-	    "4EDEDD5F-B804-4C62-AB23-28CBFAE1D770") == -1, "in lower case");
+		  "4EDEDD5F-B804-4C62-AB23-28CBFAE1D770") == -1,
+	    "in lower case");
 	check(runname_boot(buf, 39, "vm", BOOT_A) == -1, "too long for 39");
 	runname_boot(b, sizeof b, "vm", BOOT_B);
 	check(runname_other_boot(b, a), "another boot of vm is swept");
@@ -62,8 +66,8 @@ test_runname(void)
 	runname_boot(b, sizeof b, "wm", BOOT_B);
 	check(!runname_other_boot(b, a), "host wm is not vm");
 	check(!runname_other_boot("vm-" BOOT_B "x", a), "longer");
-	check(!runname_other_boot("vm-4ededd5f-b804-4c62-ab23-28cbfae1d77z",
-	    a), "not a boot key");
+	check(!runname_other_boot("vm-4ededd5f-b804-4c62-ab23-28cbfae1d77z", a),
+	    "not a boot key");
 	check(!runname_other_boot("api.bucket", a), "a bucket");
 	check(!runname_other_boot("vm", "vm"), "not ours to compare");
 }

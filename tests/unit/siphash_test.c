@@ -10,6 +10,7 @@
  * the key 00 01 .. 0f: entry i is the hash of the i bytes 00 01 .. i-1,
  * its 8 bytes read as a little-endian word.
  */
+/* clang-format off */
 static const uint64_t vectors[64] = {
 	0x726fdb47dd0e0e31ULL, 0x74f839c593dc67fdULL,
 	0x0d6c8009d9a94f5aULL, 0x85676696d7fb7e2dULL,
@@ -44,6 +45,7 @@ static const uint64_t vectors[64] = {
 	0x6ca4ecb15c5f91e1ULL, 0x9f626da15c9625f3ULL,
 	0xe51b38608ef25f57ULL, 0x958a324ceb064572ULL,
 };
+/* clang-format on */
 
 void
 test_siphash(void)
@@ -59,15 +61,16 @@ test_siphash(void)
 		m[i] = (unsigned char)i;
 	key = siphash_key_of(kb);
 	check(key.k[0] == 0x0706050403020100ULL &&
-	    key.k[1] == 0x0f0e0d0c0b0a0908ULL, "the key is read little-endian");
+		key.k[1] == 0x0f0e0d0c0b0a0908ULL,
+	    "the key is read little-endian");
 	for (int i = 0; i < 64; i++)
 		if (siphash24(&key, m, (size_t)i) != vectors[i]) {
 			bad++;
 			if (first < 0)
 				first = i;
 		}
-	check(bad == 0, "%d of 64 vectors differ (first: %d bytes)", bad,
-	    first);
+	check(
+	    bad == 0, "%d of 64 vectors differ (first: %d bytes)", bad, first);
 	check(siphash24(&key, NULL, 0) == vectors[0], "no bytes at all");
 	/* Another key gives another hash of the same bytes. */
 	kb[0] ^= 1;

@@ -26,10 +26,13 @@ test_window(void)
 	check(sliding_init(&w, 2, NS, 0) == 0, "init 2/s");
 	(void)sliding_take(&w, 0, 0, 1);
 	(void)sliding_take(&w, 600 * MS, 600 * MS, 1);
-	check(sliding_ready_at(&w, 600 * MS, 1) == NS, "third when the first"
-	    " leaves: %" PRId64, sliding_ready_at(&w, 600 * MS, 1));
+	check(sliding_ready_at(&w, 600 * MS, 1) == NS,
+	    "third when the first"
+	    " leaves: %" PRId64,
+	    sliding_ready_at(&w, 600 * MS, 1));
 	(void)sliding_take(&w, 600 * MS, NS, 1);
-	check(sliding_ready_at(&w, NS, 1) == 1600 * MS, "fourth when the"
+	check(sliding_ready_at(&w, NS, 1) == 1600 * MS,
+	    "fourth when the"
 	    " second leaves");
 	sliding_free(&w);
 
@@ -67,7 +70,8 @@ test_window(void)
 			due = sliding_ready_at(&w, arrive, 1);
 			if (due > now)
 				now = due + (int64_t)rng_below(2 * MS);
-			got = sliding_take(&w, arrive, now, 1 + rng_below(limit));
+			got = sliding_take(
+			    &w, arrive, now, 1 + rng_below(limit));
 			if (got == 0) {
 				bad = 1;
 				break;
@@ -81,9 +85,11 @@ test_window(void)
 			if ((uint64_t)(i - j + 1) > limit)
 				bad = 2;
 		}
-		check(!bad, "case %d: limit %" PRIu64 " width %" PRId64
-		    ": %s", c, limit, width, bad == 1 ? "no grant at the"
-		    " deadline" : "a window over the limit");
+		check(!bad, "case %d: limit %" PRIu64 " width %" PRId64 ": %s",
+		    c, limit, width,
+		    bad == 1 ? "no grant at the"
+			       " deadline" :
+			       "a window over the limit");
 		sliding_free(&w);
 	}
 }

@@ -8,8 +8,9 @@
 void
 test_stats(void)
 {
-	struct stats s = { .start_ns = 0, .units_out = 1,
-		.limit = { "5/s, burst 1", 5, 1 } };
+	struct stats s = {
+		.start_ns = 0, .units_out = 1, .limit = { "5/s, burst 1", 5, 1 }
+	};
 	char line[STATS_LINE_MAX];
 	size_t n;
 
@@ -28,8 +29,10 @@ test_stats(void)
 	check(stats_rate(&s, 2 * NS) == 5, "no limit: units a second");
 
 	n = stats_format(&s, 2 * NS, false, line, sizeof line);
-	check(n == strlen(line) && strstr(line, "5 units/s (limit none)") !=
-	    NULL && line[n - 1] == '\n', "text: %s", line);
+	check(n == strlen(line) &&
+		strstr(line, "5 units/s (limit none)") != NULL &&
+		line[n - 1] == '\n',
+	    "text: %s", line);
 	snprintf(s.limit.text, sizeof s.limit.text, "a \"q\" \\ \x01");
 	n = stats_format(&s, 2 * NS, true, line, sizeof line);
 	check(strstr(line, "\"limit\":\"a \\\"q\\\" \\\\ \\u0001\"") != NULL,

@@ -9,11 +9,10 @@
 
 /* Parse text[0..len) as file "t" of records under a token bucket. */
 static int
-parse_n(struct tiers *t, const char *text, size_t len, char *err,
-    size_t errsz)
+parse_n(struct tiers *t, const char *text, size_t len, char *err, size_t errsz)
 {
-	return tiers_parse(t, "t", text, len, UNIT_LINES, ALG_TOKEN, err,
-	    errsz);
+	return tiers_parse(
+	    t, "t", text, len, UNIT_LINES, ALG_TOKEN, err, errsz);
 }
 
 static int
@@ -30,7 +29,7 @@ bad_n(const char *text, size_t len, const char *want)
 	char err[512] = "";
 
 	check(parse_n(&t, text, len, err, sizeof err) == -1 &&
-	    strcmp(err, want) == 0 && t.tier == NULL && t.ntiers == 0,
+		strcmp(err, want) == 0 && t.tier == NULL && t.ntiers == 0,
 	    "want '%s', got '%s'", want, err);
 }
 
@@ -82,30 +81,33 @@ test_tiers_format(void)
 		goto out;
 	for (size_t i = 0; i < t.ntiers; i++)
 		check(t.tier[i].index == i, "tier %zu's index", i);
-	check(t.tier[0].line == 4 && strcmp(t.tier[0].pattern,
-	    "premium-*") == 0 && t.tier[0].literal == NULL &&
-	    t.tier[0].limit.rate.n == 1 && t.tier[0].limit.rate.d ==
-	    60 * MS && t.tier[0].limit.burst == 50 &&
-	    t.tier[0].limit.initial == 50, "a glob, a rate and a burst");
-	check(t.tier[1].line == 5 && strcmp(t.tier[1].pattern, "free-*") ==
-	    0 && t.tier[1].limit.burst == 1 && t.tier[1].limit.rate.d ==
-	    6 * NS, "blanks, a comment and \\r\\n: %s",
-	    t.tier[1].pattern);
-	check(t.tier[2].line == 6 && strcmp(t.tier[2].literal, "user#1") ==
-	    0 && t.tier[2].limit.rate.inf && t.tier[2].limit.burst == 1,
+	check(t.tier[0].line == 4 &&
+		strcmp(t.tier[0].pattern, "premium-*") == 0 &&
+		t.tier[0].literal == NULL && t.tier[0].limit.rate.n == 1 &&
+		t.tier[0].limit.rate.d == 60 * MS &&
+		t.tier[0].limit.burst == 50 && t.tier[0].limit.initial == 50,
+	    "a glob, a rate and a burst");
+	check(t.tier[1].line == 5 && strcmp(t.tier[1].pattern, "free-*") == 0 &&
+		t.tier[1].limit.burst == 1 && t.tier[1].limit.rate.d == 6 * NS,
+	    "blanks, a comment and \\r\\n: %s", t.tier[1].pattern);
+	check(t.tier[2].line == 6 && strcmp(t.tier[2].literal, "user#1") == 0 &&
+		t.tier[2].limit.rate.inf && t.tier[2].limit.burst == 1,
 	    "'#' inside a field is kept; inf is a tier without a limit");
 	check(t.tier[3].line == 7 && strcmp(t.tier[3].pattern, "\\#x") == 0 &&
-	    strcmp(t.tier[3].literal, "#x") == 0 &&
-	    t.tier[3].limit.burst == 6, "\\# starts a pattern with '#'");
-	check(t.tier[4].line == 8 && strcmp(t.tier[4].pattern, "a\\ b") ==
-	    0 && strcmp(t.tier[4].literal, "a b") == 0,
+		strcmp(t.tier[3].literal, "#x") == 0 &&
+		t.tier[3].limit.burst == 6,
+	    "\\# starts a pattern with '#'");
+	check(t.tier[4].line == 8 && strcmp(t.tier[4].pattern, "a\\ b") == 0 &&
+		strcmp(t.tier[4].literal, "a b") == 0,
 	    "'\\ ' keeps a blank in a pattern");
 	check(t.tier[5].line == 9 && strcmp(t.tier[5].pattern, "*") == 0 &&
-	    t.tier[5].limit.rate.d == NS / 5, "a last line without newline");
+		t.tier[5].limit.rate.d == NS / 5,
+	    "a last line without newline");
 out:
 	tiers_free(&t);
 	check(t.tier == NULL && t.ntiers == 0 && t.bylit == NULL &&
-	    t.globs == NULL, "tiers_free empties it");
+		t.globs == NULL,
+	    "tiers_free empties it");
 	tiers_free(&t);
 }
 
@@ -119,32 +121,46 @@ test_tiers_limits(void)
 
 	current = "tiers limits";
 	check(tiers_parse(&t, "t", "* 1M/s\n", 7, UNIT_BYTES, ALG_TOKEN, err,
-	    sizeof err) == 0 && limit_parse("1M/s", NULL, NULL, UNIT_BYTES,
-	    ALG_TOKEN, &l, err, sizeof err) == 0 && t.tier[0].limit.burst ==
-	    l.burst && l.burst == 10485, "bytes: 10 ms of burst, as -c -r");
+		  sizeof err) == 0 &&
+		limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_TOKEN, &l, err,
+		    sizeof err) == 0 &&
+		t.tier[0].limit.burst == l.burst && l.burst == 10485,
+	    "bytes: 10 ms of burst, as -c -r");
 	tiers_free(&t);
 	check(tiers_parse(&t, "t", "* 100/min\n", 10, UNIT_LINES, ALG_SLIDING,
-	    err, sizeof err) == 0 && t.tier[0].limit.burst == 100,
+		  err, sizeof err) == 0 &&
+		t.tier[0].limit.burst == 100,
 	    "sliding: the window's count");
 	tiers_free(&t);
 	check(tiers_parse(&t, "t", "* 2m\n", 5, UNIT_NULL, ALG_TOKEN, err,
-	    sizeof err) == -1 && strcmp(err, "t:1: invalid rate '2m': a "
-	    "period needs a slash: 2/m") == 0, "%s", err);
+		  sizeof err) == -1 &&
+		strcmp(err,
+		    "t:1: invalid rate '2m': a "
+		    "period needs a slash: 2/m") == 0,
+	    "%s", err);
 	check(tiers_parse(&t, "t", "* 1/s 5\n", 8, UNIT_LINES, ALG_LEAKY, err,
-	    sizeof err) == -1 && strcmp(err, "t:1: -b 5 does not apply to -a "
-	    "leaky, which releases one unit every 1/RATE") == 0, "%s", err);
+		  sizeof err) == -1 &&
+		strcmp(err,
+		    "t:1: -b 5 does not apply to -a "
+		    "leaky, which releases one unit every 1/RATE") == 0,
+	    "%s", err);
 	check(tiers_parse(&t, "t", "* 1.5/s\n", 8, UNIT_LINES, ALG_FIXED, err,
-	    sizeof err) == -1 && strcmp(err, "t:1: invalid rate '1.5/s' for "
-	    "a window: give a whole count per period, such as 100/min or "
-	    "1/2s") == 0, "%s", err);
+		  sizeof err) == -1 &&
+		strcmp(err,
+		    "t:1: invalid rate '1.5/s' for "
+		    "a window: give a whole count per period, such as 100/min or "
+		    "1/2s") == 0,
+	    "%s", err);
 	check(parse(&t, "", err, sizeof err) == 0 && t.ntiers == 0 &&
-	    tiers_match(&t, "a", 1) == NULL, "an empty file has no tiers");
+		tiers_match(&t, "a", 1) == NULL,
+	    "an empty file has no tiers");
 	tiers_free(&t);
 	check(parse_n(&t, NULL, 0, err, sizeof err) == 0 && t.ntiers == 0,
 	    "nor has no text");
 	tiers_free(&t);
 	check(parse(&t, "# only\n\n  # comments\n", err, sizeof err) == 0 &&
-	    t.ntiers == 0, "nor comments alone");
+		t.ntiers == 0,
+	    "nor comments alone");
 	tiers_free(&t);
 }
 
@@ -156,32 +172,44 @@ test_tiers_bad(void)
 	char err[512];
 
 	current = "tiers bad lines";
-	bad("a 1/s\n\n# c\nb 10/fortnight\n", "t:4: invalid rate "
+	bad("a 1/s\n\n# c\nb 10/fortnight\n",
+	    "t:4: invalid rate "
 	    "'10/fortnight': unknown period 'fortnight' (use ms, s, sec, min, "
 	    "h, hour, d, day)");
-	bad("a 1/s#x\n", "t:1: invalid rate '1/s#x': unexpected '#x' (try "
+	bad("a 1/s#x\n",
+	    "t:1: invalid rate '1/s#x': unexpected '#x' (try "
 	    "10/s, 5/min, 1M/s)");
 	bad("a 1/s 0\n", "t:1: invalid burst '0': must be at least 1 unit");
-	bad("a 1/s 2.5\n", "t:1: invalid burst '2.5': give a whole number of "
+	bad("a 1/s 2.5\n",
+	    "t:1: invalid burst '2.5': give a whole number of "
 	    "units, or a duration such as 2s");
 	bad("gold\n", "t:1: no rate after 'gold': give PATTERN RATE [BURST]");
-	bad("gold # 10/s\n", "t:1: no rate after 'gold': give PATTERN RATE "
+	bad("gold # 10/s\n",
+	    "t:1: no rate after 'gold': give PATTERN RATE "
 	    "[BURST]");
-	bad("a\\ 10/s\n", "t:1: no rate after 'a\\ 10/s': give PATTERN RATE "
+	bad("a\\ 10/s\n",
+	    "t:1: no rate after 'a\\ 10/s': give PATTERN RATE "
 	    "[BURST]");
-	bad("x 1/s\ngold\\\n", "t:2: no rate after 'gold\\': give PATTERN "
+	bad("x 1/s\ngold\\\n",
+	    "t:2: no rate after 'gold\\': give PATTERN "
 	    "RATE [BURST]");
-	bad("a 1/s 2 x\n", "t:1: unexpected 'x' after the burst: give "
+	bad("a 1/s 2 x\n",
+	    "t:1: unexpected 'x' after the burst: give "
 	    "PATTERN RATE [BURST]");
-	bad("a 1/s 2 \x1b[31m\n", "t:1: unexpected '\\x1b[31m' after the "
+	bad("a 1/s 2 \x1b[31m\n",
+	    "t:1: unexpected '\\x1b[31m' after the "
 	    "burst: give PATTERN RATE [BURST]");
-	bad("a 1/s\r 2\n", "t:1: invalid rate '1/s\\x0d': unexpected '\\x0d' "
+	bad("a 1/s\r 2\n",
+	    "t:1: invalid rate '1/s\\x0d': unexpected '\\x0d' "
 	    "(try 10/s, 5/min, 1M/s)");
 	bad_n("a 1/s\nb\0 1/s\n", 13, "t:2: NUL byte in the line");
 	bad_n("a 1/s\n# \0\n", 10, "t:2: NUL byte in the line");
 	check(tiers_parse(&t, "x\ny", "a\n", 2, UNIT_LINES, ALG_TOKEN, err,
-	    sizeof err) == -1 && strcmp(err, "x\\x0ay:1: no rate after 'a': "
-	    "give PATTERN RATE [BURST]") == 0, "a name on one line: %s", err);
+		  sizeof err) == -1 &&
+		strcmp(err,
+		    "x\\x0ay:1: no rate after 'a': "
+		    "give PATTERN RATE [BURST]") == 0,
+	    "a name on one line: %s", err);
 }
 
 /* Lines that would never apply: the first match wins, always. */
@@ -189,21 +217,29 @@ static void
 test_tiers_dead(void)
 {
 	current = "tiers dead lines";
-	bad("alice 1/s\nbob 2/s\nalice 3/s\n", "t:3: pattern 'alice' never "
+	bad("alice 1/s\nbob 2/s\nalice 3/s\n",
+	    "t:3: pattern 'alice' never "
 	    "applies: line 1 matches the same keys first");
-	bad("alice 1/s\nbob 2/s\nal\\ice 3/s\n", "t:3: pattern 'al\\ice' "
+	bad("alice 1/s\nbob 2/s\nal\\ice 3/s\n",
+	    "t:3: pattern 'al\\ice' "
 	    "never applies: line 1 matches the same keys first");
-	bad("a* 1/s\nb 2/s\na* 3/s\n", "t:3: pattern 'a*' never applies: "
+	bad("a* 1/s\nb 2/s\na* 3/s\n",
+	    "t:3: pattern 'a*' never applies: "
 	    "line 1 matches the same keys first");
-	bad("a* 1/s\nb 2/s\nb 1/s\na* 3/s\n", "t:3: pattern 'b' never "
+	bad("a* 1/s\nb 2/s\nb 1/s\na* 3/s\n",
+	    "t:3: pattern 'b' never "
 	    "applies: line 2 matches the same keys first");
-	bad("x 1/s\nx 2/s\nx 3/s\n", "t:2: pattern 'x' never applies: line 1 "
+	bad("x 1/s\nx 2/s\nx 3/s\n",
+	    "t:2: pattern 'x' never applies: line 1 "
 	    "matches the same keys first");
-	bad("a 1/s\n* 2/s\n# end\nb 1/s\n", "t:4: pattern 'b' never applies: "
+	bad("a 1/s\n* 2/s\n# end\nb 1/s\n",
+	    "t:4: pattern 'b' never applies: "
 	    "the '*' of line 2 matches every key first");
-	bad("** 2/s\n* 1/s\n", "t:2: pattern '*' never applies: the '*' of "
+	bad("** 2/s\n* 1/s\n",
+	    "t:2: pattern '*' never applies: the '*' of "
 	    "line 1 matches every key first");
-	bad("* 2/s\nb 10/fortnight\n", "t:2: pattern 'b' never applies: the "
+	bad("* 2/s\nb 10/fortnight\n",
+	    "t:2: pattern 'b' never applies: the "
 	    "'*' of line 1 matches every key first");
 }
 
@@ -229,13 +265,14 @@ test_tiers_all_or_nothing(void)
 		len += (size_t)sprintf(text + len, "k%d-* %d/s\n", i, i + 1);
 	len += (size_t)sprintf(text + len, "z 1/s 2 3\n");
 	check(parse_n(&t, text, len, err, sizeof err) == -1 &&
-	    memcmp(&t, &was, sizeof t) == 0 && line_for(&t, "bz") == 2,
+		memcmp(&t, &was, sizeof t) == 0 && line_for(&t, "bz") == 2,
 	    "a bad line 1001 leaves t as it was: %s", err);
 	len -= 4;
 	text[len - 1] = '\n';
 	check(parse_n(&t, text, len, err, sizeof err) == 0 &&
-	    t.ntiers == 1001 && line_for(&t, "k999-x") == 1000 &&
-	    line_for(&t, "z") == 1001, "without it, 1001 tiers: %s", err);
+		t.ntiers == 1001 && line_for(&t, "k999-x") == 1000 &&
+		line_for(&t, "z") == 1001,
+	    "without it, 1001 tiers: %s", err);
 	free(text);
 	tiers_free(&t);
 	tiers_free(&was);
@@ -315,12 +352,11 @@ test_tiers_globs(void)
 static void
 test_tiers_first_match(void)
 {
-	static const char file[] =
-	    "premium-bob 5/min\n"
-	    "premium-* 1000/min\n"
-	    "premium-alice 1/s\n"
-	    "bob 1/s\n"
-	    "?* 10/min\n";
+	static const char file[] = "premium-bob 5/min\n"
+				   "premium-* 1000/min\n"
+				   "premium-alice 1/s\n"
+				   "bob 1/s\n"
+				   "?* 10/min\n";
 	struct tiers t;
 	char err[512];
 
@@ -331,7 +367,8 @@ test_tiers_first_match(void)
 	}
 	check(line_for(&t, "premium-bob") == 1, "a literal before a glob");
 	check(line_for(&t, "premium-x") == 2, "the glob");
-	check(line_for(&t, "premium-alice") == 2, "a glob before a literal "
+	check(line_for(&t, "premium-alice") == 2,
+	    "a glob before a literal "
 	    "takes its key");
 	check(line_for(&t, "bob") == 4, "a literal after non-matching globs");
 	check(line_for(&t, "carol") == 5, "the last line");
@@ -366,24 +403,27 @@ test_tiers_bounds(void)
 	memset(text, 'p', TIERS_LINE_MAX - 4);
 	memcpy(text + TIERS_LINE_MAX - 4, " 1/s\r\n", 6);
 	check(parse_n(&t, text, TIERS_LINE_MAX + 2, err, sizeof err) == 0 &&
-	    t.ntiers == 1 && strlen(t.tier[0].pattern) == TIERS_LINE_MAX - 4,
+		t.ntiers == 1 &&
+		strlen(t.tier[0].pattern) == TIERS_LINE_MAX - 4,
 	    "a line of %d bytes: %s", TIERS_LINE_MAX, err);
 	tiers_free(&t);
 	memcpy(text, "a 1/s\n", 6);
 	memset(text + 6, ' ', TIERS_LINE_MAX + 1);
 	text[6 + TIERS_LINE_MAX + 1] = '\n';
-	bad_n(text, 6 + TIERS_LINE_MAX + 2, "t:2: line longer than 4096 "
+	bad_n(text, 6 + TIERS_LINE_MAX + 2,
+	    "t:2: line longer than 4096 "
 	    "bytes");
 
 	/* Comments do not count towards TIERS_MAX. */
 	len = (size_t)sprintf(text, "# many\n\n");
 	for (int i = 0; i < TIERS_MAX; i++)
-		len += (size_t)sprintf(text + len, "u%d %d/min\n", i,
-		    i % 60 + 1);
+		len += (size_t)sprintf(
+		    text + len, "u%d %d/min\n", i, i % 60 + 1);
 	check(parse_n(&t, text, len, err, sizeof err) == 0 &&
-	    t.ntiers == TIERS_MAX && t.nlit == TIERS_MAX &&
-	    line_for(&t, "u0") == 3 && line_for(&t, "u9999") == 10002 &&
-	    line_for(&t, "u10000") == 0, "%d tiers: %s", TIERS_MAX, err);
+		t.ntiers == TIERS_MAX && t.nlit == TIERS_MAX &&
+		line_for(&t, "u0") == 3 && line_for(&t, "u9999") == 10002 &&
+		line_for(&t, "u10000") == 0,
+	    "%d tiers: %s", TIERS_MAX, err);
 	tiers_free(&t);
 	len += (size_t)sprintf(text + len, "z 1/s\n");
 	bad_n(text, len, "t:10003: more than 10000 tiers");
@@ -412,8 +452,8 @@ test_tiers_index(void)
 			size_t plen = 1 + rng_below(6);
 
 			for (size_t j = 0; j < plen; j++)
-				text[len++] = alpha[rng_below(
-				    rng_below(4) == 0 ? 8 : 2)];
+				text[len++] =
+				    alpha[rng_below(rng_below(4) == 0 ? 8 : 2)];
 			len += (size_t)sprintf(text + len, " %zu/s\n", i + 1);
 		}
 		/* Repeated patterns are refused; those files are skipped. */
@@ -425,8 +465,8 @@ test_tiers_index(void)
 			const struct tier *want = NULL;
 
 			for (size_t j = 0; j < klen; j++)
-				key[j] = alpha[rng_below(
-				    rng_below(4) == 0 ? 8 : 2)];
+				key[j] =
+				    alpha[rng_below(rng_below(4) == 0 ? 8 : 2)];
 			key[klen] = '\0';
 			for (size_t i = 0; i < t.ntiers && want == NULL; i++)
 				if (fnmatch(t.tier[i].pattern, key, 0) == 0)

@@ -53,8 +53,8 @@ rng_below(uint64_t n)
  * rate * (t_j - t_i + catchup).
  */
 int
-window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
-    uint64_t d, int64_t catchup_ns)
+window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n, uint64_t d,
+    int64_t catchup_ns)
 {
 	long double r = (long double)n / d, best = -1e300L;
 
@@ -63,8 +63,7 @@ window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
 
 		if (v > best)
 			best = v;
-		if (best + j + 1 - r * rel[j] > burst +
-		    r * catchup_ns + 1e-6L)
+		if (best + j + 1 - r * rel[j] > burst + r * catchup_ns + 1e-6L)
 			return 0;
 	}
 	return 1;

@@ -4,16 +4,16 @@
 
 #include <stdint.h>
 
-#define NS	1000000000LL
-#define MS	1000000LL
-#define US	1000LL
+#define NS 1000000000LL
+#define MS 1000000LL
+#define US 1000LL
 
 /* Checks that held and failed so far, and the test they count towards. */
 extern int passed, failed;
 extern const char *current;
 
 /* Count one check; a failed one prints fmt under the current test. */
-void	check(int ok, const char *fmt, ...);
+void check(int ok, const char *fmt, ...);
 
 /* The next number of one deterministic sequence, and one below n. */
 uint64_t rng(void);
@@ -23,63 +23,63 @@ uint64_t rng_below(uint64_t n);
  * Whether releases rel[0..count) keep the token bucket's bound: at most
  * burst + rate * (span + catchup_ns) in any span, at rate n per d ns.
  */
-int	window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
-	    uint64_t d, int64_t catchup_ns);
+int window_ok(const int64_t *rel, int count, uint64_t burst, uint64_t n,
+    uint64_t d, int64_t catchup_ns);
 
 /* units_test.c */
-void	test_parse_rate(void);
-void	test_parse_amount(void);
+void test_parse_rate(void);
+void test_parse_amount(void);
 
 /* bucket_test.c */
-void	test_muldiv(void);
-void	test_exact_schedules(void);
-void	test_no_drift(void);
-void	test_idle_and_initial(void);
-void	test_charge_and_retune(void);
-void	test_catchup_cap(void);
-void	test_random_conformance(void);
-void	test_ready_then_take(void);
+void test_muldiv(void);
+void test_exact_schedules(void);
+void test_no_drift(void);
+void test_idle_and_initial(void);
+void test_charge_and_retune(void);
+void test_catchup_cap(void);
+void test_random_conformance(void);
+void test_ready_then_take(void);
 
 /* window_test.c */
-void	test_window(void);
+void test_window(void);
 
 /* fixed_test.c */
-void	test_fixed(void);
+void test_fixed(void);
 
 /* limiter_test.c */
-void	test_set(void);
+void test_set(void);
 
 /* framer_test.c */
-void	test_framer(void);
+void test_framer(void);
 
 /* siphash_test.c */
-void	test_siphash(void);
+void test_siphash(void);
 
 /* keys_test.c */
-void	test_keys(void);
-void	test_keys_table(void);
+void test_keys(void);
+void test_keys_table(void);
 
 /* gcra_test.c */
-void	test_gcra(void);
+void test_gcra(void);
 
 /* properties_test.c */
-void	test_properties(void);
+void test_properties(void);
 
 /* stats_test.c */
-void	test_stats(void);
+void test_stats(void);
 
 /* options_test.c */
-void	test_options(void);
-void	test_option_table(void);
-void	test_limit_parse(void);
+void test_options(void);
+void test_option_table(void);
+void test_limit_parse(void);
 
 /* runname_test.c */
-void	test_runname(void);
+void test_runname(void);
 
 /* tiers_test.c */
-void	test_tiers(void);
+void test_tiers(void);
 
 /* redisurl_test.c */
-void	test_redisurl(void);
+void test_redisurl(void);
 
 #endif
