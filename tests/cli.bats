@@ -69,6 +69,13 @@ accepted() {
 	assert_eq "$stderr" "" "stderr"
 }
 
+@test "--version names the licence, whose text ships as LICENSE" {
+	run -0 --separate-stderr tb --version
+	[[ $output == *"ISC licence"* ]]
+	grep -q '^ISC License' "$BATS_TEST_DIRNAME/../LICENSE"
+	grep -q '^\.Sh LICENSE' "$BATS_TEST_DIRNAME/../man/tbthrottle.1"
+}
+
 @test "-V is --version" {
 	run -0 --separate-stderr tb -V
 	local short=$output
