@@ -13,7 +13,7 @@
 #define HAVE_GETENTROPY
 #endif
 
-#include "escape.h"
+#include "msg.h"
 #include "clock.h"
 #include "engine.h"
 #include "limits.h"
@@ -227,7 +227,7 @@ build_shared(struct limits *L)
 	if (shared_open(&L->shared, cfg->shared, l->rate.n, l->rate.d, l->burst,
 		cfg->mode == UNIT_BYTES, cfg->rate_text, why,
 		sizeof why) != 0) {
-		escape_controls(why, sizeof why);
+		msg_escape(why, sizeof why);
 		errx(1, "%s", why);
 	}
 	shared_limiter(&L->members[0], &L->shared);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "msg.h"
 #include "options.h"
 
 /* Longest time a full bucket may take to refill: 100 years. */
@@ -38,20 +38,6 @@ struct parsed {
 	size_t errsz;
 };
 
-/* Put the reason in err; -1. */
-static int
-fail(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	/* The analyzer misses the va_start above:
-	 * NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Put the reason for refusing p in its err; -1. */
 static int
 refuse(const struct parsed *p, const char *fmt, ...)
@@ -75,14 +61,15 @@ parse_catchup(const char *s, int64_t *ns, char *err, size_t errsz)
 	char why[160];
 
 	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0)
-		return fail(err, errsz, "invalid --catch-up '%s': %s", s, why);
+		return msg_fail(
+		    err, errsz, "invalid --catch-up '%s': %s", s, why);
 	if (!a.is_duration && a.num != 0)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid --catch-up '%s': give a "
 		    "duration such as 10ms or 0",
 		    s);
 	if (a.num / a.den > 3600ULL * 1000000000)
-		return fail(
+		return msg_fail(
 		    err, errsz, "invalid --catch-up '%s': at most 1h", s);
 	*ns = (int64_t)(a.num / a.den);
 	return 0;
@@ -97,7 +84,7 @@ parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
 	unsigned v = 0;
 
 	if (s[0] == '\0')
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid delimiter '': give one byte "
 		    "such as ',' or '\\t'");
 	if (s[1] == '\0') {
@@ -129,7 +116,7 @@ parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
 			return 0;
 		}
 	}
-	return fail(err, errsz,
+	return msg_fail(err, errsz,
 	    "invalid delimiter '%s': give one byte, or "
 	    "\\n \\t \\r \\0 \\\\ \\xHH",
 	    s);
@@ -145,7 +132,7 @@ parse_count(const char *name, const char *s, uint64_t max, uint64_t *n,
 
 	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0 ||
 	    a.is_duration || a.den != 1 || a.num == 0 || a.num > max)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid %s '%s': give a whole number "
 		    "from 1 to %llu",
 		    name, s, (unsigned long long)max);
@@ -159,18 +146,18 @@ window_limit(const char *rate, const char *burst, const char *initial,
     enum algorithm alg, struct limit *out, char *err, size_t errsz)
 {
 	if (burst != NULL || initial != NULL)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "%s does not apply to -a %s: N in "
 		    "N/PERIOD is the most units in a window",
 		    burst != NULL ? "-b" : "--initial",
 		    alg == ALG_FIXED ? "fixed" : "sliding");
 	if (out->rate.count == 0 || out->rate.period_ns == 0)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid rate '%s' for a window: give "
 		    "a whole count per period, such as 100/min or 1/2s",
 		    rate);
 	if (out->rate.count > MAX_WINDOW_UNITS && alg == ALG_SLIDING)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid rate '%s' for -a sliding: at "
 		    "most %llu units per window",
 		    rate, (unsigned long long)MAX_WINDOW_UNITS);
@@ -198,23 +185,25 @@ burst_of(const char *burst, bool bytes, enum algorithm alg, struct limit *out,
 	if (burst == NULL)
 		return 0;
 	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
-		return fail(err, errsz, "invalid burst '%s': %s", burst, why);
+		return msg_fail(
+		    err, errsz, "invalid burst '%s': %s", burst, why);
 	if (!a.is_duration && a.den != 1)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid burst '%s': give a whole "
 		    "number of units, or a duration such as 2s",
 		    burst);
 	if (!a.is_duration && a.num == 0)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid burst '%s': must be at least "
 		    "1 unit",
 		    burst);
 	if (out->rate.inf)
 		return 0;
 	if (rate_amount_units(&a, &out->rate, &out->burst) != 0)
-		return fail(err, errsz, "invalid burst '%s': too large", burst);
+		return msg_fail(
+		    err, errsz, "invalid burst '%s': too large", burst);
 	if (out->burst == 0)
-		return fail(err, errsz, "invalid burst '%s': %s", burst,
+		return msg_fail(err, errsz, "invalid burst '%s': %s", burst,
 		    a.is_duration ? "less than one unit at this rate" :
 				    "must be at least 1 unit");
 	return 0;
@@ -232,17 +221,17 @@ initial_of(
 	if (initial == NULL)
 		return 0;
 	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
-		return fail(
+		return msg_fail(
 		    err, errsz, "invalid --initial '%s': %s", initial, why);
 	if (!a.is_duration && a.den != 1)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid --initial '%s': give a whole "
 		    "number of units, or a duration such as 2s",
 		    initial);
 	if (!out->rate.inf &&
 	    (rate_amount_units(&a, &out->rate, &out->initial) != 0 ||
 		out->initial > out->burst))
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid --initial '%s': more than the "
 		    "burst of %llu",
 		    initial, (unsigned long long)out->burst);
@@ -259,7 +248,7 @@ bucket_limit(const char *rate, const char *burst, const char *initial,
 		return -1;
 	if (!out->rate.inf &&
 	    (long double)out->burst * out->rate.d / out->rate.n > MAX_REFILL_NS)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "invalid burst '%s': takes more than "
 		    "100 years to refill at %s",
 		    burst != NULL ? burst : "", rate);
@@ -276,9 +265,9 @@ limit_parse(const char *rate, const char *burst, const char *initial,
 	int rc;
 
 	if (rate_parse(rate, bytes, &out->rate, why, sizeof why) != 0)
-		rc = fail(err, errsz, "invalid rate '%s': %s", rate, why);
+		rc = msg_fail(err, errsz, "invalid rate '%s': %s", rate, why);
 	else if (burst != NULL && alg == ALG_LEAKY)
-		rc = fail(err, errsz,
+		rc = msg_fail(err, errsz,
 		    "-b %s does not apply to -a leaky, which "
 		    "releases one unit every 1/RATE",
 		    burst);
@@ -289,7 +278,7 @@ limit_parse(const char *rate, const char *burst, const char *initial,
 		    rate, burst, initial, bytes, alg, out, err, errsz);
 	/* A value quoted in the message must not break it over lines. */
 	if (rc != 0)
-		escape_controls(err, errsz);
+		msg_escape(err, errsz);
 	return rc;
 }
 
@@ -875,10 +864,10 @@ bad_option(const char *word, char *err, size_t errsz)
 
 	if (strncmp(word, "--", 2) != 0) {
 		if (optopt > ' ' && optopt < 127)
-			fail(err, errsz, "unknown option '-%c' (see --help)",
-			    optopt);
+			msg_fail(err, errsz,
+			    "unknown option '-%c' (see --help)", optopt);
 		else
-			fail(err, errsz, "unknown option '%s' (see --help)",
+			msg_fail(err, errsz, "unknown option '%s' (see --help)",
 			    word);
 		return;
 	}
@@ -889,7 +878,7 @@ bad_option(const char *word, char *err, size_t errsz)
 		if (strlen(o->name) == len &&
 		    strncmp(o->name, word + 2, len) == 0 &&
 		    o->arg == no_argument && word[2 + len] == '=') {
-			fail(err, errsz,
+			msg_fail(err, errsz,
 			    "option '--%s' takes no value (see "
 			    "--help)",
 			    o->name);
@@ -898,8 +887,8 @@ bad_option(const char *word, char *err, size_t errsz)
 	}
 	if (ambiguous(word + 2, len, err, errsz))
 		return;
-	fail(err, errsz, "unknown option '%.*s' (see --help)", (int)(len + 2),
-	    word);
+	msg_fail(err, errsz, "unknown option '%.*s' (see --help)",
+	    (int)(len + 2), word);
 }
 
 /* ---- refused combinations ---- */
@@ -1548,6 +1537,6 @@ options_parse(
 
 	/* A value quoted in the message must not break it over lines. */
 	if (r == OPT_ERROR)
-		escape_controls(err, errsz);
+		msg_escape(err, errsz);
 	return r;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "escape.h"
+#include "msg.h"
 #include "rate.h"
 
 /* An exact non-negative rational; den > 0. */
@@ -508,7 +508,7 @@ rate_parse(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 	int rc = rate_of(s, bytes, out, err, errsz);
 
 	if (rc != 0)
-		escape_controls(err, errsz);
+		msg_escape(err, errsz);
 	return rc;
 }
 
@@ -519,7 +519,7 @@ rate_parse_amount(
 	int rc = amount_of(s, bytes, out, err, errsz);
 
 	if (rc != 0)
-		escape_controls(err, errsz);
+		msg_escape(err, errsz);
 	return rc;
 }
 

@@ -50,7 +50,7 @@ redis_close(struct redis *r)
 #include <errno.h>
 
 #include "clock.h"
-#include "escape.h"
+#include "msg.h"
 #include "redisconn.h"
 #include "signals.h"
 
@@ -156,7 +156,7 @@ static void
 clean(const struct redis *r, char *why, size_t size)
 {
 	redisurl_scrub(&r->url, why, size);
-	escape_controls(why, size);
+	msg_escape(why, size);
 }
 
 /* A reply that books nothing: Redis counts as down for now. */
@@ -256,7 +256,7 @@ claim(struct redis *r, char *why, size_t size)
 			    "is full)",
 			    r->name, was, r->rate_text, r->burst,
 			    strcmp(r->unit, "bytes") == 0 ? " (bytes)" : "");
-		escape_controls(was, sizeof was);
+		msg_escape(was, sizeof was);
 		warnx("%s: shared bucket '%s' was set to %s while out of "
 		      "reach; this run goes on with -r %s, burst %s",
 		    r->conn.shown, r->name, was, r->rate_text, r->burst);

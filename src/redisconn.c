@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 
 #include "clock.h"
-#include "escape.h"
+#include "msg.h"
 #include "redisconn.h"
 #include "signals.h"
 
@@ -82,7 +82,7 @@ redisconn_fatal(const struct redisconn *conn, const char *fmt, ...)
 	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
 	va_end(ap);
 	redisurl_scrub(conn->url, msg, sizeof msg);
-	escape_controls(msg, sizeof msg);
+	msg_escape(msg, sizeof msg);
 	errx(1, "%s", msg);
 }
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "escape.h"
+#include "msg.h"
 #include "rundir.h"
 #include "runname.h"
 #include "shared.h"
@@ -38,20 +38,6 @@ struct shared_state {
 	_Atomic int64_t tat;
 };
 
-/* Put the reason in err; -1. */
-static int
-fail(char *err, size_t errsz, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	/* The analyzer misses the va_start above:
-	 * NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
-	vsnprintf(err, errsz, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* Map the file open on fd, checked to be ours alone and whole. */
 static struct shared_state *
 map_file(int fd, const char *path, char *err, size_t errsz)
@@ -60,16 +46,16 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 	void *p;
 
 	if (fstat(fd, &st) != 0) {
-		fail(err, errsz, "%s: %s", path, strerror(errno));
+		msg_fail(err, errsz, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077) != 0) {
-		fail(err, errsz, "%s is not a private file of yours", path);
+		msg_fail(err, errsz, "%s is not a private file of yours", path);
 		return NULL;
 	}
 	if (st.st_size != (off_t)sizeof(struct shared_state)) {
-		fail(err, errsz,
+		msg_fail(err, errsz,
 		    "%s is not a shared bucket (wrong size): "
 		    "remove it when no process uses it",
 		    path);
@@ -78,7 +64,7 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 	p = mmap(NULL, sizeof(struct shared_state), PROT_READ | PROT_WRITE,
 	    MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		fail(err, errsz, "%s: %s", path, strerror(errno));
+		msg_fail(err, errsz, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	return p;
@@ -172,7 +158,7 @@ open_file(struct shared *s, const char *dir, const char *name,
 			break;
 	}
 	if (fd < 0)
-		fail(err, errsz, "%s: %s", s->path, strerror(errno));
+		msg_fail(err, errsz, "%s: %s", s->path, strerror(errno));
 	return fd;
 }
 
@@ -201,7 +187,7 @@ check_state(const struct shared *s, const struct shared_state *st,
 	char was[120];
 
 	if (atomic_load(&st->magic) != SHARED_MAGIC)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "%s is not a shared bucket: remove it "
 		    "when no process uses it",
 		    s->path);
@@ -210,7 +196,7 @@ check_state(const struct shared *s, const struct shared_state *st,
 		snprintf(was, sizeof was, "%.*s, burst %llu%s",
 		    (int)sizeof st->rate_text, st->rate_text,
 		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "shared bucket '%s' is -r %s; this run "
 		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
 		    "when no process uses it)",
@@ -218,7 +204,7 @@ check_state(const struct shared *s, const struct shared_state *st,
 		    want->bytes ? " (bytes)" : "", s->path);
 	}
 	if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "%s is corrupt: remove it when "
 		    "no process uses it",
 		    s->path);
@@ -240,7 +226,7 @@ watch_faults(struct shared *s, const char *name)
 {
 	snprintf(
 	    s->what, sizeof s->what, "shared bucket '%s' (%s)", name, s->path);
-	escape_controls(s->what, sizeof s->what);
+	msg_escape(s->what, sizeof s->what);
 	snprintf(s->bus_msg, sizeof s->bus_msg,
 	    "tbthrottle: %s was "
 	    "truncated while in use\n",
@@ -257,7 +243,7 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	int fd, rc;
 
 	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "-r %s: the burst takes too long to "
 		    "refill for a shared bucket",
 		    rate_text);
@@ -269,17 +255,17 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	 */
 	s->g = (struct gcra){ 1, (d + n - 1) / n, burst };
 	if ((rc = rundir_make(dir, sizeof dir)) == -2)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "%s is not a private directory (mode "
 		    "0700, owned by you)",
 		    dir);
 	if (rc == -3)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "%s is not a directory of yours that "
 		    "only you may write in: no place for shared buckets",
 		    dir);
 	if (rc != 0)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "no directory for shared buckets: set "
 		    "XDG_RUNTIME_DIR, or HOME to a directory you may write in");
 	make_state(&init, n, d, burst, bytes, rate_text);
@@ -295,7 +281,7 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 		return -1;
 	s->epoch_ns = st->epoch_ns;
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
-		return fail(err, errsz,
+		return msg_fail(err, errsz,
 		    "shared bucket %s is too old for its "
 		    "rate: remove it when no process uses it",
 		    s->path);

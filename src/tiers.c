@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "msg.h"
 #include "tiers.h"
 
 /* PATTERN RATE BURST, and one more to tell a line of too many. */
@@ -40,7 +40,7 @@ fail(const struct build *b, const char *fmt, ...)
 	va_end(ap);
 	snprintf(b->err, b->errsz, "%s:%zu: %s", b->name, b->line, why);
 	/* The file's bytes, and its name, must not break it over lines. */
-	escape_controls(b->err, b->errsz);
+	msg_escape(b->err, b->errsz);
 	return -1;
 }
 
@@ -49,7 +49,7 @@ static int
 out_of_memory(const struct build *b)
 {
 	snprintf(b->err, b->errsz, "%s: out of memory", b->name);
-	escape_controls(b->err, b->errsz);
+	msg_escape(b->err, b->errsz);
 	return -2;
 }
 

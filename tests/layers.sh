@@ -17,7 +17,7 @@ stdfd 0 s
 rundir 0 s
 runname 0 p
 control 0 s
-escape 1 p
+msg 1 p
 siphash 1 p
 rate 1 p
 framer 1 p

@@ -1,10 +1,11 @@
-/* Messages that quote input: control bytes shown, never obeyed. */
+/* Messages: one line each, naming the value, its control bytes shown. */
+#include <stdarg.h>
 #include <stdio.h>
 
-#include "escape.h"
+#include "msg.h"
 
 void
-escape_controls(char *msg, size_t size)
+msg_escape(char *msg, size_t size)
 {
 	char tmp[1024];
 	size_t j = 0;
@@ -22,4 +23,16 @@ escape_controls(char *msg, size_t size)
 	}
 	tmp[j] = '\0';
 	snprintf(msg, size, "%s", tmp);
+}
+
+int
+msg_fail(char *err, size_t errsz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+	return -1;
 }
