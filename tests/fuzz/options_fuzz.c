@@ -35,7 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		break;
 	case OPT_RUN:
-		if (cfg.control_pid != 0)
+		if (cfg.control_target != NULL || cfg.list)
 			break;
 		if (cfg.nlimits < 0 || cfg.nlimits > MAX_LIMITS)
 			abort();
