@@ -12,6 +12,9 @@ CFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wvla
 STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L
+# src/ is searched for quoted includes only: with -Isrc,
+# src/limits.h would stand in for the system's <limits.h>.
+SRCINC = -iquote src
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
@@ -70,8 +73,8 @@ src/redis.o: src/redis.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ src/redis.c
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $(UNIT) \
-		$(PURE) -lm
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(SRCINC) $(ALL_LDFLAGS) -o $@ \
+		$(UNIT) $(PURE) -lm
 
 # The system tests' timestamping receiver.  It measures and is not under
 # test, so it is built without SAN's sanitizers, like bench/recv.
@@ -116,7 +119,7 @@ lint:
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
 		bench/recv.c tests/stamp.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
-		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -Isrc
+		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) $(SRCINC)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
@@ -135,7 +138,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = rate options framer
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(STDFLAGS) -Isrc
+	-fno-sanitize-recover=all $(STDFLAGS) $(SRCINC)
 
 tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(PURE:.o=.c) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(PURE:.o=.c)
