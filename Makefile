@@ -52,7 +52,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 PURE = src/bucket.o src/drop.o src/escape.o src/fixed.o src/framer.o src/gcra.o \
 	src/keys.o src/limiter.o src/options.o src/pass.o src/policy.o \
 	src/queue.o src/redisurl.o src/shape.o src/stats.o src/rate.o \
-	src/sliding.o
+	src/sliding.o src/timestamp.o
 OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
 	src/limits.o src/main.o src/output.o src/redis.o src/retune.o \
 	src/rundir.o src/shared.o src/signals.o src/splice.o src/stdfd.o src/stream.o

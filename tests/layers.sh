@@ -22,6 +22,7 @@ framer 1 p
 stats 1 p
 redisurl 1 p
 options 1 p
+timestamp 1 p
 bucket 2 p
 gcra 2 p
 sliding 2 p

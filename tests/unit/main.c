@@ -30,6 +30,14 @@ main(void)
 	test_options();
 	test_option_table();
 	test_limit_parse();
+	test_timestamp_calendar();
+	test_timestamp_print();
+	test_timestamp_formats();
+	test_timestamp_check();
+	test_timestamp_explicit();
+	test_timestamp_state();
+	test_timestamp_local();
+	test_timestamp_bad();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -66,4 +66,14 @@ void	test_options(void);
 void	test_option_table(void);
 void	test_limit_parse(void);
 
+/* timestamp_test.c */
+void	test_timestamp_calendar(void);
+void	test_timestamp_print(void);
+void	test_timestamp_formats(void);
+void	test_timestamp_check(void);
+void	test_timestamp_explicit(void);
+void	test_timestamp_state(void);
+void	test_timestamp_local(void);
+void	test_timestamp_bad(void);
+
 #endif
