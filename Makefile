@@ -12,6 +12,7 @@ CFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wvla
 STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L
+# src/ is searched for quoted includes only: with -Isrc,
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
@@ -49,7 +50,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 PURE = src/bucket.o src/drop.o src/msg.o src/fixed.o src/framer.o src/gcra.o \
 	src/keys.o src/limiter.o src/options.o src/pass.o src/policy.o \
 	src/queue.o src/redisurl.o src/runname.o src/shape.o src/siphash.o \
-	src/stats.o src/rate.o src/sliding.o src/tiers.o
+	src/stats.o src/rate.o src/sliding.o src/tiers.o src/timestamp.o
 OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
 	src/limits.o src/main.o src/output.o src/redis.o src/redisconn.o \
 	src/retune.o src/rundir.o src/shared.o src/signals.o src/splice.o \
@@ -144,7 +145,7 @@ format:
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = rate options framer tiers
+FUZZ_TARGETS = rate options framer tiers timestamp
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(STDFLAGS) -iquote src

@@ -36,6 +36,14 @@ main(void)
 	test_runname();
 	test_tiers();
 	test_redisurl();
+	test_timestamp_calendar();
+	test_timestamp_print();
+	test_timestamp_formats();
+	test_timestamp_check();
+	test_timestamp_explicit();
+	test_timestamp_state();
+	test_timestamp_local();
+	test_timestamp_bad();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

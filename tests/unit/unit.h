@@ -82,4 +82,14 @@ void test_tiers(void);
 /* redisurl_test.c */
 void test_redisurl(void);
 
+/* timestamp_test.c */
+void test_timestamp_calendar(void);
+void test_timestamp_print(void);
+void test_timestamp_formats(void);
+void test_timestamp_check(void);
+void test_timestamp_explicit(void);
+void test_timestamp_state(void);
+void test_timestamp_local(void);
+void test_timestamp_bad(void);
+
 #endif
