@@ -79,6 +79,13 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		judge_bytes(d, v, a);
 		return;
 	}
+	/* A record judged after a run of the other verdict goes first,
+	 * alone: after a stop nothing more may be judged. */
+	if (d->flush_pending) {
+		d->flush_pending = false;
+		flush_run(d, a);
+		return;
+	}
 	while (d->run_bytes < v->len) {
 		const char *p = v->b + d->run_bytes, *q;
 		size_t len = v->len - d->run_bytes, size;
@@ -127,6 +134,7 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 			d->run_bytes = size;
 			d->run_units = 1;
 			d->run_ok = ok;
+			d->flush_pending = true;
 			return;
 		}
 		d->run_ok = ok;

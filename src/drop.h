@@ -14,8 +14,9 @@ struct drop {
 	size_t run_bytes;
 	uint64_t run_units;
 	bool run_ok;
-	size_t rest;	  /* bytes mode: bytes of the last read refused */
-	int64_t first_ns; /* when the partial record at the end began */
+	bool flush_pending; /* the run is one record, judged: send it */
+	size_t rest;	    /* bytes mode: bytes of the last read refused */
+	int64_t first_ns;   /* when the partial record at the end began */
 	bool first_set;
 	int64_t changed_ns; /* when the limits last changed */
 };

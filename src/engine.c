@@ -252,6 +252,23 @@ settle(struct run *r)
 	stream_spill(&r->s);
 }
 
+/*
+ * A stop came while the drop file holds part of a record: drop the rest
+ * of it as it arrives, and release nothing meanwhile.  False when done.
+ */
+static bool
+finish_drop(struct run *r)
+{
+	struct action a;
+	struct view v;
+
+	stream_view(&r->s, &v);
+	policy_next(r->pol, &v, clock_now_ns(), &a);
+	if (a.kind == ACT_DROP)
+		return act(r, &a, clock_now_ns());
+	return read_more(r, false);
+}
+
 /* One turn of the loop; false to stop. */
 static bool
 turn(struct run *r)
@@ -270,7 +287,7 @@ turn(struct run *r)
 	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
 		return move_long(r) || read_more(r, false);
 	if (signals_stop_requested())
-		return false;
+		return r->s.drop_open && finish_drop(r);
 	stream_view(&r->s, &v);
 	now_ns = clock_now_ns();
 	policy_next(r->pol, &v, now_ns, &a);

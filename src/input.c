@@ -88,6 +88,7 @@ open_operand(const char *path, bool finish)
 bool
 input_open(struct input *in)
 {
+	in->stopped = false;
 	while (in->fd < 0) {
 		const char *path;
 		int fd;
@@ -103,8 +104,13 @@ input_open(struct input *in)
 		if (strcmp(path, "-") == 0) {
 			take_operand(in, STDIN_FILENO, "stdin");
 		} else if ((fd = open_operand(path, in->finish)) < 0) {
-			if (errno == EINTR)
-				return false; /* a stop was requested */
+			if (errno == EINTR) {
+				/* A stop was requested: not the end of input,
+				 * and this operand is still to be read. */
+				in->next--;
+				in->stopped = true;
+				return false;
+			}
 			warn("%s", path);
 			in->status = 1;
 		} else {
@@ -161,7 +167,7 @@ input_splice(struct input *in)
 			return SPLICE_UNSUPPORTED;
 		}
 	}
-	return 0;
+	return in->stopped ? -1 : 0;
 }
 ssize_t
 input_read(struct input *in, char *b, size_t room, bool *fresh)
@@ -197,5 +203,5 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 			input_close(in);
 		}
 	}
-	return 0;
+	return in->stopped ? -1 : 0;
 }

@@ -18,6 +18,7 @@ struct input {
 	bool no_splice; /* don't splice(2) this operand */
 	bool checked;	/* no_splice is set for this operand */
 	bool finish;	/* a stop must not cut the read short */
+	bool stopped;	/* input_open gave up for a stop */
 	int nouts;	/* the regular files written to */
 	dev_t out_dev[INPUT_MAX_OUTS];
 	ino_t out_ino[INPUT_MAX_OUTS];
@@ -32,7 +33,10 @@ struct input {
 void input_init(
     struct input *in, char **files, int nfiles, const int *outs, int nouts);
 
-/* Open the next operand if none is open; false when there are none left. */
+/*
+ * Open the next operand if none is open; false when there are none left,
+ * or when a stop was requested while one was opening (then stopped).
+ */
 bool input_open(struct input *in);
 
 /* Close the current operand. */

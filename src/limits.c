@@ -329,11 +329,13 @@ describe_limit(
 		return 2 * l->burst; /* two windows meet at an edge */
 	case ALG_LEAKY:
 		snprintf(out, size, "%s%s, leaky", rate, per);
-		return l->burst;
+		return l->initial < l->burst ? l->initial : l->burst;
 	default:
+		/* What the bucket held at start (--initial) is all it let
+		 * through at once. */
 		snprintf(out, size, "%s%s, burst %llu", rate, per,
 		    (unsigned long long)l->burst);
-		return l->burst;
+		return l->initial < l->burst ? l->initial : l->burst;
 	}
 }
 

@@ -27,6 +27,13 @@ admit(struct queue *q, const struct view *v, int64_t now_ns, struct action *a)
 			 * leaves first. */
 			if (q->queued < q->max_queued && drop_len > 0)
 				break;
+			/* A record to drop is dropped whole, once its end is
+			 * here: only one too long to wait for in the buffer
+			 * goes in pieces (and a stop then waits for its end). */
+			if (q->queued >= q->max_queued && !v->eof && !v->full &&
+			    memchr(v->b + r, q->gate->framer.delim,
+				v->len - r) == NULL)
+				break;
 			q->open_ok = q->queued < q->max_queued;
 			q->open = true;
 			if (q->open_ok) {

@@ -105,6 +105,12 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 
 	if (s->drop_fd >= 0)
 		(void)output_write(s->drop_fd, at, bytes, s->drop_name);
+	/* Part of a record in the drop file: a stop waits for the rest. */
+	if (bytes > 0 && !s->framer.bytes)
+		s->drop_open = (unsigned char)at[bytes - 1] !=
+			s->framer.delim &&
+		    !(s->eof && off + bytes == s->tail - s->head);
+	s->in.finish = s->drop_open || s->longrec != LONG_NONE;
 	s->st->bytes_dropped += bytes;
 	s->st->units_dropped += units;
 	if (off == 0) {
@@ -135,7 +141,7 @@ stream_move_long(struct stream *s, bool *pass)
 	*pass = s->longrec == LONG_PASS;
 	if (units == 1 || s->eof) {
 		s->longrec = LONG_NONE; /* its end is here */
-		s->in.finish = false;
+		s->in.finish = s->drop_open;
 	}
 	if (units == 0)
 		n = len;
@@ -198,6 +204,8 @@ int
 stream_wait_input(struct stream *s, int64_t deadline_ns)
 {
 	if (!input_open(&s->in)) {
+		if (s->in.stopped)
+			return EINTR;
 		s->eof = true;
 		return -1;
 	}

@@ -24,7 +24,8 @@ struct stream {
 	char *buf;
 	size_t cap, head, tail;
 	bool eof;
-	bool out_gone; /* the output's reader went away */
+	bool out_gone;	/* the output's reader went away */
+	bool drop_open; /* the drop file holds part of a record */
 	enum longrec longrec;
 	struct framer framer;
 	struct input in;

@@ -5,8 +5,8 @@
 load helpers
 
 setup() {
-	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
-	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run HOME=$BATS_TEST_TMPDIR/home
+	mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
 }
 
 # start_named NAME ARGS...: tbthrottle ARGS --name NAME on an input that
@@ -86,7 +86,7 @@ stop_named() {
 	printf 'x\ny\nz\n' >&"$feed_listed"
 	sleep 0.3
 	run -0 --separate-stderr "$TB" --list
-	assert_eq "${#lines[@]}" 2 "lines"
+	# (Runs of this user outside the test may be listed too.)
 	[[ $output == *"$a"*" listed "*"5/min, burst 2; units 3 in, 2 out, 0 dropped, 1 waiting; up "*" s"* ]] ||
 	    { echo "$output" >&2; false; }
 	[[ $output == *"$b"*" other "*"3/s, leaky; units 0 in"* ]] ||
@@ -94,7 +94,8 @@ stop_named() {
 	stop_named listed "$a"
 	stop_named other "$b"
 	run -0 --separate-stderr "$TB" --list
-	assert_eq "$output" "" "after they ended"
+	[[ $output != *"$a "* && $output != *"$b "* ]] ||
+	    { echo "after they ended: $output" >&2; false; }
 }
 
 @test "-R NAME --stats returns the report; --stats=json as JSON" {
@@ -130,7 +131,7 @@ stop_named() {
 	run -1 --separate-stderr "$TB" -R nobody-here -r 1/s
 	assert_msg "$stderr" "no running tbthrottle of yours is named 'nobody-here' (see --list)"
 	run -0 --separate-stderr "$TB" --list
-	assert_eq "$output" "" "list"
+	[[ $output != *nobody-here* ]]
 }
 
 @test "--name refuses what could not be a name" {

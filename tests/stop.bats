@@ -206,3 +206,45 @@ stop_mid_record() {
 	grep -q '^tbthrottle: units 0 in' "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
 }
+
+@test "a stop with a record to drop only partly here: the drop file holds whole records only" {
+	local d=$BATS_TEST_TMPDIR pid
+	mkfifo "$d/fifo"
+	"$TB" -r 1/min --queue 1 --drop-to "$d/dropped" -s <"$d/fifo" \
+	    >"$d/out" 2>"$d/err" &
+	pid=$!
+	{
+		printf 'a\n'
+		sleep 0.2
+		printf 'b\n'
+		sleep 0.2
+		# The queue is full: this record is to be dropped, but its end
+		# has not come when the stop does.
+		printf 'partial'
+		sleep 0.6
+		kill -s TERM "$pid"
+		sleep 0.3
+	} >"$d/fifo"
+	wait "$pid" || true
+	assert_eq "$(cat "$d/out")" a "released"
+	# b was queued: set aside whole; the partial record is not there.
+	assert_eq "$(cat "$d/dropped")" b "drop file"
+	grep -q '1 out, 0 dropped, 2 waiting' "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "a stop while opening a FIFO operand is no end of input: no partial record set aside" {
+	local d=$BATS_TEST_TMPDIR pid
+	printf 'a\nb\nabc' >"$d/A"
+	mkfifo "$d/B"
+	"$TB" -r 1/min --queue 5 --drop-to "$d/dropped" "$d/A" "$d/B" \
+	    >"$d/out" 2>"$d/err" &
+	pid=$!
+	wait_running "$pid"
+	sleep 0.3
+	kill -s TERM "$pid"
+	wait "$pid" || true
+	assert_eq "$(cat "$d/out")" a "released"
+	# "abc" may go on in B: it is no whole record yet.
+	assert_eq "$(cat "$d/dropped")" b "drop file"
+}
