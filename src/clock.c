@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -46,6 +47,14 @@ clock_wall_offset_ns(void)
 /* A descriptor every wait also watches (the control socket), or -1. */
 static int watched = -1;
 static void (*on_watched)(void);
+/* The read end of the pipe a stop signal writes to, or -1. */
+static int stop_fd = -1;
+
+void
+clock_watch_stop(int fd)
+{
+	stop_fd = fd;
+}
 
 void
 clock_watch(int fd, void (*ready)(void))
@@ -81,7 +90,8 @@ int
 clock_sleep_until(int64_t deadline_ns)
 {
 	/* Watching too: wait on it while a millisecond or more is left. */
-	if (watched >= 0 && deadline_ns - clock_now_ns() >= 1000000)
+	if ((watched >= 0 || stop_fd >= 0) &&
+	    deadline_ns - clock_now_ns() >= 1000000)
 		return clock_wait_fd(-1, 0, deadline_ns) == EINTR ? EINTR : 0;
 	return sleep_exact(deadline_ns);
 }
@@ -89,9 +99,9 @@ clock_sleep_until(int64_t deadline_ns)
 int
 clock_wait_fd(int fd, short events, int64_t deadline_ns)
 {
-	struct pollfd pfd[2] = { { .fd = fd, .events = events },
-		{ .fd = watched, .events = POLLIN } };
-	nfds_t nfds = watched >= 0 ? 2 : 1;
+	struct pollfd pfd[3] = { { .fd = fd, .events = events },
+		{ .fd = watched, .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN } };
 
 	for (;;) {
 		int64_t left_ns = deadline_ns - clock_now_ns();
@@ -112,8 +122,16 @@ clock_wait_fd(int fd, short events, int64_t deadline_ns)
 			ms = (int)(left_ns / 1000000);
 		if (ms == 0)
 			return sleep_exact(deadline_ns);
-		rc = poll(pfd, nfds, ms);
-		if (rc > 0 && nfds == 2 && pfd[1].revents != 0) {
+		rc = poll(pfd, 3, ms);
+		if (rc > 0 && pfd[2].revents != 0) {
+			char b[16];
+
+			/* A stop came, maybe just before this wait began. */
+			while (read(stop_fd, b, sizeof b) > 0)
+				;
+			return EINTR;
+		}
+		if (rc > 0 && pfd[1].revents != 0) {
 			on_watched(); /* a request: answer it, then go on */
 			return EINTR;
 		}

@@ -30,6 +30,13 @@ int clock_sleep_until(int64_t deadline_ns);
  */
 void clock_watch(int fd, void (*ready)(void));
 
+/*
+ * Make every wait below also end, with EINTR, when fd (the read end of
+ * the pipe a stop signal writes to) can be read: a stop that comes just
+ * before a wait begins then ends it too, not only one that interrupts it.
+ */
+void clock_watch_stop(int fd);
+
 /* The descriptor watched, or -1. */
 int clock_watching(void);
 

@@ -1,4 +1,6 @@
 /* Signals: an orderly stop, reports on SIGUSR1, ticks, live changes. */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,12 +46,37 @@ die_of(int sig)
 	_Exit(128 + sig);
 }
 
+/* A pipe that every wait watches, so a stop that comes just before a
+ * wait begins still ends it; [1] is written in the handler. */
+static int wake[2] = { -1, -1 };
+
 static void
 on_stop(int sig)
 {
+	int e = errno;
+
 	if (stop_signal != 0)
 		die_of(sig);
 	stop_signal = sig;
+	if (wake[1] >= 0)
+		(void)!write(wake[1], "", 1);
+	errno = e;
+}
+
+/* Make the wake-up pipe, and have every wait in clock.c watch it. */
+static void
+make_wake_pipe(void)
+{
+	if (pipe(wake) != 0) {
+		wake[0] = wake[1] = -1;
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		(void)fcntl(wake[i], F_SETFD, FD_CLOEXEC);
+		(void)fcntl(
+		    wake[i], F_SETFL, fcntl(wake[i], F_GETFL) | O_NONBLOCK);
+	}
+	clock_watch_stop(wake[0]);
 }
 
 /* Run fn on sig, without SA_RESTART so blocking calls return EINTR. */
@@ -78,6 +105,7 @@ signals_init(void)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa, old;
 
+	make_wake_pipe();
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
