@@ -575,7 +575,7 @@ echo "## Live change"
 echo
 echo "\`tbthrottle -R PID -r RATE\` to a running tbthrottle, $retune_n times:"
 echo "round trip median $retune_med ms, largest $retune_max ms (a process"
-echo "start, the request, SIGUSR2, the reply; -R polls for it every 2 ms)."
+echo "start, connecting to its control socket, the request and the reply)."
 echo
 echo "## Shared buckets"
 echo
