@@ -252,7 +252,7 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 		build_keys(L, start_ns);
 	} else if (cfg->shared != NULL) {
 		build_shared(L);
-	} else if (!config_unlimited(cfg)) {
+	} else if (!options_unlimited(cfg)) {
 		L->gate.limit = build_rates(L, start_ns);
 		L->gate.quantum = limits_quantum(L);
 	} else if (cfg->byte_limited) {

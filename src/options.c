@@ -256,7 +256,7 @@ bucket_limit(const char *rate, const char *burst, const char *initial,
 }
 
 int
-limit_parse(const char *rate, const char *burst, const char *initial,
+options_limit_parse(const char *rate, const char *burst, const char *initial,
     enum unit_mode mode, enum algorithm alg, struct limit *out, char *err,
     size_t errsz)
 {
@@ -1014,7 +1014,7 @@ queue_byte_rate(const struct parsed *p)
 static bool
 queue_unlimited(const struct parsed *p)
 {
-	return p->cfg->queue > 0 && config_unlimited(p->cfg);
+	return p->cfg->queue > 0 && options_unlimited(p->cfg);
 }
 
 static bool
@@ -1038,7 +1038,7 @@ key_bytes(const struct parsed *p)
 static bool
 key_unlimited(const struct parsed *p)
 {
-	return p->cfg->key_field > 0 && config_unlimited(p->cfg);
+	return p->cfg->key_field > 0 && options_unlimited(p->cfg);
 }
 
 static bool
@@ -1080,7 +1080,7 @@ fallback_alone(const struct parsed *p)
 static bool
 shared_unlimited(const struct parsed *p)
 {
-	return p->cfg->shared != NULL && config_unlimited(p->cfg);
+	return p->cfg->shared != NULL && options_unlimited(p->cfg);
 }
 
 static bool
@@ -1117,7 +1117,7 @@ shared_initial(const struct parsed *p)
 static bool
 drop_unlimited(const struct parsed *p)
 {
-	return p->cfg->drop && config_unlimited(p->cfg) &&
+	return p->cfg->drop && options_unlimited(p->cfg) &&
 	    !p->cfg->byte_limited;
 }
 
@@ -1313,7 +1313,7 @@ resolve_limits(struct parsed *p)
 	if (p->nrates == 1 && p->bursts[0] == NULL)
 		p->bursts[0] = p->lead_burst;
 	for (int i = p->nrates - 1; i >= 0; i--) {
-		if (limit_parse(p->rates[i], p->bursts[i], p->initial,
+		if (options_limit_parse(p->rates[i], p->bursts[i], p->initial,
 			cfg->mode, cfg->algorithm, &cfg->limits[i], p->err,
 			p->errsz) != 0)
 			return -1;
@@ -1362,7 +1362,7 @@ struct rule {
  *
  * Found while the options are read, not here: a second -l, -0, -d or -c
  * of another unit, a second -a of another algorithm, two -b for one -r,
- * and a ninth -r.  limit_parse refuses -b with -a leaky, and -b or
+ * and a ninth -r.  options_limit_parse refuses -b with -a leaky, and -b or
  * --initial with -a sliding or fixed, as -R needs that too.
  */
 /* clang-format off */

@@ -42,7 +42,7 @@ struct config {
 	/*
 	 * Every finite -r, in order; limits[0] is the first.  nlimits is 0
 	 * when units have no limit of their own: with -r inf, or with
-	 * --byte-rate and no -r.  See config_unlimited().
+	 * --byte-rate and no -r.  See options_unlimited().
 	 */
 	struct limit limits[MAX_LIMITS];
 	int nlimits;
@@ -80,7 +80,7 @@ struct config {
 
 /* Do units go out without a limit of their own (-r inf, --byte-rate)? */
 static inline bool
-config_unlimited(const struct config *cfg)
+options_unlimited(const struct config *cfg)
 {
 	return cfg->nlimits == 0;
 }
@@ -98,9 +98,9 @@ enum parse_result options_parse(
  * -R both use it.  Returns 0 with the limit in out, or -1 with a one-line
  * reason in err.  A rate of inf gives out->rate.inf, burst and initial 1.
  */
-int limit_parse(const char *rate, const char *burst, const char *initial,
-    enum unit_mode mode, enum algorithm alg, struct limit *out, char *err,
-    size_t errsz);
+int options_limit_parse(const char *rate, const char *burst,
+    const char *initial, enum unit_mode mode, enum algorithm alg,
+    struct limit *out, char *err, size_t errsz);
 
 /* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
  * not starting with '.'? */

@@ -56,7 +56,7 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	}
 	/* Last to first, and inf refused, as on the command line. */
 	for (int i = n - 1; i >= 0; i--) {
-		if (limit_parse(rates[i], bursts[i], NULL, cfg->mode,
+		if (options_limit_parse(rates[i], bursts[i], NULL, cfg->mode,
 			cfg->algorithm, &new[i], why, sizeof why) != 0) {
 			snprintf(reply, size, "error: %s\n", why);
 			return;

@@ -48,7 +48,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    l->rate.n == 0 || l->rate.d == 0)
 				abort();
 		}
-		if (cfg.drop && config_unlimited(&cfg) && !cfg.byte_limited)
+		if (cfg.drop && options_unlimited(&cfg) && !cfg.byte_limited)
 			abort();
 		break;
 	case OPT_HELP:
