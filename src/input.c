@@ -175,16 +175,21 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 	while (input_open(in)) {
 		ssize_t n;
 
-		if (fresh != NULL && !clock_fd_ready(in->fd, POLLIN))
-			*fresh = true;
-		/* A request on the control socket must not wait for input. */
-		if (clock_watching() >= 0 &&
-		    clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
-			n = -1;
-			errno = EINTR;
-		} else {
-			n = read(in->fd, b, room);
+		n = 0;
+		if ((fresh != NULL || clock_watching() >= 0) &&
+		    !clock_fd_ready(in->fd, POLLIN)) {
+			if (fresh != NULL)
+				*fresh = true;
+			/* A request on the control socket must not wait for
+			 * input: wait for both. */
+			if (clock_watching() >= 0 &&
+			    clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
+				n = -1;
+				errno = EINTR;
+			}
 		}
+		if (n == 0)
+			n = read(in->fd, b, room);
 
 		if (n > 0)
 			return n;
