@@ -104,7 +104,10 @@ connect_to(const char *path)
 	return -1;
 }
 
-/* Is a run of ours answering on path?  Its pid in *pid. */
+/*
+ * Is a run of ours answering on path?  Its pid in *pid.  A socket whose
+ * process is gone is removed.
+ */
 static bool
 answering(const char *path, pid_t *pid)
 {
@@ -112,8 +115,11 @@ answering(const char *path, pid_t *pid)
 	uid_t uid;
 	bool ours;
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == ECONNREFUSED)
+			(void)unlink(path);
 		return false;
+	}
 	ours = peer(fd, &uid, pid) == 0 && uid == geteuid();
 	(void)close(fd);
 	return ours;
@@ -146,7 +152,7 @@ claim_name(const char *dir, const char *name, char *why, size_t size)
 			    name, (long)other);
 			return -2;
 		}
-		(void)unlink(name_path); /* its run is gone */
+		(void)unlink(name_path); /* its run is gone (if not already) */
 	}
 	snprintf(why, size, "--name %s: %s", name, strerror(errno));
 	name_path[0] = '\0';
@@ -466,27 +472,6 @@ name_of(const char *dir, long pid, char *out, size_t size)
 	(void)closedir(d);
 }
 
-/* Is the socket at path answered by its pid, of our user?  A socket whose
- * process is gone is removed. */
-static bool
-live_socket(const char *path, long pid)
-{
-	int fd = connect_to(path);
-	uid_t uid;
-	pid_t who;
-	bool live;
-
-	if (fd < 0) {
-		if (errno == ECONNREFUSED)
-			(void)unlink(path);
-		return false;
-	}
-	live = peer(fd, &uid, &who) == 0 && uid == geteuid() &&
-	    who == (pid_t)pid;
-	(void)close(fd);
-	return live;
-}
-
 int
 control_each(void (*each)(void *, long, const char *), void *arg)
 {
@@ -502,12 +487,13 @@ control_each(void (*each)(void *, long, const char *), void *arg)
 			continue;
 		while ((e = readdir(d)) != NULL) {
 			long pid;
+			pid_t who;
 
 			if (!is_pid(e->d_name))
 				continue;
 			pid = strtol(e->d_name, NULL, 10);
 			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			if (!live_socket(path, pid))
+			if (!answering(path, &who) || who != (pid_t)pid)
 				continue;
 			name_of(dir, pid, name, sizeof name);
 			each(arg, pid, name);
