@@ -226,7 +226,8 @@ move_long(struct run *r)
 	around_output(r, true);
 	if (n == 0)
 		return r->s.longrec == LONG_NONE;
-	r->pol->streamed(r->pol->self, &v, n, pass, clock_now_ns());
+	if (r->pol->streamed != NULL)
+		r->pol->streamed(r->pol->self, &v, n, pass, clock_now_ns());
 	return true;
 }
 
@@ -280,7 +281,8 @@ turn(struct run *r)
 	signals_poll_report();
 	if (changes != r->seen) {
 		r->seen = changes;
-		r->pol->retuned(r->pol->self, changed_ns);
+		if (r->pol->retuned != NULL)
+			r->pol->retuned(r->pol->self, changed_ns);
 	}
 	if (r->s.out_gone)
 		return false;

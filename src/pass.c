@@ -18,19 +18,6 @@ pass_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		policy_read(a, f->bytes && v->len == 0);
 }
 
-static void
-pass_streamed(
-    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
-{
-	(void)self, (void)v, (void)bytes, (void)pass, (void)now_ns;
-}
-
-static void
-pass_retuned(void *self, int64_t now_ns)
-{
-	(void)self, (void)now_ns;
-}
-
 static uint64_t
 pass_waiting(const void *self, const struct view *v, bool streaming)
 {
@@ -42,6 +29,6 @@ pass_waiting(const void *self, const struct view *v, bool streaming)
 void
 pass_policy(struct policy *p, struct gate *g)
 {
-	*p = (struct policy){ g, pass_next, pass_streamed, pass_retuned,
-		pass_waiting, NULL, false };
+	*p = (struct policy){ g, pass_next, NULL, NULL, pass_waiting, NULL,
+		false };
 }

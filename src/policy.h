@@ -67,11 +67,12 @@ struct policy {
 	void *self;
 	void (*next)(
 	    void *self, const struct view *v, int64_t now_ns, struct action *a);
-	/* bytes at the head of v of a long record were sent (pass) or
-	 * dropped at now_ns. */
+	/* NULL, or: bytes at the head of v of a long record were sent
+	 * (pass) or dropped at now_ns. */
 	void (*streamed)(void *self, const struct view *v, size_t bytes,
 	    bool pass, int64_t now_ns);
-	/* The limits changed at now_ns: forget any decision made before. */
+	/* NULL, or: the limits changed at now_ns; forget any decision made
+	 * before. */
 	void (*retuned)(void *self, int64_t now_ns);
 	/* Units read and not yet released or dropped; streaming: the head
 	 * record is a long one already counted. */

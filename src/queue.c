@@ -169,12 +169,6 @@ queue_streamed(
 	}
 }
 
-static void
-queue_retuned(void *self, int64_t now_ns)
-{
-	(void)self, (void)now_ns;
-}
-
 static uint64_t
 queue_waiting(const void *self, const struct view *v, bool streaming)
 {
@@ -197,7 +191,7 @@ queue_policy(struct policy *p, struct queue *q, const struct gate *g,
 						QUEUE_BUF_BYTES;
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
-	*p = (struct policy){ q, queue_next, queue_streamed, queue_retuned,
+	*p = (struct policy){ q, queue_next, queue_streamed, NULL,
 		queue_waiting, NULL, false };
 	return 0;
 }
