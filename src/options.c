@@ -700,8 +700,9 @@ static const struct option_row options[] = {
 	    "NAME or PID; a -r without -b keeps its burst;\n"
 	    "with --stats[=json], print its report instead" },
 	{ "list", 0, no_argument, NULL, set_list,
-	    "list your running tbthrottles: pid, name, limits,\n"
-	    "units in, out, dropped, waiting, and age" },
+	    "list your running tbthrottles with a rate or a name:\n"
+	    "pid, name, limits, units in, out, dropped, waiting,\n"
+	    "and age" },
 	{ "help", 'h', no_argument, NULL, set_help, "show this help and exit" },
 	{ "version", 'V', no_argument, NULL, set_version,
 	    "show the version and exit" },
