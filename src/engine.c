@@ -45,6 +45,7 @@ count_waiting(struct run *r)
 	r->e->stats->units_waiting = r->pol->waiting(
 	    r->pol->self, &v, r->s.longrec != LONG_NONE);
 	r->e->stats->bytes_waiting = v.len;
+	stream_tally_held(&r->s);
 }
 
 /* The report, on SIGUSR1 and for --stats. */
@@ -310,6 +311,8 @@ engine_run(const struct engine *e)
 		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
+	run.s.tally = e->tally;
+	run.s.tally_ctx = e->tally_ctx;
 	while (turn(&run))
 		;
 	if (signals_stop_requested())

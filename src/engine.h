@@ -31,6 +31,8 @@ struct engine {
 	bool stats_json;     /* report format */
 	bool stats_at_exit;  /* print the report when done */
 	bool progress;	     /* redraw a status line on stderr */
+	stats_tally_fn *tally; /* NULL, or counts each record's fate */
+	void *tally_ctx;
 };
 
 /*

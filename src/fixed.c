@@ -13,9 +13,8 @@ fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
 		.used = 0 };
 }
 
-/* The window holding monotonic time t_ns. */
-static int64_t
-window_of(const struct fixed *f, int64_t t_ns)
+int64_t
+fixed_window_of(const struct fixed *f, int64_t t_ns)
 {
 	int64_t wall = t_ns + f->wall_offset_ns;
 	int64_t i = wall / f->width_ns;
@@ -39,7 +38,7 @@ used_in(const struct fixed *f, int64_t i)
 int64_t
 fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units)
 {
-	int64_t i = window_of(f, ready_ns);
+	int64_t i = fixed_window_of(f, ready_ns);
 
 	if (i < f->index) /* never back into a window already used */
 		i = f->index;
@@ -67,7 +66,7 @@ fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns)
 
 	if (t > now_ns)
 		return 0;
-	return f->limit - used_in(f, window_of(f, t));
+	return f->limit - used_in(f, fixed_window_of(f, t));
 }
 
 uint64_t
@@ -80,7 +79,7 @@ fixed_take(struct fixed *f, int64_t ready_ns, int64_t now_ns, uint64_t max)
 		got = max;
 	if (got == 0)
 		return 0;
-	i = window_of(f, charge_time(f, ready_ns, now_ns));
+	i = fixed_window_of(f, charge_time(f, ready_ns, now_ns));
 	f->used = used_in(f, i) + got;
 	f->index = i;
 	return got;

@@ -21,6 +21,9 @@ struct fixed {
 void fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
     int64_t wall_offset_ns, int64_t catchup_ns);
 
+/* The window holding monotonic time t_ns, by its number. */
+int64_t fixed_window_of(const struct fixed *f, int64_t t_ns);
+
 /* Earliest time, not before ready_ns, at which units (<= limit) fit. */
 int64_t fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units);
 

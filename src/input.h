@@ -3,6 +3,7 @@
 #define INPUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Most regular files written to that an operand must not be. */
@@ -56,5 +57,13 @@ ssize_t input_read(struct input *in, char *b, size_t room, bool *fresh);
  * SPLICE_UNSUPPORTED when this operand must be read instead.
  */
 ssize_t input_splice(struct input *in);
+
+/*
+ * Read the whole regular file path, of at most max bytes, into a new
+ * buffer *text of *len bytes (with a NUL after them), without waiting
+ * for anything else.  0, or -1 with "path: reason" in err.
+ */
+int input_slurp(const char *path, size_t max, char **text, size_t *len,
+    char *err, size_t size);
 
 #endif

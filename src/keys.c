@@ -1,4 +1,4 @@
-/* Per-key token buckets: a small state per live key; pure, no I/O. */
+/* Per-key limits: a small state per live key, by rule; pure, no I/O. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,22 +143,128 @@ unlink_slot(struct keytab *t, size_t hole)
 	t->index[hole] = 0;
 }
 
-/* When the bucket of e is full again: bucket_full_at is true from then. */
+/* a + b, saturated to INT64_MAX, for b >= 0. */
+static int64_t
+add_sat(int64_t a, int64_t b)
+{
+	return a > 0 && b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* When bucket state st of rule r is full again: bucket_full_at from then. */
+static int64_t
+bucket_refill_ns(const struct bucket *r, const union keystate *st)
+{
+	uint64_t n = r->n, d = r->d, k = st->b.k, wait;
+
+	/* k < n, and n * d < 2^63: k * d + n - 1 cannot wrap. */
+	if (k == 0)
+		wait = 0;
+	else if (n == 0 || k >= n)
+		wait = d;
+	else
+		wait = (k * d + n - 1) / n;
+	if (wait > (uint64_t)INT64_MAX)
+		return INT64_MAX;
+	return add_sat(st->b.base_ns, (int64_t)wait);
+}
+
+/*
+ * When the state st of rule r holds nothing a new key's would not: its
+ * bucket is full again, or every release it counts is out of reach of a
+ * window charged as late as the catch-up allows, or earlier than now.
+ */
+static int64_t
+state_refill_ns(
+    const struct keytab *t, const struct keyrule *r, const union keystate *st)
+{
+	const struct sliding *w = &r->sliding;
+	const struct fixed *f = &r->fixed;
+	uint64_t last;
+
+	if (r->none || r->inf)
+		return INT64_MIN;
+	switch (t->kind) {
+	case KEYS_SLIDING:
+		if (st->s.count == 0)
+			return INT64_MIN;
+		last = (st->s.oldest + st->s.count - 1) % w->limit;
+		return add_sat(add_sat(st->s.times[last], w->width_ns),
+		    w->catchup_ns);
+	case KEYS_FIXED:
+		if (st->f.index == INT64_MIN)
+			return INT64_MIN;
+		return add_sat((st->f.index + 1) * f->width_ns -
+			f->wall_offset_ns,
+		    f->catchup_ns);
+	default:
+		return bucket_refill_ns(&r->bucket, st);
+	}
+}
+
+/* When the state of entry e holds nothing a new key's would not. */
 static int64_t
 refill_ns(const struct keytab *t, const struct keyent *e)
 {
-	uint64_t n = t->proto.n, d = t->proto.d, wait;
+	return state_refill_ns(t, &t->rules[e->rule], &e->st);
+}
 
-	/* k < n, and n * d < 2^63: k * d + n - 1 cannot wrap. */
-	if (e->k == 0)
-		wait = 0;
-	else if (n == 0 || e->k >= n)
-		wait = d;
-	else
-		wait = (e->k * d + n - 1) / n;
-	if (e->base_ns > 0 && wait > (uint64_t)(INT64_MAX - e->base_ns))
-		return INT64_MAX;
-	return e->base_ns + (int64_t)wait;
+/* Release what state st of t holds apart: a window's times. */
+static void
+free_state(const struct keytab *t, union keystate *st)
+{
+	if (t->kind == KEYS_SLIDING) {
+		free(st->s.times);
+		st->s.times = NULL;
+		st->s.count = st->s.oldest = 0;
+	}
+}
+
+/* The state of a key with none yet, at now_ns. */
+static union keystate
+new_state(const struct keytab *t, int64_t now_ns)
+{
+	union keystate st;
+
+	memset(&st, 0, sizeof st);
+	if (t->kind == KEYS_FIXED)
+		st.f.index = INT64_MIN;
+	else if (t->kind == KEYS_BUCKET)
+		st.b.base_ns = now_ns;
+	return st;
+}
+
+/*
+ * Times a ring of a window of limit units holds for count releases: a
+ * power of two, to grow by doubling, up to the limit.
+ */
+static uint64_t
+ring_cap(uint64_t count, uint64_t limit)
+{
+	uint64_t c = 1;
+
+	if (count == 0)
+		return 0;
+	if (count >= limit)
+		return limit;
+	while (c < count)
+		c <<= 1;
+	return c < limit ? c : limit;
+}
+
+/* Make room in the ring of st for one more release; false without memory. */
+static bool
+ring_room(union keystate *st, uint64_t limit)
+{
+	uint64_t need = ring_cap(st->s.count + 1ULL, limit);
+	int64_t *p;
+
+	if (st->s.count >= limit ||
+	    (st->s.times != NULL && need == ring_cap(st->s.count, limit)))
+		return true;
+	if ((p = realloc(st->s.times, need * sizeof *p)) == NULL)
+		return false;
+	st->s.times = p;
+	return true;
 }
 
 /* Put e at entry i of the heap, and point its index slot at it. */
@@ -206,6 +312,7 @@ forget_refilled(struct keytab *t, int64_t now_ns)
 		unlink_slot(t, t->ents[0].slot);
 		if (t->ents[0].len == KEYS_APART)
 			free(apart(&t->ents[0]));
+		free_state(t, &t->ents[0].st);
 		if (--t->live > 0) {
 			place(t, 0, &t->ents[t->live]);
 			(void)reheap(t, 0);
@@ -283,76 +390,224 @@ hold_key(struct keytab *t, const char *key, size_t len)
 	return true;
 }
 
+uint64_t
+keys_worst_bytes(
+    enum keys_kind kind, uint64_t max_keys, uint64_t limit, size_t nrules)
+{
+	/* An entry, four index slots (it doubles at half full), and a
+	 * window's times with the allocator's overhead. */
+	uint64_t per = sizeof(struct keyent) + 4 * sizeof(uint64_t);
+
+	if (kind == KEYS_SLIDING)
+		per += limit * sizeof(int64_t) + 16;
+	else
+		limit = 0;
+	return (max_keys > UINT64_MAX / per ? UINT64_MAX : max_keys * per) +
+	    nrules * (sizeof(struct keyrule) + sizeof(union keystate) +
+			 limit * sizeof(int64_t));
+}
+
+size_t
+keys_rule_of(const struct keytab *t, const char *key, size_t len)
+{
+	const struct tier *tier;
+
+	if (t->tiers == NULL ||
+	    (tier = tiers_match(t->tiers, key, len)) == NULL)
+		return t->nrules - 1;
+	return tier->index;
+}
+
+static void select_overflow(struct keytab *t, size_t r);
+
+/* Copy rules[0..n) with a fresh overflow state each, at now_ns, into t. */
+static int
+take_rules(struct keytab *t, const struct keyrule *rules, size_t n,
+    const struct tiers *tiers, int64_t now_ns)
+{
+	struct keyrule *r = NULL;
+	union keystate *o = NULL;
+
+	if (n == 0 || n > KEYS_MAX_RULES ||
+	    (tiers != NULL && tiers->ntiers + 1 != n) ||
+	    (r = malloc(n * sizeof *r)) == NULL ||
+	    (o = malloc(n * sizeof *o)) == NULL) {
+		free(r);
+		return -1;
+	}
+	memcpy(r, rules, n * sizeof *r);
+	for (size_t i = 0; i < n; i++)
+		o[i] = new_state(t, now_ns);
+	t->rules = r;
+	t->overflow = o;
+	t->nrules = n;
+	t->tiers = tiers;
+	return 0;
+}
+
 int
-keys_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
-    const struct siphash_key *seed, int64_t now_ns)
+keys_init(struct keytab *t, enum keys_kind kind,
+    const struct keyrule *rules, size_t nrules, const struct tiers *tiers,
+    size_t max_keys, const struct siphash_key *seed, int64_t now_ns)
 {
 	memset(t, 0, sizeof *t);
+	t->kind = kind;
 	t->seed = *seed;
-	t->proto = *proto;
 	t->max_keys = max_keys > 0 ? max_keys : 1;
 	t->cap = KEYS_MIN_CAP;
 	t->room = t->max_keys < KEYS_MIN_CAP / 2 ? t->max_keys :
 						   KEYS_MIN_CAP / 2;
 	t->index = calloc(t->cap, sizeof *t->index);
 	t->ents = malloc(t->room * sizeof *t->ents);
-	t->overflow = *proto;
-	t->overflow.base_ns = now_ns;
-	t->overflow.k = 0;
-	/* Before any key is selected, takes go to the overflow bucket. */
-	t->cur = t->overflow;
 	t->sel = SIZE_MAX;
-	t->sel_overflow = true;
-	if (t->index == NULL || t->ents == NULL) {
+	if (t->index == NULL || t->ents == NULL ||
+	    take_rules(t, rules, nrules, tiers, now_ns) != 0) {
 		free(t->index);
 		free(t->ents);
 		t->index = NULL;
 		t->ents = NULL;
 		return -1;
 	}
+	/* Before any key is selected, takes go to an overflow state. */
+	select_overflow(t, t->nrules - 1);
 	return 0;
 }
 
 void
 keys_free(struct keytab *t)
 {
-	for (size_t i = 0; i < t->live; i++)
+	for (size_t i = 0; i < t->live; i++) {
 		if (t->ents[i].len == KEYS_APART)
 			free(apart(&t->ents[i]));
+		free_state(t, &t->ents[i].st);
+	}
+	for (size_t i = 0; t->overflow != NULL && i < t->nrules; i++)
+		free_state(t, &t->overflow[i]);
+	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
+		free(t->cur_w.times); /* a new key's, not kept */
 	free(t->index);
 	free(t->ents);
 	free(t->pend_apart);
+	free(t->rules);
+	free(t->overflow);
 	t->index = NULL;
 	t->ents = NULL;
 	t->pend_apart = NULL;
+	t->rules = NULL;
+	t->overflow = NULL;
 	t->live = 0;
+}
+
+/* Load state st of rule r into the selected limit of t. */
+static void
+load(struct keytab *t, size_t r, const union keystate *st)
+{
+	const struct keyrule *rule = &t->rules[r];
+
+	t->sel_rule = r;
+	t->cur_none = rule->none;
+	t->cur_inf = rule->inf;
+	switch (t->kind) {
+	case KEYS_SLIDING:
+		t->cur_w = rule->sliding;
+		t->cur_w.times = st->s.times;
+		t->cur_w.oldest = st->s.oldest;
+		t->cur_w.count = st->s.count;
+		break;
+	case KEYS_FIXED:
+		t->cur_f = rule->fixed;
+		t->cur_f.index = st->f.index;
+		t->cur_f.used = st->f.used;
+		break;
+	default:
+		t->cur = rule->bucket;
+		t->cur.base_ns = st->b.base_ns;
+		t->cur.k = st->b.k;
+		break;
+	}
+}
+
+/* The selected limit of t as a state. */
+static union keystate
+saved(const struct keytab *t)
+{
+	union keystate st;
+
+	memset(&st, 0, sizeof st);
+	switch (t->kind) {
+	case KEYS_SLIDING:
+		st.s.times = t->cur_w.times;
+		st.s.oldest = (uint32_t)t->cur_w.oldest;
+		st.s.count = (uint32_t)t->cur_w.count;
+		break;
+	case KEYS_FIXED:
+		st.f.index = t->cur_f.index;
+		st.f.used = t->cur_f.used;
+		break;
+	default:
+		st.b.base_ns = t->cur.base_ns;
+		st.b.k = t->cur.k;
+		break;
+	}
+	return st;
+}
+
+/*
+ * Make room in the ring of state st of rule r for the next release; a
+ * state that cannot have it lets nothing through.
+ */
+static void
+ready_ring(struct keytab *t, size_t r, union keystate *st)
+{
+	if (t->kind == KEYS_SLIDING && !t->rules[r].none && !t->rules[r].inf &&
+	    !ring_room(st, t->rules[r].sliding.limit))
+		t->cur_none = true;
+}
+
+/* Select rule r's overflow state. */
+static void
+select_overflow(struct keytab *t, size_t r)
+{
+	t->sel_overflow = true;
+	t->sel = SIZE_MAX;
+	load(t, r, &t->overflow[r]);
+	ready_ring(t, r, &t->overflow[r]);
+	t->cur_w.times = t->overflow[r].s.times;
 }
 
 void
 keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 {
+	union keystate st;
 	uint64_t v;
+	size_t r;
 
+	/* A new key's window that took nothing was not kept. */
+	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
+		free(t->cur_w.times);
 	t->sel_hash = siphash24(&t->seed, key, len);
 	t->sel_overflow = false;
 	v = t->index[find(t, t->sel_hash, key, len)];
 	if (v != 0) {
-		const struct keyent *e = &t->ents[t->sel = entry_of(v)];
+		struct keyent *e = &t->ents[t->sel = entry_of(v)];
 
-		t->cur = t->proto;
-		t->cur.base_ns = e->base_ns;
-		t->cur.k = e->k;
+		load(t, e->rule, &e->st);
+		ready_ring(t, e->rule, &e->st);
+		t->cur_w.times = e->st.s.times;
 		return;
 	}
-	/* A key with no state has a full bucket. */
+	/* A key with no state has a full bucket, an empty window. */
 	t->sel = SIZE_MAX;
-	t->cur = t->proto;
-	t->cur.base_ns = now_ns;
-	t->cur.k = 0;
+	r = keys_rule_of(t, key, len);
 	if (!make_room(t, now_ns) || !hold_key(t, key, len)) {
-		t->sel_overflow = true;
-		t->cur = t->overflow;
+		select_overflow(t, r);
+		return;
 	}
+	st = new_state(t, now_ns);
+	load(t, r, &st);
+	ready_ring(t, r, &st);
+	t->cur_w.times = st.s.times;
+	t->pend.rule = (uint16_t)r;
 }
 
 void
@@ -374,34 +629,158 @@ keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 
 	(void)now_ns;
 	if (t->sel_overflow) {
-		t->overflow = t->cur;
+		t->overflow[t->sel_rule] = saved(t);
 		t->overflowed += taken;
 		return;
 	}
 	if (t->sel != SIZE_MAX) {
 		e = &t->ents[t->sel];
 		was = refill_ns(t, e);
-		e->base_ns = t->cur.base_ns;
-		e->k = t->cur.k;
+		e->st = saved(t);
 		if (refill_ns(t, e) != was)
 			t->sel = reheap(t, t->sel);
 		return;
 	}
 	/*
-	 * Nothing taken from a new bucket: nothing to keep.  A bucket that
+	 * Nothing taken by a new key: nothing to keep.  A bucket that
 	 * gave units is kept even if it still reads full: what it gave out
 	 * of its catch-up credit must not be given twice.  keys_select made
 	 * room for it.
 	 */
-	if (taken == 0)
+	if (taken == 0 || t->cur_none || t->cur_inf)
 		return;
 	tag = t->sel_hash & ENTRY_BITS;
 	e = &t->ents[t->sel = t->live++];
 	*e = t->pend;
 	t->pend_apart = NULL; /* the entry owns it now */
-	e->base_ns = t->cur.base_ns;
-	e->k = t->cur.k;
+	e->st = saved(t);
 	e->slot = (uint32_t)empty_slot(t->index, t->cap, tag);
 	t->index[e->slot] = tag << 32 | (t->sel + 1);
 	t->sel = reheap(t, t->sel);
+}
+
+/*
+ * State st of rule from, re-rated at now_ns to rule to (see keys_retune):
+ * a bucket as bucket_retune has it; a fixed window keeps its count if it
+ * is the window of now_ns, in the new windows as in the old; a sliding
+ * window keeps the latest releases the new limit counts.  false, st
+ * unchanged, when memory runs out.
+ */
+static bool
+restate(const struct keytab *t, const struct keyrule *from,
+    const struct keyrule *to, union keystate *st, int64_t now_ns)
+{
+	struct bucket b;
+	uint64_t keep, cap, lim;
+	int64_t *p = NULL;
+
+	if (from->none || to->none || from->inf || to->inf) {
+		free_state(t, st);
+		*st = new_state(t, now_ns);
+		return true;
+	}
+	switch (t->kind) {
+	case KEYS_SLIDING:
+		lim = from->sliding.limit;
+		keep = st->s.count < to->sliding.limit ? st->s.count :
+							 to->sliding.limit;
+		cap = ring_cap(keep, to->sliding.limit);
+		if (cap > 0 && (p = malloc(cap * sizeof *p)) == NULL)
+			return false;
+		for (uint64_t i = 0; i < keep; i++)
+			p[i] = st->s.times[(st->s.oldest + st->s.count - keep +
+						i) %
+			    lim];
+		free(st->s.times);
+		st->s.times = p;
+		st->s.oldest = 0;
+		st->s.count = (uint32_t)keep;
+		return true;
+	case KEYS_FIXED:
+		if (st->f.index != INT64_MIN &&
+		    fixed_window_of(&from->fixed, now_ns) == st->f.index)
+			st->f.index = fixed_window_of(&to->fixed, now_ns);
+		else
+			*st = new_state(t, now_ns);
+		return true;
+	default:
+		b = from->bucket;
+		b.base_ns = st->b.base_ns;
+		b.k = st->b.k;
+		bucket_retune(&b, to->bucket.n, to->bucket.d, to->bucket.burst,
+		    now_ns);
+		st->b.base_ns = b.base_ns;
+		st->b.k = b.k;
+		return true;
+	}
+}
+
+/* Order the entries of t as a heap by refill time again, from scratch. */
+static void
+heapify(struct keytab *t)
+{
+	for (size_t i = t->live / 2; i-- > 0;)
+		(void)reheap(t, i);
+}
+
+int
+keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
+    const struct tiers *tiers, int64_t now_ns)
+{
+	struct keytab old = *t;
+	size_t *to;
+	size_t len;
+
+	if (nrules == 0 || nrules > KEYS_MAX_RULES ||
+	    (to = malloc((t->live + 1) * sizeof *to)) == NULL)
+		return -1;
+	/* The rule each key finds among the new, before anything changes. */
+	t->tiers = tiers;
+	t->nrules = nrules;
+	for (size_t i = 0; i < t->live; i++) {
+		const char *key = bytes_of(&t->ents[i], &len);
+
+		to[i] = keys_rule_of(t, key, len);
+	}
+	t->tiers = old.tiers;
+	t->nrules = old.nrules;
+	if (take_rules(t, rules, nrules, tiers, now_ns) != 0) {
+		free(to);
+		return -1;
+	}
+	/* From here on nothing can fail but a window's copy, whose key
+	 * then starts afresh: it had released nothing that counts. */
+	for (size_t i = 0; i < t->live; i++) {
+		struct keyent *e = &t->ents[i];
+
+		if (!restate(t, &old.rules[e->rule], &t->rules[to[i]], &e->st,
+			now_ns)) {
+			free_state(t, &e->st);
+			e->st = new_state(t, now_ns);
+		}
+		e->rule = (uint16_t)to[i];
+	}
+	/* Overflow states go to the rule of the same place, the rest's to
+	 * the rest's. */
+	for (size_t i = 0; i < old.nrules; i++) {
+		size_t j = i + 1 == old.nrules ? nrules - 1 : i;
+
+		if (j < nrules - 1 || i + 1 == old.nrules) {
+			free_state(t, &t->overflow[j]);
+			t->overflow[j] = old.overflow[i];
+			if (!restate(t, &old.rules[i], &t->rules[j],
+				&t->overflow[j], now_ns))
+				free_state(t, &t->overflow[j]);
+		} else {
+			free_state(t, &old.overflow[i]);
+		}
+	}
+	free(old.rules);
+	free(old.overflow);
+	free(to);
+	heapify(t);
+	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
+		free(t->cur_w.times);
+	select_overflow(t, t->nrules - 1);
+	return 0;
 }

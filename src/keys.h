@@ -1,4 +1,4 @@
-/* Per-key token buckets: a small state per live key; pure, no I/O. */
+/* Per-key limits: a small state per live key, by rule; pure, no I/O. */
 #ifndef KEYS_H
 #define KEYS_H
 
@@ -7,20 +7,64 @@
 #include <stdint.h>
 
 #include "bucket.h"
+#include "fixed.h"
 #include "siphash.h"
+#include "sliding.h"
+#include "tiers.h"
 
 /* Key bytes kept in an entry itself; a longer key is allocated apart. */
-#define KEYS_INLINE 19
+#define KEYS_INLINE 17
 
 /*
- * A live key: its bucket's state, where the index points at it, and its
- * bytes, or for a longer key a pointer to them and their length: 40 bytes
- * in all.
+ * The most the key table of -a sliding may need at worst, in bytes: live
+ * keys times the release times each keeps (8 bytes apiece, up to the
+ * limit of its window), beside their entries and index.  A run whose
+ * worst case is larger is refused at start (keys_worst_bytes).
+ */
+#define KEYS_MEMORY_MAX (UINT64_C(1) << 30)
+
+/* What a key's state is: a token (or leaky) bucket, or a window. */
+enum keys_kind { KEYS_BUCKET, KEYS_SLIDING, KEYS_FIXED };
+
+/*
+ * The limit of a group of keys (a tier, or every key no tier takes): the
+ * prototype of its kind, whose state is unused; or none, which lets no
+ * unit through (keys no tier takes when -r is not given), or inf, which
+ * lets every unit through.
+ */
+struct keyrule {
+	bool none;
+	bool inf; /* no limit: every unit goes (a tier of rate inf) */
+	struct bucket bucket;	/* KEYS_BUCKET: rate, burst, catch-up */
+	struct sliding sliding; /* KEYS_SLIDING: limit, width, catch-up */
+	struct fixed fixed;	/* KEYS_FIXED: limit, width, offset, catch-up */
+};
+
+/* A key's state: a bucket, a fixed window, or a sliding window's times. */
+union keystate {
+	struct {
+		int64_t base_ns;
+		uint64_t k;
+	} b;
+	struct {
+		int64_t index;
+		uint64_t used;
+	} f;
+	struct {
+		int64_t *times; /* ring of the latest releases, or NULL */
+		uint32_t oldest, count;
+	} s;
+};
+
+/*
+ * A live key: its state, where the index points at it, the rule it
+ * follows, and its bytes, or for a longer key a pointer to them and
+ * their length: 40 bytes in all, beside a window's times.
  */
 struct keyent {
-	int64_t base_ns;
-	uint64_t k;
+	union keystate st;
 	uint32_t slot;	   /* its slot in the index */
+	uint16_t rule;	   /* its rule in the table's rules */
 	unsigned char len; /* bytes in b, or KEYS_INLINE + 1: apart */
 	char b[KEYS_INLINE];
 };
@@ -32,49 +76,90 @@ struct keyspec {
 	int delim;	/* records ending at this byte */
 };
 
+/* Most rules in a table: the tiers of a file and the rule of the rest. */
+#define KEYS_MAX_RULES 65535
+
 /*
- * Buckets by key, all with the rate, burst and catch-up of a prototype.
- * A key is found by SipHash-2-4 of its bytes under a secret seed, so input
- * cannot aim keys at one slot of the index, and known by its bytes, so two
- * keys never share a bucket.  The entries form a heap by the time each
- * bucket is full again.  A bucket that has refilled holds nothing a new
- * one would not, so a new key first forgets those at the top; when
- * max_keys buckets are still refilling, new keys share one overflow
- * bucket.
+ * A limit by key, all of one kind, each key following the rule of the
+ * first tier whose pattern matches it (tiers_match), or the last rule
+ * when none does or there are no tiers.  A key is found by SipHash-2-4 of
+ * its bytes under a secret seed, so input cannot aim keys at one slot of
+ * the index, and known by its bytes, so two keys never share a state.
+ * The entries form a heap by the time each state holds nothing a new one
+ * would not (a bucket full again, a window emptied), and a new key first
+ * forgets those at the top; when max_keys are still live, new keys share
+ * their rule's overflow state.
  */
 struct keytab {
 	struct keyspec spec;
-	struct bucket proto;
-	struct siphash_key seed; /* of the hash, chosen at random */
-	uint64_t *index;     /* hash's low 32 bits << 32 | entry + 1, or 0 */
-	size_t cap;	     /* slots of the index, a power of two */
+	enum keys_kind kind;
+	struct keyrule *rules; /* nrules, owned; the last takes the rest */
+	size_t nrules;
+	const struct tiers *tiers; /* by which keys find their rule, or NULL */
+	union keystate *overflow;  /* a state per rule, for keys past max */
+	struct siphash_key seed;   /* of the hash, chosen at random */
+	uint64_t *index; /* hash's low 32 bits << 32 | entry + 1, or 0 */
+	size_t cap;	 /* slots of the index, a power of two */
 	struct keyent *ents; /* the live keys, a heap by refill time */
 	size_t room;	     /* entries ents holds */
 	size_t live;	     /* entries in use */
 	size_t max_keys;
-	struct bucket overflow;
-	uint64_t overflowed; /* units judged by the overflow bucket */
-	/* The selected key's bucket, read and written by the limiter. */
+	uint64_t overflowed; /* units judged by an overflow state */
+	/* The selected key's limit, read and written by the limiter: cur,
+	 * cur_w or cur_f by kind; none when its rule lets nothing go, inf
+	 * when it lets everything go. */
 	struct bucket cur;
+	struct sliding cur_w;
+	struct fixed cur_f;
+	bool cur_none;
+	bool cur_inf;
 	uint64_t sel_hash;
 	size_t sel; /* its entry, or SIZE_MAX for a new key */
+	size_t sel_rule;
 	bool sel_overflow;
 	struct keyent pend; /* a new key's bytes, kept if it takes units */
 	char *pend_apart;   /* ... a longer one's copy, owned until kept */
 };
 
-/* Start an empty table, hashing keys with seed; -1 when memory runs out. */
-int keys_init(struct keytab *t, const struct bucket *proto, size_t max_keys,
-    const struct siphash_key *seed, int64_t now_ns);
+/*
+ * Bytes the keys of a table of kind may need at worst with max_keys live
+ * and rules whose windows hold at most limit units, beside the rules.
+ */
+uint64_t keys_worst_bytes(
+    enum keys_kind kind, uint64_t max_keys, uint64_t limit, size_t nrules);
+
+/*
+ * Start an empty table of kind, hashing keys with seed, whose keys follow
+ * rules[0..nrules) (copied; at most KEYS_MAX_RULES) as tiers (NULL, or of
+ * nrules - 1 tiers, kept, not copied) says.  Returns -1 when memory runs
+ * out.
+ */
+int keys_init(struct keytab *t, enum keys_kind kind,
+    const struct keyrule *rules, size_t nrules, const struct tiers *tiers,
+    size_t max_keys, const struct siphash_key *seed, int64_t now_ns);
+
+/*
+ * Take on new rules and tiers (as keys_init) at now_ns, all or nothing:
+ * every live key follows the rule its pattern now finds, its state kept
+ * and re-rated from now_ns on as bucket_retune does for a bucket; a
+ * window keeps the latest releases its new limit counts.  Returns -1,
+ * changing nothing, when memory runs out.
+ */
+int keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
+    const struct tiers *tiers, int64_t now_ns);
+
+/* The rule of key[0..len): its index in t->rules. */
+size_t keys_rule_of(const struct keytab *t, const char *key, size_t len);
 
 void keys_free(struct keytab *t);
 
 /*
- * Select the bucket of key[0..len) into t->cur.  now_ns is the current
- * time: a key with no state starts there with a full bucket, and earns
- * no catch-up credit for any time before.  A new key first forgets the
- * buckets full again by now_ns; if max_keys are still live (or memory
- * runs out) it gets the overflow bucket.  O(1) on average, plus
+ * Select the limit of key[0..len) into t->cur (cur_w, cur_f).  now_ns is
+ * the current time: a key with no state starts there with a full bucket
+ * (an empty window), and earns no catch-up credit for any time before.
+ * A new key first forgets the states that hold nothing by now_ns; if
+ * max_keys are still live (or memory runs out) it gets its rule's
+ * overflow state.  O(1) on average, plus
  * O(log live) for each bucket forgotten.
  */
 void keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns);
@@ -87,9 +172,9 @@ void keys_select_record(
     struct keytab *t, const char *rec, size_t len, int64_t now_ns);
 
 /*
- * Keep t->cur, from which taken units were just taken at now_ns, as the
- * selected key's state; a new key that took nothing is not kept, its
- * bucket being still full.  O(log live) at worst.
+ * Keep t->cur (cur_w, cur_f), from which taken units were just taken at
+ * now_ns, as the selected key's state; a new key that took nothing is
+ * not kept, its state being still that of a new one.  O(log live) at worst.
  */
 void keys_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 

@@ -129,23 +129,52 @@ limiter_of_set(struct limiter *l, struct limiter_set *s)
 static int64_t
 k_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 {
-	return bucket_ready_at(
-	    &((const struct keytab *)self)->cur, ready_ns, units);
+	const struct keytab *t = self;
+
+	if (t->cur_none || t->cur_inf)
+		return t->cur_none ? INT64_MAX : ready_ns;
+	switch (t->kind) {
+	case KEYS_SLIDING:
+		return sliding_ready_at(&t->cur_w, ready_ns, units);
+	case KEYS_FIXED:
+		return fixed_ready_at(&t->cur_f, ready_ns, units);
+	default:
+		return bucket_ready_at(&t->cur, ready_ns, units);
+	}
 }
 
 static uint64_t
 k_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
-	return bucket_avail(
-	    &((const struct keytab *)self)->cur, ready_ns, now_ns);
+	const struct keytab *t = self;
+
+	if (t->cur_none || t->cur_inf)
+		return t->cur_none ? 0 : UINT64_MAX;
+	switch (t->kind) {
+	case KEYS_SLIDING:
+		return sliding_avail(&t->cur_w, ready_ns, now_ns);
+	case KEYS_FIXED:
+		return fixed_avail(&t->cur_f, ready_ns, now_ns);
+	default:
+		return bucket_avail(&t->cur, ready_ns, now_ns);
+	}
 }
 
 static uint64_t
 k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	struct keytab *t = self;
-	uint64_t got = bucket_take(&t->cur, ready_ns, now_ns, max);
+	uint64_t got;
 
+	/* keys_select made room in a window's times for one release. */
+	if (t->cur_none || t->cur_inf)
+		got = t->cur_none ? 0 : max;
+	else if (t->kind == KEYS_SLIDING)
+		got = sliding_take(&t->cur_w, ready_ns, now_ns, max > 1 ? 1 : max);
+	else if (t->kind == KEYS_FIXED)
+		got = fixed_take(&t->cur_f, ready_ns, now_ns, max);
+	else
+		got = bucket_take(&t->cur, ready_ns, now_ns, max);
 	keys_store(t, got, now_ns);
 	return got;
 }

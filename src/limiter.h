@@ -72,8 +72,9 @@ void limiter_of_sliding(struct limiter *l, struct sliding *w);
 void limiter_of_fixed(struct limiter *l, struct fixed *f);
 
 /*
- * A limiter backed by the bucket of the key last selected in t
- * (keys_select); take keeps that bucket's new state.
+ * A limiter backed by the limit of the key last selected in t
+ * (keys_select); take keeps its new state, and takes at most one unit
+ * from a sliding window at a time.
  */
 void limiter_of_keys(struct limiter *l, struct keytab *t);
 

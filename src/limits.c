@@ -2,8 +2,11 @@
 /* getentropy(3), in POSIX only since 2024, is a BSD and GNU extension. */
 #define _DEFAULT_SOURCE
 #include <err.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include "msg.h"
 #include "clock.h"
 #include "engine.h"
+#include "input.h"
 #include "limits.h"
 #include "rate.h"
 
@@ -192,20 +196,268 @@ build_redis(struct limits *L, int64_t start_ns)
 	}
 }
 
-/* -k: a bucket per key, in a table. */
+/* The rule l gives keys, started at start_ns: none when l is NULL. */
+static void
+rule_of_limit(const struct config *cfg, const struct limit *l,
+    int64_t start_ns, struct keyrule *r)
+{
+	memset(r, 0, sizeof *r);
+	if (l == NULL || l->rate.inf) {
+		r->none = l == NULL;
+		r->inf = l != NULL;
+		return;
+	}
+	switch (cfg->algorithm) {
+	case ALG_SLIDING:
+		r->sliding = (struct sliding){ .limit = l->rate.count,
+			.width_ns = (int64_t)l->rate.period_ns,
+			.catchup_ns = cfg->catchup_ns };
+		break;
+	case ALG_FIXED:
+		fixed_init(&r->fixed, l->rate.count,
+		    (int64_t)l->rate.period_ns, clock_wall_offset_ns(),
+		    cfg->catchup_ns);
+		break;
+	default:
+		bucket_init(&r->bucket, l->rate.n, l->rate.d, l->burst,
+		    l->burst, start_ns);
+		bucket_set_catchup(&r->bucket, cfg->catchup_ns);
+		break;
+	}
+}
+
+static enum keys_kind
+kind_of(enum algorithm alg)
+{
+	return alg == ALG_SLIDING ? KEYS_SLIDING :
+	    alg == ALG_FIXED	  ? KEYS_FIXED :
+				    KEYS_BUCKET;
+}
+
+/*
+ * The rules of the tiers t and of the keys no tier takes, started at
+ * start_ns, into a new array; NULL when memory runs out.
+ */
+static struct keyrule *
+make_rules(const struct limits *L, const struct tiers *t, int64_t start_ns)
+{
+	const struct config *cfg = L->cfg;
+	size_t n = t->ntiers + 1;
+	struct keyrule *r = calloc(n, sizeof *r);
+
+	if (r == NULL)
+		return NULL;
+	for (size_t i = 0; i < t->ntiers; i++)
+		rule_of_limit(cfg, &t->tier[i].limit, start_ns, &r[i]);
+	rule_of_limit(cfg, cfg->nlimits > 0 ? &cfg->limits[0] : NULL,
+	    start_ns, &r[t->ntiers]);
+	return r;
+}
+
+/* The rate of limit l (NULL: none) as a person reads it, into out. */
+static void
+rate_text(const struct config *cfg, const struct limit *l, char *out,
+    size_t size)
+{
+	if (l == NULL) {
+		snprintf(out, size, "none: dropped");
+		return;
+	}
+	rate_format(&l->rate, cfg->mode == UNIT_BYTES, out, size);
+	if (cfg->algorithm == ALG_TOKEN && !l->rate.inf) {
+		size_t n = strlen(out);
+
+		snprintf(out + n, size - n, ", burst %llu",
+		    (unsigned long long)l->burst);
+	}
+}
+
+/* Order tiers by pattern, for bsearch. */
+static int
+by_pattern(const void *a, const void *b)
+{
+	return strcmp((*(const struct tier *const *)a)->pattern,
+	    (*(const struct tier *const *)b)->pattern);
+}
+
+/* The tier of sorted[0..n) whose pattern is p, or NULL. */
+static const struct tier *
+find_pattern(const struct tier **sorted, size_t n, const char *p)
+{
+	struct tier key = { .pattern = (char *)(uintptr_t)p };
+	const struct tier *kp = &key, **at;
+
+	at = n > 0 ? bsearch(&kp, sorted, n, sizeof *sorted, by_pattern) :
+		     NULL;
+	return at != NULL ? *at : NULL;
+}
+
+/*
+ * A row of counts per tier of t and one for the rest, carrying the
+ * counts of L's rows whose pattern t keeps; NULL when memory runs out.
+ */
+static struct stats_tier *
+make_tier_stats(const struct limits *L, const struct tiers *t)
+{
+	const struct config *cfg = L->cfg;
+	struct stats_tier *row = calloc(t->ntiers + 1, sizeof *row);
+	const struct tier **sorted = malloc((t->ntiers + 1) * sizeof *sorted);
+
+	if (row == NULL || sorted == NULL) {
+		free(row);
+		free(sorted);
+		return NULL;
+	}
+	for (size_t i = 0; i < t->ntiers; i++)
+		sorted[i] = &t->tier[i];
+	qsort(sorted, t->ntiers, sizeof *sorted, by_pattern);
+	for (size_t i = 0; i <= t->ntiers; i++) {
+		const struct tier *ti = i < t->ntiers ? &t->tier[i] : NULL;
+
+		row[i].pattern = ti != NULL ? ti->pattern : NULL;
+		row[i].line = ti != NULL ? ti->line : 0;
+		rate_text(cfg,
+		    ti != NULL	      ? &ti->limit :
+			cfg->nlimits > 0 ? &cfg->limits[0] :
+					   NULL,
+		    row[i].limit, sizeof row[i].limit);
+	}
+	/* The rest's counts carry; a tier's, when its pattern stays. */
+	for (size_t j = 0; j < L->ntier_stats; j++) {
+		const struct stats_tier *was = &L->tier_stats[j];
+		const struct tier *now = was->pattern == NULL ? NULL :
+		    find_pattern(sorted, t->ntiers, was->pattern);
+		struct stats_tier *to = was->pattern == NULL ?
+		    &row[t->ntiers] :
+		    now != NULL ? &row[now->index] :
+				  NULL;
+
+		if (to != NULL) {
+			to->units_out += was->units_out;
+			to->units_dropped += was->units_dropped;
+		}
+	}
+	free(sorted);
+	return row;
+}
+
+/* Is there a tier that matches every key: a last pattern of only '*'? */
+static bool
+catchall(const struct tiers *t)
+{
+	const char *p;
+
+	if (t->ntiers == 0)
+		return false;
+	p = t->tier[t->ntiers - 1].pattern;
+	return strspn(p, "*") == strlen(p);
+}
+
+/*
+ * Can the tiers t (of the file name) serve cfg: a rate for every key,
+ * and a worst case of the key table within KEYS_MEMORY_MAX?  The reason
+ * into err when not.
+ */
+static int
+check_tiers(const struct config *cfg, const char *name, const struct tiers *t,
+    char *err, size_t size)
+{
+	uint64_t most = cfg->nlimits > 0 ? cfg->limits[0].rate.count : 0;
+	const struct tier *big = NULL;
+	uint64_t need, fit;
+	char what[TIERS_LINE_MAX + 64];
+
+	if (cfg->nlimits == 0 && !cfg->drop && !catchall(t))
+		return msg_fail(err, size,
+		    "%s: no line matches every key ('*'), and keys no line "
+		    "matches have no -r: give -r for them, or --drop to "
+		    "set them aside",
+		    name);
+	if (cfg->algorithm != ALG_SLIDING)
+		return 0;
+	for (size_t i = 0; i < t->ntiers; i++)
+		if (!t->tier[i].limit.rate.inf &&
+		    t->tier[i].limit.rate.count > most) {
+			most = t->tier[i].limit.rate.count;
+			big = &t->tier[i];
+		}
+	need = keys_worst_bytes(KEYS_SLIDING, cfg->max_keys, most,
+	    t->ntiers + 1);
+	if (need <= KEYS_MEMORY_MAX)
+		return 0;
+	/* The most keys that fit, at the cost of one key's worst case. */
+	fit = (KEYS_MEMORY_MAX -
+		  keys_worst_bytes(KEYS_SLIDING, 0, most, t->ntiers + 1)) /
+	    keys_worst_bytes(KEYS_SLIDING, 1, most, 0);
+	if (big != NULL)
+		snprintf(what, sizeof what, "tier '%s' of %s:%zu", big->pattern,
+		    name, big->line);
+	else
+		snprintf(what, sizeof what, "-r");
+	return msg_fail(err, size,
+	    "-k with -a sliding keeps up to %llu release times a key (%s): "
+	    "%llu keys may need %.1f GiB, over the %llu MiB the key table "
+	    "may use; give --max-keys %llu or less, or use -a fixed",
+	    (unsigned long long)most, what, (unsigned long long)cfg->max_keys,
+	    (double)need / (1 << 30),
+	    (unsigned long long)(KEYS_MEMORY_MAX >> 20),
+	    (unsigned long long)fit);
+}
+
+/* Most bytes of a tiers file: its most lines, each at its longest. */
+#define TIERS_FILE_MAX ((size_t)TIERS_MAX * (TIERS_LINE_MAX + 2))
+
+/*
+ * Read and check the tiers file of cfg into t.  0, or -1 with the
+ * reason, naming the file, in err.
+ */
+static int
+read_tiers(const struct config *cfg, struct tiers *t, char *err, size_t size)
+{
+	const char *name = cfg->tiers_file;
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (input_slurp(name, TIERS_FILE_MAX, &text, &len, err, size) != 0)
+		return -1;
+	rc = tiers_parse(t, name, text, len, cfg->mode, cfg->algorithm, err,
+	    size);
+	free(text);
+	if (rc != 0)
+		return -1;
+	if (check_tiers(cfg, name, t, err, size) != 0) {
+		tiers_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+/* -k: a limit per key, in a table, by --tiers or by -r. */
 static void
 build_keys(struct limits *L, int64_t start_ns)
 {
 	const struct config *cfg = L->cfg;
-	const struct limit *l = &cfg->limits[0];
-	struct bucket proto;
 	struct siphash_key seed = random_seed();
+	struct keyrule *rules;
+	char why[1024];
 
-	bucket_init(&proto, l->rate.n, l->rate.d, l->burst, l->burst, start_ns);
-	bucket_set_catchup(&proto, cfg->catchup_ns);
-	if (keys_init(&L->keytab, &proto, (size_t)cfg->max_keys, &seed,
-		start_ns) != 0)
+	if (cfg->tiers_file != NULL) {
+		if (read_tiers(cfg, &L->tiers, why, sizeof why) != 0)
+			errx(2, "%s", why);
+		if ((L->tier_stats = make_tier_stats(L, &L->tiers)) == NULL)
+			err(1, "tiers");
+		L->ntier_stats = L->tiers.ntiers + 1;
+	} else if (check_tiers(cfg, "-r", &L->tiers, why, sizeof why) != 0) {
+		errx(2, "%s", why);
+	}
+	if ((rules = make_rules(L, &L->tiers, start_ns)) == NULL ||
+	    keys_init(&L->keytab, kind_of(cfg->algorithm), rules,
+		L->tiers.ntiers + 1,
+		cfg->tiers_file != NULL ? &L->tiers : NULL,
+		(size_t)cfg->max_keys, &seed, start_ns) != 0)
 		err(1, "key table");
+	free(rules);
 	L->keyed = true;
 	L->keytab.spec = (struct keyspec){ cfg->key_field, cfg->key_sep,
 		cfg->delim };
@@ -214,6 +466,93 @@ build_keys(struct limits *L, int64_t start_ns)
 	L->gate.select = select_keytab;
 	L->gate.select_ctx = &L->keytab;
 	L->gate.quantum = 1;
+}
+
+/* A reply of one line, as printf, its control bytes escaped. */
+static void
+say(char *reply, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	/* NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized) */
+	vsnprintf(reply, size - 1, fmt, ap);
+	va_end(ap);
+	msg_escape(reply, size - 1);
+	n = strlen(reply);
+	reply[n] = '\n';
+	reply[n + 1] = '\0';
+}
+
+void
+limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
+{
+	const struct config *cfg = L->cfg;
+	struct tiers t;
+	struct keyrule *rules;
+	struct stats_tier *rows;
+	char why[1024];
+
+	if (cfg->tiers_file == NULL || !L->keyed) {
+		say(reply, size, "error: %s",
+		    cfg->tiers_file == NULL ? "this run has no --tiers file" :
+					      "the tiers of --redis cannot be "
+					      "reloaded");
+		return;
+	}
+	if (read_tiers(cfg, &t, why, sizeof why) != 0) {
+		say(reply, size, "error: %s", why);
+		return;
+	}
+	rules = make_rules(L, &t, now_ns);
+	rows = rules != NULL ? make_tier_stats(L, &t) : NULL;
+	if (rows == NULL ||
+	    keys_retune(&L->keytab, rules, t.ntiers + 1, &t, now_ns) != 0) {
+		say(reply, size, "error: %s: out of memory", cfg->tiers_file);
+		free(rules);
+		free(rows);
+		tiers_free(&t);
+		return;
+	}
+	free(rules);
+	tiers_free(&L->tiers);
+	L->tiers = t;
+	L->keytab.tiers = &L->tiers; /* it kept the address of t */
+	free(L->tier_stats);
+	L->tier_stats = rows;
+	L->ntier_stats = t.ntiers + 1;
+	if (L->stats != NULL) {
+		L->stats->tiers = rows;
+		L->stats->ntiers = L->ntier_stats;
+	}
+	say(reply, size, "ok: %zu tier%s from %s", t.ntiers,
+	    t.ntiers == 1 ? "" : "s", cfg->tiers_file);
+}
+
+static void
+tally(void *ctx, const char *rec, size_t len, enum stats_fate fate)
+{
+	struct limits *L = ctx;
+	struct stats_tier *row;
+	const char *key;
+	size_t n;
+
+	if (L->tier_stats == NULL)
+		return;
+	if (rec == NULL) {
+		for (size_t i = 0; i < L->ntier_stats; i++)
+			L->tier_stats[i].units_waiting = 0;
+		return;
+	}
+	n = keys_of_record(&L->keytab.spec, rec, len, &key);
+	row = &L->tier_stats[keys_rule_of(&L->keytab, key, n)];
+	if (fate == STATS_OUT)
+		row->units_out++;
+	else if (fate == STATS_DROPPED)
+		row->units_dropped++;
+	else
+		row->units_waiting++;
 }
 
 /* --shared: one bucket in a file mapped by every process that uses it. */
@@ -267,8 +606,17 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 		L->gate.byte_limit = &L->byte_bucket;
 		L->gate.byte_quantum = quantum(l, LIMITS_BYTE_QUANTUM_NS, true);
 	}
-	if (stats != NULL)
+	if (stats != NULL) {
 		limits_describe(L, &stats->limit);
+		stats->tiers = L->tier_stats;
+		stats->ntiers = L->ntier_stats;
+	}
+}
+
+stats_tally_fn *
+limits_tally_fn(const struct limits *L)
+{
+	return L->tier_stats != NULL ? tally : NULL;
 }
 
 void
@@ -279,6 +627,8 @@ limits_free(struct limits *L)
 			sliding_free(&L->windows[i]);
 	if (L->keyed)
 		keys_free(&L->keytab);
+	tiers_free(&L->tiers);
+	free(L->tier_stats);
 	redis_close(L->redis);
 }
 
@@ -379,8 +729,23 @@ limits_describe(const struct limits *L, struct stats_limit *out)
 	size_t n = 0;
 
 	*out = (struct stats_limit){ .text = "none" };
+	if (cfg->tiers_file != NULL) {
+		/* The file's name may be long: the count says enough. */
+		n = (size_t)snprintf(out->text, sizeof out->text,
+		    "%zu tier%s by key, else ", L->tiers.ntiers,
+		    L->tiers.ntiers == 1 ? "" : "s");
+		if (cfg->nlimits == 0)
+			n += (size_t)snprintf(out->text + n,
+			    sizeof out->text - n, "dropped");
+	}
 	if (cfg->nlimits > 0) {
-		describe_rates(L, out);
+		struct stats_limit r;
+
+		describe_rates(L, &r);
+		(void)snprintf(out->text + n, sizeof out->text - n, "%s",
+		    r.text);
+		out->per_sec = r.per_sec;
+		out->allowance = r.allowance;
 		n = strlen(out->text);
 	}
 	if (cfg->byte_limited) {

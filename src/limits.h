@@ -15,6 +15,7 @@
 #include "shared.h"
 #include "stats.h"
 #include "sliding.h"
+#include "tiers.h"
 
 /*
  * When units wait for tokens, wake for this much of the rate at a time.
@@ -39,6 +40,9 @@ struct limits {
 	struct bucket byte_bucket;
 	struct keytab keytab;
 	bool keyed; /* keytab is in use (-k, not in Redis) */
+	struct tiers tiers;	       /* --tiers, as last read */
+	struct stats_tier *tier_stats; /* a row per tier, then the rest */
+	size_t ntier_stats;
 	struct shared shared;
 	struct redis *redis;
 	struct keyspec redis_keys; /* where a record's key is, in Redis */
@@ -60,6 +64,19 @@ void limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 void limits_describe(const struct limits *L, struct stats_limit *out);
 
 void limits_free(struct limits *L);
+
+/*
+ * Read the --tiers file again and take its tiers on at now_ns, all or
+ * nothing (see keys_retune); the reply, "ok ..." or "error: reason", a
+ * line, goes to reply[0..size).
+ */
+void limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size);
+
+/*
+ * With --tiers, count a record under its tier (a stats_tally_fn on L);
+ * NULL without tiers.
+ */
+stats_tally_fn *limits_tally_fn(const struct limits *L);
 
 /* Are L's limits plain -r buckets, which a live change (-R) can retune? */
 bool limits_retunable(const struct limits *L, const char **why);

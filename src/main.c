@@ -63,6 +63,8 @@ run(const struct config *cfg)
 	stats.start_ns = e.start_ns;
 	limits_build(&limits, cfg, e.start_ns, &stats);
 	e.framer = limits.gate.framer;
+	e.tally = limits_tally_fn(&limits);
+	e.tally_ctx = &limits;
 	e.buf_bytes = choose_policy(cfg, &limits.gate, &policy);
 	retune_serve(&limits, cfg->name);
 	status = engine_run(&e);

@@ -486,6 +486,24 @@ set_max_keys(struct parsed *p, const char *arg)
 	    p->err, p->errsz);
 }
 
+/* The file is read when the limits are built. */
+static int
+set_tiers(struct parsed *p, const char *arg)
+{
+	if (arg[0] == '\0')
+		return refuse(p, "invalid --tiers '': give the name of a file");
+	p->cfg->tiers_file = arg;
+	return 0;
+}
+
+static int
+set_reload(struct parsed *p, const char *arg)
+{
+	(void)arg;
+	p->cfg->control_reload = true;
+	return 0;
+}
+
 /* The name is checked after the limits, in the rules below. */
 static int
 set_shared(struct parsed *p, const char *arg)
@@ -671,6 +689,11 @@ static const struct option_row options[] = {
 	{ "max-keys", 0, required_argument, "N", set_max_keys,
 	    "most keys with a live bucket (1000000); beyond,\n"
 	    "new keys share one bucket" },
+	{ "tiers", 0, required_argument, "FILE", set_tiers,
+	    "rates by key from FILE, a line PATTERN RATE [BURST]\n"
+	    "each: the first glob that matches a key gives its\n"
+	    "rate; other keys take -r, or with --drop and no -r\n"
+	    "are dropped" },
 	{ "shared", 0, required_argument, "NAME", set_shared,
 	    "draw from the bucket NAME, shared by every\n"
 	    "tbthrottle of yours started with it" },
@@ -699,6 +722,8 @@ static const struct option_row options[] = {
 	    "change the -r and -b of your running tbthrottle\n"
 	    "NAME or PID; a -r without -b keeps its burst;\n"
 	    "with --stats[=json], print its report instead" },
+	{ "reload", 0, no_argument, NULL, set_reload,
+	    "with -R: make it read its --tiers file again" },
 	{ "list", 0, no_argument, NULL, set_list,
 	    "list your running tbthrottles with a rate or a name:\n"
 	    "pid, name, limits, units in, out, dropped, waiting,\n"
@@ -745,7 +770,8 @@ static bool
 with_retune(const struct option_row *o)
 {
 	return o->set == set_rate || o->set == set_burst ||
-	    o->set == set_stats || o->set == set_retune;
+	    o->set == set_stats || o->set == set_retune ||
+	    o->set == set_reload;
 }
 
 /* The row getopt_long's c stands for, or NULL. */
@@ -924,7 +950,27 @@ static bool
 retune_no_rate(const struct parsed *p)
 {
 	return p->retune != NULL && !p->cfg->stats &&
+	    !p->cfg->control_reload &&
 	    (p->nrates == 0 || p->lead_burst != NULL);
+}
+
+static bool
+retune_reload_and_other(const struct parsed *p)
+{
+	return p->retune != NULL && p->cfg->control_reload &&
+	    (p->cfg->stats || p->nrates > 0 || p->lead_burst != NULL);
+}
+
+static bool
+reload_alone(const struct parsed *p)
+{
+	return p->cfg->control_reload && p->retune == NULL;
+}
+
+static bool
+tiers_alone(const struct parsed *p)
+{
+	return p->cfg->tiers_file != NULL && p->cfg->key_field == 0;
 }
 
 static bool
@@ -991,7 +1037,8 @@ initial_without_rate(const struct parsed *p)
 static bool
 no_rate(const struct parsed *p)
 {
-	return p->nrates == 0 && !p->cfg->byte_limited;
+	return p->nrates == 0 && !p->cfg->byte_limited &&
+	    p->cfg->tiers_file == NULL;
 }
 
 static bool
@@ -1039,19 +1086,14 @@ key_bytes(const struct parsed *p)
 static bool
 key_unlimited(const struct parsed *p)
 {
-	return p->cfg->key_field > 0 && options_unlimited(p->cfg);
+	return p->cfg->key_field > 0 && p->cfg->nlimits == 0 &&
+	    (p->nrates > 0 || p->cfg->tiers_file == NULL);
 }
 
 static bool
 key_several(const struct parsed *p)
 {
 	return p->cfg->key_field > 0 && p->cfg->nlimits > 1;
-}
-
-static bool
-key_window(const struct parsed *p)
-{
-	return p->cfg->key_field > 0 && !is_bucket(p->cfg->algorithm);
 }
 
 static bool
@@ -1374,15 +1416,19 @@ static const struct rule rules[] = {
 	    NULL },
 	{ .step = check_list },
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
-	{ retune_other, "-R takes only -r and -b, or --stats, not '%.*s'",
-	    say_other, NULL },
-	{ retune_files, "-R takes only -r and -b, or --stats, not FILE "
-	    "operands", NULL, NULL },
+	{ reload_alone, "--reload needs -R NAME|PID: the run to reload",
+	    NULL, NULL },
+	{ retune_other, "-R takes only -r and -b, --stats or --reload, not "
+	    "'%.*s'", say_other, NULL },
+	{ retune_files, "-R takes only -r and -b, --stats or --reload, not "
+	    "FILE operands", NULL, NULL },
 	{ .step = check_retune_target },
 	{ retune_stats_and_rate, "-R %s takes -r and -b, or --stats, not "
 	    "both", say_retune, NULL },
+	{ retune_reload_and_other, "-R %s takes --reload alone, without -r, "
+	    "-b or --stats", say_retune, NULL },
 	{ retune_no_rate, "-R %s needs -r RATE [-b BURST] for each limit to "
-	    "change, or --stats", say_retune, NULL },
+	    "change, --stats or --reload", say_retune, NULL },
 	{ .step = check_retune },
 
 	/* Records limited by their bytes too. */
@@ -1418,15 +1464,16 @@ static const struct rule rules[] = {
 	{ queue_unlimited, "--queue %llu needs a rate: with -r inf nothing "
 	    "ever waits", say_queue, NULL },
 
-	/* -k keeps a token or leaky bucket per key, for one -r. */
+	/* -k keeps a limit per key, for one -r, or by --tiers. */
 	{ separator_alone, "-F needs -k FIELD", NULL, NULL },
+	{ tiers_alone, "--tiers needs -k FIELD: tiers give the rates of "
+	    "keys", NULL, NULL },
 	{ max_keys_alone, "--max-keys needs -k FIELD", NULL, NULL },
 	{ key_bytes, "-k %u keys records; it does not apply to -c", say_key,
 	    NULL },
 	{ key_unlimited, "-k %u needs a rate for each key", say_key, NULL },
 	{ key_several, "-k %u takes one -r, the rate of each key", say_key,
 	    NULL },
-	{ key_window, "-k %u needs -a token or -a leaky", say_key, NULL },
 	{ key_queue, "-k %u does not combine with --queue", say_key, NULL },
 	{ key_initial, "-k %u starts every key with a full bucket: --initial "
 	    "does not apply", say_key, NULL },

@@ -56,6 +56,7 @@ struct config {
 	unsigned key_field; /* -k: a bucket per value of this field, or 0 */
 	int key_sep;	    /* -F: field separator, -1 for runs of blanks */
 	uint64_t max_keys;  /* --max-keys: most live buckets */
+	const char *tiers_file; /* --tiers: the rates of keys by pattern */
 	const char *shared; /* --shared: the name of a bucket, or NULL */
 	bool redis;	    /* --redis: the shared bucket is in Redis */
 	struct redis_url redis_url;
@@ -76,13 +77,17 @@ struct config {
 	const char *control_rates[MAX_LIMITS];
 	const char *control_bursts[MAX_LIMITS]; /* NULL: keep the burst */
 	int ncontrol;
+	bool control_reload; /* ... or ask it to read its --tiers again */
 };
 
-/* Do units go out without a limit of their own (-r inf, --byte-rate)? */
+/*
+ * Do units go out without a limit of their own (-r inf, --byte-rate)?
+ * With --tiers and no -r, the keys no tier takes have none to go by.
+ */
 static inline bool
 options_unlimited(const struct config *cfg)
 {
-	return cfg->nlimits == 0;
+	return cfg->nlimits == 0 && cfg->tiers_file == NULL;
 }
 
 /*

@@ -88,6 +88,12 @@ answer(void *arg, const char *req, char *reply, size_t size)
 	} else if (strcmp(req, "stats\n") == 0 ||
 	    strcmp(req, "stats json\n") == 0) {
 		(void)engine_report(reply, size, req[5] == ' ');
+	} else if (strcmp(req, "reload\n") == 0) {
+		int64_t now_ns = clock_now_ns();
+
+		limits_reload(arg, now_ns, reply, size);
+		if (strncmp(reply, "ok", 2) == 0)
+			engine_limits_changed(now_ns);
 	} else if (strcmp(req, "status\n") == 0) {
 		(void)engine_status(reply, size);
 	} else {
@@ -155,7 +161,9 @@ retune_send(const struct config *cfg)
 	char req[CONTROL_MAX], reply[CONTROL_MAX];
 	size_t len;
 
-	if (cfg->ncontrol == 0) /* --stats */
+	if (cfg->control_reload)
+		len = (size_t)snprintf(req, sizeof req, "reload\n");
+	else if (cfg->ncontrol == 0) /* --stats */
 		len = (size_t)snprintf(req, sizeof req, "stats%s\n",
 		    cfg->stats_json ? " json" : "");
 	else
@@ -173,7 +181,8 @@ retune_send(const struct config *cfg)
 		warnx("%s", reply);
 		return 1;
 	}
-	if (cfg->ncontrol == 0 && strncmp(reply, "error: ", 7) != 0) {
+	if (cfg->ncontrol == 0 && !cfg->control_reload &&
+	    strncmp(reply, "error: ", 7) != 0) {
 		fputs(reply, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}

@@ -53,6 +53,68 @@ add_json_string(char *buf, size_t size, size_t *used, const char *str)
 	add(buf, size, used, "\"");
 }
 
+/* Append tier t's line, or its JSON object (first: the first). */
+static void
+add_tier(char *buf, size_t size, size_t *used, const struct stats_tier *t,
+    bool json, bool first)
+{
+	uint64_t in = t->units_out + t->units_dropped + t->units_waiting;
+
+	if (json) {
+		add(buf, size, used, "%s{\"pattern\":", first ? "" : ",");
+		if (t->pattern != NULL)
+			add_json_string(buf, size, used, t->pattern);
+		else
+			add(buf, size, used, "null");
+		add(buf, size, used, ",\"line\":%zu,\"limit\":", t->line);
+		add_json_string(buf, size, used, t->limit);
+		add(buf, size, used,
+		    ",\"units_in\":%" PRIu64 ",\"units_out\":%" PRIu64
+		    ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%" PRIu64
+		    "}",
+		    in, t->units_out, t->units_dropped, t->units_waiting);
+		return;
+	}
+	if (t->pattern != NULL)
+		add(buf, size, used, "tbthrottle: tier '%s' (line %zu, %s)",
+		    t->pattern, t->line, t->limit);
+	else
+		add(buf, size, used, "tbthrottle: keys no tier takes (%s)",
+		    t->limit);
+	add(buf, size, used,
+	    ": units %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
+	    " dropped, %" PRIu64 " waiting\n",
+	    in, t->units_out, t->units_dropped, t->units_waiting);
+}
+
+/*
+ * Append the tiers of s that saw units, each whole or not at all, with
+ * room kept for the closing bytes of the JSON object; true if all fit.
+ */
+static bool
+add_tiers(const struct stats *s, bool json, char *buf, size_t size,
+    size_t *used)
+{
+	const size_t keep = json ? sizeof ",\"tiers_cut\":true}\n" : 0;
+	bool first = true;
+
+	for (size_t i = 0; i < s->ntiers; i++) {
+		const struct stats_tier *t = &s->tiers[i];
+		size_t was = *used;
+
+		if (t->units_out + t->units_dropped + t->units_waiting == 0)
+			continue;
+		add_tier(buf, size, used, t, json, first);
+		if (*used + keep + 1 >= size) {
+			*used = was;
+			buf[was] = '\0';
+			return false;
+		}
+		first = false;
+	}
+	return true;
+}
+
 size_t
 stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
@@ -75,9 +137,17 @@ stats_format(
 		    s->bytes_waiting, elapsed, rate);
 		add_json_string(buf, size, &used, s->limit.text);
 		add(buf, size, &used,
-		    ",\"limit_per_s\":%.6g,\"max_lateness_ms\":"
-		    "%.3f}\n",
+		    ",\"limit_per_s\":%.6g,\"max_lateness_ms\":%.3f",
 		    s->limit.per_sec, late_ms);
+		if (s->tiers != NULL) {
+			bool whole;
+
+			add(buf, size, &used, ",\"tiers\":[");
+			whole = add_tiers(s, true, buf, size, &used);
+			add(buf, size, &used, "]%s",
+			    whole ? "" : ",\"tiers_cut\":true");
+		}
+		add(buf, size, &used, "}\n");
 	} else {
 		add(buf, size, &used,
 		    "tbthrottle: units %" PRIu64 " in, %" PRIu64
@@ -88,6 +158,8 @@ stats_format(
 		    units_in, s->units_out, s->units_dropped, s->units_waiting,
 		    s->bytes_in, s->bytes_out, s->bytes_dropped,
 		    s->bytes_waiting, elapsed, rate, s->limit.text, late_ms);
+		if (s->tiers != NULL)
+			(void)add_tiers(s, false, buf, size, &used);
 	}
 	return used;
 }

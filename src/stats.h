@@ -18,6 +18,24 @@ struct stats_limit {
 	uint64_t allowance;
 };
 
+/* The counts of one tier of --tiers, or of the keys no tier takes. */
+struct stats_tier {
+	const char *pattern; /* as written, or NULL: the keys no tier takes */
+	size_t line;	     /* of the tiers file, from 1 */
+	char limit[64];	     /* the rate as a person reads it, or "none" */
+	uint64_t units_out, units_dropped, units_waiting;
+};
+
+/* What became of a record, for the counts of its tier. */
+enum stats_fate { STATS_OUT, STATS_DROPPED, STATS_WAITING };
+
+/*
+ * Count the record rec[0..len) (delimiter and all) as fate says; with
+ * STATS_WAITING and rec NULL, forget the records counted waiting.
+ */
+typedef void stats_tally_fn(
+    void *ctx, const char *rec, size_t len, enum stats_fate fate);
+
 struct stats {
 	int64_t start_ns;
 	uint64_t bytes_in;
@@ -27,6 +45,8 @@ struct stats {
 	int64_t max_late_ns; /* latest release after its due time */
 	int64_t next_due_ns; /* when the next release is due, or 0 */
 	struct stats_limit limit;
+	const struct stats_tier *tiers; /* with --tiers, else NULL */
+	size_t ntiers;
 };
 
 /*
@@ -47,6 +67,9 @@ double stats_rate(const struct stats *s, int64_t now_ns);
  * and return its length: units and bytes in, out, dropped and waiting
  * (in = out + dropped + waiting), elapsed time, the achieved rate beside
  * the limit, and the largest lateness.  json selects one JSON object.
+ * With tiers, the units of each that saw any follow: a line each, or
+ * in the object an array "tiers", cut short (and "tiers_cut" true)
+ * where size would be passed.
  */
 size_t stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);

@@ -83,6 +83,34 @@ consume(struct stream *s, size_t bytes)
 		s->head = s->tail = 0;
 }
 
+/* Tell s->tally of the first units records at b[0..bytes): fate. */
+static void
+tally(const struct stream *s, const char *b, size_t bytes, uint64_t units,
+    enum stats_fate fate)
+{
+	const char *end = b + bytes, *nl;
+
+	if (s->tally == NULL || s->framer.bytes)
+		return;
+	for (; units > 0 && b < end; units--, b = nl) {
+		nl = memchr(b, s->framer.delim, (size_t)(end - b));
+		nl = nl != NULL ? nl + 1 : end;
+		s->tally(s->tally_ctx, b, (size_t)(nl - b), fate);
+	}
+}
+
+void
+stream_tally_held(struct stream *s)
+{
+	size_t len = s->tail - s->head;
+
+	if (s->tally == NULL)
+		return;
+	s->tally(s->tally_ctx, NULL, 0, STATS_WAITING);
+	if (s->longrec == LONG_NONE)
+		tally(s, s->buf + s->head, len, UINT64_MAX, STATS_WAITING);
+}
+
 bool
 stream_send(struct stream *s, size_t bytes, uint64_t units)
 {
@@ -94,6 +122,7 @@ stream_send(struct stream *s, size_t bytes, uint64_t units)
 	}
 	s->st->bytes_out += bytes;
 	s->st->units_out += units;
+	tally(s, s->buf + s->head, bytes, units, STATS_OUT);
 	consume(s, bytes);
 	return true;
 }
@@ -113,6 +142,7 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	s->in.finish = s->drop_open || s->longrec != LONG_NONE;
 	s->st->bytes_dropped += bytes;
 	s->st->units_dropped += units;
+	tally(s, at, bytes, units, STATS_DROPPED);
 	if (off == 0) {
 		consume(s, bytes);
 	} else {
@@ -130,6 +160,8 @@ stream_begin_long(struct stream *s, bool pass, uint64_t units)
 		s->st->units_out += units;
 	else
 		s->st->units_dropped += units;
+	tally(s, s->buf + s->head, s->tail - s->head, units,
+	    pass ? STATS_OUT : STATS_DROPPED);
 }
 
 size_t

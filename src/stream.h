@@ -34,6 +34,8 @@ struct stream {
 	const char *drop_name;
 	int64_t ready_ns; /* since when the input has been waiting */
 	int64_t read_ns;  /* when the last bytes arrived */
+	stats_tally_fn *tally; /* NULL, or told each record's fate */
+	void *tally_ctx;
 };
 
 /*
@@ -77,6 +79,12 @@ size_t stream_move_long(struct stream *s, bool *pass);
  * waiting: nothing decided their fate.
  */
 void stream_spill(struct stream *s);
+
+/*
+ * Tell s->tally of each record held (not a long record being moved):
+ * they wait.
+ */
+void stream_tally_held(struct stream *s);
 
 /*
  * Read more input at the tail; with fresh, input that had to be waited

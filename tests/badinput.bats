@@ -86,7 +86,7 @@ cases() {
 -k 0 -r 1/s	'0'
 -k 1 -c -r 1/s	-c
 -k 1 -r 1/s -r 2/s	one -r
--k 1 -a fixed -r 1/s	-a token
+-k 1 --tiers /dev/null -r 1/s	not a regular file
 -k 1 -r 1/s --initial 0	--initial
 -F , -r 1/s	needs -k
 -r 1/s -k 1 --max-keys 0	'0'

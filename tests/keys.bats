@@ -66,7 +66,7 @@ setup_file() {
 @test "-k usage errors" {
 	local args
 	for args in "-k 0 -r 1/s" "-k x -r 1/s" "-k 1 -c -r 1/s" "-k 1" \
-	    "-k 1 -r 1/s -r 2/s" "-k 1 -a sliding -r 1/s" "-F , -r 1/s" \
+	    "-k 1 -r 1/s -r 2/s" "-F , -r 1/s" "--tiers t -r 1/s" \
 	    "--max-keys 5 -r 1/s" "-k 1 -r 1/s --max-keys 0" \
 	    "-k 1 -r 1/s --initial 0" "-k 1 -r 1/s --queue 3" "-k 1 -r 1/s -F ''"; do
 		# shellcheck disable=SC2086 # split on purpose

@@ -11,6 +11,17 @@
 /* The hash seed of a table under test. */
 #define SEED(x) (&(struct siphash_key){ { (x), ~(uint64_t)(x) } })
 
+/* A table of buckets like proto for every key, without tiers. */
+static int
+init_buckets(struct keytab *t, const struct bucket *proto, size_t max_keys,
+    const struct siphash_key *seed, int64_t now_ns)
+{
+	struct keyrule rule = { .bucket = *proto };
+
+	return keys_init(
+	    t, KEYS_BUCKET, &rule, 1, NULL, max_keys, seed, now_ns);
+}
+
 /*
  * Two keys that the old multiply-xor hash sent to one bucket whatever
  * its seed: they differ only in the top bit of bytes 7, 11 and 15.
@@ -30,7 +41,7 @@ test_keys_apart(void)
 	b[15] ^= (char)0x80;
 	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
 	for (uint64_t seed = 1; seed <= 20; seed++) {
-		(void)keys_init(&t, &proto, 100, SEED(seed), 0);
+		(void)init_buckets(&t, &proto, 100, SEED(seed), 0);
 		keys_select(&t, a, 16, 0);
 		(void)bucket_take(&t.cur, 0, 0, 1);
 		keys_store(&t, 1, 0);
@@ -60,7 +71,7 @@ test_keys_refilled_at_cap(void)
 	current = "per-key buckets: refilled buckets make room at the cap";
 	/* 1/s, burst 1, at most 10000 live keys. */
 	bucket_init(&proto, 1, NS, 1, 1, 0);
-	(void)keys_init(&t, &proto, 10000, SEED(7), 0);
+	(void)init_buckets(&t, &proto, 10000, SEED(7), 0);
 	for (int i = 0; i < 10000; i++) {
 		int n = snprintf(key, sizeof key, "a%d", i);
 
@@ -122,7 +133,7 @@ test_keys_same_slot(void)
 
 	current = "per-key buckets: keys of one slot and hash bits";
 	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
-	(void)keys_init(&t, &proto, 100, SEED(99), 0);
+	(void)init_buckets(&t, &proto, 100, SEED(99), 0);
 	for (uint64_t i = 0; i < TRIES; i++) {
 		int n = snprintf(a, sizeof a, "u%07" PRIu64, i);
 
@@ -201,7 +212,7 @@ test_keys_model(void)
 		max = 1 + below(&r, 16);
 		bucket_init(&proto, 1 + below(&r, 5), (1 + below(&r, 20)) * MS,
 		    burst, burst, 0);
-		(void)keys_init(&t, &proto, max, SEED(c), 0);
+		(void)init_buckets(&t, &proto, max, SEED(c), 0);
 		mover = proto;
 		memset(have, 0, sizeof have);
 		mlive = 0;
@@ -283,7 +294,7 @@ test_keys(void)
 	current = "per-key buckets";
 	/* 1/s, burst 2 per key: each key gets its own two at once. */
 	bucket_init(&proto, 1, NS, 2, 2, 0);
-	check(keys_init(&t, &proto, 100, SEED(42), 0) == 0, "init");
+	check(init_buckets(&t, &proto, 100, SEED(42), 0) == 0, "init");
 	for (int rep = 0; rep < 3; rep++)
 		for (char c = 'a'; c <= 'e'; c++) {
 			keys_select(&t, &c, 1, 0);
@@ -304,7 +315,7 @@ test_keys(void)
 
 	/* max_keys 3: a fourth live key shares the overflow bucket. */
 	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
-	(void)keys_init(&t, &proto, 3, SEED(42), 0);
+	(void)init_buckets(&t, &proto, 3, SEED(42), 0);
 	for (char c = 'a'; c <= 'f'; c++) {
 		keys_select(&t, &c, 1, 0);
 		(void)bucket_take(&t.cur, 0, 0, 1);
@@ -322,7 +333,7 @@ test_keys(void)
 	 * time only the last millisecond's keys are live, so forgetting
 	 * refilled buckets keeps the table small. */
 	bucket_init(&proto, 1, MS, 1, 1, 0);
-	(void)keys_init(&t, &proto, 1000000, SEED(42), 0);
+	(void)init_buckets(&t, &proto, 1000000, SEED(42), 0);
 	bad = 0;
 	for (uint64_t i = 0; i < 1000000; i++) {
 		char key[8];

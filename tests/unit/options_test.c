@@ -194,14 +194,26 @@ test_options(void)
 	    "invalid --name 'a b'", "--name", "a b", "-r", "1/s", (char *)NULL);
 	opt_bad("--list takes no other options", "--list", "-r", "1/s",
 	    (char *)NULL);
-	opt_bad("-R takes only -r and -b, or --stats, not '--name'", "-R", "x",
+	opt_bad("-R takes only -r and -b, --stats or --reload, not '--name'", "-R", "x",
 	    "--name", "y", (char *)NULL);
-	opt_bad("-R takes only -r and -b, or --stats, not '--progress'", "-R",
+	opt_bad("-R takes only -r and -b, --stats or --reload, not '--progress'", "-R",
 	    "x", "--progress", "--stats=json", (char *)NULL);
 	opt_bad("invalid rate '0'", "--shared", ".x", "-r", "0", (char *)NULL);
 	opt_bad("-k 5 needs a rate", "-k", "05", "--shared", "x", "-r", "inf",
 	    (char *)NULL);
 	opt_bad("for byte rates", "-r", "1KiB/s", (char *)NULL);
+	opt_bad("--tiers needs -k FIELD", "--tiers", "t", "-r", "1/s",
+	    (char *)NULL);
+	opt_bad("invalid --tiers ''", "-k", "1", "--tiers", "", (char *)NULL);
+	opt_bad("--reload needs -R", "--reload", (char *)NULL);
+	opt_bad("-R x takes --reload alone", "-R", "x", "--reload", "-r", "1",
+	    (char *)NULL);
+	opt_bad("-R x takes --reload alone", "-R", "x", "--reload", "-s",
+	    (char *)NULL);
+	opt_bad("-R takes only -r and -b, --stats or --reload, not '--tiers'",
+	    "-R", "x", "--reload", "--tiers", "t", (char *)NULL);
+	opt_bad("-k 1 needs a rate", "-k", "1", "--tiers", "t", "-r", "inf",
+	    (char *)NULL);
 }
 
 /* The option table: --help shows every option it reads. */
@@ -228,7 +240,7 @@ test_option_table(void)
 				  options_long_name(j)) != 0,
 			    "%s twice", want);
 	}
-	check(i == 28, "28 long options: %d", i);
+	check(i == 30, "30 long options: %d", i);
 	free(text);
 	/* options.h names these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");

@@ -24,10 +24,20 @@ enum palg {
 	P_SET,
 	P_KEYS,
 	P_GCRA,
+	P_KEYS_SLIDING,
+	P_KEYS_FIXED,
 	P_NALG
 };
 static const char *const palg_name[] = { "token", "leaky", "sliding", "fixed",
-	"token+token", "per-key", "shared (gcra)" };
+	"token+token", "per-key", "shared (gcra)", "per-key sliding",
+	"per-key fixed" };
+
+/* Does alg keep a limit per key (-k)? */
+static bool
+keyed(enum palg alg)
+{
+	return alg == P_KEYS || alg == P_KEYS_SLIDING || alg == P_KEYS_FIXED;
+}
 
 /* A limiter on the one-word shared bucket, without the file. */
 struct pgcra {
@@ -237,6 +247,33 @@ struct pcase {
 	struct limiter_set set;
 };
 
+/* A table of the limit of alg for each key, max_keys up to 2 or 1000. */
+static void
+pcase_keys(struct pcase *pc, enum palg alg, int c)
+{
+	struct keyrule rule = { 0 };
+	enum keys_kind kind = KEYS_BUCKET;
+
+	if (alg == P_KEYS_SLIDING) {
+		kind = KEYS_SLIDING;
+		rule.sliding = (struct sliding){ .limit = pc->burst,
+			.width_ns = pc->width };
+	} else if (alg == P_KEYS_FIXED) {
+		kind = KEYS_FIXED;
+		fixed_init(&rule.fixed, pc->burst, pc->width,
+		    (int64_t)rng_below((uint64_t)pc->width), 0);
+		pc->fx = rule.fixed;
+	} else {
+		bucket_init(&rule.bucket, pc->n, pc->d, pc->burst, pc->burst, 0);
+		bucket_set_catchup(&rule.bucket, pc->catchup);
+	}
+	(void)keys_init(&pc->kt, kind, &rule, 1, NULL,
+	    c % 3 == 0 ? 2 : 1000, &(struct siphash_key){ { (uint64_t)c, 0 } },
+	    0);
+	pc->kt.spec = (struct keyspec){ 1, -1, '\n' };
+	limiter_of_keys(&pc->l, &pc->kt);
+}
+
 static void
 pcase_limiter(struct pcase *pc, enum palg alg, int c)
 {
@@ -267,12 +304,9 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 		limiter_of_set(&pc->l, &pc->set);
 		break;
 	case P_KEYS:
-		bucket_init(&pc->b[0], pc->n, pc->d, pc->burst, pc->burst, 0);
-		bucket_set_catchup(&pc->b[0], pc->catchup);
-		(void)keys_init(&pc->kt, &pc->b[0], 1000,
-		    &(struct siphash_key){ { (uint64_t)c, 0 } }, 0);
-		pc->kt.spec = (struct keyspec){ 1, -1, '\n' };
-		limiter_of_keys(&pc->l, &pc->kt);
+	case P_KEYS_SLIDING:
+	case P_KEYS_FIXED:
+		pcase_keys(pc, alg, c);
 		break;
 	case P_GCRA:
 		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst }, 0 };
@@ -288,6 +322,21 @@ static void
 select_key(void *ctx, const char *rec, size_t len, int64_t now_ns)
 {
 	keys_select_record(ctx, rec, len, now_ns);
+}
+
+/* At most limit releases rel[0..n) in each window of fixed f. */
+static bool
+fixed_ok(const struct fixed *f, const int64_t *rel, int n, uint64_t limit)
+{
+	for (int i = 0, j; i < n; i = j) {
+		int64_t win = fixed_window_of(f, rel[i]);
+
+		for (j = i; j < n && fixed_window_of(f, rel[j]) == win; j++)
+			;
+		if (j - i > (int)limit)
+			return false;
+	}
+	return true;
 }
 
 /* Does the release schedule s keep algorithm alg's promise? */
@@ -320,6 +369,16 @@ pcase_bound_ok(const struct pcase *pc, enum palg alg, const struct sim *s)
 			    window_ok(krel[k], kn[k], pc->burst, pc->n, pc->d,
 				pc->catchup);
 		return ok;
+	case P_KEYS_SLIDING:
+		for (int k = 0; k < 3; k++)
+			ok = ok &&
+			    most_in_window(krel[k], kn[k], pc->width) <=
+				(int)pc->burst;
+		return ok;
+	case P_KEYS_FIXED:
+		for (int k = 0; k < 3; k++)
+			ok = ok && fixed_ok(&pc->fx, krel[k], kn[k], pc->burst);
+		return ok;
 	case P_SLIDING:
 		return most_in_window(rel, nrel, pc->width) <= (int)pc->burst;
 	case P_FIXED:
@@ -348,13 +407,13 @@ test_properties(void)
 	char first[96] = "";
 
 	current = "properties: the real policies on every algorithm";
-	for (int c = 0; c < 6000; c++) {
+	for (int c = 0; c < 9000; c++) {
 		enum palg alg = (enum palg)(c % P_NALG);
 		enum pmode mode = (enum pmode)((c / P_NALG) % M_NMODE);
 		static struct pcase pc;
 		static struct sim s;
 		int64_t arrive[SIM_RECORDS], t = 0;
-		int key[SIM_RECORDS], keys = alg == P_KEYS ? 3 : 1;
+		int key[SIM_RECORDS], keys = keyed(alg) ? 3 : 1;
 		struct gate g;
 		struct policy p;
 		struct shape sh;
@@ -364,14 +423,15 @@ test_properties(void)
 		bool qdrop = rng_below(2) == 0;
 		int bad = 0;
 
-		if (alg == P_KEYS && mode == M_QUEUE)
+		if (keyed(alg) && mode == M_QUEUE)
 			mode = M_SHAPE; /* -k does not combine with --queue */
 		memset(&pc, 0, sizeof pc);
 		pc.n = 1 + rng_below(100);
 		pc.d = (1 + rng_below(200)) * (rng_below(2) ? MS : US);
 		pc.burst = alg == P_LEAKY ? 1 : 1 + rng_below(12);
 		pc.catchup = alg == P_SLIDING || alg == P_FIXED ||
-			alg == P_GCRA || mode == M_DROP ?
+			alg == P_GCRA || alg == P_KEYS_SLIDING ||
+			alg == P_KEYS_FIXED || mode == M_DROP ?
 		    0 :
 		    (int64_t)rng_below(3) * MS;
 		pc.width = (int64_t)(pc.burst * pc.d / pc.n);
@@ -387,7 +447,7 @@ test_properties(void)
 		g = (struct gate){ .framer = { false, '\n' },
 			.limit = &pc.l,
 			.quantum = 1 + rng_below(pc.burst < 4 ? pc.burst : 4) };
-		if (alg == P_KEYS) {
+		if (keyed(alg)) {
 			g.select = select_key;
 			g.select_ctx = &pc.kt;
 			g.quantum = 1;
@@ -427,7 +487,7 @@ test_properties(void)
 			queue_free(&q);
 		if (alg == P_SLIDING)
 			sliding_free(&pc.w);
-		if (alg == P_KEYS)
+		if (keyed(alg))
 			keys_free(&pc.kt);
 		if (first[0] == '\0' && bad_order + bad_count + bad_bound > 0)
 			snprintf(first, sizeof first,
@@ -442,7 +502,7 @@ test_properties(void)
 	    first);
 	check(bad_bound == 0, "%d cases broke their algorithm's bound%s",
 	    bad_bound, first);
-	check(cases == 6000,
+	check(cases == 9000,
 	    "%d cases over %d algorithms, shaped, policed "
 	    "and queued",
 	    cases, (int)P_NALG);
