@@ -156,46 +156,6 @@ select_keytab(void *ctx, const char *rec, size_t len, int64_t now_ns)
 	keys_select_record(ctx, rec, len, now_ns);
 }
 
-static void
-select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
-{
-	struct limits *L = ctx;
-	const char *key;
-	size_t n = keys_of_record(&L->redis_keys, rec, len, &key);
-
-	(void)now_ns;
-	redis_select(L->redis, key, n);
-}
-
-/* --redis: the bucket, or a bucket per key, kept in Redis. */
-static void
-build_redis(struct limits *L, int64_t start_ns)
-{
-	const struct config *cfg = L->cfg;
-	const struct limit *l = &cfg->limits[0];
-	char why[512];
-	struct redis_bucket b = { cfg->shared, l->rate.n, l->rate.d, l->burst,
-		cfg->mode == UNIT_BYTES, cfg->rate_text };
-
-	bucket_init(&L->redis_local, l->rate.n, l->rate.d, l->burst, l->burst,
-	    start_ns);
-	bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
-	limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
-	if ((L->redis = redis_open(&cfg->redis_url, &b, cfg->redis_fallback,
-		 &L->redis_local_limit, why, sizeof why)) == NULL)
-		errx(1, "%s", why);
-	redis_limiter(&L->members[0], L->redis);
-	L->gate.limit = &L->members[0];
-	L->gate.quantum = limits_quantum(L);
-	if (cfg->key_field > 0) {
-		L->redis_keys = (struct keyspec){ cfg->key_field, cfg->key_sep,
-			cfg->delim };
-		L->gate.select = select_redis;
-		L->gate.select_ctx = L;
-		L->gate.quantum = 1;
-	}
-}
-
 /* The rule l gives keys, started at start_ns: none when l is NULL. */
 static void
 rule_of_limit(const struct config *cfg, const struct limit *l,
@@ -433,9 +393,9 @@ read_tiers(const struct config *cfg, struct tiers *t, char *err, size_t size)
 	return 0;
 }
 
-/* -k: a limit per key, in a table, by --tiers or by -r. */
+/* The table of -k, its rules by --tiers or by -r, started at start_ns. */
 static void
-build_keys(struct limits *L, int64_t start_ns)
+build_keytab(struct limits *L, int64_t start_ns)
 {
 	const struct config *cfg = L->cfg;
 	struct siphash_key seed = random_seed();
@@ -461,11 +421,103 @@ build_keys(struct limits *L, int64_t start_ns)
 	L->keyed = true;
 	L->keytab.spec = (struct keyspec){ cfg->key_field, cfg->key_sep,
 		cfg->delim };
+}
+
+/* -k: a limit per key, in a table. */
+static void
+build_keys(struct limits *L, int64_t start_ns)
+{
+	build_keytab(L, start_ns);
 	limiter_of_keys(&L->members[0], &L->keytab);
 	L->gate.limit = &L->members[0];
 	L->gate.select = select_keytab;
 	L->gate.select_ctx = &L->keytab;
 	L->gate.quantum = 1;
+}
+
+/*
+ * The rate in Redis of each rule of the keys (--tiers), into
+ * L->redis_rates, and the id that the settings of the name keep: a
+ * digest of them all, the same for the same tiers in any file.
+ */
+static void
+redis_tiers(struct limits *L, char *id, size_t size)
+{
+	static const struct siphash_key fixed_key = { { 0, 0 } };
+	size_t n = L->keytab.nrules;
+	uint64_t h = 0;
+	char one[TIERS_LINE_MAX + 96];
+
+	free(L->redis_rates);
+	if ((L->redis_rates = calloc(n, sizeof *L->redis_rates)) == NULL)
+		err(1, "tiers");
+	for (size_t i = 0; i < n; i++) {
+		const struct keyrule *r = &L->keytab.rules[i];
+		const struct bucket *b = &r->bucket;
+		int len;
+
+		redis_rate_init(&L->redis_rates[i], b->n, b->d, b->burst,
+		    r->none, r->inf);
+		len = snprintf(one, sizeof one, "%s%c%s%c%s%c%llu",
+		    i < L->tiers.ntiers ? L->tiers.tier[i].pattern : "", 0,
+		    L->redis_rates[i].interval, 0, L->redis_rates[i].burst, 0,
+		    (unsigned long long)h);
+		h = siphash24(&fixed_key, one, (size_t)len);
+	}
+	snprintf(id, size, "tiers %016llx", (unsigned long long)h);
+}
+
+static void
+select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
+{
+	struct limits *L = ctx;
+	const char *key;
+	size_t n = keys_of_record(&L->keytab.spec, rec, len, &key);
+
+	/* The table holds the keys' rules, and their local limits for
+	 * --redis-fallback local. */
+	keys_select(&L->keytab, key, n, now_ns);
+	redis_select(L->redis, key, n,
+	    L->redis_rates != NULL ? &L->redis_rates[L->keytab.sel_rule] :
+				     NULL);
+}
+
+/* --redis: the bucket, or a bucket per key, kept in Redis. */
+static void
+build_redis(struct limits *L, int64_t start_ns)
+{
+	const struct config *cfg = L->cfg;
+	const struct limit *l = cfg->nlimits > 0 ? &cfg->limits[0] : NULL;
+	char why[512], id[TIERS_ID_MAX];
+	struct redis_bucket b = { cfg->shared, l != NULL ? l->rate.n : 0,
+		l != NULL ? l->rate.d : 0, l != NULL ? l->burst : 0,
+		cfg->mode == UNIT_BYTES, cfg->rate_text, NULL };
+
+	if (cfg->key_field > 0) {
+		/* Each key is limited alone while Redis is down. */
+		build_keytab(L, start_ns);
+		limiter_of_keys(&L->redis_local_limit, &L->keytab);
+		if (cfg->tiers_file != NULL) {
+			redis_tiers(L, id, sizeof id);
+			b.tiers_id = id;
+		}
+	} else {
+		bucket_init(&L->redis_local, l->rate.n, l->rate.d, l->burst,
+		    l->burst, start_ns);
+		bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
+		limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
+	}
+	if ((L->redis = redis_open(&cfg->redis_url, &b, cfg->redis_fallback,
+		 &L->redis_local_limit, why, sizeof why)) == NULL)
+		errx(1, "%s", why);
+	redis_limiter(&L->members[0], L->redis);
+	L->gate.limit = &L->members[0];
+	L->gate.quantum = limits_quantum(L);
+	if (cfg->key_field > 0) {
+		L->gate.select = select_redis;
+		L->gate.select_ctx = L;
+		L->gate.quantum = 1;
+	}
 }
 
 /* A reply of one line, as printf, its control bytes escaped. */
@@ -485,6 +537,21 @@ say(char *reply, size_t size, const char *fmt, ...)
 	reply[n + 1] = '\0';
 }
 
+/* The tiers in L's table changed: tell Redis, and book at their rates. */
+static void
+retier_redis(struct limits *L)
+{
+	char id[TIERS_ID_MAX], why[512];
+
+	redis_tiers(L, id, sizeof id);
+	/* The keys follow the new tiers here at once; if Redis cannot be
+	 * told now, newcomers see the old settings until this run books. */
+	if (redis_retier(L->redis, id, why, sizeof why) != 0)
+		warnx("--reload: the tiers in Redis stay as they were until "
+		      "it is back: %s",
+		    why);
+}
+
 void
 limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 {
@@ -494,11 +561,8 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 	struct stats_tier *rows;
 	char why[1024];
 
-	if (cfg->tiers_file == NULL || !L->keyed) {
-		say(reply, size, "error: %s",
-		    cfg->tiers_file == NULL ? "this run has no --tiers file" :
-					      "the tiers of --redis cannot be "
-					      "reloaded");
+	if (cfg->tiers_file == NULL) {
+		say(reply, size, "error: this run has no --tiers file");
 		return;
 	}
 	if (read_tiers(cfg, &t, why, sizeof why) != 0) {
@@ -519,6 +583,8 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 	tiers_free(&L->tiers);
 	L->tiers = t;
 	L->keytab.tiers = &L->tiers; /* it kept the address of t */
+	if (L->redis != NULL)
+		retier_redis(L);
 	free(L->tier_stats);
 	L->tier_stats = rows;
 	L->ntier_stats = t.ntiers + 1;
@@ -629,6 +695,7 @@ limits_free(struct limits *L)
 		keys_free(&L->keytab);
 	tiers_free(&L->tiers);
 	free(L->tier_stats);
+	free(L->redis_rates);
 	redis_close(L->redis);
 }
 

@@ -45,7 +45,7 @@ struct limits {
 	size_t ntier_stats;
 	struct shared shared;
 	struct redis *redis;
-	struct keyspec redis_keys; /* where a record's key is, in Redis */
+	struct redis_rate *redis_rates; /* with --tiers: a rate per rule */
 	/* The limit while Redis is down, with --redis-fallback=local. */
 	struct bucket redis_local;
 	struct limiter redis_local_limit;

@@ -5,6 +5,21 @@
 
 #include "redis.h"
 
+void
+redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
+    uint64_t burst, bool none, bool inf)
+{
+	memset(rt, 0, sizeof *rt);
+	rt->none = none;
+	rt->inf = inf;
+	if (none || inf)
+		return;
+	snprintf(rt->interval, sizeof rt->interval, "%.17Lg",
+	    (long double)d / n / 1000);
+	snprintf(rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
+	rt->burst_units = burst;
+}
+
 #ifndef HAVE_HIREDIS
 
 bool
@@ -27,9 +42,18 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 }
 
 void
-redis_select(struct redis *r, const char *key, size_t len)
+redis_select(struct redis *r, const char *key, size_t len,
+    const struct redis_rate *rate)
 {
-	(void)r, (void)key, (void)len;
+	(void)r, (void)key, (void)len, (void)rate;
+}
+
+int
+redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
+{
+	(void)r, (void)tiers_id;
+	snprintf(err, errsz, "built without Redis support");
+	return -1;
 }
 
 void
@@ -76,8 +100,11 @@ redis_close(struct redis *r)
  * in microseconds and the burst, u, the unit, and r, the rate as given:
  * set by the first process, checked by each newcomer (claim), and kept
  * while any process uses the bucket (every call refreshes its expiry).
- * ARGV: interval, burst, units, op, rate text, unit, settings TTL (ms).
- * op: claim returns 0, or the settings when they differ; keep returns
+ * ARGV: interval, burst, units, op, rate text, unit, settings TTL (ms),
+ * and the settings i and b that newcomers must give: the interval and
+ * burst, or with --tiers a digest of every tier's and "tiers".
+ * op: claim returns 0, or the settings when they differ; reset sets
+ * them, whatever they were, and returns 0; keep returns
  * 0; book returns the wait in microseconds; take takes what there is
  * room for, up to units, and returns how many, or -1 for none.  Booking
  * uses this process's settings even if another's were set while it
@@ -88,10 +115,10 @@ static const char script[] =
     "local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
     "local units, op = tonumber(ARGV[3]), ARGV[4]\n"
     "local s = redis.call('HMGET', KEYS[2], 'i', 'b', 'u', 'r')\n"
-    "if not s[1] then\n"
-    "  redis.call('HSET', KEYS[2], 'i', ARGV[1], 'b', ARGV[2], 'u', ARGV[6],\n"
+    "if not s[1] or op == 'reset' then\n"
+    "  redis.call('HSET', KEYS[2], 'i', ARGV[8], 'b', ARGV[9], 'u', ARGV[6],\n"
     "    'r', ARGV[5])\n"
-    "elseif op == 'claim' and (s[1] ~= ARGV[1] or s[2] ~= ARGV[2] or\n"
+    "elseif op == 'claim' and (s[1] ~= ARGV[8] or s[2] ~= ARGV[9] or\n"
     "    s[3] ~= ARGV[6]) then\n"
     "  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
     "    tostring(s[3] or '?')}\n"
@@ -102,7 +129,7 @@ static const char script[] =
     "  end\n"
     "end\n"
     "hold(tonumber(ARGV[7]))\n"
-    "if op == 'claim' or op == 'keep' then return 0 end\n"
+    "if op == 'claim' or op == 'keep' or op == 'reset' then return 0 end\n"
     "local t = redis.call('TIME')\n"
     "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
     "local tat = tonumber(redis.call('HGET', KEYS[1], 't') or '0') or 0\n"
@@ -131,7 +158,11 @@ struct redis {
 	size_t key_base; /* length of "tbthrottle:NAME" */
 	size_t key_len, key_size;
 	char settings[96]; /* "tbthrottle-settings:NAME" */
-	char interval[48], burst[24], rate_text[64], name[80];
+	char rate_text[TIERS_ID_MAX], name[80];
+	char asks[TIERS_ID_MAX + 64]; /* the settings, as messages say */
+	struct redis_rate own;	     /* the bucket's rate, -r's */
+	const struct redis_rate *at; /* the selected key's */
+	char id_i[80], id_b[24];     /* the settings newcomers must give */
 	const char *unit;     /* "bytes" or "records" */
 	uint64_t burst_units; /* burst, as a number */
 	enum redis_fallback fallback;
@@ -199,17 +230,18 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
     char *why, size_t size)
 {
 	char n[24], ttl[24];
-	const char *argv[12] = { "EVALSHA", r->sha, "2", r->key, r->settings,
-		r->interval, r->burst, n, op, r->rate_text, r->unit, ttl };
-	size_t lens[12];
+	const char *argv[14] = { "EVALSHA", r->sha, "2", r->key, r->settings,
+		r->at->interval, r->at->burst, n, op, r->rate_text, r->unit,
+		ttl, r->id_i, r->id_b };
+	size_t lens[14];
 	enum redisconn_result rc;
 
 	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
 	snprintf(ttl, sizeof ttl, "%d", SETTINGS_TTL_MS);
-	for (int i = 0; i < 12; i++)
+	for (int i = 0; i < 14; i++)
 		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
 	for (int tries = 0;; tries++) {
-		if ((rc = redisconn_command(&r->conn, 12, argv, lens, rep, why,
+		if ((rc = redisconn_command(&r->conn, 14, argv, lens, rep, why,
 			 size)) != REDISCONN_OK)
 			return rc;
 		if ((*rep)->type != REDIS_REPLY_ERROR) {
@@ -225,6 +257,18 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
 	}
 }
 
+/* Settings rate, burst, unit as messages say them, into out. */
+static void
+settings_text(const char *rate, const char *burst, const char *unit,
+    char *out, size_t size)
+{
+	if (strcmp(burst, "tiers") == 0)
+		snprintf(out, size, "%s", rate);
+	else
+		snprintf(out, size, "-r %s, burst %s%s", rate, burst,
+		    strcmp(unit, "bytes") == 0 ? " (bytes)" : "");
+}
+
 /*
  * Check this run's settings against those kept in Redis, setting them
  * if there are none.  A newcomer that asks for others is refused; a
@@ -236,7 +280,7 @@ claim(struct redis *r, char *why, size_t size)
 {
 	enum redisconn_result rc;
 	redisReply *rep, **e;
-	char was[200];
+	char was[TIERS_ID_MAX + 64];
 
 	if ((rc = eval(r, "claim", 0, &rep, why, size)) != REDISCONN_OK)
 		return rc;
@@ -245,21 +289,19 @@ claim(struct redis *r, char *why, size_t size)
 	    e[0]->type == REDIS_REPLY_STRING &&
 	    e[1]->type == REDIS_REPLY_STRING &&
 	    e[2]->type == REDIS_REPLY_STRING) {
-		snprintf(was, sizeof was, "-r %s, burst %s%s", e[0]->str,
-		    e[1]->str,
-		    strcmp(e[2]->str, "bytes") == 0 ? " (bytes)" : "");
+		settings_text(
+		    e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
 		if (!r->ran)
 			redisconn_fatal(&r->conn,
 			    "shared bucket '%s' is %s; "
-			    "this run asks for -r %s, burst %s%s (give the "
+			    "this run asks for %s (give the "
 			    "same, or wait until no process uses it and it "
 			    "is full)",
-			    r->name, was, r->rate_text, r->burst,
-			    strcmp(r->unit, "bytes") == 0 ? " (bytes)" : "");
+			    r->name, was, r->asks);
 		msg_escape(was, sizeof was);
 		warnx("%s: shared bucket '%s' was set to %s while out of "
-		      "reach; this run goes on with -r %s, burst %s",
-		    r->conn.shown, r->name, was, r->rate_text, r->burst);
+		      "reach; this run goes on with %s",
+		    r->conn.shown, r->name, was, r->asks);
 	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
 		return unexpected(r, rep, why, size);
 	}
@@ -443,6 +485,17 @@ heartbeat(void *arg)
 	r->busy = false;
 }
 
+/* The settings newcomers must give: text is -r's, or with tiers their id. */
+static void
+set_settings(struct redis *r, const char *text, bool tiers)
+{
+	snprintf(r->rate_text, sizeof r->rate_text, "%s", text);
+	snprintf(r->id_i, sizeof r->id_i, "%s",
+	    tiers ? text : r->own.interval);
+	snprintf(r->id_b, sizeof r->id_b, "%s", tiers ? "tiers" : r->own.burst);
+	settings_text(r->rate_text, r->id_b, r->unit, r->asks, sizeof r->asks);
+}
+
 struct redis *
 redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
@@ -465,13 +518,11 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	    r->key, r->key_size, "tbthrottle:%s", b->name);
 	snprintf(
 	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
-	snprintf(r->interval, sizeof r->interval, "%.17Lg",
-	    (long double)b->d / b->n / 1000);
-	snprintf(
-	    r->burst, sizeof r->burst, "%llu", (unsigned long long)b->burst);
-	r->burst_units = b->burst;
+	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
+	r->at = &r->own;
 	r->unit = b->bytes ? "bytes" : "records";
-	snprintf(r->rate_text, sizeof r->rate_text, "%s", b->rate_text);
+	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
+	    b->tiers_id != NULL);
 	r->fallback = fallback;
 	r->local = local;
 	r->retry_ns = RETRY_FIRST_NS;
@@ -493,9 +544,41 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	return r;
 }
 
-void
-redis_select(struct redis *r, const char *key, size_t len)
+int
+redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 {
+	enum redisconn_result rc = REDISCONN_OK;
+	char was[TIERS_ID_MAX];
+	redisReply *rep;
+
+	snprintf(was, sizeof was, "%s", r->rate_text);
+	set_settings(r, tiers_id, true);
+	r->at = &r->own;
+	r->busy = true;
+	r->claimed = true; /* reset: what was there is to be replaced */
+	if (r->conn.c == NULL)
+		rc = setup(r, err, errsz);
+	if (rc == REDISCONN_OK &&
+	    (rc = eval(r, "reset", 0, &rep, err, errsz)) == REDISCONN_OK) {
+		if (rep->type == REDIS_REPLY_ERROR) {
+			snprintf(err, errsz, "%s", rep->str);
+			rc = REDISCONN_DOWN;
+		}
+		freeReplyObject(rep);
+	}
+	r->busy = false;
+	if (rc == REDISCONN_OK)
+		return 0;
+	set_settings(r, was, true);
+	clean(r, err, errsz);
+	return -1;
+}
+
+void
+redis_select(struct redis *r, const char *key, size_t len,
+    const struct redis_rate *rate)
+{
+	r->at = rate != NULL ? rate : &r->own;
 	/* Keys of any length stay apart: the name grows to fit, and goes
 	 * to Redis with its length, binary and all. */
 	if (len > SIZE_MAX / 2 - r->key_base)
@@ -524,22 +607,34 @@ r_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 static uint64_t
 r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
+	const struct redis_rate *at = ((const struct redis *)self)->at;
+
 	(void)ready_ns, (void)now_ns;
-	return ((const struct redis *)self)->burst_units;
+	return at->inf ? UINT64_MAX : at->burst_units;
 }
 
 static uint64_t
 r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
-	int64_t got = ask_busy(self, now_ns, max, true);
+	const struct redis_rate *at = ((const struct redis *)self)->at;
+	int64_t got;
 
 	(void)ready_ns;
+	if (at->none || at->inf)
+		return at->none ? 0 : max;
+	got = ask_busy(self, now_ns, max, true);
 	return got < 0 ? LIMITER_UNDECIDED : (uint64_t)got;
 }
 
 static int64_t
 r_reserve(void *self, int64_t now_ns, uint64_t units)
 {
+	const struct redis_rate *at = ((const struct redis *)self)->at;
+
+	/* A key whose tier lets nothing go waits for a stop: only --drop
+	 * runs have such a tier, and they take instead. */
+	if (at->none || at->inf)
+		return at->none ? INT64_MAX : now_ns;
 	return ask_busy(self, now_ns, units, false);
 }
 

@@ -14,6 +14,9 @@ bool redis_available(void);
 
 struct redis;
 
+/* Longest settings text: -r as given, or the id of tiers. */
+#define TIERS_ID_MAX 128
+
 /* A bucket in Redis, and the settings every process using it shares. */
 struct redis_bucket {
 	const char *name; /* keys "tbthrottle:NAME[:KEY]" */
@@ -21,7 +24,26 @@ struct redis_bucket {
 	uint64_t burst;
 	bool bytes;	       /* units are bytes (-c), not records */
 	const char *rate_text; /* the rate as given, for messages */
+	/* NULL, or what other processes must give to share the name when
+	 * keys have rates of their own (--tiers): a digest of them all. */
+	const char *tiers_id;
 };
+
+/* The rate of a key's bucket in Redis (its tier's), as the script reads it. */
+struct redis_rate {
+	char interval[48]; /* microseconds a unit */
+	char burst[24];
+	uint64_t burst_units;
+	bool none; /* nothing goes, and Redis is not asked */
+	bool inf;  /* everything goes, and Redis is not asked */
+};
+
+/*
+ * The rate n units every d ns, burst burst, for redis_select; none for
+ * nothing, inf for everything.
+ */
+void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
+    uint64_t burst, bool none, bool inf);
 
 /*
  * Open the bucket b in Redis (with -k, a bucket per key); local is used
@@ -37,8 +59,20 @@ struct redis *redis_open(const struct redis_url *u,
     const struct redis_bucket *b, enum redis_fallback fallback,
     struct limiter *local, char *err, size_t errsz);
 
-/* Use the bucket of key[0..len) (with -k) for the next units. */
-void redis_select(struct redis *r, const char *key, size_t len);
+/*
+ * Use the bucket of key[0..len) (with -k) for the next units, at rate
+ * (NULL: the bucket's own), which must last until the next select.
+ */
+void redis_select(struct redis *r, const char *key, size_t len,
+    const struct redis_rate *rate);
+
+/*
+ * The keys' rates changed (a reload of --tiers): keep tiers_id as the
+ * settings of r's name from now on, whatever they were.  Returns 0, or
+ * -1 with the reason in err when Redis cannot be told now.
+ */
+int redis_retier(struct redis *r, const char *tiers_id, char *err,
+    size_t errsz);
 
 /* A limiter on r: take and reserve go to Redis. */
 void redis_limiter(struct limiter *l, struct redis *r);
