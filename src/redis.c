@@ -95,8 +95,10 @@ redis_close(struct redis *r)
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
  * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
- * bucket, holds t, the time it is full again (GCRA), and expires then,
- * carrying nothing.  KEYS[2], the settings, holds i and b, the interval
+ * bucket, holds t, the time it is full again (GCRA), and i, the interval
+ * it was booked at, and expires then, carrying nothing.  Booked at
+ * another interval (its tier's rate was changed), what it owes is
+ * re-rated from that moment.  KEYS[2], the settings, holds i and b, the interval
  * in microseconds and the burst, u, the unit, and r, the rate as given:
  * set by the first process, checked by each newcomer (claim), and kept
  * while any process uses the bucket (every call refreshes its expiry).
@@ -132,8 +134,15 @@ static const char script[] =
     "if op == 'claim' or op == 'keep' or op == 'reset' then return 0 end\n"
     "local t = redis.call('TIME')\n"
     "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-    "local tat = tonumber(redis.call('HGET', KEYS[1], 't') or '0') or 0\n"
+    "local b = redis.call('HMGET', KEYS[1], 't', 'i')\n"
+    "local tat = tonumber(b[1] or '0') or 0\n"
     "if tat ~= tat or tat == math.huge then tat = 0 end\n"
+    "local was = tonumber(b[2] or '')\n"
+    "if tat > now and was and was > 0 and was ~= iv then\n"
+    "  tat = now + (tat - now) * iv / was\n"
+    "  redis.call('HSET', KEYS[1], 't', string.format('%.17g', tat), 'i',\n"
+    "    ARGV[1])\n"
+    "end\n"
     "if tat < now then tat = now end\n"
     "if op == 'take' then\n"
     "  local room = math.floor((now + burst * iv - tat) / iv)\n"
@@ -143,7 +152,8 @@ static const char script[] =
     "local nxt = tat + units * iv\n"
     "local at = nxt - burst * iv\n"
     "local ttl = math.ceil((nxt - now) / 1000) + 1\n"
-    "redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt))\n"
+    "redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt), 'i',\n"
+    "  ARGV[1])\n"
     "redis.call('PEXPIRE', KEYS[1], ttl)\n"
     "hold(ttl)\n"
     "if op == 'take' then return units end\n"
