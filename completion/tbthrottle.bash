@@ -53,7 +53,7 @@ _tbthrottle()
 		return ;;
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
-	--drop-to)
+	--drop-to | --tiers)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	esac
@@ -69,7 +69,8 @@ _tbthrottle()
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
-		    --redis-fallback --name --list --help --version -r -b -l -0 -d -c -a -s -P
+		    --redis-fallback --name --list --tiers --reload --help --version
+		    -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -h -V' -- "$cur")
 		return ;;
 	esac

@@ -25,12 +25,12 @@ struct engine {
 	size_t buf_bytes; /* the buffer: the longest record held whole */
 	char **files;	  /* operands; none means standard input */
 	int nfiles;
-	const char *drop_to; /* where dropped units go, or NULL */
-	int64_t start_ns;    /* when the limits were started */
-	struct stats *stats; /* counters, kept up to date */
-	bool stats_json;     /* report format */
-	bool stats_at_exit;  /* print the report when done */
-	bool progress;	     /* redraw a status line on stderr */
+	const char *drop_to;   /* where dropped units go, or NULL */
+	int64_t start_ns;      /* when the limits were started */
+	struct stats *stats;   /* counters, kept up to date */
+	bool stats_json;       /* report format */
+	bool stats_at_exit;    /* print the report when done */
+	bool progress;	       /* redraw a status line on stderr */
 	stats_tally_fn *tally; /* NULL, or counts each record's fate */
 	void *tally_ctx;
 };

@@ -223,8 +223,8 @@ slurp_fail(const char *path, int e, char *err, size_t size)
 }
 
 int
-input_slurp(const char *path, size_t max, char **text, size_t *len,
-    char *err, size_t size)
+input_slurp(const char *path, size_t max, char **text, size_t *len, char *err,
+    size_t size)
 {
 	struct stat st;
 	size_t got = 0;
@@ -245,8 +245,8 @@ input_slurp(const char *path, size_t max, char **text, size_t *len,
 		if (!S_ISREG(st.st_mode))
 			snprintf(err, size, "%s: not a regular file", path);
 		else
-			snprintf(err, size, "%s: larger than %zu bytes", path,
-			    max);
+			snprintf(
+			    err, size, "%s: larger than %zu bytes", path, max);
 		return -1;
 	}
 	if ((b = malloc((size_t)st.st_size + 1)) == NULL) {

@@ -188,13 +188,13 @@ state_refill_ns(
 		if (st->s.count == 0)
 			return INT64_MIN;
 		last = (st->s.oldest + st->s.count - 1) % w->limit;
-		return add_sat(add_sat(st->s.times[last], w->width_ns),
-		    w->catchup_ns);
+		return add_sat(
+		    add_sat(st->s.times[last], w->width_ns), w->catchup_ns);
 	case KEYS_FIXED:
 		if (st->f.index == INT64_MIN)
 			return INT64_MIN;
-		return add_sat((st->f.index + 1) * f->width_ns -
-			f->wall_offset_ns,
+		return add_sat(
+		    (st->f.index + 1) * f->width_ns - f->wall_offset_ns,
 		    f->catchup_ns);
 	default:
 		return bucket_refill_ns(&r->bucket, st);
@@ -403,8 +403,9 @@ keys_worst_bytes(
 	else
 		limit = 0;
 	return (max_keys > UINT64_MAX / per ? UINT64_MAX : max_keys * per) +
-	    nrules * (sizeof(struct keyrule) + sizeof(union keystate) +
-			 limit * sizeof(int64_t));
+	    nrules *
+	    (sizeof(struct keyrule) + sizeof(union keystate) +
+		limit * sizeof(int64_t));
 }
 
 size_t
@@ -446,9 +447,9 @@ take_rules(struct keytab *t, const struct keyrule *rules, size_t n,
 }
 
 int
-keys_init(struct keytab *t, enum keys_kind kind,
-    const struct keyrule *rules, size_t nrules, const struct tiers *tiers,
-    size_t max_keys, const struct siphash_key *seed, int64_t now_ns)
+keys_init(struct keytab *t, enum keys_kind kind, const struct keyrule *rules,
+    size_t nrules, const struct tiers *tiers, size_t max_keys,
+    const struct siphash_key *seed, int64_t now_ns)
 {
 	memset(t, 0, sizeof *t);
 	t->kind = kind;
@@ -689,7 +690,7 @@ restate(const struct keytab *t, const struct keyrule *from,
 			return false;
 		for (uint64_t i = 0; i < keep; i++)
 			p[i] = st->s.times[(st->s.oldest + st->s.count - keep +
-						i) %
+					       i) %
 			    lim];
 		free(st->s.times);
 		st->s.times = p;
@@ -707,8 +708,8 @@ restate(const struct keytab *t, const struct keyrule *from,
 		b = from->bucket;
 		b.base_ns = st->b.base_ns;
 		b.k = st->b.k;
-		bucket_retune(&b, to->bucket.n, to->bucket.d, to->bucket.burst,
-		    now_ns);
+		bucket_retune(
+		    &b, to->bucket.n, to->bucket.d, to->bucket.burst, now_ns);
 		st->b.base_ns = b.base_ns;
 		st->b.k = b.k;
 		return true;

@@ -98,8 +98,8 @@ struct keytab {
 	const struct tiers *tiers; /* by which keys find their rule, or NULL */
 	union keystate *overflow;  /* a state per rule, for keys past max */
 	struct siphash_key seed;   /* of the hash, chosen at random */
-	uint64_t *index; /* hash's low 32 bits << 32 | entry + 1, or 0 */
-	size_t cap;	 /* slots of the index, a power of two */
+	uint64_t *index;     /* hash's low 32 bits << 32 | entry + 1, or 0 */
+	size_t cap;	     /* slots of the index, a power of two */
 	struct keyent *ents; /* the live keys, a heap by refill time */
 	size_t room;	     /* entries ents holds */
 	size_t live;	     /* entries in use */

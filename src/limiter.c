@@ -170,7 +170,8 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	if (t->cur_none || t->cur_inf)
 		got = t->cur_none ? 0 : max;
 	else if (t->kind == KEYS_SLIDING)
-		got = sliding_take(&t->cur_w, ready_ns, now_ns, max > 1 ? 1 : max);
+		got = sliding_take(
+		    &t->cur_w, ready_ns, now_ns, max > 1 ? 1 : max);
 	else if (t->kind == KEYS_FIXED)
 		got = fixed_take(&t->cur_f, ready_ns, now_ns, max);
 	else

@@ -158,8 +158,8 @@ select_keytab(void *ctx, const char *rec, size_t len, int64_t now_ns)
 
 /* The rule l gives keys, started at start_ns: none when l is NULL. */
 static void
-rule_of_limit(const struct config *cfg, const struct limit *l,
-    int64_t start_ns, struct keyrule *r)
+rule_of_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
+    struct keyrule *r)
 {
 	memset(r, 0, sizeof *r);
 	if (l == NULL || l->rate.inf) {
@@ -174,9 +174,8 @@ rule_of_limit(const struct config *cfg, const struct limit *l,
 			.catchup_ns = cfg->catchup_ns };
 		break;
 	case ALG_FIXED:
-		fixed_init(&r->fixed, l->rate.count,
-		    (int64_t)l->rate.period_ns, clock_wall_offset_ns(),
-		    cfg->catchup_ns);
+		fixed_init(&r->fixed, l->rate.count, (int64_t)l->rate.period_ns,
+		    clock_wall_offset_ns(), cfg->catchup_ns);
 		break;
 	default:
 		bucket_init(&r->bucket, l->rate.n, l->rate.d, l->burst,
@@ -209,15 +208,15 @@ make_rules(const struct limits *L, const struct tiers *t, int64_t start_ns)
 		return NULL;
 	for (size_t i = 0; i < t->ntiers; i++)
 		rule_of_limit(cfg, &t->tier[i].limit, start_ns, &r[i]);
-	rule_of_limit(cfg, cfg->nlimits > 0 ? &cfg->limits[0] : NULL,
-	    start_ns, &r[t->ntiers]);
+	rule_of_limit(cfg, cfg->nlimits > 0 ? &cfg->limits[0] : NULL, start_ns,
+	    &r[t->ntiers]);
 	return r;
 }
 
 /* The rate of limit l (NULL: none) as a person reads it, into out. */
 static void
-rate_text(const struct config *cfg, const struct limit *l, char *out,
-    size_t size)
+rate_text(
+    const struct config *cfg, const struct limit *l, char *out, size_t size)
 {
 	if (l == NULL) {
 		snprintf(out, size, "none: dropped");
@@ -247,8 +246,7 @@ find_pattern(const struct tier **sorted, size_t n, const char *p)
 	struct tier key = { .pattern = (char *)(uintptr_t)p };
 	const struct tier *kp = &key, **at;
 
-	at = n > 0 ? bsearch(&kp, sorted, n, sizeof *sorted, by_pattern) :
-		     NULL;
+	at = n > 0 ? bsearch(&kp, sorted, n, sizeof *sorted, by_pattern) : NULL;
 	return at != NULL ? *at : NULL;
 }
 
@@ -277,7 +275,7 @@ make_tier_stats(const struct limits *L, const struct tiers *t)
 		row[i].pattern = ti != NULL ? ti->pattern : NULL;
 		row[i].line = ti != NULL ? ti->line : 0;
 		rate_text(cfg,
-		    ti != NULL	      ? &ti->limit :
+		    ti != NULL		 ? &ti->limit :
 			cfg->nlimits > 0 ? &cfg->limits[0] :
 					   NULL,
 		    row[i].limit, sizeof row[i].limit);
@@ -285,10 +283,10 @@ make_tier_stats(const struct limits *L, const struct tiers *t)
 	/* The rest's counts carry; a tier's, when its pattern stays. */
 	for (size_t j = 0; j < L->ntier_stats; j++) {
 		const struct stats_tier *was = &L->tier_stats[j];
-		const struct tier *now = was->pattern == NULL ? NULL :
+		const struct tier *now = was->pattern == NULL ?
+		    NULL :
 		    find_pattern(sorted, t->ntiers, was->pattern);
-		struct stats_tier *to = was->pattern == NULL ?
-		    &row[t->ntiers] :
+		struct stats_tier *to = was->pattern == NULL ? &row[t->ntiers] :
 		    now != NULL ? &row[now->index] :
 				  NULL;
 
@@ -341,8 +339,8 @@ check_tiers(const struct config *cfg, const char *name, const struct tiers *t,
 			most = t->tier[i].limit.rate.count;
 			big = &t->tier[i];
 		}
-	need = keys_worst_bytes(KEYS_SLIDING, cfg->max_keys, most,
-	    t->ntiers + 1);
+	need = keys_worst_bytes(
+	    KEYS_SLIDING, cfg->max_keys, most, t->ntiers + 1);
 	if (need <= KEYS_MEMORY_MAX)
 		return 0;
 	/* The most keys that fit, at the cost of one key's worst case. */
@@ -381,8 +379,8 @@ read_tiers(const struct config *cfg, struct tiers *t, char *err, size_t size)
 
 	if (input_slurp(name, TIERS_FILE_MAX, &text, &len, err, size) != 0)
 		return -1;
-	rc = tiers_parse(t, name, text, len, cfg->mode, cfg->algorithm, err,
-	    size);
+	rc = tiers_parse(
+	    t, name, text, len, cfg->mode, cfg->algorithm, err, size);
 	free(text);
 	if (rc != 0)
 		return -1;
@@ -413,8 +411,7 @@ build_keytab(struct limits *L, int64_t start_ns)
 	}
 	if ((rules = make_rules(L, &L->tiers, start_ns)) == NULL ||
 	    keys_init(&L->keytab, kind_of(cfg->algorithm), rules,
-		L->tiers.ntiers + 1,
-		cfg->tiers_file != NULL ? &L->tiers : NULL,
+		L->tiers.ntiers + 1, cfg->tiers_file != NULL ? &L->tiers : NULL,
 		(size_t)cfg->max_keys, &seed, start_ns) != 0)
 		err(1, "key table");
 	free(rules);
@@ -456,8 +453,8 @@ redis_tiers(struct limits *L, char *id, size_t size)
 		const struct bucket *b = &r->bucket;
 		int len;
 
-		redis_rate_init(&L->redis_rates[i], b->n, b->d, b->burst,
-		    r->none, r->inf);
+		redis_rate_init(
+		    &L->redis_rates[i], b->n, b->d, b->burst, r->none, r->inf);
 		len = snprintf(one, sizeof one, "%s%c%s%c%s%c%llu",
 		    i < L->tiers.ntiers ? L->tiers.tier[i].pattern : "", 0,
 		    L->redis_rates[i].interval, 0, L->redis_rates[i].burst, 0,
@@ -802,15 +799,15 @@ limits_describe(const struct limits *L, struct stats_limit *out)
 		    "%zu tier%s by key, else ", L->tiers.ntiers,
 		    L->tiers.ntiers == 1 ? "" : "s");
 		if (cfg->nlimits == 0)
-			n += (size_t)snprintf(out->text + n,
-			    sizeof out->text - n, "dropped");
+			n += (size_t)snprintf(
+			    out->text + n, sizeof out->text - n, "dropped");
 	}
 	if (cfg->nlimits > 0) {
 		struct stats_limit r;
 
 		describe_rates(L, &r);
-		(void)snprintf(out->text + n, sizeof out->text - n, "%s",
-		    r.text);
+		(void)snprintf(
+		    out->text + n, sizeof out->text - n, "%s", r.text);
 		out->per_sec = r.per_sec;
 		out->allowance = r.allowance;
 		n = strlen(out->text);

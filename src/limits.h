@@ -39,7 +39,7 @@ struct limits {
 	struct limiter all;
 	struct bucket byte_bucket;
 	struct keytab keytab;
-	bool keyed; /* keytab is in use (-k, not in Redis) */
+	bool keyed;		       /* keytab is in use (-k, not in Redis) */
 	struct tiers tiers;	       /* --tiers, as last read */
 	struct stats_tier *tier_stats; /* a row per tier, then the rest */
 	size_t ntier_stats;

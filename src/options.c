@@ -770,8 +770,7 @@ static bool
 with_retune(const struct option_row *o)
 {
 	return o->set == set_rate || o->set == set_burst ||
-	    o->set == set_stats || o->set == set_retune ||
-	    o->set == set_reload;
+	    o->set == set_stats || o->set == set_retune || o->set == set_reload;
 }
 
 /* The row getopt_long's c stands for, or NULL. */
@@ -831,13 +830,13 @@ options_usage(FILE *fp)
 	    "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 	    "                  [--byte-rate RATE [--byte-burst N]]\n"
 	    "                  [-a ALG] [--initial N] [--catch-up T]\n"
-	    "                  [-k FIELD [-F C] [--max-keys N]]\n"
+	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]]\n"
 	    "                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
 	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
 	    "                  [FILE ...]\n"
 	    "       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
-	    "       tbthrottle -R NAME|PID -s | --stats=json\n"
+	    "       tbthrottle -R NAME|PID -s | --stats=json | --reload\n"
 	    "       tbthrottle --list\n"
 	    "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 	    "records or bytes no faster than RATE.\n"
@@ -949,8 +948,7 @@ retune_files(const struct parsed *p)
 static bool
 retune_no_rate(const struct parsed *p)
 {
-	return p->retune != NULL && !p->cfg->stats &&
-	    !p->cfg->control_reload &&
+	return p->retune != NULL && !p->cfg->stats && !p->cfg->control_reload &&
 	    (p->nrates == 0 || p->lead_burst != NULL);
 }
 

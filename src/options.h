@@ -52,13 +52,13 @@ struct config {
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;
-	uint64_t queue;	    /* --queue: most units waiting, or 0 */
-	unsigned key_field; /* -k: a bucket per value of this field, or 0 */
-	int key_sep;	    /* -F: field separator, -1 for runs of blanks */
-	uint64_t max_keys;  /* --max-keys: most live buckets */
+	uint64_t queue;		/* --queue: most units waiting, or 0 */
+	unsigned key_field;	/* -k: a bucket per value of this field, or 0 */
+	int key_sep;		/* -F: field separator, -1 for runs of blanks */
+	uint64_t max_keys;	/* --max-keys: most live buckets */
 	const char *tiers_file; /* --tiers: the rates of keys by pattern */
-	const char *shared; /* --shared: the name of a bucket, or NULL */
-	bool redis;	    /* --redis: the shared bucket is in Redis */
+	const char *shared;	/* --shared: the name of a bucket, or NULL */
+	bool redis;		/* --redis: the shared bucket is in Redis */
 	struct redis_url redis_url;
 	enum redis_fallback redis_fallback;
 	const char *rate_text; /* the first -r as given */

@@ -6,8 +6,8 @@
 #include "redis.h"
 
 void
-redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
-    uint64_t burst, bool none, bool inf)
+redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d, uint64_t burst,
+    bool none, bool inf)
 {
 	memset(rt, 0, sizeof *rt);
 	rt->none = none;
@@ -16,7 +16,8 @@ redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
 		return;
 	snprintf(rt->interval, sizeof rt->interval, "%.17Lg",
 	    (long double)d / n / 1000);
-	snprintf(rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
+	snprintf(
+	    rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
 	rt->burst_units = burst;
 }
 
@@ -42,8 +43,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 }
 
 void
-redis_select(struct redis *r, const char *key, size_t len,
-    const struct redis_rate *rate)
+redis_select(
+    struct redis *r, const char *key, size_t len, const struct redis_rate *rate)
 {
 	(void)r, (void)key, (void)len, (void)rate;
 }
@@ -170,11 +171,11 @@ struct redis {
 	char settings[96]; /* "tbthrottle-settings:NAME" */
 	char rate_text[TIERS_ID_MAX], name[80];
 	char asks[TIERS_ID_MAX + 64]; /* the settings, as messages say */
-	struct redis_rate own;	     /* the bucket's rate, -r's */
-	const struct redis_rate *at; /* the selected key's */
-	char id_i[80], id_b[24];     /* the settings newcomers must give */
-	const char *unit;     /* "bytes" or "records" */
-	uint64_t burst_units; /* burst, as a number */
+	struct redis_rate own;	      /* the bucket's rate, -r's */
+	const struct redis_rate *at;  /* the selected key's */
+	char id_i[80], id_b[24];      /* the settings newcomers must give */
+	const char *unit;	      /* "bytes" or "records" */
+	uint64_t burst_units;	      /* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
 	bool claimed;	     /* the settings were checked in Redis */
@@ -269,8 +270,8 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
 
 /* Settings rate, burst, unit as messages say them, into out. */
 static void
-settings_text(const char *rate, const char *burst, const char *unit,
-    char *out, size_t size)
+settings_text(const char *rate, const char *burst, const char *unit, char *out,
+    size_t size)
 {
 	if (strcmp(burst, "tiers") == 0)
 		snprintf(out, size, "%s", rate);
@@ -299,8 +300,7 @@ claim(struct redis *r, char *why, size_t size)
 	    e[0]->type == REDIS_REPLY_STRING &&
 	    e[1]->type == REDIS_REPLY_STRING &&
 	    e[2]->type == REDIS_REPLY_STRING) {
-		settings_text(
-		    e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
+		settings_text(e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
 		if (!r->ran)
 			redisconn_fatal(&r->conn,
 			    "shared bucket '%s' is %s; "
@@ -500,8 +500,7 @@ static void
 set_settings(struct redis *r, const char *text, bool tiers)
 {
 	snprintf(r->rate_text, sizeof r->rate_text, "%s", text);
-	snprintf(r->id_i, sizeof r->id_i, "%s",
-	    tiers ? text : r->own.interval);
+	snprintf(r->id_i, sizeof r->id_i, "%s", tiers ? text : r->own.interval);
 	snprintf(r->id_b, sizeof r->id_b, "%s", tiers ? "tiers" : r->own.burst);
 	settings_text(r->rate_text, r->id_b, r->unit, r->asks, sizeof r->asks);
 }
@@ -585,8 +584,8 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 }
 
 void
-redis_select(struct redis *r, const char *key, size_t len,
-    const struct redis_rate *rate)
+redis_select(
+    struct redis *r, const char *key, size_t len, const struct redis_rate *rate)
 {
 	r->at = rate != NULL ? rate : &r->own;
 	/* Keys of any length stay apart: the name grows to fit, and goes

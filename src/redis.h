@@ -71,8 +71,8 @@ void redis_select(struct redis *r, const char *key, size_t len,
  * settings of r's name from now on, whatever they were.  Returns 0, or
  * -1 with the reason in err when Redis cannot be told now.
  */
-int redis_retier(struct redis *r, const char *tiers_id, char *err,
-    size_t errsz);
+int redis_retier(
+    struct redis *r, const char *tiers_id, char *err, size_t errsz);
 
 /* A limiter on r: take and reserve go to Redis. */
 void redis_limiter(struct limiter *l, struct redis *r);

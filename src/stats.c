@@ -92,8 +92,8 @@ add_tier(char *buf, size_t size, size_t *used, const struct stats_tier *t,
  * room kept for the closing bytes of the JSON object; true if all fit.
  */
 static bool
-add_tiers(const struct stats *s, bool json, char *buf, size_t size,
-    size_t *used)
+add_tiers(
+    const struct stats *s, bool json, char *buf, size_t size, size_t *used)
 {
 	const size_t keep = json ? sizeof ",\"tiers_cut\":true}\n" : 0;
 	bool first = true;

@@ -32,8 +32,8 @@ struct stream {
 	struct stats *st;
 	int drop_fd; /* -1: dropped units are discarded */
 	const char *drop_name;
-	int64_t ready_ns; /* since when the input has been waiting */
-	int64_t read_ns;  /* when the last bytes arrived */
+	int64_t ready_ns;      /* since when the input has been waiting */
+	int64_t read_ns;       /* when the last bytes arrived */
 	stats_tally_fn *tally; /* NULL, or told each record's fate */
 	void *tally_ctx;
 };

@@ -194,10 +194,11 @@ test_options(void)
 	    "invalid --name 'a b'", "--name", "a b", "-r", "1/s", (char *)NULL);
 	opt_bad("--list takes no other options", "--list", "-r", "1/s",
 	    (char *)NULL);
-	opt_bad("-R takes only -r and -b, --stats or --reload, not '--name'", "-R", "x",
-	    "--name", "y", (char *)NULL);
-	opt_bad("-R takes only -r and -b, --stats or --reload, not '--progress'", "-R",
-	    "x", "--progress", "--stats=json", (char *)NULL);
+	opt_bad("-R takes only -r and -b, --stats or --reload, not '--name'",
+	    "-R", "x", "--name", "y", (char *)NULL);
+	opt_bad(
+	    "-R takes only -r and -b, --stats or --reload, not '--progress'",
+	    "-R", "x", "--progress", "--stats=json", (char *)NULL);
 	opt_bad("invalid rate '0'", "--shared", ".x", "-r", "0", (char *)NULL);
 	opt_bad("-k 5 needs a rate", "-k", "05", "--shared", "x", "-r", "inf",
 	    (char *)NULL);

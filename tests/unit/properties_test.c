@@ -264,12 +264,12 @@ pcase_keys(struct pcase *pc, enum palg alg, int c)
 		    (int64_t)rng_below((uint64_t)pc->width), 0);
 		pc->fx = rule.fixed;
 	} else {
-		bucket_init(&rule.bucket, pc->n, pc->d, pc->burst, pc->burst, 0);
+		bucket_init(
+		    &rule.bucket, pc->n, pc->d, pc->burst, pc->burst, 0);
 		bucket_set_catchup(&rule.bucket, pc->catchup);
 	}
-	(void)keys_init(&pc->kt, kind, &rule, 1, NULL,
-	    c % 3 == 0 ? 2 : 1000, &(struct siphash_key){ { (uint64_t)c, 0 } },
-	    0);
+	(void)keys_init(&pc->kt, kind, &rule, 1, NULL, c % 3 == 0 ? 2 : 1000,
+	    &(struct siphash_key){ { (uint64_t)c, 0 } }, 0);
 	pc->kt.spec = (struct keyspec){ 1, -1, '\n' };
 	limiter_of_keys(&pc->l, &pc->kt);
 }
