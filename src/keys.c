@@ -686,7 +686,7 @@ restate(const struct keytab *t, const struct keyrule *from,
 		keep = st->s.count < to->sliding.limit ? st->s.count :
 							 to->sliding.limit;
 		cap = ring_cap(keep, to->sliding.limit);
-		if (cap > 0 && (p = malloc(cap * sizeof *p)) == NULL)
+		if (keep > 0 && (p = malloc(cap * sizeof *p)) == NULL)
 			return false;
 		for (uint64_t i = 0; i < keep; i++)
 			p[i] = st->s.times[(st->s.oldest + st->s.count - keep +
@@ -729,16 +729,16 @@ keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
     const struct tiers *tiers, int64_t now_ns)
 {
 	struct keytab old = *t;
-	size_t *to;
+	size_t live = t->live, *to;
 	size_t len;
 
 	if (nrules == 0 || nrules > KEYS_MAX_RULES ||
-	    (to = malloc((t->live + 1) * sizeof *to)) == NULL)
+	    (to = malloc((live + 1) * sizeof *to)) == NULL)
 		return -1;
 	/* The rule each key finds among the new, before anything changes. */
 	t->tiers = tiers;
 	t->nrules = nrules;
-	for (size_t i = 0; i < t->live; i++) {
+	for (size_t i = 0; i < live; i++) {
 		const char *key = bytes_of(&t->ents[i], &len);
 
 		to[i] = keys_rule_of(t, key, len);
@@ -751,7 +751,7 @@ keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
 	}
 	/* From here on nothing can fail but a window's copy, whose key
 	 * then starts afresh: it had released nothing that counts. */
-	for (size_t i = 0; i < t->live; i++) {
+	for (size_t i = 0; i < live; i++) {
 		struct keyent *e = &t->ents[i];
 
 		if (!restate(t, &old.rules[e->rule], &t->rules[to[i]], &e->st,

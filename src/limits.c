@@ -499,8 +499,11 @@ build_redis(struct limits *L, int64_t start_ns)
 			b.tiers_id = id;
 		}
 	} else {
-		bucket_init(&L->redis_local, l->rate.n, l->rate.d, l->burst,
-		    l->burst, start_ns);
+		/* Without -k, --shared has one -r (options.c). */
+		const struct limit *one = &cfg->limits[0];
+
+		bucket_init(&L->redis_local, one->rate.n, one->rate.d,
+		    one->burst, one->burst, start_ns);
 		bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
 		limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
 	}
