@@ -638,7 +638,7 @@ keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 		e = &t->ents[t->sel];
 		was = refill_ns(t, e);
 		e->st = saved(t);
-		if (refill_ns(t, e) != was)
+		if (refill_ns(t, e) != was || t->kind == KEYS_SLIDING)
 			t->sel = reheap(t, t->sel);
 		return;
 	}

@@ -92,4 +92,7 @@ void test_timestamp_state(void);
 void test_timestamp_local(void);
 void test_timestamp_bad(void);
 
+/* keywin_test.c */
+void test_keywin(void);
+
 #endif

@@ -1,0 +1,403 @@
+#!/usr/bin/env bats
+# -k with -a sliding and -a fixed (a window per key), --tiers FILE (a
+# rate per glob, first match wins), -R NAME --reload (the file read again
+# while running, all or nothing) and the per-tier counts of -s.
+# shellcheck disable=SC2016 # bash -c scripts read their arguments as $1
+
+load helpers
+
+setup_file() {
+	build_stamp
+}
+
+setup() {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run HOME=$BATS_TEST_TMPDIR/home
+	mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
+	d=$BATS_TEST_TMPDIR
+}
+
+# The value of number field $1 of the JSON report on stderr: the totals',
+# not a tier's.
+json_field() {
+	sed -n 's/,"tiers":.*//; s/^{.*"'"$1"'":\([0-9.e+-]*\).*/\1/p' <<<"$stderr"
+}
+
+# tier_json PATTERN|null FIELD: field FIELD of the row of tier PATTERN in
+# the JSON report on stderr (jq reads it; null is the keys no tier takes).
+tier_json() {
+	local sel
+	if [[ $1 == null ]]; then
+		sel='.tiers[] | select(.pattern == null)'
+	else
+		sel=".tiers[] | select(.pattern == \"$1\")"
+	fi
+	jq -r "$sel | .$2" <<<"$stderr"
+}
+
+# Records "KEY SEQ" in a fixed interleaving: key i of "K1:N1 K2:N2 ..."
+# appears N_i times, spread over the whole file, into FILE.
+make_input() {
+	local file=$1
+	shift
+	printf '%s\n' "$@" | awk -F: '
+	    { key[NR] = $1; want[NR] = $2; n = NR }
+	    END {
+		for (round = 0; ; round++) {
+			more = 0
+			for (i = 1; i <= n; i++)
+				if (round < want[i]) {
+					print key[i], round + 1
+					more = 1
+				}
+			if (!more)
+				break
+		}
+	    }' >"$file"
+}
+
+# The first N records of each key of FILE, in order (what a window of N
+# units per key lets through while no window ends), and the others.
+first_per_key() {
+	awk -v n="$2" '{ if (++c[$1] <= n) print }' "$1"
+}
+after_per_key() {
+	awk -v n="$2" '{ if (++c[$1] > n) print }' "$1"
+}
+
+# So that a window of a day cannot end during a run: wait out the last
+# seconds before 00:00 UTC.
+clear_of_midnight() {
+	local s
+	s=$(date -u +%s)
+	if ((s % 86400 > 86390)); then
+		sleep $((86400 - s % 86400 + 1))
+	fi
+}
+
+@test "at most 100 requests per client IP in any minute, the excess set aside" {
+	make_input "$d/in" 10.0.0.1:50 10.0.0.2:100 10.0.0.3:101 \
+	    10.0.0.4:250 10.0.0.5:1
+	run -0 --separate-stderr tb -k 1 -a sliding -r 100/min \
+	    --drop-to "$d/excess.log" --stats=json "$d/in"
+	assert_eq "$output" "$(first_per_key "$d/in" 100)" "records out, in order"
+	assert_eq "$(cat "$d/excess.log")" "$(after_per_key "$d/in" 100)" \
+	    "the excess file: exactly the dropped records, whole, in order"
+	assert_eq "$(json_field units_out)" 351 "units out"
+	assert_eq "$(json_field units_dropped)" 151 "units dropped"
+	assert_eq "$(awk '$1 == "10.0.0.4"' "$d/excess.log" | wc -l | tr -d ' ')" \
+	    150 "10.0.0.4's excess"
+}
+
+@test "-k -a fixed: the same exact counts per key in one window" {
+	make_input "$d/in" a:3 b:10 c:11 d:40
+	clear_of_midnight
+	run -0 --separate-stderr tb -k 1 -a fixed -r 10/day \
+	    --drop-to "$d/excess.log" "$d/in"
+	assert_eq "$output" "$(first_per_key "$d/in" 10)" "records out"
+	assert_eq "$(cat "$d/excess.log")" "$(after_per_key "$d/in" 10)" \
+	    "records set aside"
+}
+
+# The example's tiers file, and input over free and premium users and
+# guests that no line takes: free-1..3 30 records each, premium-1 and -2
+# 1200 each, guest-1 and -2 20 each.
+premium_input() {
+	printf '%s\n' '# free users: 10 a minute; premium: 1000' \
+	    'free-* 10/min' '' 'premium-* 1000/min   # paying' \
+	    'unused-* 1/min' >"$d/tiers"
+	make_input "$d/in" free-1:30 premium-1:1200 free-2:30 guest-1:20 \
+	    premium-2:1200 free-3:30 guest-2:20
+}
+
+# count_keys FILE: "KEY COUNT" lines, sorted by key.
+count_keys() {
+	awk '{ c[$1]++ } END { for (k in c) print k, c[k] }' "$1" | sort
+}
+
+@test "tiers: free users 10/min, premium 1000/min; the rest dropped without -r" {
+	premium_input
+	run -0 --separate-stderr tb -k 1 -a sliding --tiers "$d/tiers" \
+	    --max-keys 1000 --drop "$d/in"
+	printf '%s\n' "$output" >"$d/out"
+	assert_eq "$(count_keys "$d/out")" "$(printf '%s\n' 'free-1 10' \
+	    'free-2 10' 'free-3 10' 'premium-1 1000' 'premium-2 1000')" \
+	    "records out per key"
+	assert_eq "$output" "$(grep -v '^guest' "$d/in" | first_per_key /dev/stdin 1000 |
+	    awk '$1 !~ /^free/ || ++c[$1] <= 10')" "the records out, in order"
+}
+
+@test "tiers: keys no line takes follow -r" {
+	premium_input
+	run -0 --separate-stderr tb -k 1 -a sliding --tiers "$d/tiers" \
+	    -r 5/min --max-keys 1000 --drop "$d/in"
+	printf '%s\n' "$output" >"$d/out"
+	assert_eq "$(count_keys "$d/out")" "$(printf '%s\n' 'free-1 10' \
+	    'free-2 10' 'free-3 10' 'guest-1 5' 'guest-2 5' 'premium-1 1000' \
+	    'premium-2 1000')" "records out per key"
+}
+
+@test "tiers with -a fixed and with token buckets: the same counts" {
+	premium_input
+	# Windows and buckets of a day: nothing refills during the run.  A
+	# window takes no BURST: its N is the most in a window.
+	printf '%s\n' 'free-* 10/day' 'premium-* 1000/day' >"$d/fixed.t"
+	printf '%s\n' 'free-* 10/day 10' 'premium-* 1000/day 1000' >"$d/token.t"
+	clear_of_midnight
+	run -0 --separate-stderr tb -k 1 -a fixed --tiers "$d/fixed.t" \
+	    -r 5/day --drop "$d/in"
+	printf '%s\n' "$output" >"$d/fixed"
+	run -0 --separate-stderr tb -k 1 --tiers "$d/token.t" -r 5/day -b 5 \
+	    --drop "$d/in"
+	printf '%s\n' "$output" >"$d/token"
+	local want
+	want=$(printf '%s\n' 'free-1 10' 'free-2 10' 'free-3 10' 'guest-1 5' \
+	    'guest-2 5' 'premium-1 1000' 'premium-2 1000')
+	assert_eq "$(count_keys "$d/fixed")" "$want" "-a fixed, per key"
+	assert_eq "$(count_keys "$d/token")" "$want" "-a token, per key"
+}
+
+@test "tiers: -s counts each tier that saw units, and the rest" {
+	premium_input
+	run -0 --separate-stderr tb -k 1 -a sliding --tiers "$d/tiers" \
+	    --max-keys 1000 --drop -s "$d/in"
+	local tiers
+	tiers=$(grep -v '^tbthrottle: units ' <<<"$stderr")
+	assert_eq "$tiers" "$(printf '%s\n' \
+	    "tbthrottle: tier 'free-*' (line 2, 10/min): units 90 in, 30 out, 60 dropped, 0 waiting" \
+	    "tbthrottle: tier 'premium-*' (line 4, 1000/min): units 2400 in, 2000 out, 400 dropped, 0 waiting" \
+	    "tbthrottle: keys no tier takes (none: dropped): units 40 in, 0 out, 40 dropped, 0 waiting")" \
+	    "the tier lines (unused-* saw nothing and is left out)"
+	[[ $stderr == "tbthrottle: units 2530 in, 2030 out, 500 dropped, 0 waiting; "* ]] ||
+	    { echo "$stderr" >&2; false; }
+}
+
+@test "tiers: --stats=json has a row per tier, pattern null for the rest" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	premium_input
+	run -0 --separate-stderr tb -k 1 -a sliding --tiers "$d/tiers" \
+	    -r 5/min --max-keys 1000 --drop --stats=json "$d/in"
+	assert_eq "$(jq -r '.tiers | length' <<<"$stderr")" 3 "rows"
+	assert_eq "$(tier_json 'free-*' line) $(tier_json 'free-*' limit)" \
+	    "2 10/min" "free-*'s line and limit"
+	assert_eq "$(tier_json 'free-*' units_in) $(tier_json 'free-*' units_out) $(tier_json 'free-*' units_dropped) $(tier_json 'free-*' units_waiting)" \
+	    "90 30 60 0" "free-*'s counts"
+	assert_eq "$(tier_json 'premium-*' units_in) $(tier_json 'premium-*' units_out) $(tier_json 'premium-*' units_dropped)" \
+	    "2400 2000 400" "premium-*'s counts"
+	assert_eq "$(tier_json null line) $(tier_json null limit) $(tier_json null units_in) $(tier_json null units_out) $(tier_json null units_dropped)" \
+	    "0 5/min 40 10 30" "the rest's row"
+	assert_eq "$(jq '[.tiers[].units_out] | add' <<<"$stderr") $(jq '[.tiers[].units_dropped] | add' <<<"$stderr")" \
+	    "$(jq '.units_out' <<<"$stderr") $(jq '.units_dropped' <<<"$stderr")" \
+	    "the rows add up to the totals"
+}
+
+@test "a bad tiers line: exit 2, one line naming file:line and the value" {
+	local line want
+	while IFS='|' read -r line want; do
+		printf '%s\n' '# ok' 'free-* 10/min' "$line" >"$d/t"
+		run -2 --separate-stderr tb -k 1 -r 1/s --tiers "$d/t" </dev/null
+		assert_one_stderr_line
+		assert_eq "$output" "" "stdout for '$line'"
+		[[ $stderr == *"$d/t:3: "*"$want"* ]] ||
+		    { echo "for '$line': $stderr" >&2; false; }
+	done <<-'EOF'
+		prem-* 10/fortnight|'10/fortnight'
+		prem-* 10/min 0|'0'
+		prem-* 10/min 5 6|'6'
+		prem-*|prem-*
+		free-* 1/s|free-*
+	EOF
+}
+
+@test "--tiers: a missing file, or not a regular file, exit 2 naming it" {
+	run -2 --separate-stderr tb -k 1 -r 1/s --tiers "$d/nothing" </dev/null
+	assert_one_stderr_line
+	assert_msg "$stderr" "$d/nothing: No such file or directory"
+	run -2 --separate-stderr tb -k 1 -r 1/s --tiers "$d" </dev/null
+	assert_one_stderr_line
+	assert_msg "$stderr" "$d: not a regular file"
+}
+
+@test "--tiers without -r, --drop or a '*' line: exit 2; with any one, runs" {
+	printf 'free-* 10/min\n' >"$d/t"
+	run -2 --separate-stderr tb -k 1 --tiers "$d/t" </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"$d/t: no line matches every key"* ]]
+	run -0 --separate-stderr bash -c 'printf "x 1\nfree-1 2\n" | tb -k 1 --tiers "$1" -r 1/min' _ "$d/t"
+	assert_eq "$output" $'x 1\nfree-1 2' "with -r: x follows -r"
+	run -0 --separate-stderr bash -c 'printf "x 1\nfree-1 2\n" | tb -k 1 --tiers "$1" --drop' _ "$d/t"
+	assert_eq "$output" "free-1 2" "with --drop: x is dropped"
+	printf 'free-* 10/min\n* 1/min\n' >"$d/t"
+	run -0 --separate-stderr bash -c 'printf "x 1\nfree-1 2\n" | tb -k 1 --tiers "$1"' _ "$d/t"
+	assert_eq "$output" $'x 1\nfree-1 2' "with '*': x follows it"
+}
+
+# The --max-keys that the refusal on stderr suggests.
+suggested_max_keys() {
+	sed -n 's/.*give --max-keys \([0-9][0-9]*\) or less.*/\1/p' <<<"$stderr"
+}
+
+@test "-k -a sliding: a worst case over 1 GiB is refused, naming a --max-keys that fits" {
+	local fit
+	run -2 --separate-stderr tb -k 1 -a sliding -r 1000/min </dev/null
+	assert_one_stderr_line
+	fit=$(suggested_max_keys)
+	assert_ge "$fit" 1000 "--max-keys suggested"
+	run -0 --separate-stderr bash -c 'printf "a\na\nb\n" | tb -k 1 -a sliding -r 1000/min --max-keys "$1"' _ "$fit"
+	assert_eq "$output" $'a\na\nb' "the suggested --max-keys runs"
+	run -2 --separate-stderr tb -k 1 -a sliding -r 1000/min \
+	    --max-keys "$((fit + 1))" </dev/null
+	assert_one_stderr_line
+	# A tier's limit counts too, and the message names its line.
+	printf 'small 1/s\nbig-* 1000/min\n' >"$d/t"
+	run -2 --separate-stderr tb -k 1 -a sliding -r 1/s --tiers "$d/t" </dev/null
+	assert_one_stderr_line
+	[[ $stderr == *"tier 'big-*' of $d/t:2"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	fit=$(suggested_max_keys)
+	run -0 --separate-stderr bash -c 'printf "big-1\n" | tb -k 1 -a sliding -r 1/s --tiers "$2" --max-keys "$1"' _ "$fit" "$d/t"
+	assert_eq "$output" big-1 "the --max-keys suggested for the tiers runs"
+	# -a fixed keeps a count, not the release times: no such limit.
+	run -0 --separate-stderr bash -c 'printf "a\n" | tb -k 1 -a fixed -r 1000/min' _
+	assert_eq "$output" a "-a fixed runs"
+}
+
+# start_named NAME ARGS...: tbthrottle ARGS --name NAME, reading a FIFO
+# held open on fd $feed, output to $d/out and stderr to $d/err; its pid in
+# $pid once it answers by name.
+start_named() {
+	local name=$1 i
+	shift
+	mkfifo "$d/fifo"
+	tb --name "$name" "$@" <"$d/fifo" >"$d/out" 2>"$d/err" &
+	pid=$!
+	exec {feed}>"$d/fifo"
+	for ((i = 0; i < 500; i++)); do
+		[[ -L $XDG_RUNTIME_DIR/tbthrottle/name.$name ]] && return 0
+		sleep 0.01
+	done
+	echo "$name did not start" >&2
+	return 1
+}
+
+# wait_in NAME N: until the run NAME has read N units (at most 10 s).
+wait_in() {
+	local i n
+	for ((i = 0; i < 1000; i++)); do
+		n=$("$TB" -R "$1" --stats=json 2>/dev/null |
+		    sed -n 's/^{"units_in":\([0-9]*\),.*/\1/p')
+		[[ -n $n ]] && ((n >= $2)) && return 0
+		sleep 0.01
+	done
+	echo "$1 did not read $2 units (last: ${n:-none})" >&2
+	return 1
+}
+
+# finish: end the run's input and wait for it; its status in $status.
+finish() {
+	exec {feed}>&-
+	status=0
+	wait "$pid" || status=$?
+	stderr=$(cat "$d/err")
+}
+
+@test "-R NAME --reload under load: nothing lost or split, the new rate applies" {
+	local batch k n_after=0 t0 t1
+	printf 'k* 5/min\nf* 10/min\n' >"$d/tiers"
+	start_named loaded -k 1 -a sliding --tiers "$d/tiers" --max-keys 100 \
+	    --drop-to "$d/dropped" --stats=json
+	: >"$d/in"
+	t0=$(now_ms)
+	# About 2 s of records: k1..k4 and f1, one each every 20 ms, the
+	# reload half-way; the rate of k* goes from 5 to 10000 a minute.
+	# (Not "i": bats' run, called here, sets its own.)
+	for ((batch = 1; batch <= 100; batch++)); do
+		for k in k1 k2 k3 k4 f1; do
+			printf '%s %d padding-to-make-the-record-longer\n' "$k" "$batch"
+		done >>"$d/in"
+		tail -n 5 "$d/in" >&"$feed"
+		if ((batch == 50)); then
+			printf 'k* 10000/min\nf* 10/min\n' >"$d/tiers"
+			run -0 --separate-stderr "$TB" -R loaded --reload
+			assert_eq "$stderr" "" "stderr of the reload"
+		elif ((batch > 50)); then
+			n_after=$((n_after + 4))
+		fi
+		sleep 0.02
+	done
+	finish
+	t1=$(now_ms)
+	assert_eq "$status" 0 "exit status"
+	# Every record is out or set aside, whole, once.
+	assert_eq "$(sort "$d/out" "$d/dropped")" "$(sort "$d/in")" \
+	    "output and drop file together: the input"
+	assert_eq "$(json_field units_in)" 500 "units in"
+	assert_eq "$(($(json_field units_out) + $(json_field units_dropped)))" \
+	    500 "units out + dropped"
+	assert_eq "$(json_field units_out)" "$(wc -l <"$d/out" | tr -d ' ')" \
+	    "units out: the lines out"
+	# f1 kept its window through the reload: 10 in all, not 10 more.
+	assert_eq "$(grep -c '^f1 ' "$d/out")" 10 "f1's records out"
+	# Every k record sent after the reload returned goes at 10000/min;
+	# those before it went at 5 a minute, at most 5 a key, unless still in
+	# the pipe at the reload.
+	assert_ge "$(grep -c '^k' "$d/out")" "$((n_after + 20))" "k records out"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 20000 \
+	    "time of the run (ms)"
+}
+
+@test "-R NAME --reload: a bad file leaves the running tiers as they were" {
+	printf 'k* 2/min\n' >"$d/tiers"
+	start_named steady -k 1 -a sliding --tiers "$d/tiers" --drop -s
+	printf 'k1 a%d\n' 1 2 3 4 5 >&"$feed"
+	wait_in steady 5
+	printf 'k* 2/min\nj* 5/fortnight\n' >"$d/tiers"
+	run --separate-stderr "$TB" -R steady --reload
+	[[ $status -ne 0 ]] || { echo "a bad reload exited 0" >&2; false; }
+	assert_one_stderr_line
+	[[ $stderr == *"$d/tiers:2: "*"'5/fortnight'"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	# Still k* 2/min, with k1's window kept: none of these go.
+	printf 'k1 b%d\n' 1 2 3 4 5 >&"$feed"
+	wait_in steady 10
+	# A good file again: 4 a minute, the 2 already out still counted.
+	printf 'k* 4/min\n' >"$d/tiers"
+	run -0 --separate-stderr "$TB" -R steady --reload
+	printf 'k1 c%d\n' 1 2 3 4 5 >&"$feed"
+	finish
+	assert_eq "$status" 0 "exit status"
+	assert_eq "$(cat "$d/out")" $'k1 a1\nk1 a2\nk1 c1\nk1 c2' "records out"
+	[[ $stderr == *"tier 'k*' (line 1, 4/min): units 15 in, 4 out, 11 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+}
+
+@test "-R NAME --reload to a run without --tiers: a clear error" {
+	start_named plain -k 1 -r 1/min --drop
+	run -2 --separate-stderr "$TB" -R plain --reload
+	assert_one_stderr_line
+	assert_msg "$stderr" "plain: this run has no --tiers file"
+	finish
+	assert_eq "$status" 0 "the run goes on, and ends as usual"
+}
+
+@test "-k -a sliding without --drop: never more than N of a key in a window" {
+	local k j due in
+	# a and b alternate, 7 each; 2 per 300 ms per key, order kept.
+	awk 'BEGIN { for (i = 1; i <= 7; i++) printf "a %d\nb %d\n", i, i }' \
+	    >"$d/in"
+	run -0 --separate-stderr "$STAMP" -i "$d/in" -- \
+	    "$TB" -k 1 -a sliding -r 2/300ms --catch-up 0
+	assert_eq "$(stamp_texts)" "$(cat "$d/in")" "records out, in order"
+	in=$(stamp_in)
+	# The (2j+1)-th record of a key leaves at least j windows after the
+	# input came: its first release was not before, and each later pair
+	# waits for the pair before it to leave the window.
+	for k in a b; do
+		for j in 1 2 3; do
+			due=$(awk -v t="$in" -v j="$j" 'BEGIN { print t + 300 * j }')
+			assert_ge "$(awk -v k="$k" -v n=$((2 * j + 1)) \
+			    '$1 ~ /^[0-9]/ && $2 == k && ++c == n { print $1 }' \
+			    <<<"$output")" "$due" "record $((2 * j + 1)) of $k (ms)"
+		done
+	done
+	assert_le "$(stamp_end)" 15000 "the whole run (ms)"
+}
