@@ -708,6 +708,12 @@ restate(const struct keytab *t, const struct keyrule *from,
 		b = from->bucket;
 		b.base_ns = st->b.base_ns;
 		b.k = st->b.k;
+		/* A full bucket is a new key's, which the new burst fills:
+		 * whether it was forgotten yet must not matter. */
+		if (bucket_full_at(&b, now_ns)) {
+			*st = new_state(t, now_ns);
+			return true;
+		}
 		bucket_retune(
 		    &b, to->bucket.n, to->bucket.d, to->bucket.burst, now_ns);
 		st->b.base_ns = b.base_ns;

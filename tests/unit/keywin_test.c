@@ -734,7 +734,10 @@ test_keywin_retune_fixed(void)
 	keys_free(&t);
 }
 
-/* A bucket per key is re-rated as bucket_retune re-rates a bucket. */
+/*
+ * A bucket per key is re-rated as bucket_retune re-rates a bucket, but
+ * a full one starts full at the new burst, as a forgotten key would.
+ */
 static void
 test_keywin_retune_bucket(void)
 {
@@ -745,6 +748,23 @@ test_keywin_retune_bucket(void)
 	int bad = 0;
 
 	current = "reload: a bucket per key is re-rated like bucket_retune";
+	/* Full at the reload: as a new key's, of the new burst. */
+	{
+		struct keyrule a = { 0 }, z = { 0 };
+
+		bucket_init(&a.bucket, 1, 10, 4, 4, 0);
+		bucket_init(&z.bucket, 1, 10, 6, 6, 0);
+		bucket_set_catchup(&a.bucket, 0);
+		bucket_set_catchup(&z.bucket, 0);
+		kw_table(&t, &l, KEYS_BUCKET, &a, 1, NULL);
+		(void)kw_take(&t, &l, "A", 0, 1);
+		(void)keys_retune(&t, &z, 1, NULL, 100);
+		keys_select(&t, "A", 1, 100);
+		check(limiter_avail(&l, 100, 100) == 6,
+		    "an idle key full again takes the new burst: %llu",
+		    (unsigned long long)limiter_avail(&l, 100, 100));
+		keys_free(&t);
+	}
 	for (int c = 0; c < 200; c++) {
 		uint64_t n = 1 + rng_below(3), d = 5 + rng_below(20),
 			 burst = 1 + rng_below(6), used = 1 + rng_below(burst);
@@ -761,8 +781,13 @@ test_keywin_retune_bucket(void)
 		kw_table(&t, &l, KEYS_BUCKET, &from, 1, NULL);
 		(void)bucket_take(&b, 0, 0, used);
 		(void)kw_take(&t, &l, "k", 0, used);
-		bucket_retune(
-		    &b, to.bucket.n, to.bucket.d, to.bucket.burst, at);
+		if (bucket_full_at(&b, at)) {
+			bucket_init(&b, to.bucket.n, to.bucket.d,
+			    to.bucket.burst, to.bucket.burst, at);
+			bucket_set_catchup(&b, 0);
+		} else
+			bucket_retune(
+			    &b, to.bucket.n, to.bucket.d, to.bucket.burst, at);
 		(void)keys_retune(&t, &to, 1, NULL, at);
 		for (now = at; now < at + 200;
 		     now += 1 + (int64_t)rng_below(9)) {
