@@ -18,6 +18,30 @@ struct stats_limit {
 	uint64_t allowance;
 };
 
+/* Buckets of the lateness histogram: 16 per power of two of ns. */
+#define STATS_LATE_SUB 16
+#define STATS_LATE_BUCKETS (64 * STATS_LATE_SUB)
+
+/* What --replay adds to the report: in constant memory. */
+struct stats_replay {
+	const char *format; /* of the timestamps, once detected, or NULL */
+	uint64_t speed_num, speed_den;
+	uint64_t timed, untimed, out_of_order; /* records gone */
+	uint64_t late_count;
+	int64_t late_max_ns;
+	uint64_t late[STATS_LATE_BUCKETS]; /* behind the schedule, ns */
+};
+
+/* Count a record that left late_ns behind its time (< 0 as 0). */
+void stats_late_add(struct stats_replay *r, int64_t late_ns);
+
+/*
+ * The lateness that num/den of the records counted did not exceed, to
+ * within 1/16 (rounded up, never above the largest); 0 when none.
+ */
+int64_t stats_late_quantile(
+    const struct stats_replay *r, uint64_t num, uint64_t den);
+
 struct stats {
 	int64_t start_ns;
 	uint64_t bytes_in;
@@ -27,6 +51,7 @@ struct stats {
 	int64_t max_late_ns; /* latest release after its due time */
 	int64_t next_due_ns; /* when the next release is due, or 0 */
 	struct stats_limit limit;
+	const struct stats_replay *replay; /* with --replay, else NULL */
 };
 
 /*
@@ -46,7 +71,9 @@ double stats_rate(const struct stats *s, int64_t now_ns);
  * Format one summary line at now_ns into buf[0..size), NUL-terminated,
  * and return its length: units and bytes in, out, dropped and waiting
  * (in = out + dropped + waiting), elapsed time, the achieved rate beside
- * the limit, and the largest lateness.  json selects one JSON object.
+ * the limit, and the largest lateness; with --replay, its speed, format,
+ * records without a timestamp or out of order, and how far behind its
+ * schedule they went.  json selects one JSON object.
  */
 size_t stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);
