@@ -40,6 +40,7 @@ pass 3 p
 shape 3 p
 drop 3 p
 queue 3 p
+replay 3 p
 stream 4 s
 engine 4 s
 limits 4 s

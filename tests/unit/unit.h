@@ -92,4 +92,7 @@ void test_timestamp_state(void);
 void test_timestamp_local(void);
 void test_timestamp_bad(void);
 
+/* replay_test.c */
+void test_replay(void);
+
 #endif
