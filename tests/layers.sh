@@ -45,6 +45,7 @@ stream 4 s
 engine 4 s
 limits 4 s
 retune 4 s
+zone 4 s
 main 5 s
 '
 declare -A layer pure

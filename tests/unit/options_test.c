@@ -228,7 +228,7 @@ test_option_table(void)
 				  options_long_name(j)) != 0,
 			    "%s twice", want);
 	}
-	check(i == 28, "28 long options: %d", i);
+	check(i == 33, "33 long options: %d", i);
 	free(text);
 	/* options.h names these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");
