@@ -9,6 +9,7 @@
 
 #include "bucket.h"
 #include "limiter.h"
+#include "options.h"
 #include "replay.h"
 #include "unit.h"
 
@@ -307,6 +308,45 @@ test_live_speed(void)
 	    (const double[]){ 0, 10000, 44000 });
 }
 
+/*
+ * Input that comes after its time (a slow producer, tail -F): it goes at
+ * once, and the records after it keep the first record's schedule.
+ */
+static void
+test_late_input(void)
+{
+	struct input in = { .n = 0 };
+	struct run u;
+	struct action a;
+	struct view v;
+	size_t first;
+
+	rec(&in, 0);
+	first = in.len;
+	rec(&in, 500 * MS);
+	rec(&in, 4 * NS);
+	start(&u, 1, 1, -1, false);
+	v = (struct view){ in.buf, first, false, false, T0, T0 };
+	policy_next(&u.p, &v, T0, &a);
+	check(a.kind == ACT_SEND && a.bytes == first, "a at once");
+	v = (struct view){ in.buf + first, 0, false, false, T0, T0 };
+	policy_next(&u.p, &v, T0, &a);
+	check(a.kind == ACT_READ, "then it reads");
+	/* b and c arrive 3.5 s later: b was due at 0.5 s. */
+	v = (struct view){ in.buf + first, in.len - first, false, false,
+		T0 + 3500 * MS, T0 + 3500 * MS };
+	policy_next(&u.p, &v, T0 + 3500 * MS, &a);
+	check(a.kind == ACT_SEND && a.units == 1 && a.due_ns == T0 + 3500 * MS,
+	    "b at once, on arrival: %d, due %" PRId64, (int)a.kind, a.due_ns);
+	v.b += a.bytes;
+	v.len -= a.bytes;
+	policy_next(&u.p, &v, T0 + 3500 * MS, &a);
+	check(a.kind == ACT_WAIT && a.due_ns == T0 + 4 * NS,
+	    "c at 4 s from a: %d, due %" PRId64, (int)a.kind, a.due_ns);
+	check(u.st.late_max_ns == 3 * NS, "b was 3 s late: %" PRId64,
+	    u.st.late_max_ns);
+}
+
 /* The histogram of lateness: p50 and p99 within 1/16, max exact. */
 static void
 test_lateness(void)
@@ -329,6 +369,41 @@ test_lateness(void)
 	check(stats_late_quantile(&st, 1, 1) == 1000 * US, "p100 is the max");
 }
 
+/* The options of a replay, and what they refuse. */
+static void
+test_replay_options(void)
+{
+	char *argv[8] = { (char *)"tbthrottle", (char *)"--replay",
+		(char *)"--speed", (char *)"2.5", (char *)"--max-gap",
+		(char *)"1.5s", NULL };
+	struct config cfg;
+	uint64_t num = 0, den = 0;
+	char err[512] = "";
+
+	check(options_parse(&cfg, 6, argv, err, sizeof err) == OPT_RUN &&
+		cfg.replay && cfg.speed_num == 5 && cfg.speed_den == 2 &&
+		cfg.max_gap_ns == 1500 * MS && options_unlimited(&cfg),
+	    "--replay --speed 2.5 --max-gap 1.5s: %s", err);
+	check(options_parse(&cfg, 2, argv, err, sizeof err) == OPT_RUN &&
+		cfg.speed_num == 1 && cfg.speed_den == 1 &&
+		cfg.max_gap_ns == -1,
+	    "--replay alone: speed 1, no gap");
+	check(
+	    options_speed_parse("0.000250", &num, &den, err, sizeof err) == 0 &&
+		num == 1 && den == 4000,
+	    "0.000250 is 1/4000: %" PRIu64 "/%" PRIu64, num, den);
+	check(
+	    options_speed_parse("1000000", &num, &den, err, sizeof err) == 0 &&
+		num * den == 1000000,
+	    "the fastest");
+	check(options_speed_parse("0", &num, &den, err, sizeof err) == -1 &&
+		strstr(err, "'0'") != NULL,
+	    "0: %s", err);
+	check(
+	    options_speed_parse("1000000.5", &num, &den, err, sizeof err) == -1,
+	    "beyond the fastest");
+}
+
 void
 test_replay(void)
 {
@@ -339,5 +414,7 @@ test_replay(void)
 	test_out_of_order_untimed();
 	test_ceiling();
 	test_live_speed();
+	test_late_input();
 	test_lateness();
+	test_replay_options();
 }
