@@ -38,10 +38,6 @@ struct replay_slot {
 	bool reanchor;	   /* the schedule starts again at (due_ns, ts) */
 };
 
-/* Most speed and least: both num * den stay below 2^63. */
-#define REPLAY_MAX_SPEED 1000000
-#define REPLAY_SPEED_DIGITS 6 /* after the point */
-
 /* Start s at speed num/den with at most max_gap_ns between records. */
 void replay_schedule_init(
     struct replay_schedule *s, uint64_t num, uint64_t den, int64_t max_gap_ns);
