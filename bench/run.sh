@@ -21,7 +21,8 @@
 # the producer is never the bottleneck; only bytes high (a live `head -c
 # 1G /dev/zero`) and the idle scenario (lines, a pause, lines) read a
 # producer.  Peers missing from PATH are skipped with a note.
-# The full run takes about 7 minutes on 2 CPUs; the tables go to standard
+# The replay scenario is bench/replay.sh.
+# The full run takes about 9 minutes on 2 CPUs; the tables go to standard
 # output, progress to standard error, each run's raw result to out/run.log.
 set -euo pipefail
 
@@ -503,6 +504,15 @@ pass lines "tbthrottle -r inf" "$TB" -r inf
 pass lines cat cat
 have pv && pass lines "pv -q -l" pv -q -l
 
+# ---------------------------------------------------------------- replay
+
+# --replay against its own schedule, beside a while-read-sleep loop:
+# bench/replay.sh, which also runs alone.
+replay_args=()
+((quick)) && replay_args=(--quick)
+replay_table=$(TB=$TB RECV=$RECV bash "$here/replay.sh" "${replay_args[@]}") ||
+	notes+=("the replay scenario failed")
+
 # ---------------------------------------------------------------- report
 
 ver() { # the first line of a tool's version output, or "absent"
@@ -602,6 +612,8 @@ echo "bytes: \`head -c $pass_bytes /dev/zero | X | cat >/dev/null\`;" \
 	"bytes file: \`X < zeros-$pass_file.bin | cat >/dev/null\`;" \
 	"lines: \`X < seq-$pass_lines.txt | cat >/dev/null\`."
 echo "Median of $reps run(s) by wall time; CPU and RSS are X's alone."
+echo
+echo "$replay_table"
 if ((${#notes[@]} > 0)); then
 	echo
 	echo "## Notes"

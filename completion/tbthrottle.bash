@@ -56,6 +56,18 @@ _tbthrottle()
 	--drop-to | --tiers)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
+	--speed)
+		mapfile -t COMPREPLY < <(compgen -W '0.5 2 10 60' -- "$cur")
+		return ;;
+	--max-gap)
+		mapfile -t COMPREPLY < <(compgen -W '100ms 1s 10s' -- "$cur")
+		return ;;
+	--time-field)
+		return ;;
+	--time-format)
+		mapfile -t COMPREPLY < <(compgen -W \
+		    "'%Y-%m-%d %H:%M:%S' '%d/%b/%Y:%H:%M:%S %z' '%s'" -- "$cur")
+		return ;;
 	esac
 
 	case $cur in
@@ -69,8 +81,9 @@ _tbthrottle()
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
-		    --redis-fallback --name --list --tiers --reload --help --version
-		    -r -b -l -0 -d -c -a -s -P
+		    --redis-fallback --name --list --tiers --reload --replay
+		    --speed --max-gap --time-field --time-format --help
+		    --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -h -V' -- "$cur")
 		return ;;
 	esac

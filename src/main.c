@@ -11,10 +11,12 @@
 #include "limits.h"
 #include "options.h"
 #include "queue.h"
+#include "replay.h"
 #include "retune.h"
 #include "shape.h"
 #include "signals.h"
 #include "stdfd.h"
+#include "zone.h"
 
 /* The policy cfg asks for, over the gate g; the buffer it needs. */
 static size_t
@@ -36,6 +38,38 @@ choose_policy(const struct config *cfg, struct gate *g, struct policy *p)
 		shape_policy(p, &shape, g);
 	else
 		pass_policy(p, g);
+	return ENGINE_BUF_BYTES;
+}
+
+/*
+ * --replay: the replay policy over the gate g (its ceiling), reading
+ * timestamps as cfg says, local times by TZ; its counts go to st.
+ */
+static size_t
+choose_replay(const struct config *cfg, struct gate *g, struct policy *p,
+    struct stats *st)
+{
+	static struct timestamp_format fmt;
+	static struct replay replay;
+	static struct stats_replay counts;
+	struct timestamp_civil today;
+	struct replay_schedule sched;
+	char why[160];
+
+	zone_civil(
+	    (clock_now_ns() + clock_wall_offset_ns()) / 1000000000, &today);
+	timestamp_init(&fmt, &today, zone_local, NULL);
+	fmt.field = cfg->time_field;
+	fmt.sep = cfg->key_sep;
+	if (cfg->time_format != NULL &&
+	    timestamp_set_format(&fmt, cfg->time_format, why, sizeof why) != 0)
+		errx(
+		    2, "invalid --time-format '%s': %s", cfg->time_format, why);
+	replay_schedule_init(
+	    &sched, cfg->speed_num, cfg->speed_den, cfg->max_gap_ns);
+	replay_policy(p, &replay, g, &fmt, &sched, cfg->drop, &counts);
+	st->replay = &counts;
+	retune_replay(&replay);
 	return ENGINE_BUF_BYTES;
 }
 
@@ -65,7 +99,9 @@ run(const struct config *cfg)
 	e.framer = limits.gate.framer;
 	e.tally = limits_tally_fn(&limits);
 	e.tally_ctx = &limits;
-	e.buf_bytes = choose_policy(cfg, &limits.gate, &policy);
+	e.buf_bytes = cfg->replay ?
+	    choose_replay(cfg, &limits.gate, &policy, &stats) :
+	    choose_policy(cfg, &limits.gate, &policy);
 	retune_serve(&limits, cfg->name);
 	status = engine_run(&e);
 	if (cfg->queue > 0)

@@ -8,6 +8,7 @@
 
 #include "msg.h"
 #include "options.h"
+#include "timestamp.h"
 
 /* Longest time a full bucket may take to refill: 100 years. */
 #define MAX_REFILL_NS (100.0L * 365.25L * 86400.0L * 1e9L)
@@ -34,7 +35,11 @@ struct parsed {
 	bool list_other;	/* an option besides --list */
 	bool mode_set, alg_set, sep_set, max_set, fallback_set;
 	bool inf_among; /* -r inf was one of several -r */
-	char *err;	/* the reason for OPT_ERROR */
+	/* The first of --speed, --max-gap, --time-field, --time-format given,
+	 * for a run without --replay; --speed's value, for -R. */
+	const char *replay_opt;
+	const char *speed;
+	char *err; /* the reason for OPT_ERROR */
 	size_t errsz;
 };
 
@@ -280,6 +285,59 @@ options_limit_parse(const char *rate, const char *burst, const char *initial,
 	if (rc != 0)
 		msg_escape(err, errsz);
 	return rc;
+}
+
+static uint64_t
+gcd(uint64_t a, uint64_t b)
+{
+	while (b != 0) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int
+options_speed_parse(
+    const char *s, uint64_t *num, uint64_t *den, char *err, size_t errsz)
+{
+	const char *p = s;
+	uint64_t n = 0, d = 1, g;
+	int digits = 0, frac = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+		if (n <= MAX_SPEED * 10)
+			n = n * 10 + (uint64_t)(*p - '0');
+	/* After a point, if any: the integer part stops at a non-digit. */
+	if (*p == '.')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (frac++ < MAX_SPEED_DIGITS) {
+			n = n * 10 + (uint64_t)(*p - '0');
+			d *= 10;
+		} else if (*p != '0') {
+			msg_fail(err, errsz,
+			    "invalid --speed '%s': at most %d digits after "
+			    "the point",
+			    s, MAX_SPEED_DIGITS);
+			msg_escape(err, errsz);
+			return -1;
+		}
+	}
+	if (digits == 0 || *p != '\0' || n == 0 || n > MAX_SPEED * d) {
+		msg_fail(err, errsz,
+		    "invalid --speed '%s': give a number above 0 and up to "
+		    "%llu, such as 2, 0.5 or 60",
+		    s, (unsigned long long)MAX_SPEED);
+		msg_escape(err, errsz);
+		return -1;
+	}
+	g = gcd(n, d);
+	*num = n / g;
+	*den = d / g;
+	return 0;
 }
 
 bool
@@ -583,6 +641,78 @@ set_stats(struct parsed *p, const char *arg)
 }
 
 static int
+set_replay(struct parsed *p, const char *arg)
+{
+	(void)arg;
+	p->cfg->replay = true;
+	return 0;
+}
+
+/* Note the first option that needs --replay. */
+static void
+replay_option(struct parsed *p, const char *name)
+{
+	if (p->replay_opt == NULL)
+		p->replay_opt = name;
+}
+
+static int
+set_speed(struct parsed *p, const char *arg)
+{
+	struct config *cfg = p->cfg;
+
+	replay_option(p, "--speed");
+	p->speed = arg;
+	return options_speed_parse(
+	    arg, &cfg->speed_num, &cfg->speed_den, p->err, p->errsz);
+}
+
+/* --max-gap: a duration, or 0. */
+static int
+set_max_gap(struct parsed *p, const char *arg)
+{
+	struct amount a;
+	char why[160];
+
+	replay_option(p, "--max-gap");
+	if (rate_parse_amount(arg, false, &a, why, sizeof why) != 0 ||
+	    (!a.is_duration && a.num != 0))
+		return refuse(p,
+		    "invalid --max-gap '%s': give a duration such as 1s, "
+		    "250ms or 0",
+		    arg);
+	if (a.num / a.den > (uint64_t)INT64_MAX / 2)
+		return refuse(p, "invalid --max-gap '%s': too long", arg);
+	p->cfg->max_gap_ns = (int64_t)(a.num / a.den);
+	return 0;
+}
+
+static int
+set_time_field(struct parsed *p, const char *arg)
+{
+	uint64_t field = 0;
+
+	replay_option(p, "--time-field");
+	if (parse_count(
+		"--time-field", arg, 1000000, &field, p->err, p->errsz) != 0)
+		return -1;
+	p->cfg->time_field = (unsigned)field;
+	return 0;
+}
+
+static int
+set_time_format(struct parsed *p, const char *arg)
+{
+	char why[160];
+
+	replay_option(p, "--time-format");
+	if (timestamp_check_format(arg, why, sizeof why) != 0)
+		return refuse(p, "invalid --time-format '%s': %s", arg, why);
+	p->cfg->time_format = arg;
+	return 0;
+}
+
+static int
 set_progress(struct parsed *p, const char *arg)
 {
 	(void)arg;
@@ -711,6 +841,20 @@ static const struct option_row options[] = {
 	    "drop units that find no token instead of waiting" },
 	{ "drop-to", 0, required_argument, "FILE", set_drop_to,
 	    "the same, appending dropped units whole to FILE" },
+	{ "replay", 0, no_argument, NULL, set_replay,
+	    "release each record at its own timestamp, as far\n"
+	    "after the first as its time says; -r, -b and\n"
+	    "--byte-rate then cap it, --drop drops the excess" },
+	{ "speed", 0, required_argument, "X", set_speed,
+	    "replay X times as fast: 60, 0.5 (default: 1);\n"
+	    "with -R, change a running replay's speed" },
+	{ "max-gap", 0, required_argument, "T", set_max_gap,
+	    "replay no wait longer than T between records" },
+	{ "time-field", 0, required_argument, "N", set_time_field,
+	    "the timestamp starts field N (1-based, as for -k)" },
+	{ "time-format", 0, required_argument, "FMT", set_time_format,
+	    "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"
+	    "(default: detect RFC 3339, syslog, CLF or epoch)" },
 	{ "stats", 's', optional_argument, "json", set_stats,
 	    "report units and bytes in, out, dropped on exit\n"
 	    "(and on SIGUSR1) to standard error" },
@@ -770,7 +914,8 @@ static bool
 with_retune(const struct option_row *o)
 {
 	return o->set == set_rate || o->set == set_burst ||
-	    o->set == set_stats || o->set == set_retune || o->set == set_reload;
+	    o->set == set_stats || o->set == set_retune ||
+	    o->set == set_reload || o->set == set_speed;
 }
 
 /* The row getopt_long's c stands for, or NULL. */
@@ -833,9 +978,12 @@ options_usage(FILE *fp)
 	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]]\n"
 	    "                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
+	    "                  [--replay [--speed X] [--max-gap T]\n"
+	    "                   [--time-field N] [--time-format FMT]]\n"
 	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
 	    "                  [FILE ...]\n"
 	    "       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
+	    "       tbthrottle -R NAME|PID --speed X\n"
 	    "       tbthrottle -R NAME|PID -s | --stats=json | --reload\n"
 	    "       tbthrottle --list\n"
 	    "Copy FILEs (or standard input) to standard output, releasing lines,\n"
@@ -949,14 +1097,15 @@ static bool
 retune_no_rate(const struct parsed *p)
 {
 	return p->retune != NULL && !p->cfg->stats && !p->cfg->control_reload &&
-	    (p->nrates == 0 || p->lead_burst != NULL);
+	    p->speed == NULL && (p->nrates == 0 || p->lead_burst != NULL);
 }
 
 static bool
 retune_reload_and_other(const struct parsed *p)
 {
 	return p->retune != NULL && p->cfg->control_reload &&
-	    (p->cfg->stats || p->nrates > 0 || p->lead_burst != NULL);
+	    (p->cfg->stats || p->nrates > 0 || p->lead_burst != NULL ||
+		p->speed != NULL);
 }
 
 static bool
@@ -969,6 +1118,37 @@ static bool
 tiers_alone(const struct parsed *p)
 {
 	return p->cfg->tiers_file != NULL && p->cfg->key_field == 0;
+}
+
+static bool
+retune_speed_other(const struct parsed *p)
+{
+	return p->retune != NULL && p->speed != NULL &&
+	    (p->nrates > 0 || p->lead_burst != NULL || p->cfg->stats);
+}
+
+static bool
+replay_option_alone(const struct parsed *p)
+{
+	return p->replay_opt != NULL && !p->cfg->replay;
+}
+
+static bool
+replay_bytes(const struct parsed *p)
+{
+	return p->cfg->replay && p->cfg->mode == UNIT_BYTES;
+}
+
+static bool
+replay_queue(const struct parsed *p)
+{
+	return p->cfg->replay && p->cfg->queue > 0;
+}
+
+static bool
+replay_shared(const struct parsed *p)
+{
+	return p->cfg->replay && p->cfg->shared != NULL;
 }
 
 static bool
@@ -1023,20 +1203,22 @@ initial_several(const struct parsed *p)
 static bool
 burst_without_rate(const struct parsed *p)
 {
-	return p->lead_burst != NULL && p->nrates == 0 && p->cfg->byte_limited;
+	return p->lead_burst != NULL && p->nrates == 0 &&
+	    (p->cfg->byte_limited || p->cfg->replay);
 }
 
 static bool
 initial_without_rate(const struct parsed *p)
 {
-	return p->initial != NULL && p->nrates == 0 && p->cfg->byte_limited;
+	return p->initial != NULL && p->nrates == 0 &&
+	    (p->cfg->byte_limited || p->cfg->replay);
 }
 
 static bool
 no_rate(const struct parsed *p)
 {
 	return p->nrates == 0 && !p->cfg->byte_limited &&
-	    p->cfg->tiers_file == NULL;
+	    p->cfg->tiers_file == NULL && !p->cfg->replay;
 }
 
 static bool
@@ -1066,7 +1248,7 @@ queue_unlimited(const struct parsed *p)
 static bool
 separator_alone(const struct parsed *p)
 {
-	return p->sep_set && p->cfg->key_field == 0;
+	return p->sep_set && p->cfg->key_field == 0 && p->cfg->time_field == 0;
 }
 
 static bool
@@ -1175,6 +1357,12 @@ static void
 say_retune(const struct parsed *p, const char *fmt)
 {
 	refuse(p, fmt, p->retune);
+}
+
+static void
+say_replay_option(const struct parsed *p, const char *fmt)
+{
+	refuse(p, fmt, p->replay_opt);
 }
 
 static void
@@ -1297,6 +1485,7 @@ check_retune(struct parsed *p)
 	}
 	cfg->control_target = p->retune;
 	cfg->ncontrol = p->nrates;
+	cfg->control_speed = p->speed;
 	return 1;
 }
 
@@ -1416,18 +1605,28 @@ static const struct rule rules[] = {
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
 	{ reload_alone, "--reload needs -R NAME|PID: the run to reload",
 	    NULL, NULL },
-	{ retune_other, "-R takes only -r and -b, --stats or --reload, not "
-	    "'%.*s'", say_other, NULL },
-	{ retune_files, "-R takes only -r and -b, --stats or --reload, not "
-	    "FILE operands", NULL, NULL },
+	{ retune_other, "-R takes only -r and -b, --stats, --reload or "
+	    "--speed, not '%.*s'", say_other, NULL },
+	{ retune_files, "-R takes only -r and -b, --stats, --reload or "
+	    "--speed, not FILE operands", NULL, NULL },
 	{ .step = check_retune_target },
 	{ retune_stats_and_rate, "-R %s takes -r and -b, or --stats, not "
 	    "both", say_retune, NULL },
 	{ retune_reload_and_other, "-R %s takes --reload alone, without -r, "
-	    "-b or --stats", say_retune, NULL },
+	    "-b, --stats or --speed", say_retune, NULL },
 	{ retune_no_rate, "-R %s needs -r RATE [-b BURST] for each limit to "
-	    "change, --stats or --reload", say_retune, NULL },
+	    "change, --stats, --reload or --speed", say_retune, NULL },
+	{ retune_speed_other, "-R %s takes --speed alone, not with -r, -b "
+	    "or --stats", say_retune, NULL },
 	{ .step = check_retune },
+
+	/* --replay: records at their own timestamps, whole. */
+	{ replay_option_alone, "%s needs --replay", say_replay_option, NULL },
+	{ replay_bytes, "--replay times records by their timestamps; it does "
+	    "not apply to -c", NULL, NULL },
+	{ replay_queue, "--replay does not combine with --queue", NULL, NULL },
+	{ replay_shared, "--replay does not combine with --shared", NULL,
+	    NULL },
 
 	/* Records limited by their bytes too. */
 	{ byte_burst_alone, "--byte-burst %s needs --byte-rate",
@@ -1463,7 +1662,7 @@ static const struct rule rules[] = {
 	    "ever waits", say_queue, NULL },
 
 	/* -k keeps a limit per key, for one -r, or by --tiers. */
-	{ separator_alone, "-F needs -k FIELD", NULL, NULL },
+	{ separator_alone, "-F needs -k FIELD or --time-field N", NULL, NULL },
 	{ tiers_alone, "--tiers needs -k FIELD: tiers give the rates of "
 	    "keys", NULL, NULL },
 	{ max_keys_alone, "--max-keys needs -k FIELD", NULL, NULL },
@@ -1543,6 +1742,8 @@ parse(struct parsed *p, int argc, char **argv)
 	cfg->catchup_ns = DEFAULT_CATCHUP_NS;
 	cfg->key_sep = -1;
 	cfg->max_keys = DEFAULT_MAX_KEYS;
+	cfg->speed_num = cfg->speed_den = 1;
+	cfg->max_gap_ns = -1;
 	getopt_tables();
 	opterr = 0;
 #ifdef __GLIBC__

@@ -31,6 +31,11 @@ enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 #define DEFAULT_CATCHUP_NS 10000000LL
 #define MAX_WINDOW_UNITS 1000000ULL
 
+/* The fastest --speed, and the most digits after its point: the speed's
+ * numerator and denominator then multiply to less than 2^63. */
+#define MAX_SPEED 1000000ULL
+#define MAX_SPEED_DIGITS 6
+
 /* One -r with its -b and --initial, validated. */
 struct limit {
 	struct rate rate;
@@ -69,6 +74,11 @@ struct config {
 	bool progress; /* -P: live status when stderr is a terminal */
 	char **files;
 	int nfiles;
+	bool replay; /* --replay: records leave at their own timestamps */
+	uint64_t speed_num, speed_den; /* --speed, as a fraction; 1/1 */
+	int64_t max_gap_ns;	       /* --max-gap, or -1 for none */
+	unsigned time_field;	       /* --time-field, or 0 */
+	const char *time_format;       /* --time-format, or NULL */
 	const char *name; /* --name: what -R and --list call this run */
 	bool list;	  /* --list: list the running tbthrottles */
 	/* -R NAME|PID: send the -r and -b strings (or ask for the --stats
@@ -77,7 +87,8 @@ struct config {
 	const char *control_rates[MAX_LIMITS];
 	const char *control_bursts[MAX_LIMITS]; /* NULL: keep the burst */
 	int ncontrol;
-	bool control_reload; /* ... or ask it to read its --tiers again */
+	bool control_reload;	   /* ... or ask it to read its --tiers again */
+	const char *control_speed; /* -R ... --speed X: X, or NULL */
 };
 
 /*
@@ -106,6 +117,15 @@ enum parse_result options_parse(
 int options_limit_parse(const char *rate, const char *burst,
     const char *initial, enum unit_mode mode, enum algorithm alg,
     struct limit *out, char *err, size_t errsz);
+
+/*
+ * Parse a --speed: a positive decimal number up to MAX_SPEED with at most
+ * MAX_SPEED_DIGITS after the point, as the fraction num/den in lowest
+ * terms.  The command line and -R both use it.  Returns 0, or -1 with a
+ * one-line reason naming the value in err.
+ */
+int options_speed_parse(
+    const char *s, uint64_t *num, uint64_t *den, char *err, size_t errsz);
 
 /* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
  * not starting with '.'? */

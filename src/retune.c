@@ -10,6 +10,39 @@
 #include "retune.h"
 #include "signals.h"
 
+/* The replay whose speed -R may change, or NULL. */
+static struct replay *replaying;
+
+void
+retune_replay(struct replay *r)
+{
+	replaying = r;
+}
+
+/* Change the speed of the replay to the one in text, at once. */
+static void
+apply_speed(const char *text, char *reply, size_t size)
+{
+	uint64_t num, den;
+	char why[512];
+	int64_t now_ns;
+
+	if (replaying == NULL) {
+		snprintf(reply, size,
+		    "error: this tbthrottle is not "
+		    "replaying (--replay)\n");
+		return;
+	}
+	if (options_speed_parse(text, &num, &den, why, sizeof why) != 0) {
+		snprintf(reply, size, "error: %s\n", why);
+		return;
+	}
+	now_ns = clock_now_ns();
+	replay_speed(replaying, num, den, now_ns);
+	engine_limits_changed(now_ns);
+	snprintf(reply, size, "ok\n");
+}
+
 /*
  * Apply the live change in req (a line "RATE\tBURST" per limit, BURST
  * empty to keep it) to the first limits of L, checked as
@@ -82,7 +115,11 @@ answer(void *arg, const char *req, char *reply, size_t size)
 {
 	char change[CONTROL_MAX];
 
-	if (strncmp(req, "retune\n", 7) == 0) {
+	if (strncmp(req, "speed ", 6) == 0) {
+		snprintf(change, sizeof change, "%.*s",
+		    (int)strcspn(req + 6, "\n"), req + 6);
+		apply_speed(change, reply, size);
+	} else if (strncmp(req, "retune\n", 7) == 0) {
 		snprintf(change, sizeof change, "%s", req + 7);
 		apply_change(arg, change, reply, size);
 	} else if (strcmp(req, "stats\n") == 0 ||
@@ -123,7 +160,7 @@ retune_serve(struct limits *L, const char *name)
 
 	/* SIGIO never kills us; it says a request may be waiting. */
 	signals_on_control(on_control, L);
-	if (L->gate.limit == NULL && name == NULL)
+	if (L->gate.limit == NULL && replaying == NULL && name == NULL)
 		return; /* nothing to change, and no name to answer to */
 	rc = control_serve(name, why, sizeof why);
 	if (rc == -2)
@@ -163,6 +200,9 @@ retune_send(const struct config *cfg)
 
 	if (cfg->control_reload)
 		len = (size_t)snprintf(req, sizeof req, "reload\n");
+	else if (cfg->control_speed != NULL)
+		len = (size_t)snprintf(
+		    req, sizeof req, "speed %s\n", cfg->control_speed);
 	else if (cfg->ncontrol == 0) /* --stats */
 		len = (size_t)snprintf(req, sizeof req, "stats%s\n",
 		    cfg->stats_json ? " json" : "");
@@ -182,7 +222,7 @@ retune_send(const struct config *cfg)
 		return 1;
 	}
 	if (cfg->ncontrol == 0 && !cfg->control_reload &&
-	    strncmp(reply, "error: ", 7) != 0) {
+	    cfg->control_speed == NULL && strncmp(reply, "error: ", 7) != 0) {
 		fputs(reply, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}

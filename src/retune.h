@@ -4,6 +4,7 @@
 
 #include "limits.h"
 #include "options.h"
+#include "replay.h"
 
 /*
  * Answer requests on the control socket (for a run with a limit, or named
@@ -12,6 +13,12 @@
  * another live run has ends the process with status 1.
  */
 void retune_serve(struct limits *L, const char *name);
+
+/*
+ * The replay that requests for a new speed (-R ... --speed) change; call
+ * before retune_serve, which then serves a replay without a limit too.
+ */
+void retune_replay(struct replay *r);
 
 /* Stop serving live changes; async-signal-safe. */
 void retune_stop(void);

@@ -115,6 +115,98 @@ add_tiers(
 	return true;
 }
 
+/* The bucket of v >= 0: v itself below 16, then 16 per power of two. */
+static int
+late_bucket(uint64_t v)
+{
+	int e = 63;
+
+	if (v < STATS_LATE_SUB)
+		return (int)v;
+	while (!(v >> e & 1))
+		e--;
+	return (e - 3) * STATS_LATE_SUB + (int)(v >> (e - 4) & 15);
+}
+
+/* The largest value of bucket i. */
+static uint64_t
+late_top(int i)
+{
+	int e = i / STATS_LATE_SUB + 3;
+
+	if (i < STATS_LATE_SUB)
+		return (uint64_t)i;
+	return ((uint64_t)(STATS_LATE_SUB + i % STATS_LATE_SUB) << (e - 4)) +
+	    ((uint64_t)1 << (e - 4)) - 1;
+}
+
+void
+stats_late_add(struct stats_replay *r, int64_t late_ns)
+{
+	if (late_ns < 0)
+		late_ns = 0;
+	r->late[late_bucket((uint64_t)late_ns)]++;
+	r->late_count++;
+	if (late_ns > r->late_max_ns)
+		r->late_max_ns = late_ns;
+}
+
+int64_t
+stats_late_quantile(const struct stats_replay *r, uint64_t num, uint64_t den)
+{
+	/* The rank of the record asked for, 1-based, rounded up. */
+	uint64_t rank = r->late_count / den * num +
+	    (r->late_count % den * num + den - 1) / den;
+	uint64_t seen = 0;
+
+	if (r->late_count == 0)
+		return 0;
+	if (rank == 0)
+		rank = 1;
+	for (int i = 0; i < STATS_LATE_BUCKETS; i++) {
+		seen += r->late[i];
+		if (seen >= rank) {
+			uint64_t top = late_top(i);
+
+			return top < (uint64_t)r->late_max_ns ? (int64_t)top :
+								r->late_max_ns;
+		}
+	}
+	return r->late_max_ns;
+}
+
+/* The replay's part of the report, after the rest. */
+static void
+add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
+    size_t *used)
+{
+	double speed = (double)r->speed_num / (double)r->speed_den;
+	double p50 = (double)stats_late_quantile(r, 50, 100) / 1e6;
+	double p99 = (double)stats_late_quantile(r, 99, 100) / 1e6;
+	double max = (double)r->late_max_ns / 1e6;
+	const char *format = r->format != NULL ? r->format : "none found";
+
+	if (json) {
+		add(buf, size, used,
+		    ",\"replay\":{\"speed\":%.6g,\"format\":", speed);
+		add_json_string(buf, size, used, format);
+		add(buf, size, used,
+		    ",\"records_timed\":%" PRIu64
+		    ",\"records_untimed\":%" PRIu64 ",\"out_of_order\":%" PRIu64
+		    ",\"behind_p50_ms\":%.3f,\"behind_p99_ms\":%.3f"
+		    ",\"behind_max_ms\":%.3f}",
+		    r->timed, r->untimed, r->out_of_order, p50, p99, max);
+		return;
+	}
+	add(buf, size, used,
+	    "; replay at speed %.6g, timestamps %s: %" PRIu64
+	    " records timed, %" PRIu64 " without a timestamp, %" PRIu64
+	    " out of order; behind schedule p50 %.3f ms, p99 %.3f ms, "
+	    "max %.3f ms",
+	    speed, format, r->timed, r->untimed, r->out_of_order, p50, p99,
+	    max);
+}
+
 size_t
 stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
@@ -147,6 +239,8 @@ stats_format(
 			add(buf, size, &used, "]%s",
 			    whole ? "" : ",\"tiers_cut\":true");
 		}
+		if (s->replay != NULL)
+			add_replay(s->replay, true, buf, size, &used);
 		add(buf, size, &used, "}\n");
 	} else {
 		add(buf, size, &used,
@@ -154,10 +248,13 @@ stats_format(
 		    " out, %" PRIu64 " dropped, %" PRIu64 " waiting; "
 		    "bytes %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
 		    " dropped, %" PRIu64 " waiting; %.3f s, %.6g units/s "
-		    "(limit %s), max lateness %.3f ms\n",
+		    "(limit %s), max lateness %.3f ms",
 		    units_in, s->units_out, s->units_dropped, s->units_waiting,
 		    s->bytes_in, s->bytes_out, s->bytes_dropped,
 		    s->bytes_waiting, elapsed, rate, s->limit.text, late_ms);
+		if (s->replay != NULL)
+			add_replay(s->replay, false, buf, size, &used);
+		add(buf, size, &used, "\n");
 		if (s->tiers != NULL)
 			(void)add_tiers(s, false, buf, size, &used);
 	}

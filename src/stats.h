@@ -36,6 +36,30 @@ enum stats_fate { STATS_OUT, STATS_DROPPED, STATS_WAITING };
 typedef void stats_tally_fn(
     void *ctx, const char *rec, size_t len, enum stats_fate fate);
 
+/* Buckets of the lateness histogram: 16 per power of two of ns. */
+#define STATS_LATE_SUB 16
+#define STATS_LATE_BUCKETS (64 * STATS_LATE_SUB)
+
+/* What --replay adds to the report: in constant memory. */
+struct stats_replay {
+	const char *format; /* of the timestamps, once detected, or NULL */
+	uint64_t speed_num, speed_den;
+	uint64_t timed, untimed, out_of_order; /* records gone */
+	uint64_t late_count;
+	int64_t late_max_ns;
+	uint64_t late[STATS_LATE_BUCKETS]; /* behind the schedule, ns */
+};
+
+/* Count a record that left late_ns behind its time (< 0 as 0). */
+void stats_late_add(struct stats_replay *r, int64_t late_ns);
+
+/*
+ * The lateness that num/den of the records counted did not exceed, to
+ * within 1/16 (rounded up, never above the largest); 0 when none.
+ */
+int64_t stats_late_quantile(
+    const struct stats_replay *r, uint64_t num, uint64_t den);
+
 struct stats {
 	int64_t start_ns;
 	uint64_t bytes_in;
@@ -47,6 +71,7 @@ struct stats {
 	struct stats_limit limit;
 	const struct stats_tier *tiers; /* with --tiers, else NULL */
 	size_t ntiers;
+	const struct stats_replay *replay; /* with --replay, else NULL */
 };
 
 /*
@@ -70,6 +95,9 @@ double stats_rate(const struct stats *s, int64_t now_ns);
  * With tiers, the units of each that saw any follow: a line each, or
  * in the object an array "tiers", cut short (and "tiers_cut" true)
  * where size would be passed.
+ * the limit, and the largest lateness; with --replay, its speed, format,
+ * records without a timestamp or out of order, and how far behind its
+ * schedule they went.  json selects one JSON object.
  */
 size_t stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);

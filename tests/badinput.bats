@@ -64,6 +64,25 @@ cases() {
 -r inf --drop	--drop
 -r 1/s --drop-to ''	--drop-to ''
 -r 1/s --stats=xml	'xml'
+--replay --speed 0	'0'
+--replay --speed -1	'-1'
+--replay --speed fast	'fast'
+--replay --speed 0.0000001	'0.0000001'
+--speed 2	--speed needs --replay
+--max-gap 1s -r 1/s	--max-gap needs --replay
+--time-field 2 -r 1/s	--time-field needs --replay
+--replay --max-gap -1s	'-1s'
+--replay --max-gap 5	'5'
+--replay --time-field 0	'0'
+--replay --time-format '%Q'	%Q
+--replay --time-format '%d %H'	without a month
+--replay --time-format x	no date or time
+--replay -c	-c
+--replay -r 1/s --queue 3	--queue
+--replay -r 1/s --shared x	--shared
+--replay -b 3	-b 3
+-R x --speed 0	'0'
+-R x --speed 2 -r 1/s	--speed alone
 -r 1/s --bogus	'--bogus'
 -r 1/s -x	'-x'
 -r 1/s --drop=1	takes no value

@@ -40,10 +40,12 @@ pass 3 p
 shape 3 p
 drop 3 p
 queue 3 p
+replay 3 p
 stream 4 s
 engine 4 s
 limits 4 s
 retune 4 s
+zone 4 s
 main 5 s
 '
 declare -A layer pure

@@ -45,6 +45,7 @@ main(void)
 	test_timestamp_local();
 	test_timestamp_bad();
 	test_keywin();
+	test_replay();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -194,10 +194,11 @@ test_options(void)
 	    "invalid --name 'a b'", "--name", "a b", "-r", "1/s", (char *)NULL);
 	opt_bad("--list takes no other options", "--list", "-r", "1/s",
 	    (char *)NULL);
-	opt_bad("-R takes only -r and -b, --stats or --reload, not '--name'",
+	opt_bad(
+	    "-R takes only -r and -b, --stats, --reload or --speed, not '--name'",
 	    "-R", "x", "--name", "y", (char *)NULL);
 	opt_bad(
-	    "-R takes only -r and -b, --stats or --reload, not '--progress'",
+	    "-R takes only -r and -b, --stats, --reload or --speed, not '--progress'",
 	    "-R", "x", "--progress", "--stats=json", (char *)NULL);
 	opt_bad("invalid rate '0'", "--shared", ".x", "-r", "0", (char *)NULL);
 	opt_bad("-k 5 needs a rate", "-k", "05", "--shared", "x", "-r", "inf",
@@ -211,7 +212,8 @@ test_options(void)
 	    (char *)NULL);
 	opt_bad("-R x takes --reload alone", "-R", "x", "--reload", "-s",
 	    (char *)NULL);
-	opt_bad("-R takes only -r and -b, --stats or --reload, not '--tiers'",
+	opt_bad(
+	    "-R takes only -r and -b, --stats, --reload or --speed, not '--tiers'",
 	    "-R", "x", "--reload", "--tiers", "t", (char *)NULL);
 	opt_bad("-k 1 needs a rate", "-k", "1", "--tiers", "t", "-r", "inf",
 	    (char *)NULL);
@@ -241,7 +243,7 @@ test_option_table(void)
 				  options_long_name(j)) != 0,
 			    "%s twice", want);
 	}
-	check(i == 30, "30 long options: %d", i);
+	check(i == 35, "35 long options: %d", i);
 	free(text);
 	/* options.h names these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");

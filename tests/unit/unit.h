@@ -94,5 +94,7 @@ void test_timestamp_bad(void);
 
 /* keywin_test.c */
 void test_keywin(void);
+/* replay_test.c */
+void test_replay(void);
 
 #endif

@@ -1,0 +1,238 @@
+#!/usr/bin/env bats
+# --replay: records leave at their own timestamps, relative to the first.
+#
+# The input is fed by stamp -i 100 ms after the start, so the first
+# record cannot leave before IN, and record k not before IN plus its
+# offset from the first at the speed asked: strict lower bounds, with no
+# tolerance.  Upper bounds are generous (the machine is noisy, and CI
+# runs the suite under ASan too): they only catch a record late by
+# seconds.  Precision figures are for make bench.
+
+load helpers
+
+setup() {
+	build_stamp
+	d=$BATS_TEST_TMPDIR
+}
+
+# assert_offsets MS...: record k (1-based) arrived no earlier than IN
+# plus the k-th MS.
+assert_offsets() {
+	local k=1 ms in
+	in=$(stamp_in)
+	assert_eq "$(stamp_count)" "$#" "number of records"
+	for ms in "$@"; do
+		assert_ge "$(stamp_field "$k")" \
+		    "$(awk -v a="$in" -v b="$ms" 'BEGIN { print a + b }')" \
+		    "record $k arrival (ms)"
+		k=$((k + 1))
+	done
+}
+
+@test "replay: RFC 3339 records leave at their own times from the first" {
+	cat >"$d/log" <<'EOF'
+2026-11-23T14:05:06.000Z one
+2026-11-23T14:05:06.300Z two
+2026-11-23T14:05:06.450+00:00 three
+2026-11-23T15:05:07.000+01:00 four
+EOF
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay
+	assert_offsets 0 300 450 1000
+	assert_eq "$(stamp_texts | cut -d ' ' -f 2)" $'one\ntwo\nthree\nfour' \
+	    "records, in order"
+	assert_le "$(stamp_field 4)" "$(($(stamp_in | cut -d . -f 1) + 6000))" \
+	    "record 4 arrival (ms)"
+}
+
+@test "replay: --speed 4 plays a second of log in a quarter" {
+	printf '1732370706.000 a\n1732370706.400 b\n1732370707.000 c\n' >"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    --speed 4
+	assert_offsets 0 100 250
+	assert_le "$(stamp_end)" 6000 "exit (ms)"
+}
+
+@test "replay: --speed 0.5 plays it at half speed" {
+	printf '1732370706000 a\n1732370706250 b\n1732370706500 c\n' >"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    --speed 0.5
+	assert_offsets 0 500 1000
+}
+
+@test "replay: --max-gap cuts a night of silence, and moves the rest earlier" {
+	cat >"$d/log" <<'EOF'
+Nov 23 22:00:00 host app: last of the evening
+Nov 24 07:00:00 host app: first of the morning
+Nov 24 07:00:00 host app: second
+Nov 24 07:00:00.150 host app: third, 0.15 s later
+EOF
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    --max-gap 200ms -s
+	assert_offsets 0 200 200 350
+	assert_le "$(stamp_end)" 8000 "exit (ms): the night was not waited"
+	[[ $stderr == *"timestamps syslog"* ]]
+}
+
+@test "replay: no timestamp follows the record before; out of order goes at once" {
+	cat >"$d/log" <<'EOF'
+2026-11-23 14:05:06 start
+  a continuation line
+2026-11-23 14:05:07 second
+2026-11-23 14:05:06.500 out of order
+2026-11-23 14:05:99 unparsable, counted
+2026-11-23 14:05:07.400 third
+EOF
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay -s
+	assert_offsets 0 0 1000 1000 1000 1400
+	# Right after the one before: before the next one's time.
+	assert_le "$(stamp_field 2)" "$(stamp_field 3)" "continuation"
+	assert_eq "$(stamp_count)" 6 "records"
+	[[ $stderr == *"4 records timed, 2 without a timestamp, 1 out of order"* ]] ||
+	    { echo "stderr: $stderr" >&2; return 1; }
+	[[ $stderr == *"behind schedule p50 "*" ms, p99 "*" ms, max "*" ms"* ]]
+}
+
+@test "replay: -s as JSON names the format and the counts" {
+	printf '[23/Nov/2026:14:05:06 +0000] a\n[23/Nov/2026:14:05:06 +0000] b\n' \
+	    >"$d/log"
+	run -0 --separate-stderr tb --replay --stats=json "$d/log"
+	[[ $stderr == *'"replay":{"speed":1,"format":"common log format","records_timed":2,"records_untimed":0,"out_of_order":0,"behind_p50_ms":'* ]] ||
+	    { echo "stderr: $stderr" >&2; return 1; }
+}
+
+@test "replay: a ceiling of -r 5/s holds records that share a time" {
+	for i in 1 2 3 4 5; do
+		echo "1732370706 rec$i"
+	done >"$d/log"
+	echo "1732370706.100 rec6" >>"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay -r 5/s
+	assert_offsets 0 200 400 600 800 1000
+}
+
+@test "replay: the ceiling under -a sliding and --byte-rate too" {
+	for i in 1 2 3 4; do
+		echo "1732370706 record-$i"
+	done >"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    -a sliding -r 2/s
+	assert_offsets 0 0 1000 1000
+	# Records of 20 bytes at 100 B/s with a burst of 20: 200 ms apart.
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    --byte-rate 100B/s --byte-burst 20
+	assert_offsets 0 200 400 600
+}
+
+@test "replay: with --drop-to, what the ceiling cannot carry is set aside" {
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		echo "1732370706 rec$i"
+	done >"$d/log"
+	echo "1732370707 late" >>"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    -r 1/min -b 3 --drop-to "$d/dropped" -s
+	assert_eq "$(stamp_texts | cut -d ' ' -f 2 | tr '\n' ' ')" \
+	    "rec1 rec2 rec3 " "records kept"
+	assert_eq "$(cut -d ' ' -f 2 "$d/dropped" | tr '\n' ' ')" \
+	    "rec4 rec5 rec6 rec7 rec8 rec9 rec10 late " "records dropped"
+	[[ $stderr == *"units 11 in, 3 out, 8 dropped, 0 waiting"* ]]
+	# Dropped, not delayed: the last was judged at its own time.
+	assert_le "$(stamp_end)" 8000 "exit (ms)"
+	assert_ge "$(stamp_end)" "$(awk -v a="$(stamp_in)" 'BEGIN { print a + 1000 }')" \
+	    "exit after the last record's time (ms)"
+}
+
+@test "replay: a record arriving after its time leaves at once, on the first's schedule" {
+	# A slow producer: b comes 3 s after its time and leaves at once; c,
+	# due 4 s after a, keeps that time, counted from a: a schedule started
+	# again at b's arrival would put it 7 s after a.  (No strict lower
+	# bound here: a's own arrival may lag its release.)
+	producer() {
+		echo "1732370706.000 a"
+		sleep 3.5
+		echo "1732370706.500 b"
+		echo "1732370710.000 c"
+	}
+	run -0 --separate-stderr "$STAMP" -- "$TB" --replay < <(producer)
+	assert_eq "$(stamp_texts | cut -d ' ' -f 2 | tr '\n' ' ')" "a b c " \
+	    "records"
+	assert_le "$(awk -v a="$(stamp_field 3)" -v b="$(stamp_field 1)" \
+	    'BEGIN { print a - b }')" 6000 "record c after record a (ms)"
+}
+
+@test "replay: local times keep real time across the spring change of TZ" {
+	# In EST5EDT 01:59:59 is followed one second later by 03:00:00.
+	printf '2026-03-08 01:59:59 a\n2026-03-08 03:00:00 b\n' >"$d/log"
+	TZ=EST5EDT,M3.2.0,M11.1.0 run -0 --separate-stderr "$STAMP" -i \
+	    "$d/log" -- "$TB" --replay
+	assert_offsets 0 1000
+	assert_le "$(stamp_end)" 7000 "exit (ms): the skipped hour not waited"
+	# In UTC there is an hour and a second between them.
+	printf '2026-03-08 01:59:59 a\n2026-03-08 03:00:00 b\n' >"$d/log"
+	TZ=UTC0 run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" \
+	    --replay --max-gap 1500ms
+	assert_offsets 0 1500
+}
+
+@test "replay: the hour repeated in autumn goes on, it does not go back" {
+	# 01:50 EDT, then 01:05 written after the clocks went back: 01:05
+	# EST, 15 minutes later (0.375 s at speed 2400), not 45 earlier.
+	printf '2026-11-01 01:50:00 a\n2026-11-01 01:05:00 b\n' >"$d/log"
+	TZ=EST5EDT,M3.2.0,M11.1.0 run -0 --separate-stderr "$STAMP" -i \
+	    "$d/log" -- "$TB" --replay --speed 2400 -s
+	assert_offsets 0 375
+	[[ $stderr == *"0 out of order"* ]] ||
+	    { echo "stderr: $stderr" >&2; return 1; }
+}
+
+@test "replay: --time-field and --time-format read a timestamp inside" {
+	printf 'id1,23.11.2026 14:05:06,a\nid2,23.11.2026 14:05:06.5,b\n' \
+	    >"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay \
+	    -F , --time-field 2 --time-format '%d.%m.%Y %H:%M:%S'
+	assert_offsets 0 500
+}
+
+@test "replay: -R NAME --speed changes a running replay's speed at once" {
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	printf '1732370706 a\n1732370766 b\n' >"$d/log"
+	"$STAMP" -p "$d/pid" -- "$TB" --replay --name rp "$d/log" \
+	    >"$d/stamps" 2>"$d/err" &
+	local bg=$!
+	wait_for_output "$d/pid"
+	wait_running "$(cat "$d/pid")"
+	run -0 --separate-stderr "$TB" -R rp --speed 60
+	assert_eq "$stderr" "" "stderr of -R"
+	# The second record, a minute of log away, is now about a second
+	# away, not a minute: stamp ends well before its 20 s limit.
+	local st=0
+	wait "$bg" || st=$?
+	assert_eq "$st" 0 "status of the replay"
+	output=$(cat "$d/stamps")
+	assert_eq "$(stamp_count)" 2 "records"
+	assert_ge "$(stamp_field 2)" 1000 "record 2 arrival (ms)"
+}
+
+@test "replay: -R --speed to a run that is not replaying is refused" {
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	"$TB" -c -r 1/min --name plain </dev/zero >/dev/null &
+	local pid=$!
+	wait_running "$pid"
+	run -2 --separate-stderr "$TB" -R plain --speed 2
+	kill "$pid"
+	wait "$pid" || true
+	assert_msg "$stderr" "plain: this tbthrottle is not replaying (--replay)"
+}
+
+@test "replay: a record longer than the buffer still goes at its time" {
+	{
+		echo "1732370706 short"
+		printf '1732370706.300 '
+		head -c 300000 /dev/zero | tr '\0' x
+		echo
+		echo "1732370706.600 after"
+	} >"$d/log"
+	run -0 --separate-stderr "$STAMP" -i "$d/log" -- "$TB" --replay
+	assert_offsets 0 300 600
+	assert_eq "$(stamp_texts | sed -n 3p)" "1732370706.600 after" "last"
+}
