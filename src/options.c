@@ -287,18 +287,6 @@ options_limit_parse(const char *rate, const char *burst, const char *initial,
 	return rc;
 }
 
-static uint64_t
-gcd(uint64_t a, uint64_t b)
-{
-	while (b != 0) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 int
 options_speed_parse(
     const char *s, uint64_t *num, uint64_t *den, char *err, size_t errsz)
@@ -334,7 +322,7 @@ options_speed_parse(
 		msg_escape(err, errsz);
 		return -1;
 	}
-	g = gcd(n, d);
+	g = rate_gcd(n, d);
 	*num = n / g;
 	*den = d / g;
 	return 0;

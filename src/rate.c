@@ -60,8 +60,8 @@ static const struct suffix periods[] = {
 };
 /* clang-format on */
 
-static uint64_t
-gcd(uint64_t a, uint64_t b)
+uint64_t
+rate_gcd(uint64_t a, uint64_t b)
 {
 	while (b != 0) {
 		uint64_t t = a % b;
@@ -74,7 +74,7 @@ gcd(uint64_t a, uint64_t b)
 static struct ratio
 ratio_reduce(struct ratio r)
 {
-	uint64_t g = gcd(r.num, r.den);
+	uint64_t g = rate_gcd(r.num, r.den);
 
 	if (g > 1) {
 		r.num /= g;
@@ -87,7 +87,7 @@ ratio_reduce(struct ratio r)
 static int
 ratio_mul(struct ratio a, struct ratio b, struct ratio *out)
 {
-	uint64_t g1 = gcd(a.num, b.den), g2 = gcd(b.num, a.den);
+	uint64_t g1 = rate_gcd(a.num, b.den), g2 = rate_gcd(b.num, a.den);
 
 	if (a.den == 0 || b.den == 0)
 		return -1;

@@ -61,4 +61,7 @@ void rate_format(const struct rate *r, bool bytes, char *out, size_t size);
 /* Units per second of r as a double, for messages and reports only. */
 double rate_per_sec(const struct rate *r);
 
+/* The greatest common divisor of a and b (a when b is 0). */
+uint64_t rate_gcd(uint64_t a, uint64_t b);
+
 #endif
