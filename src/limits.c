@@ -299,18 +299,6 @@ make_tier_stats(const struct limits *L, const struct tiers *t)
 	return row;
 }
 
-/* Is there a tier that matches every key: a last pattern of only '*'? */
-static bool
-catchall(const struct tiers *t)
-{
-	const char *p;
-
-	if (t->ntiers == 0)
-		return false;
-	p = t->tier[t->ntiers - 1].pattern;
-	return strspn(p, "*") == strlen(p);
-}
-
 /*
  * Can the tiers t (of the file name) serve cfg: a rate for every key,
  * and a worst case of the key table within KEYS_MEMORY_MAX?  The reason
@@ -325,7 +313,7 @@ check_tiers(const struct config *cfg, const char *name, const struct tiers *t,
 	uint64_t need, fit;
 	char what[TIERS_LINE_MAX + 64];
 
-	if (cfg->nlimits == 0 && !cfg->drop && !catchall(t))
+	if (cfg->nlimits == 0 && !cfg->drop && t->catchall == 0)
 		return msg_fail(err, size,
 		    "%s: no line matches every key ('*'), and keys no line "
 		    "matches have no -r: give -r for them, or --drop to "

@@ -284,7 +284,8 @@ index_tiers(struct build *b, struct tiers *t)
 		    dead->pattern, first->line);
 	}
 	qsort(glob, nglob, sizeof *glob, by_index);
-	*t = (struct tiers){ b->tier, b->ntiers, lit, nlit, glob, nglob };
+	*t = (struct tiers){ b->tier, b->ntiers, lit, nlit, glob, nglob,
+		b->catchall };
 	return 0;
 }
 
@@ -361,5 +362,5 @@ tiers_free(struct tiers *t)
 	free_tiers(t->tier, t->ntiers);
 	free(t->bylit);
 	free(t->globs);
-	*t = (struct tiers){ NULL, 0, NULL, 0, NULL, 0 };
+	*t = (struct tiers){ NULL, 0, NULL, 0, NULL, 0, 0 };
 }

@@ -30,6 +30,7 @@ struct tiers {
 	size_t nlit;
 	struct tier **globs; /* the others, in the order of the file */
 	size_t nglobs;
+	size_t catchall; /* the line of a pattern of only '*', or 0 */
 };
 
 /*

@@ -131,6 +131,13 @@ test_tiers_limits(void)
 		  err, sizeof err) == 0 &&
 		t.tier[0].limit.burst == 100,
 	    "sliding: the window's count");
+	check(t.catchall == 1, "a '*' line is the catch-all: line %zu",
+	    t.catchall);
+	tiers_free(&t);
+	check(tiers_parse(&t, "t", "# x\na* 1\n", 9, UNIT_LINES, ALG_TOKEN, err,
+		  sizeof err) == 0 &&
+		t.catchall == 0,
+	    "no catch-all without a '*' line");
 	tiers_free(&t);
 	check(tiers_parse(&t, "t", "* 2m\n", 5, UNIT_NULL, ALG_TOKEN, err,
 		  sizeof err) == -1 &&
