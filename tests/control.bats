@@ -12,7 +12,7 @@ setup() {
 # start_named NAME ARGS...: tbthrottle ARGS --name NAME on an input that
 # stays open; its pid in $pid once its socket answers.
 start_named() {
-	local name=$1 i
+	local name=$1
 	shift
 	mkfifo "$BATS_TEST_TMPDIR/in.$name"
 	"$TB" --name "$name" "$@" <"$BATS_TEST_TMPDIR/in.$name" \
@@ -21,12 +21,7 @@ start_named() {
 	# Hold the FIFO open, so the run waits for input.
 	exec {feed}>"$BATS_TEST_TMPDIR/in.$name"
 	eval "feed_$name=$feed"
-	for ((i = 0; i < 500; i++)); do
-		[[ -L $XDG_RUNTIME_DIR/tbthrottle/name.$name ]] && return 0
-		sleep 0.01
-	done
-	echo "$name did not start" >&2
-	return 1
+	wait_running "name.$name"
 }
 
 stop_named() {

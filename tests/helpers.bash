@@ -147,8 +147,9 @@ now_ms() {
 }
 
 # wait_running PID: wait until tbthrottle PID (with a rate) has set up its
-# signal handlers, shown by its control file, so that a signal sent next
-# cannot find it still starting (at most 20 s).  The control file is in
+# signal handlers, shown by its control file (wait_running name.NAME: by
+# its name's link), so that a signal sent next cannot find it still
+# starting (at most 20 s).  The control file is in
 # the first of these that tbthrottle can use (src/rundir.c): a directory
 # per boot and host under HOME, hence the pattern.
 wait_running() {

@@ -265,18 +265,13 @@ suggested_max_keys() {
 # held open on fd $feed, output to $d/out and stderr to $d/err; its pid in
 # $pid once it answers by name.
 start_named() {
-	local name=$1 i
+	local name=$1
 	shift
 	mkfifo "$d/fifo"
 	tb --name "$name" "$@" <"$d/fifo" >"$d/out" 2>"$d/err" &
 	pid=$!
 	exec {feed}>"$d/fifo"
-	for ((i = 0; i < 500; i++)); do
-		[[ -L $XDG_RUNTIME_DIR/tbthrottle/name.$name ]] && return 0
-		sleep 0.01
-	done
-	echo "$name did not start" >&2
-	return 1
+	wait_running "name.$name"
 }
 
 # wait_in NAME N: until the run NAME has read N units (at most 10 s).
