@@ -25,8 +25,10 @@ parse(struct tiers *t, const char *text, char *err, size_t errsz)
 static void
 bad_n(const char *text, size_t len, const char *want)
 {
-	struct tiers t = { NULL, 0, NULL, 0, NULL, 0 };
+	struct tiers t;
 	char err[512] = "";
+
+	memset(&t, 0, sizeof t);
 
 	check(parse_n(&t, text, len, err, sizeof err) == -1 &&
 		strcmp(err, want) == 0 && t.tier == NULL && t.ntiers == 0,
