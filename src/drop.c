@@ -53,7 +53,7 @@ judge_bytes(struct drop *d, const struct view *v, struct action *a)
 		return;
 	}
 	if (v->len == 0) {
-		policy_read(a, false);
+		policy_read(a, false, false);
 		return;
 	}
 	n = limiter_take(d->gate->limit, v->read_ns, v->read_ns, v->len);
@@ -144,7 +144,7 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	if (d->run_bytes > 0)
 		flush_run(d, a);
 	else
-		policy_read(a, false);
+		policy_read(a, false, false);
 }
 
 /* The bytes of a long record that went out are charged as they arrived. */

@@ -157,12 +157,14 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 
 /* Read more input, round the buffer where the policy allows; false to stop. */
 static bool
-read_more(struct run *r, bool splice)
+read_more(struct run *r, bool splice, bool claim)
 {
 	ssize_t got;
 
 	if (r->s.eof)
 		return false;
+	if (claim)
+		return stream_claim(&r->s, r->pol->uses_ready) >= 0;
 	if (splice && !r->s.in.no_splice) {
 		got = stream_splice(&r->s);
 		if (got != SPLICE_UNSUPPORTED)
@@ -208,7 +210,7 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 			return stream_fill(&r->s, r->pol->uses_ready) >= 0;
 		return w != WAKE_STOP;
 	case ACT_READ:
-		return read_more(r, a->splice);
+		return read_more(r, a->splice, a->claim);
 	}
 	return false;
 }
@@ -268,7 +270,7 @@ finish_drop(struct run *r)
 	policy_next(r->pol, &v, clock_now_ns(), &a);
 	if (a.kind == ACT_DROP)
 		return act(r, &a, clock_now_ns());
-	return read_more(r, false);
+	return read_more(r, false, false);
 }
 
 /* One turn of the loop; false to stop. */
@@ -288,7 +290,7 @@ turn(struct run *r)
 	if (r->s.out_gone)
 		return false;
 	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
-		return move_long(r) || read_more(r, false);
+		return move_long(r) || read_more(r, false, false);
 	if (signals_stop_requested())
 		return r->s.drop_open && finish_drop(r);
 	stream_view(&r->s, &v);

@@ -2,6 +2,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -20,6 +21,9 @@
 /* Bytes asked of one splice(2); a pipe moves at most its capacity. */
 #define SPLICE_CHUNK_BYTES (128 * 1024)
 
+/* What pipes on either side of spliced bytes are grown to hold. */
+#define INPUT_PIPE_BYTES (2 * SPLICE_CHUNK_BYTES)
+
 void
 input_init(
     struct input *in, char **files, int nfiles, const int *outs, int nouts)
@@ -29,6 +33,7 @@ input_init(
 	*in = (struct input){
 		.files = files, .nfiles = nfiles, .fd = -1, .name = "stdin"
 	};
+	in->out_pipe = fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
 	for (int i = 0; i < nouts && in->nouts < INPUT_MAX_OUTS; i++)
 		if (outs[i] >= 0 && fstat(outs[i], &st) == 0 &&
 		    S_ISREG(st.st_mode)) {
@@ -122,6 +127,7 @@ input_open(struct input *in)
 	}
 	return true;
 }
+
 void
 input_close(struct input *in)
 {
@@ -131,6 +137,52 @@ input_close(struct input *in)
 	in->no_splice = false;
 	in->checked = false;
 }
+
+/*
+ * Bytes left in the operand, a pipe or a regular file, as far as it can
+ * tell without reading: -1 when it cannot, and for a file that says none
+ * is left (files of /proc say so and hold some).
+ */
+static ssize_t
+pending(const struct input *in)
+{
+	struct stat st;
+	off_t at;
+
+	if (in->is_pipe)
+		return splice_pending(in->fd);
+	if (fstat(in->fd, &st) != 0 || (at = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
+	    st.st_size <= at)
+		return -1;
+	return st.st_size - at > SSIZE_MAX ? SSIZE_MAX :
+					     (ssize_t)(st.st_size - at);
+}
+
+/*
+ * May the operand being read be spliced to standard output?  Yes from a
+ * pipe or a regular file to a pipe.
+ */
+static bool
+spliceable(struct input *in)
+{
+	struct stat st;
+
+	if (!in->checked) {
+		in->checked = true;
+		in->no_splice = !in->out_pipe || fstat(in->fd, &st) != 0 ||
+		    !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode));
+		in->is_pipe = !in->no_splice && S_ISFIFO(st.st_mode);
+		/* Room for two chunks on each side: measured, a quarter of
+		 * the wake-ups and CPU of the default 64 KiB pipes at 200
+		 * MB/s, and none gained beyond (bench/RESULTS.md). */
+		if (in->is_pipe)
+			splice_grow_pipe(in->fd, INPUT_PIPE_BYTES);
+		if (!in->no_splice)
+			splice_grow_pipe(STDOUT_FILENO, INPUT_PIPE_BYTES);
+	}
+	return !in->no_splice;
+}
+
 /*
  * Errors other than a closed pipe fall back to reading, so read(2) and
  * write(2) then report them against the right file.
@@ -139,18 +191,9 @@ ssize_t
 input_splice(struct input *in)
 {
 	while (input_open(in)) {
-		struct stat st;
 		ssize_t n;
 
-		/* Measured (bench/RESULTS.md): from a file splice takes
-		 * half the time of read and write; between two pipes it is
-		 * no faster, so pipes are read. */
-		if (!in->checked) {
-			in->checked = true;
-			in->no_splice = fstat(in->fd, &st) != 0 ||
-			    !S_ISREG(st.st_mode);
-		}
-		if (in->no_splice)
+		if (!spliceable(in))
 			return SPLICE_UNSUPPORTED;
 		n = splice_move(in->fd, STDOUT_FILENO, SPLICE_CHUNK_BYTES);
 		if (n > 0)
@@ -172,6 +215,93 @@ input_splice(struct input *in)
 	}
 	return in->stopped ? -1 : 0;
 }
+ssize_t
+input_peek(struct input *in, size_t max, bool *fresh)
+{
+	while (input_open(in)) {
+		ssize_t n;
+
+		if (!spliceable(in))
+			return SPLICE_UNSUPPORTED;
+		if ((n = pending(in)) < 0)
+			return SPLICE_UNSUPPORTED; /* read(2) will tell */
+		if (n > 0)
+			return (size_t)n < max ? n : (ssize_t)max;
+		/* An empty pipe: wait for bytes, or its end. */
+		if (clock_fd_ready(in->fd, POLLIN)) {
+			if (splice_pending(in->fd) == 0)
+				input_close(in); /* no writer is left */
+			continue;
+		}
+		if (fresh != NULL)
+			*fresh = true;
+		if (clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
+			if (signals_stop_requested() && !in->finish)
+				return -1;
+			signals_poll_report();
+		}
+	}
+	return in->stopped ? -1 : 0;
+}
+
+size_t
+input_splice_out(struct input *in, size_t len, bool *gone)
+{
+	size_t done = 0;
+
+	*gone = false;
+	while (done < len) {
+		ssize_t n = splice_move(in->fd, STDOUT_FILENO, len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+			/* A full pipe takes the bytes piecemeal: let asked
+			 * reports and changes in meanwhile. */
+			signals_poll_report();
+		} else if (n == 0) {
+			break; /* the file shrank */
+		} else if (errno == EINTR) {
+			signals_poll_report();
+		} else if (errno == EAGAIN && clock_fd_ready(in->fd, POLLIN)) {
+			(void)clock_wait_ready(STDOUT_FILENO, POLLOUT, true);
+		} else if (errno == EPIPE) {
+			signals_stop(SIGPIPE); /* the reader left */
+			*gone = true;
+			break;
+		} else {
+			/* read(2) and write(2) will report what is wrong. */
+			in->no_splice = true;
+			break;
+		}
+	}
+	return done;
+}
+
+size_t
+input_take(struct input *in, char *b, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len && in->fd >= 0) {
+		ssize_t n = read(in->fd, b + done, len - done);
+
+		if (n > 0) {
+			done += (size_t)n;
+		} else if (n == 0) {
+			break;
+		} else if (errno == EINTR) {
+			signals_poll_report();
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			(void)clock_wait_ready(in->fd, POLLIN, true);
+		} else {
+			warn("%s", in->name);
+			in->status = 1;
+			input_close(in);
+		}
+	}
+	return done;
+}
+
 ssize_t
 input_read(struct input *in, char *b, size_t room, bool *fresh)
 {

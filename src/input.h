@@ -17,7 +17,9 @@ struct input {
 	const char *name;
 	int status;	/* 1 once an operand could not be read */
 	bool no_splice; /* don't splice(2) this operand */
-	bool checked;	/* no_splice is set for this operand */
+	bool checked;	/* no_splice and is_pipe are set for this operand */
+	bool is_pipe;	/* the operand is a pipe, else a regular file */
+	bool out_pipe;	/* standard output is a pipe */
 	bool finish;	/* a stop must not cut the read short */
 	bool stopped;	/* input_open gave up for a stop */
 	int nouts;	/* the regular files written to */
@@ -57,6 +59,36 @@ ssize_t input_read(struct input *in, char *b, size_t room, bool *fresh);
  * SPLICE_UNSUPPORTED when this operand must be read instead.
  */
 ssize_t input_splice(struct input *in);
+
+/*
+ * Bytes of the operand being read that are there to be spliced to
+ * standard output (a pipe) without waiting, from a pipe or a regular
+ * file: between 1 and max, the same bytes input_splice_out then moves.
+ * At the end of an operand the next is opened.  Returns 0 at the end of
+ * all input, -1 when a stop was requested, or SPLICE_UNSUPPORTED when the
+ * bytes must be read instead (standard output is not a pipe, the operand
+ * is neither, or a file's size says nothing is left, which only read(2)
+ * can confirm).  When fresh is not NULL, *fresh is set if the input had
+ * to be waited for.
+ */
+ssize_t input_peek(struct input *in, size_t max, bool *fresh);
+
+/*
+ * Move exactly len bytes promised by input_peek to standard output,
+ * whatever signals arrive meanwhile.  Returns the bytes moved: fewer when
+ * the input ended before them (a file that shrank), when splice(2) failed
+ * (then no_splice is set and the caller reads the rest), or when the
+ * output's reader went away (then *gone is set and a stop asked for).
+ */
+size_t input_splice_out(struct input *in, size_t len, bool *gone);
+
+/*
+ * Read up to len bytes of the operand being read into b, without moving
+ * to the next operand: the bytes input_peek promised, when they cannot be
+ * spliced.  Returns the bytes read; an error is reported, sets status and
+ * closes the operand.
+ */
+size_t input_take(struct input *in, char *b, size_t len);
 
 /*
  * Read the whole regular file path, of at most max bytes, into a new

@@ -15,7 +15,7 @@ pass_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	else if (v->full)
 		policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
 	else /* Bytes need no framing: they may go round the buffer. */
-		policy_read(a, f->bytes && v->len == 0);
+		policy_read(a, f->bytes && v->len == 0, false);
 }
 
 static uint64_t

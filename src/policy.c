@@ -29,11 +29,12 @@ policy_span(const struct framer *f, const char *b, size_t len, bool at_eof,
 }
 
 void
-policy_read(struct action *a, bool splice)
+policy_read(struct action *a, bool splice, bool claim)
 {
-	*a = (struct action){
-		.kind = ACT_READ, .due_ns = INT64_MIN, .splice = splice
-	};
+	*a = (struct action){ .kind = ACT_READ,
+		.due_ns = INT64_MIN,
+		.splice = splice,
+		.claim = claim };
 }
 
 void

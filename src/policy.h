@@ -56,6 +56,8 @@ struct action {
 	bool read;	/* WAIT: read input meanwhile */
 	bool pass;	/* LONG: the record goes out, else it is dropped */
 	bool splice;	/* READ: the bytes may bypass the buffer */
+	bool claim;	/* READ: the bytes need not be seen: they may wait
+			 * in the input, to be spliced out when sent */
 };
 
 /*
@@ -100,8 +102,8 @@ policy_next(const struct policy *p, const struct view *v, int64_t now_ns,
 size_t policy_span(const struct framer *f, const char *b, size_t len,
     bool at_eof, size_t max, uint64_t room, size_t *units);
 
-/* Act a: read more input. */
-void policy_read(struct action *a, bool splice);
+/* Act a: read more input; splice, claim: as in struct action. */
+void policy_read(struct action *a, bool splice, bool claim);
 
 /* Act a: wait until due_ns, reading meanwhile if read. */
 void policy_wait(struct action *a, int64_t due_ns, bool read);

@@ -143,7 +143,7 @@ queue_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	else if (due_ns != INT64_MAX)
 		policy_wait(a, due_ns, false);
 	else /* nothing to read and nothing due: all is out */
-		policy_read(a, false);
+		policy_read(a, false, false);
 }
 
 /*

@@ -287,7 +287,7 @@ replay_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	struct replay *r = self;
 
 	if (!r->parsed && !parse_at(r, v, 0)) {
-		policy_read(a, false);
+		policy_read(a, false, false);
 		return;
 	}
 	if (!r->booked)

@@ -100,8 +100,13 @@ shape_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 {
 	struct shape *s = self;
 
+	const struct gate *g = s->gate;
+
 	if (!s->booked && !book(s, v, now_ns)) {
-		policy_read(a, false);
+		/* Bytes that only need counting may wait in the input. */
+		policy_read(a, false,
+		    g->framer.bytes && g->select == NULL &&
+			g->byte_limit == NULL);
 		return;
 	}
 	if (now_ns < s->due_ns)

@@ -4,7 +4,11 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
+#ifdef __linux__
+#include <sys/ioctl.h>
+#endif
 
 #include "splice.h"
 
@@ -25,5 +29,36 @@ splice_move(int in_fd, int out_fd, size_t len)
 	(void)out_fd;
 	(void)len;
 	return SPLICE_UNSUPPORTED;
+#endif
+}
+
+ssize_t
+splice_pending(int fd)
+{
+#if defined(__linux__) && defined(FIONREAD)
+	int n;
+
+	if (ioctl(fd, FIONREAD, &n) != 0 || n < 0)
+		return -1;
+	return n;
+#else
+	(void)fd;
+	return -1;
+#endif
+}
+
+void
+splice_grow_pipe(int fd, size_t bytes)
+{
+#if defined(__linux__) && defined(F_SETPIPE_SZ) && defined(F_GETPIPE_SZ)
+	int now = fcntl(fd, F_GETPIPE_SZ);
+
+	/* A pipe made smaller than the default was made so on purpose. */
+	if (now >= SPLICE_DEFAULT_PIPE_BYTES && (size_t)now < bytes &&
+	    bytes <= INT_MAX)
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)bytes);
+#else
+	(void)fd;
+	(void)bytes;
 #endif
 }

@@ -15,4 +15,19 @@
  */
 ssize_t splice_move(int in_fd, int out_fd, size_t len);
 
+/*
+ * Bytes waiting in the pipe fd, readable without blocking; -1 when the
+ * OS cannot tell (then nothing may be spliced on its word).
+ */
+ssize_t splice_pending(int fd);
+
+/* The size of a new pipe on Linux. */
+#define SPLICE_DEFAULT_PIPE_BYTES 65536
+
+/*
+ * Ask that the pipe fd hold at least bytes, unless it was made smaller
+ * than the default; quietly nothing if it can't.
+ */
+void splice_grow_pipe(int fd, size_t bytes);
+
 #endif

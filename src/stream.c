@@ -79,8 +79,52 @@ static void
 consume(struct stream *s, size_t bytes)
 {
 	s->head += bytes;
-	if (s->head == s->tail)
+	if (s->head == s->tail) {
 		s->head = s->tail = 0;
+		s->held_in = false;
+	}
+}
+
+/* The bytes held in the input are read into the buffer after all. */
+static void
+take_held(struct stream *s)
+{
+	size_t want = s->tail - s->head, n;
+
+	if (!s->held_in)
+		return;
+	n = input_take(&s->in, s->buf + s->head, want);
+	s->held_in = false;
+	/* What the input no longer had was never there. */
+	s->tail -= want - n;
+	s->st->bytes_in -= want - n;
+	consume(s, 0);
+}
+
+/*
+ * Splice the first bytes of those held in the input to standard output;
+ * false when the output's reader has gone.
+ */
+static bool
+send_held(struct stream *s, size_t bytes)
+{
+	bool gone;
+	size_t n = input_splice_out(&s->in, bytes, &gone);
+
+	s->st->bytes_out += n;
+	s->st->units_out += n; /* only bytes are held in the input */
+	consume(s, n);
+	if (gone) {
+		s->out_gone = true;
+		return false;
+	}
+	if (n == bytes)
+		return true;
+	/* Splicing failed: read and write the rest.  Or the input ended
+	 * before them: the rest was never there. */
+	take_held(s);
+	n = bytes - n < s->tail - s->head ? bytes - n : s->tail - s->head;
+	return n == 0 || stream_send(s, n, n);
 }
 
 /* Tell s->tally of the first units records at b[0..bytes): fate. */
@@ -114,6 +158,8 @@ stream_tally_held(struct stream *s)
 bool
 stream_send(struct stream *s, size_t bytes, uint64_t units)
 {
+	if (s->held_in && !s->out_gone)
+		return send_held(s, bytes);
 	if (s->out_gone ||
 	    output_write(STDOUT_FILENO, s->buf + s->head, bytes, NULL) != 0) {
 		/* The reader went away: what was not written still waits. */
@@ -130,8 +176,10 @@ stream_send(struct stream *s, size_t bytes, uint64_t units)
 void
 stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 {
-	char *at = s->buf + s->head + off;
+	char *at;
 
+	take_held(s);
+	at = s->buf + s->head + off;
 	if (s->drop_fd >= 0)
 		(void)output_write(s->drop_fd, at, bytes, s->drop_name);
 	/* Part of a record in the drop file: a stop waits for the rest. */
@@ -191,6 +239,7 @@ stream_fill(struct stream *s, bool fresh)
 	ssize_t got;
 	int64_t now_ns;
 
+	take_held(s);
 	if (s->tail == s->cap && s->head > 0) {
 		memmove(s->buf, s->buf + s->head, s->tail - s->head);
 		s->tail -= s->head;
@@ -214,6 +263,33 @@ stream_fill(struct stream *s, bool fresh)
 	s->read_ns = now_ns;
 	if (waited)
 		s->ready_ns = now_ns;
+	return got;
+}
+
+ssize_t
+stream_claim(struct stream *s, bool fresh)
+{
+	bool waited = false;
+	ssize_t got;
+	int64_t now_ns;
+
+	/* Held bytes of one operand only: the next may not be spliceable. */
+	if (!s->framer.bytes || s->head != s->tail)
+		return stream_fill(s, fresh);
+	got = input_peek(&s->in, s->cap, fresh ? &waited : NULL);
+	now_ns = clock_now_ns();
+	if (waited)
+		s->ready_ns = now_ns;
+	if (got == SPLICE_UNSUPPORTED)
+		return stream_fill(s, fresh && !waited);
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		s->eof = true;
+	s->tail = (size_t)got;
+	s->held_in = got > 0;
+	s->st->bytes_in += (uint64_t)got;
+	s->read_ns = now_ns;
 	return got;
 }
 
@@ -247,10 +323,12 @@ stream_wait_input(struct stream *s, int64_t deadline_ns)
 void
 stream_spill(struct stream *s)
 {
-	size_t len = s->tail - s->head;
-	size_t n = s->eof ? len :
-			    framer_whole(&s->framer, s->buf + s->head, len);
+	size_t len = s->tail - s->head, n;
 
+	/* Bytes held in the input stay there, for whoever reads it next. */
+	if (s->held_in)
+		return;
+	n = s->eof ? len : framer_whole(&s->framer, s->buf + s->head, len);
 	if (s->drop_fd >= 0 && s->longrec == LONG_NONE && n > 0)
 		(void)output_write(
 		    s->drop_fd, s->buf + s->head, n, s->drop_name);

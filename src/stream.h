@@ -26,6 +26,8 @@ struct stream {
 	bool eof;
 	bool out_gone;	/* the output's reader went away */
 	bool drop_open; /* the drop file holds part of a record */
+	bool held_in;	/* buf[head..tail) is still in the input, unread:
+			 * it is spliced out when sent */
 	enum longrec longrec;
 	struct framer framer;
 	struct input in;
@@ -92,6 +94,13 @@ void stream_tally_held(struct stream *s);
  * of all input, -1 when a stop was requested.
  */
 ssize_t stream_fill(struct stream *s, bool fresh);
+
+/*
+ * As stream_fill, but in byte mode, where nobody looks at the bytes:
+ * when they can be spliced out later, they are left in the input and
+ * only counted (held_in), else read.  Returns as stream_fill.
+ */
+ssize_t stream_claim(struct stream *s, bool fresh);
 
 /*
  * Move input straight to standard output, round the buffer.  Returns as
