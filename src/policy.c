@@ -28,6 +28,23 @@ policy_span(const struct framer *f, const char *b, size_t len, bool at_eof,
 	return n;
 }
 
+size_t
+policy_span_on(const struct framer *f, const char *b, size_t len, bool at_eof,
+    size_t max, uint64_t room, size_t done, size_t done_units, size_t *units)
+{
+	size_t lim = room < len ? (size_t)room : len, n;
+
+	*units = done_units;
+	if (done_units == 0 || done_units > max || done > lim)
+		return policy_span(f, b, len, at_eof, max, room, units);
+	/* The units spanned end within lim: more whole units fit after them
+	 * exactly as they would have from the start. */
+	n = span(f, b + done, lim - done, at_eof && lim == len,
+	    max - done_units, units);
+	*units += done_units;
+	return done + n;
+}
+
 void
 policy_read(struct action *a, bool splice, bool claim)
 {

@@ -102,6 +102,15 @@ policy_next(const struct policy *p, const struct view *v, int64_t now_ns,
 size_t policy_span(const struct framer *f, const char *b, size_t len,
     bool at_eof, size_t max, uint64_t room, size_t *units);
 
+/*
+ * policy_span of b[0..len) when its first done bytes, holding done_units
+ * units (at most max, within room), were already spanned: the same result,
+ * scanning only what follows them.
+ */
+size_t policy_span_on(const struct framer *f, const char *b, size_t len,
+    bool at_eof, size_t max, uint64_t room, size_t done, size_t done_units,
+    size_t *units);
+
 /* Act a: read more input; splice, claim: as in struct action. */
 void policy_read(struct action *a, bool splice, bool claim);
 

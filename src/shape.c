@@ -87,7 +87,10 @@ release(struct shape *s, const struct view *v, int64_t now_ns, struct action *a)
 		want = 1;
 	if (bb != NULL)
 		room = bucket_avail(bb, ready_ns, now_ns);
-	n = policy_span(&g->framer, v->b, v->len, v->eof, want, room, &units);
+	/* The booking spanned the first units of the view: go on from them
+	 * (scanning each byte once counts when the rate does not bind). */
+	n = policy_span_on(&g->framer, v->b, v->len, v->eof, want, room,
+	    s->bytes <= v->len ? s->bytes : 0, s->units, &units);
 	if (g->limit != NULL)
 		(void)limiter_take(g->limit, ready_ns, now_ns, units);
 	if (bb != NULL)

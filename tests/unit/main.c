@@ -46,6 +46,7 @@ main(void)
 	test_timestamp_bad();
 	test_keywin();
 	test_replay();
+	test_policy_span();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

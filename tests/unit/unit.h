@@ -97,4 +97,7 @@ void test_keywin(void);
 /* replay_test.c */
 void test_replay(void);
 
+/* policy_test.c */
+void test_policy_span(void);
+
 #endif
