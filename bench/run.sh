@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/run.sh: measure tbthrottle's pacing accuracy, burst behaviour and
-# overhead against pv, cstream and mbuffer, and print Markdown tables.
+# overhead against pv, cstream, mbuffer and bench/floor, and print
+# Markdown tables.
 #
 # usage: bash bench/run.sh [--quick]
 #
@@ -9,7 +10,8 @@
 # Environment:
 #   TB   the tbthrottle binary (default: bench/../tbthrottle); the run
 #        uses a copy, so a rebuild meanwhile cannot mix two versions
-#   CC   the C compiler for bench/recv, built when missing (default: cc)
+#   CC   the C compiler for bench/recv and bench/floor, built when
+#        missing (default: cc)
 #
 # Each throttled run is `recv [opts] -- THROTTLER < input`: bench/recv
 # forks the throttler with its output on a pipe, timestamps every read and
@@ -30,6 +32,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TB=${TB:-$here/../tbthrottle}
 out=$here/out
 RECV=$here/recv
+FLOOR=$here/floor
 quick=0
 
 for arg in "$@"; do
@@ -60,9 +63,9 @@ mkdir -p "$out"
 log=$out/run.log
 : >"$log"
 
-# The generated inputs (some 200 MB in a full run) go when we exit.
+# The generated inputs (some 5 GiB in a full run) go when we exit.
 inputs=(lines.txt pass-lines.txt pass-bytes.bin bytes-med.bin bytes-leaky.bin low.txt
-	med.txt high.txt idle.txt time.txt tbthrottle)
+	med.txt high.txt idle.txt time.txt tbthrottle bytes-high.bin)
 cleanup() {
 	local f
 	for f in "${inputs[@]}"; do
@@ -80,11 +83,13 @@ tb_desc+=")"
 cp "$TB" "$out/tbthrottle"
 TB=$out/tbthrottle
 
-# Build the receiver when it is missing or older than its source.
-if [[ ! -x $RECV || $here/recv.c -nt $RECV ]]; then
-	"${CC:-cc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
-		-o "$RECV" "$here/recv.c" -lm || die "cannot build $RECV"
-fi
+# Build the receiver and the floor when missing or older than their source.
+for prog in "$RECV" "$FLOOR"; do
+	if [[ ! -x $prog || $prog.c -nt $prog ]]; then
+		"${CC:-cc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
+			-o "$prog" "$prog.c" -lm || die "cannot build $prog"
+	fi
+done
 
 # CPU seconds and peak RSS of the throttler alone.
 tfile=$out/time.txt
@@ -141,14 +146,43 @@ else
 	b_med=5000000 b_high=$((1024 * 1024 * 1024)) b_leaky=2000000
 	idle_n=50 idle_sleep=2 idle_gap=500
 	pass_bytes=$((4 * 1024 * 1024 * 1024)) pass_lines=20000000 reps=3
-	pass_file=$((2 * 1024 * 1024 * 1024))
+	pass_file=$((4 * 1024 * 1024 * 1024))
 	t_reps=3 jitter_s=3
+fi
+
+# The inputs read as regular files must fit on the disk and in the page
+# cache (else the disk is what gets measured), a GiB to spare: without
+# room for the bytes high file its file scenario is skipped, and the
+# pass-through file is halved until it fits beside it.
+mib=$((1024 * 1024))
+disk_free=$(($(df -Pk "$out" | awk 'NR == 2 { print $4 + 0 }') * 1024))
+mem_free=0 # unknown: the disk alone decides
+if [[ -r /proc/meminfo ]]; then
+	mem_free=$(($(awk '/^MemAvailable:/ { m = $2 } END { print m + 0 }' \
+		/proc/meminfo) * 1024))
+fi
+room() { # room BYTES: do BYTES more fit, with a GiB to spare?
+	local need=$(($1 + 1024 * mib))
+	((disk_free >= need && (mem_free == 0 || mem_free >= need)))
+}
+high_file=$b_high
+if ! room "$high_file"; then
+	high_file=0
+	notes+=("no room on the disk or in the page cache for a $b_high-byte file: bytes high from a file is skipped")
+fi
+want_file=$pass_file
+while ((pass_file > 256 * mib)) && ! room $((pass_file + high_file)); do
+	pass_file=$((pass_file / 2))
+done
+if ((pass_file < want_file)); then
+	notes+=("bytes file: $pass_file bytes, not $want_file: the largest that fits on the disk and in the page cache")
 fi
 
 note "generating inputs in $out"
 seq "$n_vhigh" >"$out/lines.txt"      # every line scenario reads a prefix
 seq "$pass_lines" >"$out/pass-lines.txt"
 head -c "$pass_file" /dev/zero >"$out/pass-bytes.bin"
+((high_file == 0)) || head -c "$high_file" /dev/zero >"$out/bytes-high.bin"
 head -c "$b_med" /dev/zero >"$out/bytes-med.bin"
 head -c "$b_leaky" /dev/zero >"$out/bytes-leaky.bin"
 prefix() { # prefix N FILE: the first N lines of lines.txt in FILE
@@ -267,6 +301,17 @@ measure() { # measure TOOL CMD...: t_reps runs, the median of each column
 	rows+=("| $sc_name | $tool | $units | $rate | $(fmt %+.3f "$(med rate_err_pct)")$(rng rate_err_pct %+.3f) | $(fmt %+.3f "$(med rate90_err_pct)") | $(fmt %.2f "$(med startup_ms)") | $(fmt %.3f "$(med jit_p50_ms)") | $(fmt %.3f "$(med jit_p99_ms)") | $(fmt %.3f "$(med jit_max_ms)") | $(fmt %.3f "$(med lat_min_ms)") | $(fmt %.1f "$(med excess_units)") ($(fmt %.3f "$(med excess_ms)") ms) | $(med max_1ms) | $(med cpu) | $(med rss) |")
 }
 
+# quantum RATE BURST NS: the units tbthrottle gathers per wake-up, as
+# quantum() in src/limits.c: NS worth of RATE/s, at least 1, at most BURST
+# and the 131072 bytes of its buffer.  The floor is given the same.
+quantum() {
+	local q=$(($1 * $3 / 1000000000))
+	((q >= 1)) || q=1
+	((q <= $2)) || q=$2
+	((q <= 131072)) || q=131072
+	echo "$q"
+}
+
 # Line scenarios: tbthrottle and pv -l.
 lines_scenario() { # NAME RATE BURST N FILE
 	local name=$1 rate=$2 burst=$3 n=$4 file=$5
@@ -289,8 +334,14 @@ bytes_peers() { # RATE
 
 lines_scenario "low: 5/s, $n_low lines" 5 1 "$n_low" "$out/low.txt"
 lines_scenario "medium: 1000/s, $n_med lines" 1000 1 "$n_med" "$out/med.txt"
-lines_scenario "high: 200k/s b100, $n_high lines" 200000 100 "$n_high" \
-	"$out/high.txt"
+# High, and the floor (bench/floor.c) at the same wake-ups: the least
+# any precise throttler can spend on them.
+scenario "high: 200k/s b100, $n_high lines" "$n_high" "file:$out/high.txt" \
+	--rate 200000 --burst 100
+measure "tbthrottle -r 200000/s -b 100" "$TB" -r 200000/s -b 100
+have pv && measure "pv -q -l -L 200000" pv -q -l -L 200000
+q=$(quantum 200000 100 500000)
+measure "floor 200000 100 $q" "$FLOOR" 200000 100 "$q"
 lines_scenario "very high: 1M/s b1000, $n_vhigh lines" 1000000 1000 \
 	"$n_vhigh" "$out/lines.txt"
 # The same with the catch-up cut to 1 ms (tbthrottle's default before it
@@ -310,6 +361,20 @@ scenario "bytes high: 200 MB/s b1MiB, $b_high B" "$b_high" prod:prod_zero \
 	-c --rate 200000000 --burst 1048576
 measure "tbthrottle -c -r 200MB/s -b 1MiB" "$TB" -c -r 200MB/s -b 1MiB
 bytes_peers 200000000
+q=$(quantum 200000000 1048576 1000000)
+measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 1048576 "$q"
+
+# The same bytes from a regular file: tbthrottle, pv and the floor.
+if ((high_file > 0)); then
+	scenario "bytes high from a file: 200 MB/s b1MiB, $b_high B" \
+		"$b_high" "file:$out/bytes-high.bin" -c --rate 200000000 \
+		--burst 1048576
+	measure "tbthrottle -c -r 200MB/s -b 1MiB" "$TB" -c -r 200MB/s -b 1MiB
+	have pv && measure "pv -q -L 200000000" pv -q -L 200000000
+	measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 \
+		1048576 "$q"
+	rm -f "$out/bytes-high.bin"
+fi
 
 scenario "bytes leaky: 1 MB/s, $b_leaky B" "$b_leaky" \
 	"file:$out/bytes-leaky.bin" -c --rate 1000000 --leaky
@@ -624,6 +689,7 @@ echo "bytes: \`head -c $pass_bytes /dev/zero | X | cat >/dev/null\`;" \
 	"lines: \`X < seq-$pass_lines.txt | cat >/dev/null\`."
 echo "Median of $reps run(s) by wall time; CPU and RSS are X's alone."
 echo
+
 echo "$replay_table"
 if ((${#notes[@]} > 0)); then
 	echo
