@@ -13,8 +13,8 @@
  * It keeps tbthrottle's schedule and nothing else: BURST units at once at
  * the start, then unit k (1-based) due (k - BURST) / RATE after it.  It
  * books up to QUANTUM of the units it holds, reading only when it holds
- * none; sleeps with clock_nanosleep to the absolute time the last of them
- * is due; then writes in one write(2) every unit held whose token has
+ * none; unless they are due already, sleeps with clock_nanosleep to the
+ * absolute time the last of them is due; then writes in one write(2) every unit held whose token has
  * come by then.  A unit late by more than 10 ms (tbthrottle's default
  * --catch-up) loses its place, as in tbthrottle's bucket.  Its buffer is
  * as large as tbthrottle's, so it reads and writes the same chunks.  It
@@ -163,9 +163,11 @@ main(int argc, char *argv[])
 		at = due_ns(units);
 		ts.tv_sec = (time_t)(at / (int64_t)NS);
 		ts.tv_nsec = (long)(at % (int64_t)NS);
-		while (clock_nanosleep(
-			   CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-			;
+		/* Already due after a late wake-up or a slow write: no sleep. */
+		if (now_ns() < at)
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+				   &ts, NULL) == EINTR)
+				;
 		now = now_ns();
 		/* Later than the catch-up: the bucket fills no fuller. */
 		if (now - CATCHUP_NS > base_ns &&
