@@ -78,7 +78,7 @@ log=$out/run.log
 
 # The generated inputs (some 5 GiB in a full run) go when we exit.
 inputs=(lines.txt pass-lines.txt pass-bytes.bin bytes-med.bin bytes-leaky.bin low.txt
-	med.txt high.txt idle.txt time.txt tbthrottle bytes-high.bin)
+	med.txt high.txt idle.txt time.txt tbthrottle bytes-high.bin share.txt)
 cleanup() {
 	local f
 	for f in "${inputs[@]}"; do
