@@ -823,11 +823,11 @@ cat <<EOF
   least CPU any throttler that keeps this schedule through a buffer of
   its own can spend (splice(2) can move bytes for less).  Its last
   argument is tbthrottle's quantum, the units gathered per wake-up.
-- CPU rows: the throttler's own CPU, the median of $t_reps run(s), from
-  the saturated-input table; the pipeline row: all three processes of
-  \`cat seq-$pass_lines.txt | X | cat >/dev/null\`, by bash's \`times\`,
-  the median of $pipe_reps runs each; wall rows: from the pass-through
-  table.
+- CPU rows: the throttler's own CPU (/usr/bin/time, to 10 ms), the
+  median of $t_reps run(s), from the saturated-input table.  The
+  pipeline row: all three processes of \`cat seq-$pass_lines.txt | X |
+  cat >/dev/null\`, by bash's \`times\`, the median of $pipe_reps runs
+  each.  Wall rows: from the pass-through table.
 - Targets at 200 MB/s: rate err within ±0.01 % and never ahead of the
   schedule by more than 0.1 ms (min vs t0 ≥ −0.1, over every run).
 EOF
