@@ -115,7 +115,7 @@ dist:
 		.clang-format .gitignore bench completion man src tests \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
 		! -name fakeserver ! -name '*-fuzz' ! -name '*.log' \
-		! -name recv); \
+		! -name recv ! -name floor); \
 	tar -czf tbthrottle-$(VERSION).tar.gz \
 		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
 	@echo "tbthrottle-$(VERSION).tar.gz"
@@ -123,7 +123,7 @@ dist:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
-		bench/recv.c tests/stamp.c tests/fakeserver.c
+		bench/recv.c bench/floor.c tests/stamp.c tests/fakeserver.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
@@ -138,7 +138,7 @@ valgrind: tbthrottle tests/unit/run
 
 # Every C file of ours, formatted by .clang-format; lint checks it is.
 C_FILES = src/*.c src/*.h tests/unit/*.c tests/unit/*.h tests/*.c \
-	tests/fuzz/*.c bench/recv.c
+	tests/fuzz/*.c bench/recv.c bench/floor.c
 
 format:
 	clang-format -i $(C_FILES)
@@ -169,16 +169,20 @@ fuzz: $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 bench/recv: bench/recv.c
 	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -o $@ bench/recv.c -lm
 
+# The least a throttler can do, for the benchmark to compare CPU with.
+bench/floor: bench/floor.c
+	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -o $@ bench/floor.c
+
 # A benchmark, not a test: several minutes; see bench/RESULTS.md.
-bench: tbthrottle bench/recv
+bench: tbthrottle bench/recv bench/floor
 	TB=./tbthrottle bash bench/run.sh
 
-bench-quick: tbthrottle bench/recv
+bench-quick: tbthrottle bench/recv bench/floor
 	TB=./tbthrottle bash bench/run.sh --quick
 
 clean:
 	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver src/*.o \
-		bench/recv tests/fuzz/*-fuzz .build-flags tbthrottle-*.tar.gz
+		bench/recv bench/floor tests/fuzz/*-fuzz .build-flags tbthrottle-*.tar.gz
 
 .PHONY: all check install install-strip uninstall clean lint format bench \
 	bench-quick fuzz valgrind dist FORCE

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # bench/run.sh: measure tbthrottle's pacing accuracy, burst behaviour and
-# overhead against pv, cstream and mbuffer, and print Markdown tables.
+# overhead against pv, cstream, mbuffer and bench/floor, and print
+# Markdown tables.
 #
 # usage: bash bench/run.sh [--quick]
 #
-#   --quick   shortened scenarios for a smoke test (well under a minute)
+#   --quick   shortened scenarios for a smoke test (about a minute)
 #
 # Environment:
 #   TB   the tbthrottle binary (default: bench/../tbthrottle); the run
 #        uses a copy, so a rebuild meanwhile cannot mix two versions
-#   CC   the C compiler for bench/recv, built when missing (default: cc)
+#   CC   the C compiler for bench/recv and bench/floor, built when
+#        missing (default: cc)
 #
 # Each throttled run is `recv [opts] -- THROTTLER < input`: bench/recv
 # forks the throttler with its output on a pipe, timestamps every read and
@@ -21,8 +23,21 @@
 # the producer is never the bottleneck; only bytes high (a live `head -c
 # 1G /dev/zero`) and the idle scenario (lines, a pause, lines) read a
 # producer.  Peers missing from PATH are skipped with a note.
+#
+# bench/floor is the least a throttler keeping tbthrottle's schedule can
+# do: it reads, sleeps to the same deadlines and writes the same chunks.
+# It runs beside tbthrottle at 200k lines/s and at 200 MB/s, the latter
+# both from a pipe and from a 1 GiB file.  "CPU at full speed" sets the
+# ratios side by side: tbthrottle's CPU to pv's and to the floor's, the
+# CPU of the whole pipeline `cat | tbthrottle -r 1000000000/s | cat` to
+# that of `cat | cat | cat` (bash's times, the median of 7 runs), and the
+# wall time of `-c -r inf` to cat's, 4 GiB pipe to pipe and file to pipe.
+# Files must fit on the disk and in the page cache: the 4 GiB one shrinks
+# until they do, and the report says so.  A full run writes some 5 GiB
+# under bench/out/ at most.
+#
 # The replay scenario is bench/replay.sh.
-# The full run takes about 9 minutes on 2 CPUs; the tables go to standard
+# The full run takes about 11 minutes on 2 CPUs; the tables go to standard
 # output, progress to standard error, each run's raw result to out/run.log.
 set -euo pipefail
 
@@ -30,6 +45,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TB=${TB:-$here/../tbthrottle}
 out=$here/out
 RECV=$here/recv
+FLOOR=$here/floor
 quick=0
 
 for arg in "$@"; do
@@ -60,9 +76,9 @@ mkdir -p "$out"
 log=$out/run.log
 : >"$log"
 
-# The generated inputs (some 200 MB in a full run) go when we exit.
+# The generated inputs (some 5 GiB in a full run) go when we exit.
 inputs=(lines.txt pass-lines.txt pass-bytes.bin bytes-med.bin bytes-leaky.bin low.txt
-	med.txt high.txt idle.txt time.txt tbthrottle)
+	med.txt high.txt idle.txt time.txt tbthrottle bytes-high.bin share.txt)
 cleanup() {
 	local f
 	for f in "${inputs[@]}"; do
@@ -80,11 +96,13 @@ tb_desc+=")"
 cp "$TB" "$out/tbthrottle"
 TB=$out/tbthrottle
 
-# Build the receiver when it is missing or older than its source.
-if [[ ! -x $RECV || $here/recv.c -nt $RECV ]]; then
-	"${CC:-cc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
-		-o "$RECV" "$here/recv.c" -lm || die "cannot build $RECV"
-fi
+# Build the receiver and the floor when missing or older than their source.
+for prog in "$RECV" "$FLOOR"; do
+	if [[ ! -x $prog || $prog.c -nt $prog ]]; then
+		"${CC:-cc}" -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
+			-o "$prog" "$prog.c" -lm || die "cannot build $prog"
+	fi
+done
 
 # CPU seconds and peak RSS of the throttler alone.
 tfile=$out/time.txt
@@ -134,21 +152,50 @@ if ((quick)); then
 	b_med=1000000 b_high=$((200 * 1024 * 1024)) b_leaky=500000
 	idle_n=20 idle_sleep=1 idle_gap=300
 	pass_bytes=$((256 * 1024 * 1024)) pass_lines=2000000 reps=1
-	pass_file=$((256 * 1024 * 1024))
+	pass_file=$((256 * 1024 * 1024)) pipe_reps=3
 	t_reps=1 jitter_s=1
 else
 	n_low=50 n_med=10000 n_high=1000000 n_vhigh=2000000
 	b_med=5000000 b_high=$((1024 * 1024 * 1024)) b_leaky=2000000
 	idle_n=50 idle_sleep=2 idle_gap=500
 	pass_bytes=$((4 * 1024 * 1024 * 1024)) pass_lines=20000000 reps=3
-	pass_file=$((2 * 1024 * 1024 * 1024))
+	pass_file=$((4 * 1024 * 1024 * 1024)) pipe_reps=7
 	t_reps=3 jitter_s=3
+fi
+
+# The inputs read as regular files must fit on the disk and in the page
+# cache (else the disk is what gets measured), a GiB to spare: without
+# room for the bytes high file its file scenario is skipped, and the
+# pass-through file is halved until it fits beside it.
+mib=$((1024 * 1024))
+disk_free=$(($(df -Pk "$out" | awk 'NR == 2 { print $4 + 0 }') * 1024))
+mem_free=0 # unknown: the disk alone decides
+if [[ -r /proc/meminfo ]]; then
+	mem_free=$(($(awk '/^MemAvailable:/ { m = $2 } END { print m + 0 }' \
+		/proc/meminfo) * 1024))
+fi
+room() { # room BYTES: do BYTES more fit, with a GiB to spare?
+	local need=$(($1 + 1024 * mib))
+	((disk_free >= need && (mem_free == 0 || mem_free >= need)))
+}
+high_file=$b_high
+if ! room "$high_file"; then
+	high_file=0
+	notes+=("no room on the disk or in the page cache for a $b_high-byte file: bytes high from a file is skipped")
+fi
+want_file=$pass_file
+while ((pass_file > 256 * mib)) && ! room $((pass_file + high_file)); do
+	pass_file=$((pass_file / 2))
+done
+if ((pass_file < want_file)); then
+	notes+=("bytes file: $pass_file bytes, not $want_file: the largest that fits on the disk and in the page cache")
 fi
 
 note "generating inputs in $out"
 seq "$n_vhigh" >"$out/lines.txt"      # every line scenario reads a prefix
 seq "$pass_lines" >"$out/pass-lines.txt"
 head -c "$pass_file" /dev/zero >"$out/pass-bytes.bin"
+((high_file == 0)) || head -c "$high_file" /dev/zero >"$out/bytes-high.bin"
 head -c "$b_med" /dev/zero >"$out/bytes-med.bin"
 head -c "$b_leaky" /dev/zero >"$out/bytes-leaky.bin"
 prefix() { # prefix N FILE: the first N lines of lines.txt in FILE
@@ -255,6 +302,9 @@ measure() { # measure TOOL CMD...: t_reps runs, the median of each column
 		fi
 		runs+=("$res cpu=$cpu rss=$rss")
 	done
+	m_tool=$tool m_cpu=$(med cpu) m_err=$(med rate_err_pct)
+	m_rng=$(rng rate_err_pct %+.4f) m_p99=$(med jit_p99_ms)
+	m_min=$(vals lat_min_ms | sort -g | head -n 1)
 	if [[ " ${sc_recv[*]} " == *" -c "* ]]; then
 		rate="$(awk -v x="$(med rate)" 'BEGIN { printf "%.4f MB/s", x / 1e6 }')"
 	else
@@ -265,6 +315,25 @@ measure() { # measure TOOL CMD...: t_reps runs, the median of each column
 		return
 	fi
 	rows+=("| $sc_name | $tool | $units | $rate | $(fmt %+.3f "$(med rate_err_pct)")$(rng rate_err_pct %+.3f) | $(fmt %+.3f "$(med rate90_err_pct)") | $(fmt %.2f "$(med startup_ms)") | $(fmt %.3f "$(med jit_p50_ms)") | $(fmt %.3f "$(med jit_p99_ms)") | $(fmt %.3f "$(med jit_max_ms)") | $(fmt %.3f "$(med lat_min_ms)") | $(fmt %.1f "$(med excess_units)") ($(fmt %.3f "$(med excess_ms)") ms) | $(med max_1ms) | $(med cpu) | $(med rss) |")
+}
+
+# keep TAG: the last measure's medians (its earliest min vs t0) under TAG,
+# for the section on CPU at full speed.
+declare -A k_tool k_cpu k_err k_rng k_min k_p99
+keep() {
+	k_tool[$1]=$m_tool k_cpu[$1]=$m_cpu k_err[$1]=$m_err k_rng[$1]=$m_rng
+	k_min[$1]=$m_min k_p99[$1]=$m_p99
+}
+
+# quantum RATE BURST NS: the units tbthrottle gathers per wake-up, as
+# quantum() in src/limits.c: NS worth of RATE/s, at least 1, at most BURST
+# and the 131072 bytes of its buffer.  The floor is given the same.
+quantum() {
+	local q=$(($1 * $3 / 1000000000))
+	((q >= 1)) || q=1
+	((q <= $2)) || q=$2
+	((q <= 131072)) || q=131072
+	echo "$q"
 }
 
 # Line scenarios: tbthrottle and pv -l.
@@ -278,8 +347,11 @@ lines_scenario() { # NAME RATE BURST N FILE
 
 # Byte scenarios: tbthrottle, pv, cstream -t, mbuffer -r and -R.  Peers take
 # plain byte counts: their K/M/G suffixes differ from tbthrottle's.
-bytes_peers() { # RATE
-	have pv && measure "pv -q -L $1" pv -q -L "$1"
+bytes_peers() { # RATE [TAG]: with TAG, keep pv's medians as TAG
+	if have pv; then
+		measure "pv -q -L $1" pv -q -L "$1"
+		[[ -z ${2:-} ]] || keep "$2"
+	fi
 	have cstream && measure "cstream -t $1" cstream -t "$1"
 	have mbuffer && measure "mbuffer -q -r $1" mbuffer -q -r "$1"
 	# -r limits mbuffer's reading; -R limits its writing, what recv sees.
@@ -289,8 +361,16 @@ bytes_peers() { # RATE
 
 lines_scenario "low: 5/s, $n_low lines" 5 1 "$n_low" "$out/low.txt"
 lines_scenario "medium: 1000/s, $n_med lines" 1000 1 "$n_med" "$out/med.txt"
-lines_scenario "high: 200k/s b100, $n_high lines" 200000 100 "$n_high" \
-	"$out/high.txt"
+# High, and the floor (bench/floor.c) at the same wake-ups: the least
+# any precise throttler can spend on them.
+scenario "high: 200k/s b100, $n_high lines" "$n_high" "file:$out/high.txt" \
+	--rate 200000 --burst 100
+measure "tbthrottle -r 200000/s -b 100" "$TB" -r 200000/s -b 100
+keep high_tb
+have pv && measure "pv -q -l -L 200000" pv -q -l -L 200000
+q=$(quantum 200000 100 500000)
+measure "floor 200000 100 $q" "$FLOOR" 200000 100 "$q"
+keep high_floor
 lines_scenario "very high: 1M/s b1000, $n_vhigh lines" 1000000 1000 \
 	"$n_vhigh" "$out/lines.txt"
 # The same with the catch-up cut to 1 ms (tbthrottle's default before it
@@ -309,7 +389,28 @@ bytes_peers 1000000
 scenario "bytes high: 200 MB/s b1MiB, $b_high B" "$b_high" prod:prod_zero \
 	-c --rate 200000000 --burst 1048576
 measure "tbthrottle -c -r 200MB/s -b 1MiB" "$TB" -c -r 200MB/s -b 1MiB
-bytes_peers 200000000
+keep pipe_tb
+bytes_peers 200000000 pipe_pv
+q=$(quantum 200000000 1048576 1000000)
+measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 1048576 "$q"
+keep pipe_floor
+
+# The same bytes from a regular file: tbthrottle, pv and the floor.
+if ((high_file > 0)); then
+	scenario "bytes high from a file: 200 MB/s b1MiB, $b_high B" \
+		"$b_high" "file:$out/bytes-high.bin" -c --rate 200000000 \
+		--burst 1048576
+	measure "tbthrottle -c -r 200MB/s -b 1MiB" "$TB" -c -r 200MB/s -b 1MiB
+	keep file_tb
+	if have pv; then
+		measure "pv -q -L 200000000" pv -q -L 200000000
+		keep file_pv
+	fi
+	measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 \
+		1048576 "$q"
+	keep file_floor
+	rm -f "$out/bytes-high.bin"
+fi
 
 scenario "bytes leaky: 1 MB/s, $b_leaky B" "$b_leaky" \
 	"file:$out/bytes-leaky.bin" -c --rate 1000000 --leaky
@@ -503,15 +604,56 @@ pass() {
 	pass_rows+=("| $kind | $label | $wall | $thr | $cpu | $rss |")
 }
 
+declare -A k_wall
 pass bytes "tbthrottle -c -r inf" "$TB" -c -r inf
+k_wall[pipe_tb]=$wall
 pass bytes cat cat
+k_wall[pipe_cat]=$wall
 have pv && pass bytes "pv -q" pv -q
 pass "bytes file" "tbthrottle -c -r inf" "$TB" -c -r inf
+k_wall[file_tb]=$wall
 pass "bytes file" cat cat
+k_wall[file_cat]=$wall
 have pv && pass "bytes file" "pv -q" pv -q
 pass lines "tbthrottle -r inf" "$TB" -r inf
 pass lines cat cat
 have pv && pass lines "pv -q -l" pv -q -l
+
+# ------------------------------------------------------ whole pipeline
+
+# pipe_cpu MIDDLE...: the CPU time (user + sys, s) of the whole pipeline
+# `cat lines | MIDDLE | cat >/dev/null`, its three processes and the
+# subshell that runs them, by bash's times (to the ms), into cpu.
+pipe_cpu() {
+	local t
+	echo "== pipeline: cat | $* | cat" >>"$log"
+	if ! t=$({ cat -- "$out/pass-lines.txt" | "$@" | cat >/dev/null; } \
+		2>>"$log" && times); then
+		notes+=("pipeline: cat | $* | cat failed")
+	fi
+	cpu=$(tr , . <<<"$t" | awk '{
+		for (i = 1; i <= NF; i++) {
+			split($i, a, /[ms]/)
+			s += a[1] * 60 + a[2]
+		}
+	} END { printf "%.3f", s }')
+}
+
+median() { # median VALUE...
+	printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"
+}
+
+# A rate that never binds: the cost of the machinery itself, against cat.
+note "whole pipeline: $pipe_reps runs each, $pass_lines lines"
+tb_cpus=() cat_cpus=()
+for ((i = 0; i < pipe_reps; i++)); do
+	pipe_cpu "$TB" -r 1000000000/s
+	tb_cpus+=("$cpu")
+	pipe_cpu cat
+	cat_cpus+=("$cpu")
+done
+pipe_tb=$(median "${tb_cpus[@]}")
+pipe_cat=$(median "${cat_cpus[@]}")
 
 # ---------------------------------------------------------------- replay
 
@@ -623,6 +765,72 @@ echo "bytes: \`head -c $pass_bytes /dev/zero | X | cat >/dev/null\`;" \
 	"bytes file: \`X < zeros-$pass_file.bin | cat >/dev/null\`;" \
 	"lines: \`X < seq-$pass_lines.txt | cat >/dev/null\`."
 echo "Median of $reps run(s) by wall time; CPU and RSS are X's alone."
+echo
+
+ratio() { # ratio A B: A / B to two places, or n/a
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a ~ /^[0-9.]+$/ && b ~ /^[0-9.]+$/ && b > 0)
+			printf "%.2f", a / b
+		else
+			printf "n/a"
+	}'
+}
+
+full_row() { # full_row WHAT TB REFERENCE REF TARGET
+	echo "| $1 | $2 | $3 | $4 | $(ratio "$2" "$4") | $5 |"
+}
+
+cpu_row() { # cpu_row WHAT TB-TAG REF-TAG TARGET: CPU of two kept measures
+	full_row "$1" "${k_cpu[$2]:-n/a}" "${k_tool[$3]:-absent}" \
+		"${k_cpu[$3]:-n/a}" "$4"
+}
+
+sched_row() { # sched_row TAG INPUT: the schedule of a kept measure
+	[[ -n ${k_tool[$1]:-} ]] || return 0
+	echo "| $2 | ${k_tool[$1]} | $(fmt %+.4f "${k_err[$1]}")${k_rng[$1]} | $(fmt %.3f "${k_min[$1]}") | $(fmt %.3f "${k_p99[$1]}") |"
+}
+
+echo "## CPU at full speed"
+echo
+echo "| what | tbthrottle | against | theirs | ratio | target |"
+echo "|---|--:|---|--:|--:|--:|"
+cpu_row "CPU s, $b_high B at 200 MB/s b1MiB from a pipe" pipe_tb pipe_pv "≤ 1"
+cpu_row "CPU s, the same from a file" file_tb file_pv "≤ 1"
+cpu_row "CPU s, 200 MB/s from a pipe" pipe_tb pipe_floor ""
+cpu_row "CPU s, 200 MB/s from a file" file_tb file_floor ""
+cpu_row "CPU s, $n_high lines at 200k/s b100" high_tb high_floor "≤ 1.3"
+full_row "CPU s of \`cat \\| X \\| cat\`, $pass_lines lines, X = tbthrottle -r 1000000000/s" \
+	"$pipe_tb" "X = cat" "$pipe_cat" "≤ 1.2"
+full_row "wall s, $pass_bytes B -c -r inf, pipe to pipe" \
+	"${k_wall[pipe_tb]:-n/a}" cat "${k_wall[pipe_cat]:-n/a}" ""
+full_row "wall s, $pass_file B -c -r inf, file to pipe" \
+	"${k_wall[file_tb]:-n/a}" cat "${k_wall[file_cat]:-n/a}" ""
+echo
+echo "| input | tool | rate err % | min ms vs t0, earliest | p99 ms |"
+echo "|---|---|--:|--:|--:|"
+sched_row pipe_tb "200 MB/s, pipe"
+sched_row pipe_pv "200 MB/s, pipe"
+sched_row pipe_floor "200 MB/s, pipe"
+sched_row file_tb "200 MB/s, file"
+sched_row file_pv "200 MB/s, file"
+sched_row file_floor "200 MB/s, file"
+sched_row high_tb "200k lines/s b100"
+sched_row high_floor "200k lines/s b100"
+cat <<EOF
+
+- The floor (bench/floor.c) reads, sleeps to the same absolute deadlines
+  and writes the same chunks as tbthrottle, and does nothing else: the
+  least CPU any throttler that keeps this schedule through a buffer of
+  its own can spend (splice(2) can move bytes for less).  Its last
+  argument is tbthrottle's quantum, the units gathered per wake-up.
+- CPU rows: the throttler's own CPU (/usr/bin/time, to 10 ms), the
+  median of $t_reps run(s), from the saturated-input table.  The
+  pipeline row: all three processes of \`cat seq-$pass_lines.txt | X |
+  cat >/dev/null\`, by bash's \`times\`, the median of $pipe_reps runs
+  each.  Wall rows: from the pass-through table.
+- Targets at 200 MB/s: rate err within ±0.01 % and never ahead of the
+  schedule by more than 0.1 ms (min vs t0 ≥ −0.1, over every run).
+EOF
 echo
 echo "$replay_table"
 if ((${#notes[@]} > 0)); then
