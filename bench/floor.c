@@ -2,13 +2,15 @@
  * floor: the least work a precise throttler can do, for the benchmark to
  * measure tbthrottle's CPU time against.
  *
- *   floor [-c | -l] RATE BURST QUANTUM < input
+ *   floor [-c | -l | -s] RATE BURST QUANTUM < input
  *
  * RATE units per second (a whole number), a bucket of BURST units, and
  * QUANTUM units gathered per wake-up: the numbers tbthrottle derives from
  * its options (see limits.c: the units worth 0.5 ms of the rate for
  * records, 1 ms for bytes, at least 1, at most the burst and 131072).  A
- * unit is a line (-l, the default) or a byte (-c).
+ * unit is a line (-l, the default) or a byte (-c).  With -s, bytes are not
+ * read at all but moved with splice(2), from a pipe or a file to a pipe
+ * grown to 256 KiB as tbthrottle grows them: the floor of its splice path.
  *
  * It keeps tbthrottle's schedule and nothing else: BURST units at once at
  * the start, then unit k (1-based) due (k - BURST) / RATE after it.  It
@@ -23,7 +25,9 @@
  * Build: cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Wall -Wextra \
  *            -o bench/floor bench/floor.c
  */
+#define _GNU_SOURCE /* splice(2), F_SETPIPE_SZ: Linux only, for -s */
 #include <err.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,7 +45,7 @@
 #define RATE_MAX 10000000000ULL /* keeps the products below 2^64 */
 
 static char buf[BUF_BYTES];
-static bool bytes;
+static bool bytes, spliced;
 static uint64_t rate, burst;
 static int64_t base_ns; /* tokens earned since base_ns ... */
 static uint64_t taken;	/* ... of which taken so far */
@@ -98,6 +102,23 @@ span(const char *b, size_t len, bool eof, uint64_t max, uint64_t *units)
 	return (size_t)(p - b);
 }
 
+/* -s: move len bytes in the kernel; false at the end of the input. */
+static bool
+splice_out(size_t len)
+{
+	while (len > 0) {
+		ssize_t got = splice(STDIN_FILENO, NULL, STDOUT_FILENO, NULL,
+		    len, SPLICE_F_MOVE);
+
+		if (got == 0)
+			return false;
+		if (got < 0 && errno != EINTR)
+			err(1, "splice");
+		len -= got > 0 ? (size_t)got : 0;
+	}
+	return true;
+}
+
 static uint64_t
 number(const char *s, const char *what)
 {
@@ -119,14 +140,20 @@ main(int argc, char *argv[])
 	bool eof = false;
 	int64_t now;
 
-	if (argc > 1 &&
-	    (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "-l") == 0)) {
-		bytes = argv[1][1] == 'c';
+	if (argc > 1 && (strcmp(argv[1], "-c") == 0 ||
+			    strcmp(argv[1], "-l") == 0 ||
+			    strcmp(argv[1], "-s") == 0)) {
+		bytes = argv[1][1] != 'l';
+		spliced = argv[1][1] == 's';
 		argc--;
 		argv++;
 	}
 	if (argc != 4)
-		errx(2, "usage: floor [-c | -l] RATE BURST QUANTUM < input");
+		errx(2, "usage: floor [-c | -l | -s] RATE BURST QUANTUM < input");
+	if (spliced) {
+		(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, 256 * 1024);
+		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 256 * 1024);
+	}
 	rate = number(argv[1], "rate");
 	burst = number(argv[2], "burst");
 	quantum = number(argv[3], "quantum");
@@ -144,6 +171,11 @@ main(int argc, char *argv[])
 		span(buf + head, tail - head, eof, quantum, &units);
 		if (units == 0 && eof)
 			return 0;
+		if (units == 0 && spliced) {
+			head = 0; /* as many bytes as a buffer, left in the input */
+			tail = sizeof buf;
+			continue;
+		}
 		if (units == 0) {
 			if (tail == sizeof buf && head == 0)
 				errx(1, "a line longer than %d bytes",
@@ -178,6 +210,12 @@ main(int argc, char *argv[])
 		len = span(buf + head, tail - head, eof,
 		    burst + earned(now) - taken, &units);
 		taken += units;
+		if (spliced) {
+			if (!splice_out(len))
+				return 0;
+			head += len;
+			len = 0;
+		}
 		while (len > 0) {
 			got = write(STDOUT_FILENO, buf + head, len);
 			if (got < 0 && errno != EINTR)
