@@ -115,7 +115,7 @@ dist:
 		.clang-format .gitignore bench completion man src tests \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
 		! -name fakeserver ! -name '*-fuzz' ! -name '*.log' \
-		! -name recv ! -name floor); \
+		! -name recv ! -name floor ! -name count); \
 	tar -czf tbthrottle-$(VERSION).tar.gz \
 		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
 	@echo "tbthrottle-$(VERSION).tar.gz"
@@ -123,7 +123,8 @@ dist:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
-		bench/recv.c bench/floor.c tests/stamp.c tests/fakeserver.c
+		bench/recv.c bench/floor.c bench/count.c tests/stamp.c \
+		tests/fakeserver.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
@@ -138,7 +139,7 @@ valgrind: tbthrottle tests/unit/run
 
 # Every C file of ours, formatted by .clang-format; lint checks it is.
 C_FILES = src/*.c src/*.h tests/unit/*.c tests/unit/*.h tests/*.c \
-	tests/fuzz/*.c bench/recv.c bench/floor.c
+	tests/fuzz/*.c bench/recv.c bench/floor.c bench/count.c
 
 format:
 	clang-format -i $(C_FILES)
@@ -180,9 +181,18 @@ bench: tbthrottle bench/recv bench/floor
 bench-quick: tbthrottle bench/recv bench/floor
 	TB=./tbthrottle bash bench/run.sh --quick
 
+# Finding delimiters, against plain loops, in GB/s; a few seconds.
+bench/count: bench/count.c src/framer.c src/framer.h
+	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -iquote src -o $@ bench/count.c \
+		src/framer.c
+
+bench-count: bench/count
+	./bench/count
+
 clean:
 	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver src/*.o \
-		bench/recv bench/floor tests/fuzz/*-fuzz .build-flags tbthrottle-*.tar.gz
+		bench/recv bench/floor bench/count tests/fuzz/*-fuzz .build-flags \
+		tbthrottle-*.tar.gz
 
 .PHONY: all check install install-strip uninstall clean lint format bench \
-	bench-quick fuzz valgrind dist FORCE
+	bench-quick bench-count fuzz valgrind dist FORCE

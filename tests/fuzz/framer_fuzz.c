@@ -2,7 +2,8 @@
  * Fuzz target: record framing under random chunking.  The input is cut
  * into chunks whose sizes come from the input itself, fed through a small
  * buffer the way the pump feeds its own, and the records that come out
- * must be exactly the records of the whole input, in order.
+ * must be exactly the records of the whole input, in order.  Over the
+ * whole input at once, the framer must agree with byte-at-a-time loops.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,6 +26,36 @@ whole_count(const struct framer *f, const char *b, size_t len)
 	return n;
 }
 
+/* Bytes of b up to its k-th delimiter, which must be there. */
+static size_t
+end_of(const struct framer *f, const char *b, size_t k)
+{
+	size_t i = 0;
+
+	for (; k > 0; i++)
+		k -= (unsigned char)b[i] == f->delim;
+	return i;
+}
+
+/* framer_span and framer_whole over the whole input, against end_of. */
+static void
+check_whole(const struct framer *f, const char *in, size_t len, size_t seed)
+{
+	size_t n = whole_count(f, in, len);
+	const size_t maxes[] = { 0, 1, 2, seed % (n + 2), n, n + 1, SIZE_MAX };
+
+	if (framer_whole(f, in, len) != end_of(f, in, n))
+		abort();
+	for (size_t i = 0; i < sizeof maxes / sizeof maxes[0]; i++) {
+		size_t u, want = maxes[i] < n ? maxes[i] : n;
+
+		if (framer_span(f, in, len, maxes[i], &u) !=
+			end_of(f, in, want) ||
+		    u != want)
+			abort();
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -44,6 +75,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (framer_count(&f, in, len, false) != whole_count(&f, in, len))
 		abort();
+	check_whole(&f, in, len, seed);
 	while (pos < len || head < tail) {
 		size_t n, u, chunk;
 
@@ -88,8 +120,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pos += chunk;
 	}
 	if (outlen != len || memcmp(out, in, len) != 0)
-		abort();
-	if (framer_whole(&f, in, len) > len)
 		abort();
 	free(out);
 	return 0;

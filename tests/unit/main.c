@@ -24,6 +24,7 @@ main(void)
 	test_fixed();
 	test_set();
 	test_framer();
+	test_framer_kernels();
 	test_siphash();
 	test_keys();
 	test_keys_table();

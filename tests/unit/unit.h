@@ -51,6 +51,7 @@ void test_set(void);
 
 /* framer_test.c */
 void test_framer(void);
+void test_framer_kernels(void);
 
 /* siphash_test.c */
 void test_siphash(void);
