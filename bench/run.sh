@@ -25,7 +25,9 @@
 # producer.  Peers missing from PATH are skipped with a note.
 #
 # bench/floor is the least a throttler keeping tbthrottle's schedule can
-# do: it reads, sleeps to the same deadlines and writes the same chunks.
+# do: it reads, sleeps to the same deadlines and writes the same chunks;
+# for bytes (-s) it splices them instead, as tbthrottle does, and the
+# copying floor (-c) runs beside it to show what the copies cost.
 # It runs beside tbthrottle at 200k lines/s and at 200 MB/s, the latter
 # both from a pipe and from a 1 GiB file.  "CPU at full speed" sets the
 # ratios side by side: tbthrottle's CPU to pv's and to the floor's, the
@@ -392,8 +394,9 @@ measure "tbthrottle -c -r 200MB/s -b 1MiB" "$TB" -c -r 200MB/s -b 1MiB
 keep pipe_tb
 bytes_peers 200000000 pipe_pv
 q=$(quantum 200000000 1048576 1000000)
-measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 1048576 "$q"
+measure "floor -s 200000000 1048576 $q" "$FLOOR" -s 200000000 1048576 "$q"
 keep pipe_floor
+measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 1048576 "$q"
 
 # The same bytes from a regular file: tbthrottle, pv and the floor.
 if ((high_file > 0)); then
@@ -406,9 +409,11 @@ if ((high_file > 0)); then
 		measure "pv -q -L 200000000" pv -q -L 200000000
 		keep file_pv
 	fi
-	measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 \
+	measure "floor -s 200000000 1048576 $q" "$FLOOR" -s 200000000 \
 		1048576 "$q"
 	keep file_floor
+	measure "floor -c 200000000 1048576 $q" "$FLOOR" -c 200000000 \
+		1048576 "$q"
 	rm -f "$out/bytes-high.bin"
 fi
 
@@ -820,8 +825,10 @@ cat <<EOF
 
 - The floor (bench/floor.c) reads, sleeps to the same absolute deadlines
   and writes the same chunks as tbthrottle, and does nothing else: the
-  least CPU any throttler that keeps this schedule through a buffer of
-  its own can spend (splice(2) can move bytes for less).  Its last
+  least CPU any throttler that keeps this schedule can spend.  For bytes
+  the floor rows are \`floor -s\`, which moves them with splice(2) through
+  pipes grown to 256 KiB, as tbthrottle does; \`floor -c\` (in the
+  saturated-input table) copies them through a buffer.  Its last
   argument is tbthrottle's quantum, the units gathered per wake-up.
 - CPU rows: the throttler's own CPU (/usr/bin/time, to 10 ms), the
   median of $t_reps run(s), from the saturated-input table.  The
