@@ -185,3 +185,30 @@ limiter_of_keys(struct limiter *l, struct keytab *t)
 {
 	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, NULL };
 }
+
+size_t
+limiter_book_all(const struct limiter *l, struct booking *b, size_t n,
+    bool take, int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select,
+    void *ctx)
+{
+	int64_t from = now_ns;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (select != NULL)
+			select(ctx, &b[i]);
+		if (take) {
+			b[i].taken = limiter_take(
+			    l, b[i].at_ns, b[i].at_ns, b[i].units);
+			continue;
+		}
+		b[i].due_ns = limiter_ready_at(l, from, b[i].units);
+		if (b[i].due_ns == INT64_MAX)
+			return i + 1; /* never: nothing after it goes */
+		(void)limiter_take(l, from, b[i].due_ns, b[i].units);
+		from = b[i].due_ns;
+		if (from - now_ns > ahead_ns)
+			return i + 1;
+	}
+	return i;
+}
