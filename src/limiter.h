@@ -88,9 +88,11 @@ typedef void limiter_select_fn(void *ctx, const struct booking *b);
 /*
  * Book b[0..n) in l in order, as one booking each would when made just as
  * the one before went: each from when the one before may go (the first at
- * now_ns), stopping after the first due later than now_ns + ahead_ns; or,
- * with take, take each one's units (or what there is room for) at its
- * at_ns.  select (NULL: none) chooses each one's limit first.  Returns
+ * now_ns), stopping after the first due later than now_ns + ahead_ns
+ * unless the next has the same key (and then within ahead_ns of that
+ * first due), so that another key is never booked ahead of now_ns +
+ * ahead_ns; or, with take, take each one's units (or what there is room
+ * for) at its at_ns.  select (NULL: none) chooses each one's limit first.  Returns
  * how many were booked: a prefix, the rest left as they were.
  */
 size_t limiter_book_all(const struct limiter *l, struct booking *b, size_t n,

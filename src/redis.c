@@ -122,8 +122,9 @@ redis_close(struct redis *r)
  * them, whatever they were, and returns 0; keep returns 0.  book books
  * each bucket's units from when the one before may go (the first now),
  * as if each were booked as the one before went, and stops after one
- * due beyond the look-ahead: it returns how many it booked, then the
- * wait of each in microseconds.  take takes what there is room for, up
+ * due beyond the look-ahead, unless the next is of the same bucket and
+ * within the look-ahead of the first due beyond it: it returns how many
+ * it booked, then the wait of each in microseconds.  take takes what there is room for, up
  * to units, in each, and returns how many buckets, then how many units
  * each gave.  A batch asked again (its answer was lost) is answered as
  * before, booking nothing twice.  Booking uses this process's settings
@@ -164,7 +165,7 @@ static const char script[] =
     "  end\n"
     "  return out\n"
     "end\n"
-    "local ahead, from, most = tonumber(ARGV[8]), now, 0\n"
+    "local ahead, from, most, lead = tonumber(ARGV[8]), now, 0, nil\n"
     "for k = 3, #KEYS do\n"
     "  local iv, burst = tonumber(ARGV[3 * k]), tonumber(ARGV[3 * k + 1])\n"
     "  local units = tonumber(ARGV[3 * k + 2])\n"
@@ -197,7 +198,10 @@ static const char script[] =
     "    local at = math.max(tat + (units - burst) * iv, from)\n"
     "    out[k - 1] = math.ceil(at - now)\n"
     "    keep[k - 1] = string.format('%.17g', at)\n"
-    "    if at - now > ahead then break end\n"
+    "    if at - now > ahead then\n"
+    "      lead = lead or at\n"
+    "      if KEYS[k + 1] ~= KEYS[k] or at - lead > ahead then break end\n"
+    "    end\n"
     "    from = at\n"
     "  end\n"
     "end\n"
