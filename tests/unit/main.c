@@ -46,6 +46,8 @@ main(void)
 	test_timestamp_bad();
 	test_keywin();
 	test_replay();
+	test_batch();
+	test_batch_properties();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

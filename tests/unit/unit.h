@@ -64,6 +64,7 @@ void test_gcra(void);
 
 /* properties_test.c */
 void test_properties(void);
+void test_batch_properties(void);
 
 /* stats_test.c */
 void test_stats(void);
@@ -96,5 +97,8 @@ void test_timestamp_bad(void);
 void test_keywin(void);
 /* replay_test.c */
 void test_replay(void);
+
+/* batch_test.c */
+void test_batch(void);
 
 #endif
