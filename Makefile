@@ -129,7 +129,7 @@ lint:
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	clang-format --dry-run --Werror $(C_FILES)
-	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
+	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
 
 valgrind: tbthrottle tests/unit/run
