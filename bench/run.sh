@@ -522,6 +522,15 @@ replay_args=()
 replay_table=$(TB=$TB RECV=$RECV bash "$here/replay.sh" "${replay_args[@]}") ||
 	notes+=("the replay scenario failed")
 
+# ----------------------------------------------------------------- fleet
+
+# Processes sharing buckets through one redis-server: bench/fleet.sh,
+# which also runs alone.
+fleet_args=()
+((quick)) && fleet_args=(--quick)
+fleet_table=$(TB=$TB RECV=$RECV bash "$here/fleet.sh" "${fleet_args[@]}") ||
+	notes+=("the fleet scenario failed")
+
 # ---------------------------------------------------------------- report
 
 ver() { # the first line of a tool's version output, or "absent"
@@ -625,6 +634,7 @@ echo "bytes: \`head -c $pass_bytes /dev/zero | X | cat >/dev/null\`;" \
 echo "Median of $reps run(s) by wall time; CPU and RSS are X's alone."
 echo
 echo "$replay_table"
+printf '\n%s\n' "$fleet_table"
 if ((${#notes[@]} > 0)); then
 	echo
 	echo "## Notes"
