@@ -492,6 +492,21 @@ setup(struct redis *r, char *why, size_t size)
 	return r->claimed ? REDISCONN_OK : claim(r, why, size);
 }
 
+/* Is Redis asked about booking b: has its key a limit that lets some go? */
+static bool
+asks(const struct redis *r, const struct booking *b)
+{
+	return !rate_of(r, b)->inf && !rate_of(r, b)->none;
+}
+
+/* Answer booking b, of no limit (inf) or none, here: due at due_ns. */
+static void
+answer_here(const struct redis *r, struct booking *b, int64_t due_ns)
+{
+	b->taken = rate_of(r, b)->inf ? b->units : 0;
+	b->due_ns = due_ns;
+}
+
 /* Longest wait believed from Redis: a reply beyond is a broken one. */
 #define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
 
@@ -530,7 +545,8 @@ answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
 /*
  * Book (or, with take, take what there is room for of) the units of
  * b[0..n) now in one round trip, looking ahead ahead_ns, as
- * limiter_book_all says; keys of no limit (inf) are not asked.  Returns
+ * limiter_book_all says; keys of no limit (inf) are not asked, and at
+ * least one must be.  Returns
  * OK with how many were booked in *got; DOWN when Redis cannot be reached
  * or answers nonsense, or STOP (the reason in why).
  */
@@ -544,35 +560,29 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 	size_t m = 0, j = 0, i;
 
 	for (i = 0; i < n; i++)
-		if (!rate_of(r, &b[i])->inf && !rate_of(r, &b[i])->none)
+		if (asks(r, &b[i]))
 			r->asked[m++] = i;
-	if (m > 0 && r->conn.c == NULL &&
-	    (rc = setup(r, why, size)) != REDISCONN_OK)
+	if (r->conn.c == NULL && (rc = setup(r, why, size)) != REDISCONN_OK)
 		return rc;
-	if (m > 0 &&
-	    (rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
+	if ((rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
 		 size)) != REDISCONN_OK)
 		return rc;
-	if (m > 0 && !answer_ok(b, r->asked, m, take, rep, why, size))
+	if (!answer_ok(b, r->asked, m, take, rep, why, size))
 		return unexpected(r, rep, why, size);
 	now_ns = last_ns = clock_now_ns();
 	for (i = 0; i < n; i++) {
-		const struct redis_rate *rt = rate_of(r, &b[i]);
-
-		if (rt->inf || rt->none) {
-			b[i].taken = rt->inf ? b[i].units : 0;
-			b[i].due_ns = last_ns;
+		if (!asks(r, &b[i])) {
+			answer_here(r, &b[i], last_ns);
 			continue;
 		}
-		if (j == m || j + 1 >= rep->elements)
+		if (j + 1 >= rep->elements)
 			break;
 		b[i].taken = (uint64_t)rep->element[j + 1]->integer;
 		b[i].due_ns = last_ns = now_ns +
 		    rep->element[j + 1]->integer * 1000;
 		j++;
 	}
-	if (m > 0)
-		freeReplyObject(rep);
+	freeReplyObject(rep);
 	*got = i;
 	return REDISCONN_OK;
 }
@@ -667,7 +677,7 @@ size_t
 redis_book(struct redis *r, struct booking *b, size_t n, bool take,
     int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
 {
-	size_t got, i = 0;
+	size_t got, i = 0, m = 0;
 
 	if (n > REDIS_BATCH_MAX)
 		n = REDIS_BATCH_MAX;
@@ -679,8 +689,17 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 		b[0].due_ns = INT64_MAX;
 		return 1;
 	}
+	n = take ? n : i;
+	for (i = 0; i < n; i++)
+		m += asks(r, &b[i]);
+	if (m == 0) {
+		/* Nothing for Redis to say: no call, and no news of it. */
+		for (i = 0; i < n; i++)
+			answer_here(r, &b[i], now_ns);
+		return n;
+	}
 	r->busy = true;
-	got = ask(r, b, take ? n : i, take, now_ns, ahead_ns, select, ctx);
+	got = ask(r, b, n, take, now_ns, ahead_ns, select, ctx);
 	r->busy = false;
 	return got;
 }

@@ -188,3 +188,13 @@ straddle() {
 	    -b 5 --drop --redis "$1"' "$P" "redis://127.0.0.1:$OPORT"
 	assert_eq "$output" $'1\n2' "left in the bucket"
 }
+
+@test "--redis --tiers: a batch of keys of no limit goes at once without Redis, which stays down" {
+	printf 'vip* inf\n' >"$d/tiers"
+	run -0 --separate-stderr bash -c 'printf "vip1 a\nvip2 b\nvip1 c\n" |
+	    tb -k 1 -r 1/min --tiers "$0" --shared "$1" \
+	    --redis redis://127.0.0.1:1' "$d/tiers" "$P"
+	assert_eq "$output" $'vip1 a\nvip2 b\nvip1 c' "out"
+	assert_one_stderr_line
+	[[ $stderr == *"waiting for it"* ]]
+}
