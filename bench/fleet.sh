@@ -42,15 +42,43 @@ if ! command -v redis-server >/dev/null ||
 fi
 
 work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
-redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
-	>"$work/redis.log" 2>&1 &
-redis_pid=$!
-trap 'kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-for ((i = 0; i < 500; i++)); do
-	[[ $(redis-cli -p "$port" ping 2>/dev/null) == PONG ]] && break
-	sleep 0.01
-done
+redis_pid=''
+stop_server() {
+	if [[ -n $redis_pid ]]; then
+		kill "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap stop_server EXIT
+
+# start_server: a redis-server of our own on a free loopback port, in port
+# and redis_pid; false when none starts.  The answer must come from our
+# process: another server may hold the port we were handed.
+start_server() {
+	local i tries
+	for ((tries = 0; tries < 5; tries++)); do
+		port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+			echo $((20000 + RANDOM % 20000)))
+		redis-server --port "$port" --bind 127.0.0.1 --save '' \
+			--appendonly no >"$work/redis.log" 2>&1 &
+		redis_pid=$!
+		for ((i = 0; i < 500; i++)); do
+			kill -0 "$redis_pid" 2>/dev/null || break
+			redis-cli -p "$port" info server 2>/dev/null |
+				grep -q "^process_id:$redis_pid" && return 0
+			sleep 0.01
+		done
+		kill "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+		redis_pid=''
+	done
+	return 1
+}
+if ! start_server; then
+	echo "Not measured: redis-server did not start: $(tail -n 1 "$work/redis.log")"
+	exit 1
+fi
 url=redis://127.0.0.1:$port
 # Run directories of our own: the processes' control sockets.
 export XDG_RUNTIME_DIR=$work/run
