@@ -47,7 +47,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
 # The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/bucket.o src/drop.o src/msg.o src/fixed.o src/framer.o src/gcra.o \
+PURE = src/batch.o src/bucket.o src/drop.o src/msg.o src/fixed.o src/framer.o src/gcra.o \
 	src/keys.o src/limiter.o src/options.o src/pass.o src/policy.o \
 	src/queue.o src/redisurl.o src/replay.o src/runname.o src/shape.o \
 	src/siphash.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
@@ -130,7 +130,7 @@ lint:
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	clang-format --dry-run --Werror $(C_FILES)
-	shellcheck .ci/run $(wildcard bench/*.sh tests/*.bash tests/*.sh)
+	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
 
 valgrind: tbthrottle tests/unit/run

@@ -140,16 +140,17 @@ main(int argc, char *argv[])
 	bool eof = false;
 	int64_t now;
 
-	if (argc > 1 && (strcmp(argv[1], "-c") == 0 ||
-			    strcmp(argv[1], "-l") == 0 ||
-			    strcmp(argv[1], "-s") == 0)) {
+	if (argc > 1 &&
+	    (strcmp(argv[1], "-c") == 0 || strcmp(argv[1], "-l") == 0 ||
+		strcmp(argv[1], "-s") == 0)) {
 		bytes = argv[1][1] != 'l';
 		spliced = argv[1][1] == 's';
 		argc--;
 		argv++;
 	}
 	if (argc != 4)
-		errx(2, "usage: floor [-c | -l | -s] RATE BURST QUANTUM < input");
+		errx(2,
+		    "usage: floor [-c | -l | -s] RATE BURST QUANTUM < input");
 	if (spliced) {
 		(void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, 256 * 1024);
 		(void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 256 * 1024);
@@ -172,7 +173,8 @@ main(int argc, char *argv[])
 		if (units == 0 && eof)
 			return 0;
 		if (units == 0 && spliced) {
-			head = 0; /* as many bytes as a buffer, left in the input */
+			head =
+			    0; /* as many bytes as a buffer, left in the input */
 			tail = sizeof buf;
 			continue;
 		}

@@ -21,20 +21,10 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-TB=${TB:-$here/../tbthrottle}
-RECV=${RECV:-$here/recv}
 quick=0
-for arg in "$@"; do
-	case $arg in
-	--quick) quick=1 ;;
-	*)
-		echo "replay.sh: unknown argument '$arg'" >&2
-		exit 2
-		;;
-	esac
-done
-[[ -x $TB ]] || { echo "replay.sh: no tbthrottle at $TB" >&2; exit 1; }
-[[ -x $RECV ]] || { echo "replay.sh: no recv at $RECV (make bench/recv)" >&2; exit 1; }
+# shellcheck disable=SC1091 # bench/scenario.bash: TB, RECV and quick
+. "$here/scenario.bash"
+scenario_args replay.sh "$@"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

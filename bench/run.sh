@@ -669,6 +669,15 @@ replay_args=()
 replay_table=$(TB=$TB RECV=$RECV bash "$here/replay.sh" "${replay_args[@]}") ||
 	notes+=("the replay scenario failed")
 
+# ----------------------------------------------------------------- fleet
+
+# Processes sharing buckets through one redis-server: bench/fleet.sh,
+# which also runs alone.
+fleet_args=()
+((quick)) && fleet_args=(--quick)
+fleet_table=$(TB=$TB RECV=$RECV bash "$here/fleet.sh" "${fleet_args[@]}") ||
+	notes+=("the fleet scenario failed")
+
 # ---------------------------------------------------------------- report
 
 ver() { # the first line of a tool's version output, or "absent"
@@ -840,6 +849,7 @@ cat <<EOF
 EOF
 echo
 echo "$replay_table"
+printf '\n%s\n' "$fleet_table"
 if ((${#notes[@]} > 0)); then
 	echo
 	echo "## Notes"

@@ -68,6 +68,44 @@ judge_bytes(struct drop *d, const struct view *v, struct action *a)
 		policy_move(a, ACT_SEND, 0, (size_t)n, n, INT64_MIN);
 }
 
+/*
+ * Judge the whole records of v from the head on, first arrived at
+ * first_ns, in one round trip through the gate's book; their verdicts
+ * wait in d->batch.  False when a stop came first: none was judged.
+ */
+static bool
+judge_batch(struct drop *d, const struct view *v, int64_t first_ns)
+{
+	const struct gate *g = d->gate;
+	struct batch *bt = &d->batch;
+	size_t n = batch_plan(bt, &g->framer, v, 0, 1, first_ns);
+
+	/* Not before a live change: the limits know nothing of the time
+	 * before it. */
+	for (size_t i = 0; i < n; i++)
+		if (bt->b[i].at_ns < d->changed_ns)
+			bt->b[i].at_ns = d->changed_ns;
+	batch_booked(bt, g->book(g->book_ctx, bt->b, n, true, first_ns));
+	return batch_pending(bt);
+}
+
+/*
+ * The verdict on the whole record at the head of what is not yet judged,
+ * which arrived at at_ns: from the batch when one is in hand.  V_NONE
+ * when a batch is spent while a run is held, so that the run goes first
+ * and nothing more is judged after a stop.
+ */
+static enum verdict
+verdict_of(struct drop *d, const struct view *v, int64_t at_ns)
+{
+	struct batch *bt = &d->batch;
+
+	if (!batch_pending(bt) &&
+	    (d->run_bytes > 0 || !judge_batch(d, v, at_ns)))
+		return V_NONE;
+	return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
+}
+
 static void
 drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 {
@@ -110,9 +148,14 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		 * time before it. */
 		if (at < d->changed_ns)
 			at = d->changed_ns;
-		if (g->select != NULL)
-			g->select(g->select_ctx, p, size, at);
-		if ((verdict = judge(g, at, size)) == V_NONE) {
+		if (d->batched && whole) {
+			verdict = verdict_of(d, v, at);
+		} else {
+			if (g->select != NULL)
+				g->select(g->select_ctx, p, size, at);
+			verdict = judge(g, at, size);
+		}
+		if (verdict == V_NONE) {
 			/* Unjudged, it waits for the stop that came. */
 			if (d->run_bytes > 0)
 				flush_run(d, a);
@@ -134,7 +177,8 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 			d->run_bytes = size;
 			d->run_units = 1;
 			d->run_ok = ok;
-			d->flush_pending = true;
+			/* Verdicts in hand go on into its run. */
+			d->flush_pending = !d->batched;
 			return;
 		}
 		d->run_ok = ok;
@@ -182,13 +226,15 @@ drop_owes(const void *self)
 {
 	const struct drop *d = self;
 
-	return d->run_bytes > 0 || d->rest > 0;
+	return d->run_bytes > 0 || d->rest > 0 || batch_pending(&d->batch);
 }
 
 void
 drop_policy(struct policy *p, struct drop *d, const struct gate *g)
 {
 	*d = (struct drop){ .gate = g, .changed_ns = INT64_MIN };
+	d->batched = g->book != NULL && g->byte_limit == NULL &&
+	    !g->framer.bytes;
 	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
 		drop_waiting, drop_owes, false };
 }

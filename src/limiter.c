@@ -1,4 +1,6 @@
 /* The interface every limit algorithm offers the policies. */
+#include <string.h>
+
 #include "bucket.h"
 #include "fixed.h"
 #include "keys.h"
@@ -184,4 +186,48 @@ void
 limiter_of_keys(struct limiter *l, struct keytab *t)
 {
 	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, NULL };
+}
+
+/* Are a and b bookings in the same bucket: the same key, or none? */
+static bool
+same_key(const struct booking *a, const struct booking *b)
+{
+	if (a->key == NULL || b->key == NULL)
+		return a->key == b->key;
+	return a->key_len == b->key_len &&
+	    memcmp(a->key, b->key, a->key_len) == 0;
+}
+
+size_t
+limiter_book_all(const struct limiter *l, struct booking *b, size_t n,
+    bool take, int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select,
+    void *ctx)
+{
+	int64_t from = now_ns, lead_ns = INT64_MIN;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (select != NULL)
+			select(ctx, &b[i]);
+		if (take) {
+			b[i].taken = limiter_take(
+			    l, b[i].at_ns, b[i].at_ns, b[i].units);
+			continue;
+		}
+		b[i].due_ns = limiter_ready_at(l, from, b[i].units);
+		if (b[i].due_ns == INT64_MAX)
+			return i + 1; /* never: nothing after it goes */
+		(void)limiter_take(l, from, b[i].due_ns, b[i].units);
+		from = b[i].due_ns;
+		if (from - now_ns <= ahead_ns)
+			continue;
+		/* Beyond the look-ahead, only the same bucket goes on, and
+		 * only within the look-ahead of its first due beyond. */
+		if (lead_ns == INT64_MIN)
+			lead_ns = from;
+		if (i + 1 == n || !same_key(&b[i], &b[i + 1]) ||
+		    from - lead_ns > ahead_ns)
+			return i + 1;
+	}
+	return i;
 }

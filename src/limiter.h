@@ -2,11 +2,14 @@
 #ifndef LIMITER_H
 #define LIMITER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct bucket;
 struct fixed;
 struct keytab;
+struct redis_rate;
 struct sliding;
 
 /*
@@ -59,6 +62,42 @@ limiter_reserve(const struct limiter *l, int64_t now_ns, uint64_t units)
 {
 	return l->reserve(l->self, now_ns, units);
 }
+
+/*
+ * One booking of a batch in a limit shared with other processes (Redis):
+ * units for the bytes at rec, and with -k for key[0..key_len) at rate
+ * (NULL: the limit's own).  The policy sets rec, bytes, units and at_ns;
+ * the gate sets key and rate; the booking sets due_ns or taken.
+ */
+struct booking {
+	const char *rec; /* valid only while the batch is booked */
+	size_t bytes;
+	uint64_t units;
+	int64_t at_ns; /* when they arrived: take judges them then */
+	const char *key;
+	size_t key_len;
+	const struct redis_rate *rate;
+	int64_t due_ns; /* book: when they may go; INT64_MAX: never */
+	uint64_t taken; /* take: units taken, the others refused */
+	bool outgrown;	/* a record longer than the buffer: it streams */
+};
+
+/* Choose the limit of b's key in a limiter of keys, before b is booked. */
+typedef void limiter_select_fn(void *ctx, const struct booking *b);
+
+/*
+ * Book b[0..n) in l in order, as one booking each would when made just as
+ * the one before went: each from when the one before may go (the first at
+ * now_ns), stopping after the first due later than now_ns + ahead_ns
+ * unless the next has the same key (and then within ahead_ns of that
+ * first due), so that another key is never booked ahead of now_ns +
+ * ahead_ns; or, with take, take each one's units (or what there is room
+ * for) at its at_ns.  select (NULL: none) chooses each one's limit first.  Returns
+ * how many were booked: a prefix, the rest left as they were.
+ */
+size_t limiter_book_all(const struct limiter *l, struct booking *b, size_t n,
+    bool take, int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select,
+    void *ctx);
 
 /* Several limiters as one: a unit goes when every one allows it. */
 struct limiter_set {

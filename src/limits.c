@@ -129,6 +129,18 @@ urandom(unsigned char *b, size_t n)
 	return got == (ssize_t)n ? 0 : -1;
 }
 
+/* n (at most 256) bytes at b from the kernel's random source, for what. */
+static void
+random_bytes(unsigned char *b, size_t n, const char *what)
+{
+#ifdef HAVE_GETENTROPY
+	if (getentropy(b, n) == 0)
+		return;
+#endif
+	if (urandom(b, n) != 0)
+		err(1, "no random %s from getentropy or /dev/urandom", what);
+}
+
 /*
  * A secret key for the key hash, from the kernel's random source: without
  * it, input could aim keys at one slot of the table.  No key is better
@@ -139,14 +151,7 @@ random_seed(void)
 {
 	unsigned char b[16];
 
-#ifdef HAVE_GETENTROPY
-	if (getentropy(b, sizeof b) == 0)
-		return siphash_key_of(b);
-#endif
-	if (urandom(b, sizeof b) != 0)
-		err(1,
-		    "no random seed for the key hash from getentropy "
-		    "or /dev/urandom");
+	random_bytes(b, sizeof b, "seed for the key hash");
 	return siphash_key_of(b);
 }
 
@@ -467,6 +472,37 @@ select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
 				     NULL);
 }
 
+/* Choose b's key in the table of local limits (--redis-fallback local). */
+static void
+select_local(void *ctx, const struct booking *b)
+{
+	struct limits *L = ctx;
+
+	keys_select(&L->keytab, b->key, b->key_len, b->at_ns);
+}
+
+/*
+ * The gate's book with --redis: each record's key (with -k) and its
+ * tier's rate, then one round trip for them all.
+ */
+static size_t
+book_redis(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
+{
+	struct limits *L = ctx;
+
+	for (size_t i = 0; L->cfg->key_field > 0 && i < n; i++) {
+		b[i].key_len = keys_of_record(
+		    &L->keytab.spec, b[i].rec, b[i].bytes, &b[i].key);
+		b[i].rate = L->redis_rates != NULL ?
+		    &L->redis_rates[keys_rule_of(
+			&L->keytab, b[i].key, b[i].key_len)] :
+		    NULL;
+	}
+	return redis_book(L->redis, b, n, take, now_ns,
+	    (int64_t)LIMITS_RECORD_QUANTUM_NS,
+	    L->cfg->key_field > 0 ? select_local : NULL, L);
+}
+
 /* --redis: the bucket, or a bucket per key, kept in Redis. */
 static void
 build_redis(struct limits *L, int64_t start_ns)
@@ -476,7 +512,13 @@ build_redis(struct limits *L, int64_t start_ns)
 	char why[512], id[TIERS_ID_MAX];
 	struct redis_bucket b = { cfg->shared, l != NULL ? l->rate.n : 0,
 		l != NULL ? l->rate.d : 0, l != NULL ? l->burst : 0,
-		cfg->mode == UNIT_BYTES, cfg->rate_text, NULL };
+		cfg->mode == UNIT_BYTES, cfg->rate_text, NULL, 0 };
+	unsigned char session[8];
+
+	/* The number Redis knows this process's batches by. */
+	random_bytes(session, sizeof session, "number for Redis");
+	for (size_t i = 0; i < sizeof session; i++)
+		b.session = b.session << 8 | session[i];
 
 	if (cfg->key_field > 0) {
 		/* Each key is limited alone while Redis is down. */
@@ -501,6 +543,8 @@ build_redis(struct limits *L, int64_t start_ns)
 	redis_limiter(&L->members[0], L->redis);
 	L->gate.limit = &L->members[0];
 	L->gate.quantum = limits_quantum(L);
+	L->gate.book = book_redis;
+	L->gate.book_ctx = L;
 	if (cfg->key_field > 0) {
 		L->gate.select = select_redis;
 		L->gate.select_ctx = L;

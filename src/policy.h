@@ -25,6 +25,15 @@ struct gate {
 	void *select_ctx;
 	struct bucket *byte_limit; /* NULL, or records cost their length */
 	uint64_t byte_quantum;	   /* bytes to gather before a wake-up, >= 1 */
+	/*
+	 * NULL, or book b[0..n) at now_ns in a limit kept elsewhere (Redis)
+	 * in one round trip, as limiter_book_all says: returns how many were
+	 * booked, a prefix; 0 when a stop came first (nothing was booked).
+	 * Used in place of select and limit when there is no byte_limit.
+	 */
+	size_t (*book)(
+	    void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns);
+	void *book_ctx;
 };
 
 /* The input the engine holds and has not yet released, as policies see it. */

@@ -57,6 +57,15 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	return -1;
 }
 
+size_t
+redis_book(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
+{
+	(void)r, (void)b, (void)n, (void)take, (void)now_ns, (void)ahead_ns;
+	(void)select, (void)ctx;
+	return 0;
+}
+
 void
 redis_limiter(struct limiter *l, struct redis *r)
 {
@@ -96,70 +105,114 @@ redis_close(struct redis *r)
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
  * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
- * bucket, holds t, the time it is full again (GCRA), and i, the interval
- * it was booked at, and expires then, carrying nothing.  Booked at
- * another interval (its tier's rate was changed), what it owes is
- * re-rated from that moment.  KEYS[2], the settings, holds i and b, the interval
- * in microseconds and the burst, u, the unit, and r, the rate as given:
- * set by the first process, checked by each newcomer (claim), and kept
- * while any process uses the bucket (every call refreshes its expiry).
- * ARGV: interval, burst, units, op, rate text, unit, settings TTL (ms),
- * and the settings i and b that newcomers must give: the interval and
- * burst, or with --tiers a digest of every tier's and "tiers".
+ * settings, holds i and b, the interval in microseconds and the burst,
+ * u, the unit, and r, the rate as given: set by the first process,
+ * checked by each newcomer (claim), and kept while any process uses the
+ * bucket (every call refreshes its expiry).  KEYS[2] holds this
+ * process's last batch: s, its number, and r, its answer.  KEYS[3...]
+ * are the buckets of a batch, in order: each holds t, the time it is
+ * full again (GCRA), and i, the interval it was booked at, and expires
+ * then, carrying nothing.  Booked at another interval (its tier's rate
+ * was changed), what it owes is re-rated from that moment.
+ * ARGV: op, rate text, unit, settings TTL (ms), the settings i and b that
+ * newcomers must give (the interval and burst, or with --tiers a digest
+ * of every tier's and "tiers"), the batch's number, how far ahead to book
+ * (us), then interval, burst and units of each bucket.
  * op: claim returns 0, or the settings when they differ; reset sets
- * them, whatever they were, and returns 0; keep returns
- * 0; book returns the wait in microseconds; take takes what there is
- * room for, up to units, and returns how many, or -1 for none.  Booking
- * uses this process's settings even if another's were set while it
- * could not refresh them: a running process never fails for a newcomer.
+ * them, whatever they were, and returns 0; keep returns 0.  book books
+ * each bucket's units from when the one before may go (the first now),
+ * as if each were booked as the one before went, and stops after one
+ * due beyond the look-ahead, unless the next is of the same bucket and
+ * within the look-ahead of the first due beyond it: it returns how many
+ * it booked, then the wait of each in microseconds.  take takes what there is room for, up
+ * to units, in each, and returns how many buckets, then how many units
+ * each gave.  A batch asked again (its answer was lost) is answered as
+ * before, booking nothing twice.  Booking uses this process's settings
+ * even if another's were set while it could not refresh them: a running
+ * process never fails for a newcomer.
  */
 static const char script[] =
     "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
-    "local iv, burst = tonumber(ARGV[1]), tonumber(ARGV[2])\n"
-    "local units, op = tonumber(ARGV[3]), ARGV[4]\n"
-    "local s = redis.call('HMGET', KEYS[2], 'i', 'b', 'u', 'r')\n"
+    "local op = ARGV[1]\n"
+    "local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r')\n"
     "if not s[1] or op == 'reset' then\n"
-    "  redis.call('HSET', KEYS[2], 'i', ARGV[8], 'b', ARGV[9], 'u', ARGV[6],\n"
-    "    'r', ARGV[5])\n"
-    "elseif op == 'claim' and (s[1] ~= ARGV[8] or s[2] ~= ARGV[9] or\n"
-    "    s[3] ~= ARGV[6]) then\n"
+    "  redis.call('HSET', KEYS[1], 'i', ARGV[5], 'b', ARGV[6], 'u', ARGV[3],\n"
+    "    'r', ARGV[2])\n"
+    "elseif op == 'claim' and (s[1] ~= ARGV[5] or s[2] ~= ARGV[6] or\n"
+    "    s[3] ~= ARGV[3]) then\n"
     "  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
     "    tostring(s[3] or '?')}\n"
     "end\n"
     "local function hold(ms)\n"
-    "  if redis.call('PTTL', KEYS[2]) < ms then\n"
-    "    redis.call('PEXPIRE', KEYS[2], ms)\n"
+    "  if redis.call('PTTL', KEYS[1]) < ms then\n"
+    "    redis.call('PEXPIRE', KEYS[1], ms)\n"
     "  end\n"
     "end\n"
-    "hold(tonumber(ARGV[7]))\n"
-    "if op == 'claim' or op == 'keep' or op == 'reset' then return 0 end\n"
+    "hold(tonumber(ARGV[4]))\n"
+    "if op ~= 'book' and op ~= 'take' then return 0 end\n"
     "local t = redis.call('TIME')\n"
     "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-    "local b = redis.call('HMGET', KEYS[1], 't', 'i')\n"
-    "local tat = tonumber(b[1] or '0') or 0\n"
-    "if tat ~= tat or tat == math.huge then tat = 0 end\n"
-    "local was = tonumber(b[2] or '')\n"
-    "if tat > now and was and was > 0 and was ~= iv then\n"
-    "  tat = now + (tat - now) * iv / was\n"
-    "  redis.call('HSET', KEYS[1], 't', string.format('%.17g', tat), 'i',\n"
-    "    ARGV[1])\n"
+    "local out, keep = {0}, {0}\n"
+    "local m = redis.call('HMGET', KEYS[2], 's', 'r')\n"
+    "if m[1] == ARGV[7] and m[2] then\n"
+    "  out = {}\n"
+    "  for w in string.gmatch(m[2], '%S+') do\n"
+    "    local x = tonumber(w)\n"
+    "    if op == 'book' and #out > 0 then\n"
+    "      x = math.ceil(math.max(x - now, 0))\n"
+    "    end\n"
+    "    out[#out + 1] = x\n"
+    "  end\n"
+    "  return out\n"
     "end\n"
-    "if tat < now then tat = now end\n"
-    "if op == 'take' then\n"
-    "  local room = math.floor((now + burst * iv - tat) / iv)\n"
-    "  if room < units then units = room end\n"
-    "  if units <= 0 then return -1 end\n"
+    "local ahead, from, most, lead = tonumber(ARGV[8]), now, 0, nil\n"
+    "for k = 3, #KEYS do\n"
+    "  local iv, burst = tonumber(ARGV[3 * k]), tonumber(ARGV[3 * k + 1])\n"
+    "  local units = tonumber(ARGV[3 * k + 2])\n"
+    "  local b = redis.call('HMGET', KEYS[k], 't', 'i')\n"
+    "  local tat = tonumber(b[1] or '0') or 0\n"
+    "  if tat ~= tat or tat == math.huge then tat = 0 end\n"
+    "  local was = tonumber(b[2] or '')\n"
+    "  if tat > now and was and was > 0 and was ~= iv then\n"
+    "    tat = now + (tat - now) * iv / was\n"
+    "    redis.call('HSET', KEYS[k], 't', string.format('%.17g', tat), 'i',\n"
+    "      ARGV[3 * k])\n"
+    "  end\n"
+    "  if tat < from then tat = from end\n"
+    "  if op == 'take' then\n"
+    "    local room = math.floor((now + burst * iv - tat) / iv)\n"
+    "    if room < units then units = math.max(room, 0) end\n"
+    "  end\n"
+    "  if units > 0 then\n"
+    "    local ttl = math.ceil((tat + units * iv - now) / 1000) + 1\n"
+    "    redis.call('HSET', KEYS[k], 't',\n"
+    "      string.format('%.17g', tat + units * iv), 'i', ARGV[3 * k])\n"
+    "    redis.call('PEXPIRE', KEYS[k], ttl)\n"
+    "    most = math.max(most, ttl)\n"
+    "  end\n"
+    "  out[1] = out[1] + 1\n"
+    "  if op == 'take' then\n"
+    "    out[k - 1] = units\n"
+    "    keep[k - 1] = units\n"
+    "  else\n"
+    "    local at = math.max(tat + (units - burst) * iv, from)\n"
+    "    out[k - 1] = math.ceil(at - now)\n"
+    "    keep[k - 1] = string.format('%.17g', at)\n"
+    "    if at - now > ahead then\n"
+    "      lead = lead or at\n"
+    "      if KEYS[k + 1] ~= KEYS[k] or at - lead > ahead then break end\n"
+    "    end\n"
+    "    from = at\n"
+    "  end\n"
     "end\n"
-    "local nxt = tat + units * iv\n"
-    "local at = nxt - burst * iv\n"
-    "local ttl = math.ceil((nxt - now) / 1000) + 1\n"
-    "redis.call('HSET', KEYS[1], 't', string.format('%.17g', nxt), 'i',\n"
-    "  ARGV[1])\n"
-    "redis.call('PEXPIRE', KEYS[1], ttl)\n"
-    "hold(ttl)\n"
-    "if op == 'take' then return units end\n"
-    "if at <= now then return 0 end\n"
-    "return math.ceil(at - now)\n";
+    "keep[1] = out[1]\n"
+    "hold(most)\n"
+    "redis.call('HSET', KEYS[2], 's', ARGV[7], 'r', table.concat(keep, ' '))\n"
+    "redis.call('PEXPIRE', KEYS[2], 60000)\n"
+    "return out\n";
+
+/* Most arguments of a call of the script: its keys and arguments. */
+#define CALL_ARGS (13 + 4 * REDIS_BATCH_MAX)
 
 struct redis {
 	struct redis_url url;
@@ -169,6 +222,7 @@ struct redis {
 	size_t key_base; /* length of "tbthrottle:NAME" */
 	size_t key_len, key_size;
 	char settings[96]; /* "tbthrottle-settings:NAME" */
+	char last[128];	   /* "tbthrottle-settings:NAME:last:ID" */
 	char rate_text[TIERS_ID_MAX], name[80];
 	char asks[TIERS_ID_MAX + 64]; /* the settings, as messages say */
 	struct redis_rate own;	      /* the bucket's rate, -r's */
@@ -185,6 +239,15 @@ struct redis {
 	int64_t retry_ns;    /* wait before the next connect */
 	int64_t next_try_ns; /* with FALLBACK_LOCAL: when to try again */
 	int64_t kept_ns;     /* when the settings were last refreshed */
+	uint64_t seq;	     /* the number of the batch under way */
+	/* The call of the script: its words, and the text of some. */
+	const char *argv[CALL_ARGS];
+	size_t lens[CALL_ARGS];
+	char head[4][24]; /* keys, TTL, batch, look-ahead */
+	char units[REDIS_BATCH_MAX][24];
+	size_t asked[REDIS_BATCH_MAX]; /* the bookings Redis is asked */
+	char *names;		       /* the buckets' names, end to end */
+	size_t names_size;
 };
 
 bool
@@ -235,25 +298,120 @@ load_script(struct redis *r, char *why, size_t size)
 	return REDISCONN_OK;
 }
 
-/* Run the script's op for units; the reply in *rep. */
-static enum redisconn_result
-eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
-    char *why, size_t size)
+/* The rate of booking b: its key's, or the bucket's own. */
+static const struct redis_rate *
+rate_of(const struct redis *r, const struct booking *b)
 {
-	char n[24], ttl[24];
-	const char *argv[14] = { "EVALSHA", r->sha, "2", r->key, r->settings,
-		r->at->interval, r->at->burst, n, op, r->rate_text, r->unit,
-		ttl, r->id_i, r->id_b };
-	size_t lens[14];
+	return b->rate != NULL ? b->rate : &r->own;
+}
+
+/*
+ * The names of the buckets of b[asked[0..m)], end to end in r->names, the
+ * length of each in lens: a key's own, or without one the bucket
+ * selected.
+ */
+static void
+name_buckets(struct redis *r, const struct booking *b, size_t m, size_t *lens)
+{
+	size_t total = 0, at = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->asked[j]];
+
+		lens[j] = bj->key != NULL ? r->key_base + 1 + bj->key_len :
+					    r->key_len;
+		if (lens[j] > SIZE_MAX / 4 - total)
+			errx(1, "keys of %zu bytes", total);
+		total += lens[j];
+	}
+	if (total > r->names_size) {
+		char *p = realloc(r->names, total * 2);
+
+		if (p == NULL)
+			err(1, "keys of %zu bytes", total);
+		r->names = p;
+		r->names_size = total * 2;
+	}
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->asked[j]];
+
+		if (bj->key == NULL) {
+			memcpy(r->names + at, r->key, r->key_len);
+		} else {
+			memcpy(r->names + at, r->key, r->key_base);
+			r->names[at + r->key_base] = ':';
+			memcpy(r->names + at + r->key_base + 1, bj->key,
+			    bj->key_len);
+		}
+		at += lens[j];
+	}
+}
+
+/*
+ * The words of the script's call for op, with the buckets of
+ * b[asked[0..m)] looking ahead ahead_ns, into r->argv; how many.
+ */
+static int
+call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
+    int64_t ahead_ns)
+{
+	const char **w = r->argv;
+	size_t *lens = r->lens, off = 0;
+	int n = 0;
+
+	snprintf(r->head[0], sizeof r->head[0], "%zu", m + 2);
+	snprintf(r->head[1], sizeof r->head[1], "%d", SETTINGS_TTL_MS);
+	snprintf(
+	    r->head[2], sizeof r->head[2], "%llu", (unsigned long long)r->seq);
+	snprintf(r->head[3], sizeof r->head[3], "%lld",
+	    (long long)(ahead_ns / 1000));
+	name_buckets(r, b, m, lens + 5);
+	w[n++] = "EVALSHA";
+	w[n++] = r->sha;
+	w[n++] = r->head[0];
+	w[n++] = r->settings;
+	w[n++] = r->last;
+	for (size_t j = 0; j < m; j++) {
+		w[n++] = r->names + off;
+		off += lens[n - 1];
+	}
+	w[n++] = op;
+	w[n++] = r->rate_text;
+	w[n++] = r->unit;
+	w[n++] = r->head[1];
+	w[n++] = r->id_i;
+	w[n++] = r->id_b;
+	w[n++] = r->head[2];
+	w[n++] = r->head[3];
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->asked[j]];
+
+		snprintf(r->units[j], sizeof r->units[j], "%llu",
+		    (unsigned long long)bj->units);
+		w[n++] = rate_of(r, bj)->interval;
+		w[n++] = rate_of(r, bj)->burst;
+		w[n++] = r->units[j];
+	}
+	for (int i = 0; i < n; i++)
+		if (i < 5 || i >= 5 + (int)m)
+			lens[i] = strlen(w[i]);
+	return n;
+}
+
+/*
+ * Run the script's op for the buckets of b[asked[0..m)] (none: the
+ * settings alone); the reply in *rep.
+ */
+static enum redisconn_result
+eval(struct redis *r, const char *op, const struct booking *b, size_t m,
+    int64_t ahead_ns, redisReply **rep, char *why, size_t size)
+{
+	int argc = call_words(r, op, b, m, ahead_ns);
 	enum redisconn_result rc;
 
-	snprintf(n, sizeof n, "%llu", (unsigned long long)units);
-	snprintf(ttl, sizeof ttl, "%d", SETTINGS_TTL_MS);
-	for (int i = 0; i < 14; i++)
-		lens[i] = i == 3 ? r->key_len : strlen(argv[i]);
 	for (int tries = 0;; tries++) {
-		if ((rc = redisconn_command(&r->conn, 14, argv, lens, rep, why,
-			 size)) != REDISCONN_OK)
+		if ((rc = redisconn_command(&r->conn, argc, r->argv, r->lens,
+			 rep, why, size)) != REDISCONN_OK)
 			return rc;
 		if ((*rep)->type != REDIS_REPLY_ERROR) {
 			r->kept_ns = clock_now_ns();
@@ -265,6 +423,7 @@ eval(struct redis *r, const char *op, uint64_t units, redisReply **rep,
 		freeReplyObject(*rep);
 		if ((rc = load_script(r, why, size)) != REDISCONN_OK)
 			return rc;
+		r->argv[1] = r->sha;
 	}
 }
 
@@ -293,7 +452,8 @@ claim(struct redis *r, char *why, size_t size)
 	redisReply *rep, **e;
 	char was[TIERS_ID_MAX + 64];
 
-	if ((rc = eval(r, "claim", 0, &rep, why, size)) != REDISCONN_OK)
+	if ((rc = eval(r, "claim", NULL, 0, 0, &rep, why, size)) !=
+	    REDISCONN_OK)
 		return rc;
 	e = rep->element;
 	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
@@ -332,31 +492,98 @@ setup(struct redis *r, char *why, size_t size)
 	return r->claimed ? REDISCONN_OK : claim(r, why, size);
 }
 
+/* Is Redis asked about booking b: has its key a limit that lets some go? */
+static bool
+asks(const struct redis *r, const struct booking *b)
+{
+	return !rate_of(r, b)->inf && !rate_of(r, b)->none;
+}
+
+/* Answer booking b, of no limit (inf) or none, here: due at due_ns. */
+static void
+answer_here(const struct redis *r, struct booking *b, int64_t due_ns)
+{
+	b->taken = rate_of(r, b)->inf ? b->units : 0;
+	b->due_ns = due_ns;
+}
+
+/* Longest wait believed from Redis: a reply beyond is a broken one. */
+#define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
+
 /*
- * Book (or, with take, take what there is room for of) units now.
- * Returns OK with the wait in microseconds (take: the units taken) in
- * *got; DOWN when Redis cannot be reached or answers nonsense, or STOP
- * (the reason in why).
+ * Is rep the script's answer for m buckets (take: for each; book: for
+ * at least the first), each number in range?  Else why says what is not.
+ */
+static bool
+answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
+    const redisReply *rep, char *why, size_t size)
+{
+	long long k;
+
+	snprintf(why, size, "a reply out of range");
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 2 ||
+	    rep->element[0]->type != REDIS_REPLY_INTEGER)
+		return false;
+	k = rep->element[0]->integer;
+	if (k < 1 || (size_t)k > m || (take && (size_t)k != m) ||
+	    rep->elements != (size_t)k + 1)
+		return false;
+	for (size_t j = 0; j < (size_t)k; j++) {
+		const redisReply *e = rep->element[j + 1];
+
+		if (e->type != REDIS_REPLY_INTEGER || e->integer < 0 ||
+		    (take && (uint64_t)e->integer > b[asked[j]].units))
+			return false;
+		if (!take && e->integer > WAIT_MAX_US) {
+			snprintf(why, size, "a wait of %lld us", e->integer);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Book (or, with take, take what there is room for of) the units of
+ * b[0..n) now in one round trip, looking ahead ahead_ns, as
+ * limiter_book_all says; keys of no limit (inf) are not asked, and at
+ * least one must be.  Returns
+ * OK with how many were booked in *got; DOWN when Redis cannot be reached
+ * or answers nonsense, or STOP (the reason in why).
  */
 static enum redisconn_result
-book(struct redis *r, uint64_t units, bool take, int64_t *got, char *why,
-    size_t size)
+book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
+    size_t *got, char *why, size_t size)
 {
 	enum redisconn_result rc;
 	redisReply *rep;
+	int64_t now_ns, last_ns;
+	size_t m = 0, j = 0, i;
 
+	for (i = 0; i < n; i++)
+		if (asks(r, &b[i]))
+			r->asked[m++] = i;
 	if (r->conn.c == NULL && (rc = setup(r, why, size)) != REDISCONN_OK)
 		return rc;
-	if ((rc = eval(r, take ? "take" : "book", units, &rep, why, size)) !=
-	    REDISCONN_OK)
+	if ((rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
+		 size)) != REDISCONN_OK)
 		return rc;
-	if (rep->type != REDIS_REPLY_INTEGER ||
-	    !(take ? rep->integer == -1 ||
-			(rep->integer >= 1 && (uint64_t)rep->integer <= units) :
-		     rep->integer >= 0))
+	if (!answer_ok(b, r->asked, m, take, rep, why, size))
 		return unexpected(r, rep, why, size);
-	*got = rep->integer < 0 ? 0 : rep->integer;
+	now_ns = last_ns = clock_now_ns();
+	for (i = 0; i < n; i++) {
+		if (!asks(r, &b[i])) {
+			answer_here(r, &b[i], last_ns);
+			continue;
+		}
+		if (j + 1 >= rep->elements)
+			break;
+		b[i].taken = (uint64_t)rep->element[j + 1]->integer;
+		b[i].due_ns = last_ns = now_ns +
+		    rep->element[j + 1]->integer * 1000;
+		j++;
+	}
 	freeReplyObject(rep);
+	*got = i;
 	return REDISCONN_OK;
 }
 
@@ -392,54 +619,45 @@ wait_retry(struct redis *r)
 	return false;
 }
 
-/* Book units at now_ns in the local bucket (FALLBACK_LOCAL). */
-static int64_t
-ask_local(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+/* Book b[0..n) at now_ns in the local limit (FALLBACK_LOCAL). */
+static size_t
+ask_local(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
 {
-	int64_t due;
-
 	if (clock_now_ns() >= r->next_try_ns)
 		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
 	r->ran = true;
-	if (take)
-		return (int64_t)limiter_take(r->local, now_ns, now_ns, units);
-	due = limiter_ready_at(r->local, now_ns, units);
-	(void)limiter_take(r->local, now_ns, due, units);
-	return due;
+	return limiter_book_all(
+	    r->local, b, n, take, now_ns, ahead_ns, select, ctx);
 }
 
-/* Longest wait believed from Redis: a reply beyond is a broken one. */
-#define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
-
 /*
- * Book units at now_ns through Redis, as the fallback says while it is
- * down; returns when they may go, or INT64_MAX when a stop came first
- * (nothing booked: the caller releases nothing).  With take, takes what
- * there is room for, up to units, and returns how many (-1 on a stop).
+ * Book b[0..n) at now_ns through Redis, as the fallback says while it is
+ * down; returns how many were booked, or 0 when a stop came first
+ * (nothing booked: the caller releases nothing).  Asked again after a
+ * lost answer, Redis answers as before: a batch is booked once.
  */
-static int64_t
-ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+static size_t
+ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
+    int64_t ahead_ns, limiter_select_fn *select, void *ctx)
 {
 	char why[512] = "";
-	int64_t got = 0;
+	size_t got = 0;
 	enum redisconn_result rc;
 
+	r->seq++;
 	for (;;) {
 		if (r->fallback == FALLBACK_LOCAL && r->down &&
 		    clock_now_ns() < r->next_try_ns)
 			rc = REDISCONN_DOWN;
 		else
-			rc = book(r, units, take, &got, why, sizeof why);
-		if (rc == REDISCONN_OK && !take && got > WAIT_MAX_US) {
-			snprintf(why, sizeof why, "a wait of %lld us",
-			    (long long)got);
-			rc = REDISCONN_DOWN;
-		}
+			rc = book(
+			    r, b, n, take, ahead_ns, &got, why, sizeof why);
 		if (rc == REDISCONN_OK) {
 			report(r, false, why, sizeof why);
 			r->retry_ns = RETRY_FIRST_NS;
 			r->ran = true;
-			return take ? got : clock_now_ns() + got * 1000;
+			return got;
 		}
 		if (rc == REDISCONN_STOP)
 			break;
@@ -447,21 +665,41 @@ ask(struct redis *r, int64_t now_ns, uint64_t units, bool take)
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
 		if (r->fallback == FALLBACK_LOCAL)
-			return ask_local(r, now_ns, units, take);
+			return ask_local(
+			    r, b, n, take, now_ns, ahead_ns, select, ctx);
 		if (!wait_retry(r))
 			break;
 	}
-	return take ? -1 : INT64_MAX;
+	return 0;
 }
 
-/* ask, marked busy so that the heartbeat keeps out of its way. */
-static int64_t
-ask_busy(struct redis *r, int64_t now_ns, uint64_t units, bool take)
+size_t
+redis_book(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
 {
-	int64_t got;
+	size_t got, i = 0, m = 0;
 
+	if (n > REDIS_BATCH_MAX)
+		n = REDIS_BATCH_MAX;
+	/* A key whose tier lets nothing go waits for a stop, and all
+	 * behind it: only --drop runs have such a tier, and they take. */
+	while (!take && i < n && !rate_of(r, &b[i])->none)
+		i++;
+	if (!take && i == 0 && n > 0) {
+		b[0].due_ns = INT64_MAX;
+		return 1;
+	}
+	n = take ? n : i;
+	for (i = 0; i < n; i++)
+		m += asks(r, &b[i]);
+	if (m == 0) {
+		/* Nothing for Redis to say: no call, and no news of it. */
+		for (i = 0; i < n; i++)
+			answer_here(r, &b[i], now_ns);
+		return n;
+	}
 	r->busy = true;
-	got = ask(r, now_ns, units, take);
+	got = ask(r, b, n, take, now_ns, ahead_ns, select, ctx);
 	r->busy = false;
 	return got;
 }
@@ -485,7 +723,8 @@ heartbeat(void *arg)
 		return;
 	r->busy = true;
 	if ((r->conn.c != NULL || setup(r, why, sizeof why) == REDISCONN_OK) &&
-	    eval(r, "keep", 0, &rep, why, sizeof why) == REDISCONN_OK) {
+	    eval(r, "keep", NULL, 0, 0, &rep, why, sizeof why) ==
+		REDISCONN_OK) {
 		if (rep->type == REDIS_REPLY_ERROR)
 			redisconn_close(&r->conn);
 		else
@@ -527,6 +766,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	    r->key, r->key_size, "tbthrottle:%s", b->name);
 	snprintf(
 	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
+	snprintf(r->last, sizeof r->last, "%s:last:%016llx", r->settings,
+	    (unsigned long long)b->session);
 	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
 	r->at = &r->own;
 	r->unit = b->bytes ? "bytes" : "records";
@@ -568,7 +809,8 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	if (r->conn.c == NULL)
 		rc = setup(r, err, errsz);
 	if (rc == REDISCONN_OK &&
-	    (rc = eval(r, "reset", 0, &rep, err, errsz)) == REDISCONN_OK) {
+	    (rc = eval(r, "reset", NULL, 0, 0, &rep, err, errsz)) ==
+		REDISCONN_OK) {
 		if (rep->type == REDIS_REPLY_ERROR) {
 			snprintf(err, errsz, "%s", rep->str);
 			rc = REDISCONN_DOWN;
@@ -625,26 +867,28 @@ r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 static uint64_t
 r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
-	const struct redis_rate *at = ((const struct redis *)self)->at;
-	int64_t got;
+	struct redis *r = self;
+	struct booking b = { .units = max, .at_ns = now_ns, .rate = r->at };
 
 	(void)ready_ns;
-	if (at->none || at->inf)
-		return at->none ? 0 : max;
-	got = ask_busy(self, now_ns, max, true);
-	return got < 0 ? LIMITER_UNDECIDED : (uint64_t)got;
+	if (r->at->none || r->at->inf)
+		return r->at->none ? 0 : max;
+	return redis_book(r, &b, 1, true, now_ns, 0, NULL, NULL) == 1 ?
+	    b.taken :
+	    LIMITER_UNDECIDED;
 }
 
 static int64_t
 r_reserve(void *self, int64_t now_ns, uint64_t units)
 {
-	const struct redis_rate *at = ((const struct redis *)self)->at;
+	struct redis *r = self;
+	struct booking b = { .units = units, .at_ns = now_ns, .rate = r->at };
 
-	/* A key whose tier lets nothing go waits for a stop: only --drop
-	 * runs have such a tier, and they take instead. */
-	if (at->none || at->inf)
-		return at->none ? INT64_MAX : now_ns;
-	return ask_busy(self, now_ns, units, false);
+	if (r->at->inf)
+		return now_ns;
+	return redis_book(r, &b, 1, false, now_ns, 0, NULL, NULL) == 1 ?
+	    b.due_ns :
+	    INT64_MAX;
 }
 
 void
@@ -661,6 +905,7 @@ redis_close(struct redis *r)
 	signals_cancel_tick(heartbeat);
 	redisconn_close(&r->conn);
 	free(r->key);
+	free(r->names);
 	free(r);
 }
 

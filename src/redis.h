@@ -27,7 +27,11 @@ struct redis_bucket {
 	/* NULL, or what other processes must give to share the name when
 	 * keys have rates of their own (--tiers): a digest of them all. */
 	const char *tiers_id;
+	uint64_t session; /* this process's own number, drawn at random */
 };
+
+/* Most bookings in one call of the script. */
+#define REDIS_BATCH_MAX 256
 
 /* The rate of a key's bucket in Redis (its tier's), as the script reads it. */
 struct redis_rate {
@@ -73,6 +77,20 @@ void redis_select(struct redis *r, const char *key, size_t len,
  */
 int redis_retier(
     struct redis *r, const char *tiers_id, char *err, size_t errsz);
+
+/*
+ * Book b[0..n) (up to REDIS_BATCH_MAX) at now_ns in Redis in one round
+ * trip, as limiter_book_all says with ahead_ns: each in its key's bucket
+ * (b->key; NULL: the bucket selected) at its rate (b->rate; NULL: the
+ * bucket's own).  While Redis is down the fallback decides: with
+ * FALLBACK_LOCAL they are booked in the local limit, select choosing
+ * each one's limit there.  A booking of a key whose rate lets nothing go
+ * is due at INT64_MAX, and ends the batch.  Returns how many were booked,
+ * a prefix; 0 when a stop came first (nothing was booked).  An answer
+ * lost on the way is asked for again, never booked twice.
+ */
+size_t redis_book(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx);
 
 /* A limiter on r: take and reserve go to Redis. */
 void redis_limiter(struct limiter *l, struct redis *r);

@@ -98,13 +98,81 @@ release(struct shape *s, const struct view *v, int64_t now_ns, struct action *a)
 	policy_move(a, ACT_SEND, 0, n, units, s->due_ns);
 }
 
+/*
+ * Book the units at the head of v at now_ns a batch at a time, through
+ * the gate's book (a limit in Redis).  False when nothing there is whole.
+ */
+static bool
+book_batch(struct shape *s, const struct view *v, int64_t now_ns)
+{
+	const struct gate *g = s->gate;
+	struct batch *bt = &s->batch;
+	size_t n = batch_plan(bt, &g->framer, v, 0, g->quantum, v->ready_ns);
+
+	if (n == 0 && !v->full)
+		return false;
+	if (n == 0) {
+		/* A record longer than the buffer, alone: pay for it, then
+		 * let it through without waiting. */
+		bt->b[0] = (struct booking){ .rec = v->b,
+			.bytes = v->len,
+			.units = 1,
+			.at_ns = v->ready_ns,
+			.outgrown = true };
+		n = bt->n = 1;
+	}
+	/* None booked: a stop came, which the wait below ends on. */
+	batch_booked(bt, g->book(g->book_ctx, bt->b, n, false, now_ns));
+	return true;
+}
+
+/*
+ * Shaping in batches: book what the buffer holds in one round trip, then
+ * release each run of it as it falls due, in order; no more is booked
+ * until all of it went, so a record waits behind the one before it, as
+ * when each is booked as it reaches the head.
+ */
+static void
+next_batched(
+    struct shape *s, const struct view *v, int64_t now_ns, struct action *a)
+{
+	struct batch *bt = &s->batch;
+	const struct booking *head;
+	uint64_t units;
+	int64_t due_ns;
+	size_t bytes;
+
+	if (!batch_pending(bt) && !book_batch(s, v, now_ns)) {
+		policy_read(a, false, false);
+		return;
+	}
+	if (!batch_pending(bt)) {
+		policy_wait(a, INT64_MAX, false);
+		return;
+	}
+	head = &bt->b[bt->done];
+	if (head->outgrown && now_ns >= head->due_ns) {
+		bt->done++;
+		policy_move(a, ACT_LONG, 0, 0, 1, head->due_ns);
+		return;
+	}
+	bytes = head->outgrown ? 0 : batch_due(bt, now_ns, &units, &due_ns);
+	if (bytes == 0)
+		policy_wait(a, head->due_ns, false);
+	else
+		policy_move(a, ACT_SEND, 0, bytes, units, due_ns);
+}
+
 static void
 shape_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 {
 	struct shape *s = self;
-
 	const struct gate *g = s->gate;
 
+	if (s->batched) {
+		next_batched(s, v, now_ns, a);
+		return;
+	}
 	if (!s->booked && !book(s, v, now_ns)) {
 		/* Bytes that only need counting may wait in the input. */
 		policy_read(a, false,
@@ -134,8 +202,8 @@ shape_retuned(void *self, int64_t now_ns)
 {
 	struct shape *s = self;
 
-	(void)now_ns;
 	s->booked = false;
+	batch_retuned(&s->batch, now_ns);
 }
 
 static uint64_t
@@ -146,10 +214,20 @@ shape_waiting(const void *self, const struct view *v, bool streaming)
 	return policy_units_held(&s->gate->framer, v, streaming);
 }
 
+/* Booked units not yet released: at a stop, those due go out. */
+static bool
+shape_owes(const void *self)
+{
+	const struct shape *s = self;
+
+	return batch_pending(&s->batch);
+}
+
 void
 shape_policy(struct policy *p, struct shape *s, const struct gate *g)
 {
 	*s = (struct shape){ .gate = g };
+	s->batched = g->book != NULL && g->byte_limit == NULL;
 	*p = (struct policy){ s, shape_next, shape_streamed, shape_retuned,
-		shape_waiting, NULL, true };
+		shape_waiting, shape_owes, true };
 }

@@ -36,6 +36,7 @@ shared 2 s
 redisconn 2 s
 redis 2 s
 policy 3 p
+batch 3 p
 pass 3 p
 shape 3 p
 drop 3 p

@@ -4,52 +4,10 @@
 # redis-server is not installed or tbthrottle was built without hiredis.
 
 load helpers
+load redis
 
 json_field() {
 	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
-# A port that is free now: one the kernel hands out, then released.
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
-	    echo $((20000 + RANDOM % 20000))
-}
-
-# start_redis [PORT [ARG...]]: redis-server on PORT (default $RPORT) with
-# ARG..., no persistence; wait until it answers.
-start_redis() {
-	local port=${1:-$RPORT} i
-	shift || true
-	redis-server --port "$port" --bind 127.0.0.1 --save '' \
-	    --appendonly no --daemonize no "$@" \
-	    >"$BATS_FILE_TMPDIR/redis-$port.log" 2>&1 &
-	echo $! >"$BATS_FILE_TMPDIR/redis-$port.pid"
-	for ((i = 0; i < 500; i++)); do
-		case $(redis-cli -p "$port" ping 2>/dev/null) in
-		PONG | NOAUTH*) return 0 ;;
-		esac
-		sleep 0.01
-	done
-	echo "redis-server did not start on port $port" >&2
-	return 1
-}
-
-# stop_redis [PORT]: stop the redis-server on PORT (default $RPORT), even
-# a stopped one.
-stop_redis() {
-	local port=${1:-$RPORT} pid
-	pid=$(cat "$BATS_FILE_TMPDIR/redis-$port.pid" 2>/dev/null) || return 0
-	kill -CONT "$pid" 2>/dev/null || true
-	kill "$pid" 2>/dev/null || true
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
-	rm -f "$BATS_FILE_TMPDIR/redis-$port.pid"
-}
-
-# own_redis [ARG...]: a redis-server of this test's own, on port $OPORT,
-# stopped by teardown: for tests that stop or reconfigure it.
-own_redis() {
-	OPORT=$(free_port)
-	start_redis "$OPORT" "$@"
 }
 
 # fake_server MODE: tests/fakeserver MODE (a listener that is not Redis),
@@ -100,10 +58,7 @@ wait_text() {
 }
 
 setup_file() {
-	command -v redis-server >/dev/null || return 0
-	RPORT=$(free_port)
-	export RPORT
-	start_redis
+	file_redis
 }
 
 teardown_file() {
@@ -117,16 +72,11 @@ teardown() {
 	if [[ -n ${FPID:-} ]]; then
 		kill "$FPID" 2>/dev/null || true
 	fi
-	if [[ -n ${OPORT:-} ]]; then
-		stop_redis "$OPORT"
-	fi
+	stop_own_redis
 }
 
 setup() {
-	command -v redis-server >/dev/null ||
-	    skip "redis-server is not installed (apt-get install redis-server)"
-	"$TB" -V | grep -q 'Redis support: yes' ||
-	    skip "built without hiredis (apt-get install libhiredis-dev pkg-config)"
+	need_redis
 	URL=redis://127.0.0.1:$RPORT
 	# Each test its own bucket names.
 	P=t$BATS_TEST_NUMBER

@@ -48,6 +48,8 @@ main(void)
 	test_keywin();
 	test_replay();
 	test_policy_span();
+	test_batch();
+	test_batch_properties();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

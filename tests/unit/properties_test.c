@@ -507,3 +507,197 @@ test_properties(void)
 	    "and queued",
 	    cases, (int)P_NALG);
 }
+
+/* ---- batches (--redis) against one booking at a time, on a fake clock ---- */
+
+/* A limit kept elsewhere, as Redis keeps it: the bookings of -k keys. */
+struct remote {
+	struct keytab kt;
+	struct limiter keys;
+	bool keyed;
+};
+
+/* The limiter of one booking at a time: reserve books at now. */
+static int64_t
+rm_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+{
+	(void)self, (void)units;
+	return ready_ns;
+}
+
+static uint64_t
+rm_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+{
+	(void)self, (void)ready_ns, (void)now_ns;
+	return 1;
+}
+
+static uint64_t
+rm_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
+{
+	struct remote *rm = self;
+
+	(void)ready_ns;
+	return limiter_take(&rm->keys, now_ns, now_ns, max);
+}
+
+static int64_t
+rm_reserve(void *self, int64_t now_ns, uint64_t units)
+{
+	struct remote *rm = self;
+	int64_t due = limiter_ready_at(&rm->keys, now_ns, units);
+
+	(void)limiter_take(&rm->keys, now_ns, due, units);
+	return due;
+}
+
+static void
+rm_select_local(void *ctx, const struct booking *b)
+{
+	keys_select(ctx, b->key, b->key_len, b->at_ns);
+}
+
+/* The gate's book over the remote limit, as limits.c's over Redis. */
+static size_t
+rm_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
+{
+	struct remote *rm = ctx;
+
+	for (size_t i = 0; rm->keyed && i < n; i++)
+		b[i].key_len = keys_of_record(
+		    &rm->kt.spec, b[i].rec, b[i].bytes, &b[i].key);
+	return limiter_book_all(&rm->keys, b, n, take, now_ns, MS / 2,
+	    rm->keyed ? rm_select_local : NULL, &rm->kt);
+}
+
+/* Three keys (or one) at n per d ns, burst burst, started at 0. */
+static void
+remote_init(struct remote *rm, const struct pcase *pc, bool keyed)
+{
+	struct keyrule rule = { 0 };
+
+	/* Redis's bucket has no catch-up. */
+	bucket_init(&rule.bucket, pc->n, pc->d, pc->burst, pc->burst, 0);
+	bucket_set_catchup(&rule.bucket, 0);
+	(void)keys_init(&rm->kt, KEYS_BUCKET, &rule, 1, NULL, 1000,
+	    &(struct siphash_key){ { 7, 7 } }, 0);
+	rm->kt.spec = (struct keyspec){ keyed ? 1 : 9, -1, '\n' };
+	rm->keyed = keyed;
+	limiter_of_keys(&rm->keys, &rm->kt);
+}
+
+/* Run the arrivals through a remote limit, in batches or one at a time. */
+static void
+remote_run(struct sim *s, const struct pcase *pc, bool keyed, bool drop,
+    bool batched, uint64_t quantum)
+{
+	static struct remote rm;
+	static struct shape sh;
+	static struct drop dr;
+	struct limiter l = { &rm, rm_ready_at, rm_avail, rm_take, rm_reserve };
+	struct gate g = { .framer = { false, '\n' },
+		.limit = &l,
+		.quantum = keyed ? 1 : quantum };
+	struct policy p;
+
+	remote_init(&rm, pc, keyed);
+	if (keyed) {
+		g.select = select_key;
+		g.select_ctx = &rm.kt;
+	}
+	if (batched) {
+		g.book = rm_book;
+		g.book_ctx = &rm;
+	}
+	if (drop)
+		drop_policy(&p, &dr, &g);
+	else
+		shape_policy(&p, &sh, &g);
+	sim_run(s, &p);
+	keys_free(&rm.kt);
+}
+
+void
+test_batch_properties(void)
+{
+	int cases = 0, differ = 0, bad = 0;
+	char first[96] = "";
+
+	current = "properties: batches book as one booking at a time would";
+	for (int c = 0; c < 3000; c++) {
+		static struct pcase pc;
+		static struct sim one, many;
+		int64_t arrive[SIM_RECORDS], t = 0;
+		int key[SIM_RECORDS];
+		bool keyed = c % 2 == 0, drop = c % 3 == 0, jitter = c % 5 == 0;
+		uint64_t quantum;
+		int64_t rel[3][SIM_RECORDS];
+		int kn[3] = { 0, 0, 0 };
+
+		memset(&pc, 0, sizeof pc);
+		pc.n = 1 + rng_below(100);
+		pc.d = (1 + rng_below(200)) * (rng_below(2) ? MS : US);
+		pc.burst = 1 + rng_below(12);
+		quantum = 1 + rng_below(pc.burst < 4 ? pc.burst : 4);
+		for (int i = 0; i < SIM_RECORDS; i++) {
+			if (rng_below(4) == 0)
+				t += (int64_t)rng_below(2 * pc.d / pc.n + 1);
+			arrive[i] = t;
+			key[i] = keyed ? (int)rng_below(3) : 0;
+		}
+		for (int run = 0; run < 2; run++) {
+			struct sim *s = run == 0 ? &one : &many;
+
+			memset(s, 0, sizeof *s);
+			*s = (struct sim){ .arrive = arrive,
+				.key = key,
+				.count = SIM_RECORDS,
+				.jitter = jitter && !drop };
+			for (int i = 0; i < SIM_RECORDS; i++)
+				s->rel[i] = -1;
+			remote_run(s, &pc, keyed, drop, run == 1, quantum);
+		}
+		/* Without jitter, every record goes when it would have gone
+		 * booked alone, or is dropped as it would have been. */
+		for (int i = 0; !jitter && i < SIM_RECORDS; i++)
+			if (one.rel[i] != many.rel[i] ||
+			    one.dropped[i] != many.dropped[i])
+				differ++;
+		/* Always: all of it out (shaping) or judged, in order, never
+		 * before it came, each key within its bucket's bound. */
+		bad += many.bad;
+		if (many.nrel + many.ndrop != SIM_RECORDS ||
+		    (!drop && many.ndrop))
+			bad++;
+		for (int i = 0; i < many.nrel; i++) {
+			int id = many.order[i];
+
+			if (many.rel[id] < arrive[id] ||
+			    (i > 0 && id < many.order[i - 1]))
+				bad++;
+			rel[key[id]][kn[key[id]]++] = many.rel[id];
+		}
+		/*
+		 * A booking made while the one before waits is not put off
+		 * when that one goes late: after a late wake-up of up to 3 ms
+		 * the next may follow it closer, by as much, as it did when
+		 * each was booked alone.
+		 */
+		for (int k = 0; k < 3; k++)
+			if (!window_ok(rel[k], kn[k], pc.burst, pc.n, pc.d,
+				jitter ? 3 * MS : 0))
+				bad++;
+		if (first[0] == '\0' && differ + bad > 0)
+			snprintf(first, sizeof first,
+			    " (first: case %d, %s, %s%s)", c,
+			    keyed ? "per key" : "one bucket",
+			    drop ? "policed" : "shaped",
+			    jitter ? ", late wake-ups" : "");
+		cases++;
+	}
+	check(differ == 0, "%d records went otherwise in batches%s", differ,
+	    first);
+	check(bad == 0, "%d early, out of order, lost or beyond the bound%s",
+	    bad, first);
+	check(cases == 3000, "%d cases", cases);
+}

@@ -65,6 +65,7 @@ void test_gcra(void);
 
 /* properties_test.c */
 void test_properties(void);
+void test_batch_properties(void);
 
 /* stats_test.c */
 void test_stats(void);
@@ -95,10 +96,14 @@ void test_timestamp_bad(void);
 
 /* keywin_test.c */
 void test_keywin(void);
+
 /* replay_test.c */
 void test_replay(void);
 
 /* policy_test.c */
 void test_policy_span(void);
+
+/* batch_test.c */
+void test_batch(void);
 
 #endif

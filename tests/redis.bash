@@ -1,0 +1,72 @@
+# shellcheck shell=bash
+# Helpers for the tests against a real redis-server (tests/redis.bats,
+# tests/redisbatch.bats): load after helpers.  Servers listen on loopback
+# ports, without persistence; their logs and pids go to BATS_FILE_TMPDIR.
+
+# A port that is free now: one the kernel hands out, then released.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+	    echo $((20000 + RANDOM % 20000))
+}
+
+# start_redis [PORT [ARG...]]: redis-server on PORT (default $RPORT) with
+# ARG..., no persistence; wait until it answers.
+start_redis() {
+	local port=${1:-$RPORT} i
+	shift || true
+	redis-server --port "$port" --bind 127.0.0.1 --save '' \
+	    --appendonly no --daemonize no "$@" \
+	    >"$BATS_FILE_TMPDIR/redis-$port.log" 2>&1 &
+	echo $! >"$BATS_FILE_TMPDIR/redis-$port.pid"
+	for ((i = 0; i < 500; i++)); do
+		case $(redis-cli -p "$port" ping 2>/dev/null) in
+		PONG | NOAUTH*) return 0 ;;
+		esac
+		sleep 0.01
+	done
+	echo "redis-server did not start on port $port" >&2
+	return 1
+}
+
+# stop_redis [PORT]: stop the redis-server on PORT (default $RPORT), even
+# a stopped one.
+stop_redis() {
+	local port=${1:-$RPORT} pid
+	pid=$(cat "$BATS_FILE_TMPDIR/redis-$port.pid" 2>/dev/null) || return 0
+	kill -CONT "$pid" 2>/dev/null || true
+	kill "$pid" 2>/dev/null || true
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	rm -f "$BATS_FILE_TMPDIR/redis-$port.pid"
+}
+
+# file_redis: from setup_file, a redis-server for the file's tests, on
+# port $RPORT (none without redis-server: need_redis skips each test).
+file_redis() {
+	command -v redis-server >/dev/null || return 0
+	RPORT=$(free_port)
+	export RPORT
+	start_redis
+}
+
+# own_redis [ARG...]: a redis-server of this test's own, on port $OPORT,
+# stopped by teardown (stop_own_redis): for tests that stop or
+# reconfigure it.
+own_redis() {
+	OPORT=$(free_port)
+	start_redis "$OPORT" "$@"
+}
+
+# stop_own_redis: from teardown, stop the test's own server, if any.
+stop_own_redis() {
+	if [[ -n ${OPORT:-} ]]; then
+		stop_redis "$OPORT"
+	fi
+}
+
+# need_redis: skip the test, saying why, without redis-server or hiredis.
+need_redis() {
+	command -v redis-server >/dev/null ||
+	    skip "redis-server is not installed (apt-get install redis-server)"
+	"$TB" -V | grep -q 'Redis support: yes' ||
+	    skip "built without hiredis (apt-get install libhiredis-dev pkg-config)"
+}
