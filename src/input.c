@@ -136,6 +136,7 @@ input_close(struct input *in)
 	in->fd = -1;
 	in->no_splice = false;
 	in->checked = false;
+	in->file_left = 0;
 }
 
 /*
@@ -144,18 +145,22 @@ input_close(struct input *in)
  * is left (files of /proc say so and hold some).
  */
 static ssize_t
-pending(const struct input *in)
+pending(struct input *in)
 {
 	struct stat st;
 	off_t at;
 
 	if (in->is_pipe)
 		return splice_pending(in->fd);
-	if (fstat(in->fd, &st) != 0 || (at = lseek(in->fd, 0, SEEK_CUR)) < 0 ||
-	    st.st_size <= at)
-		return -1;
-	return st.st_size - at > SSIZE_MAX ? SSIZE_MAX :
-					     (ssize_t)(st.st_size - at);
+	/* What a file had left is left less what was spliced: asking again
+	 * for each chunk costs two system calls. */
+	if (in->file_left == 0) {
+		if (fstat(in->fd, &st) != 0 ||
+		    (at = lseek(in->fd, 0, SEEK_CUR)) < 0 || st.st_size <= at)
+			return -1;
+		in->file_left = st.st_size - at;
+	}
+	return in->file_left > SSIZE_MAX ? SSIZE_MAX : (ssize_t)in->file_left;
 }
 
 /*
@@ -255,10 +260,12 @@ input_splice_out(struct input *in, size_t len, bool *gone)
 
 		if (n > 0) {
 			done += (size_t)n;
+			in->file_left -= in->file_left > n ? n : in->file_left;
 			/* A full pipe takes the bytes piecemeal: let asked
 			 * reports and changes in meanwhile. */
 			signals_poll_report();
 		} else if (n == 0) {
+			in->file_left = 0;
 			break; /* the file shrank */
 		} else if (errno == EINTR) {
 			signals_poll_report();

@@ -15,14 +15,15 @@ struct input {
 	int next; /* index of the next operand to open */
 	int fd;	  /* -1 between files */
 	const char *name;
-	int status;	/* 1 once an operand could not be read */
-	bool no_splice; /* don't splice(2) this operand */
-	bool checked;	/* no_splice and is_pipe are set for this operand */
-	bool is_pipe;	/* the operand is a pipe, else a regular file */
-	bool out_pipe;	/* standard output is a pipe */
-	bool finish;	/* a stop must not cut the read short */
-	bool stopped;	/* input_open gave up for a stop */
-	int nouts;	/* the regular files written to */
+	int status;	 /* 1 once an operand could not be read */
+	bool no_splice;	 /* don't splice(2) this operand */
+	bool checked;	 /* no_splice and is_pipe are set for this operand */
+	bool is_pipe;	 /* the operand is a pipe, else a regular file */
+	bool out_pipe;	 /* standard output is a pipe */
+	off_t file_left; /* bytes of a regular file known to be left */
+	bool finish;	 /* a stop must not cut the read short */
+	bool stopped;	 /* input_open gave up for a stop */
+	int nouts;	 /* the regular files written to */
 	dev_t out_dev[INPUT_MAX_OUTS];
 	ino_t out_ino[INPUT_MAX_OUTS];
 };
