@@ -106,6 +106,28 @@ verdict_of(struct drop *d, const struct view *v, int64_t at_ns)
 	return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
 }
 
+/*
+ * The verdict on the record p[0..size) that follows the run (whole: its
+ * delimiter is there, or the input ended), as of when it arrived.
+ */
+static enum verdict
+judge_record(struct drop *d, const struct view *v, const char *p, size_t size,
+    bool whole)
+{
+	const struct gate *g = d->gate;
+	int64_t at = d->first_set ? d->first_ns : v->read_ns;
+
+	/* Not before a live change: the limits know nothing of the time
+	 * before it. */
+	if (at < d->changed_ns)
+		at = d->changed_ns;
+	if (d->batched && whole)
+		return verdict_of(d, v, at);
+	if (g->select != NULL)
+		g->select(g->select_ctx, p, size, at);
+	return judge(g, at, size);
+}
+
 static void
 drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 {
@@ -127,7 +149,6 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	while (d->run_bytes < v->len) {
 		const char *p = v->b + d->run_bytes, *q;
 		size_t len = v->len - d->run_bytes, size;
-		int64_t at;
 		enum verdict verdict;
 		bool ok, whole;
 
@@ -143,18 +164,7 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 			}
 			break;
 		}
-		at = d->first_set ? d->first_ns : v->read_ns;
-		/* Not before a live change: the limits know nothing of the
-		 * time before it. */
-		if (at < d->changed_ns)
-			at = d->changed_ns;
-		if (d->batched && whole) {
-			verdict = verdict_of(d, v, at);
-		} else {
-			if (g->select != NULL)
-				g->select(g->select_ctx, p, size, at);
-			verdict = judge(g, at, size);
-		}
+		verdict = judge_record(d, v, p, size, whole);
 		if (verdict == V_NONE) {
 			/* Unjudged, it waits for the stop that came. */
 			if (d->run_bytes > 0)

@@ -177,9 +177,9 @@ spliceable(struct input *in)
 		in->no_splice = !in->out_pipe || fstat(in->fd, &st) != 0 ||
 		    !(S_ISFIFO(st.st_mode) || S_ISREG(st.st_mode));
 		in->is_pipe = !in->no_splice && S_ISFIFO(st.st_mode);
-		/* Room for two chunks on each side: measured, a quarter of
-		 * the wake-ups and CPU of the default 64 KiB pipes at 200
-		 * MB/s, and none gained beyond (bench/RESULTS.md). */
+		/* Room for two chunks on each side: measured at 200 MB/s,
+		 * half the wake-ups and a third of the CPU of the default
+		 * 64 KiB pipes, and nothing more beyond (bench/RESULTS.md). */
 		if (in->is_pipe)
 			splice_grow_pipe(in->fd, INPUT_PIPE_BYTES);
 		if (!in->no_splice)

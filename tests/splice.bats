@@ -54,19 +54,23 @@ first() {
 	cat "$d/in" <(first 300000) <(first 1000) "$d/in" | cmp - "$d/out"
 }
 
+# stop_then_cat: on standard input, tbthrottle -c at 1 MB/s stopped
+# after 300 ms (its -s report in $d/err), then cat: together they should
+# pass every byte of it.
+stop_then_cat() {
+	# Background jobs read /dev/null unless told otherwise.
+	"$TB" -c -r 1MB/s -b 1000 -s 2>"$d/err" <&0 &
+	local pid=$!
+	wait_running "$pid"
+	sleep 0.3
+	kill -TERM "$pid"
+	wait "$pid" || true
+	cat
+}
+
 @test "bytes not yet released stay in the input for the next reader" {
-	# A stop after 300 ms: tbthrottle has released some 300 kB at 1
-	# MB/s; cat gets the rest, so that together they pass every byte.
-	(
-		# Background jobs read /dev/null unless told otherwise.
-		"$TB" -c -r 1MB/s -b 1000 -s 2>"$d/err" <&0 &
-		pid=$!
-		wait_running "$pid"
-		sleep 0.3
-		kill -TERM "$pid"
-		wait "$pid" || true
-		cat
-	) <"$d/in" | cat >"$d/out"
+	# tbthrottle has released some 300 kB; cat gets the rest.
+	stop_then_cat <"$d/in" | cat >"$d/out"
 	cmp "$d/in" "$d/out"
 	# Counted as read and waiting, though they stayed in the input.
 	grep -q 'bytes [0-9]* in, [0-9]* out, 0 dropped, [0-9]* waiting' \
@@ -74,15 +78,7 @@ first() {
 }
 
 @test "from a pipe, too, unreleased bytes stay in the pipe" {
-	cat "$d/in" | (
-		"$TB" -c -r 1MB/s -b 1000 <&0 &
-		pid=$!
-		wait_running "$pid"
-		sleep 0.3
-		kill -TERM "$pid"
-		wait "$pid" || true
-		cat
-	) | cat >"$d/out"
+	cat "$d/in" | stop_then_cat | cat >"$d/out"
 	cmp "$d/in" "$d/out"
 }
 
