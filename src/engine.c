@@ -35,19 +35,6 @@ engine_limits_changed(int64_t now_ns)
 	changed_ns = now_ns;
 }
 
-/* Bring the waiting counts up to date for a report. */
-static void
-count_waiting(struct run *r)
-{
-	struct view v;
-
-	stream_view(&r->s, &v);
-	r->e->stats->units_waiting = r->pol->waiting(
-	    r->pol->self, &v, r->s.longrec != LONG_NONE);
-	r->e->stats->bytes_waiting = v.len;
-	stream_tally_held(&r->s);
-}
-
 /* The report, on SIGUSR1 and for --stats. */
 static void
 report(void *arg)
@@ -56,7 +43,7 @@ report(void *arg)
 
 	char line[STATS_LINE_MAX];
 
-	count_waiting(r);
+	stream_count_waiting(&r->s);
 	output_say(line,
 	    stats_format(r->e->stats, clock_now_ns(), r->e->stats_json, line,
 		sizeof line));
@@ -65,14 +52,14 @@ report(void *arg)
 size_t
 engine_report(char *buf, size_t size, bool json)
 {
-	count_waiting(&run);
+	stream_count_waiting(&run.s);
 	return stats_format(run.e->stats, clock_now_ns(), json, buf, size);
 }
 
 size_t
 engine_status(char *buf, size_t size)
 {
-	count_waiting(&run);
+	stream_count_waiting(&run.s);
 	return stats_format_status(run.e->stats, clock_now_ns(), buf, size);
 }
 
@@ -82,7 +69,7 @@ draw(struct run *r, bool done)
 {
 	char line[STATS_LINE_MAX];
 
-	count_waiting(r);
+	stream_count_waiting(&r->s);
 	output_say(line,
 	    stats_format_progress(
 		r->e->stats, clock_now_ns(), done, line, sizeof line));

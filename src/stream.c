@@ -143,16 +143,40 @@ tally(const struct stream *s, const char *b, size_t bytes, uint64_t units,
 	}
 }
 
-void
-stream_tally_held(struct stream *s)
+/*
+ * The whole records held and not yet released or dropped: their bytes,
+ * from buf + *off.  The rest of a record already counted (a long one being
+ * moved, or one partly in the drop file) is not among them, nor a last
+ * record whose end has not been read.
+ */
+static size_t
+held_whole(const struct stream *s, size_t *off)
 {
-	size_t len = s->tail - s->head;
+	const char *b = s->buf + s->head, *end;
+	size_t len = s->tail - s->head, skip = 0;
 
+	if (s->longrec != LONG_NONE || s->drop_open) {
+		end = memchr(b, s->framer.delim, len);
+		skip = end != NULL ? (size_t)(end - b) + 1 : len;
+	}
+	*off = s->head + skip;
+	if (s->eof)
+		return len - skip;
+	return framer_whole(&s->framer, b + skip, len - skip);
+}
+
+void
+stream_count_waiting(struct stream *s)
+{
+	size_t off, n = held_whole(s, &off);
+
+	s->st->units_waiting = framer_count(
+	    &s->framer, s->buf + off, n, s->eof);
+	s->st->bytes_waiting = s->tail - s->head;
 	if (s->tally == NULL)
 		return;
 	s->tally(s->tally_ctx, NULL, 0, STATS_WAITING);
-	if (s->longrec == LONG_NONE)
-		tally(s, s->buf + s->head, len, UINT64_MAX, STATS_WAITING);
+	tally(s, s->buf + off, n, UINT64_MAX, STATS_WAITING);
 }
 
 bool
@@ -323,13 +347,12 @@ stream_wait_input(struct stream *s, int64_t deadline_ns)
 void
 stream_spill(struct stream *s)
 {
-	size_t len = s->tail - s->head, n;
+	size_t off, n;
 
 	/* Bytes held in the input stay there, for whoever reads it next. */
-	if (s->held_in)
+	if (s->held_in || s->drop_fd < 0)
 		return;
-	n = s->eof ? len : framer_whole(&s->framer, s->buf + s->head, len);
-	if (s->drop_fd >= 0 && s->longrec == LONG_NONE && n > 0)
-		(void)output_write(
-		    s->drop_fd, s->buf + s->head, n, s->drop_name);
+	n = held_whole(s, &off);
+	if (n > 0)
+		(void)output_write(s->drop_fd, s->buf + off, n, s->drop_name);
 }

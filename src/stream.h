@@ -78,15 +78,18 @@ size_t stream_move_long(struct stream *s, bool *pass);
 /*
  * At a stop: append the whole records held (read, not yet released or
  * dropped) to the drop file, if there is one.  They still count as
- * waiting: nothing decided their fate.
+ * waiting: nothing decided their fate.  A record not yet whole is left
+ * out, as stream_count_waiting leaves it out.
  */
 void stream_spill(struct stream *s);
 
 /*
- * Tell s->tally of each record held (not a long record being moved):
- * they wait.
+ * Count what s holds as waiting in s->st, and tell s->tally of each
+ * record: units, the whole records stream_spill would set aside (a record
+ * whose end has not been read is no unit yet; at the end of input it
+ * is); bytes, every byte held.
  */
-void stream_tally_held(struct stream *s);
+void stream_count_waiting(struct stream *s);
 
 /*
  * Read more input at the tail; with fresh, input that had to be waited

@@ -117,24 +117,71 @@ stop_mid_record() {
 	assert_ge "$waiting" 40 "units waiting"
 }
 
-@test "SIGTERM on a dropping run: the partial record is not set aside" {
-	local d=$BATS_TEST_TMPDIR pid
+# stop_partial OUT ASIDE COUNTS ARGS...: tbthrottle ARGS reads three
+# records and the start of a fourth from a FIFO, then a stop comes: OUT is
+# released, the --drop-to file holds ASIDE (- for no --drop-to), and the
+# report's units match COUNTS ("N out, N dropped, N waiting").  The fourth
+# record, not yet whole, is neither set aside nor counted, in every mode.
+stop_partial() {
+	local out=$1 aside=$2 counts=$3 d=$BATS_TEST_TMPDIR pid to=()
+	shift 3
+	[[ $aside == - ]] || to=(--drop-to "$d/aside")
 	mkfifo "$d/fifo"
-	"$TB" -r 1/min --drop-to "$d/rejected" -s <"$d/fifo" >"$d/out" \
+	"$TB" "$@" "${to[@]}" --name partial -s <"$d/fifo" >"$d/out" \
 	    2>"$d/err" &
 	pid=$!
 	{
-		printf 'a\nb\nc\npart'
-		wait_running "$pid"
+		printf '%s\n' 1700000001 1700000100 1700000200
+		printf 1700000300
+		wait_running name.partial
 		sleep 0.3
 		kill -s TERM "$pid"
 		sleep 0.3
 	} >"$d/fifo"
 	wait "$pid" || true
-	assert_eq "$(cat "$d/out")" a "released"
-	assert_eq "$(cat "$d/rejected")" $'b\nc' "dropped"
-	grep -q '1 out, 2 dropped, 1 waiting' "$d/err" ||
+	assert_eq "$(cat "$d/out")" "$out" "released"
+	[[ $aside == - ]] || assert_eq "$(cat "$d/aside")" "$aside" "drop file"
+	grep -q "units 3 in, $counts;" "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM while shaping: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 - '1 out, 0 dropped, 2 waiting' -r 1/min
+}
+
+@test "SIGTERM on a --queue: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 $'1700000100\n1700000200' \
+	    '1 out, 0 dropped, 2 waiting' -r 1/min --queue 5
+}
+
+@test "SIGTERM on a replay: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 $'1700000100\n1700000200' \
+	    '1 out, 0 dropped, 2 waiting' --replay -r 1000/s
+}
+
+@test "SIGTERM on a dropping run: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 $'1700000100\n1700000200' \
+	    '1 out, 2 dropped, 0 waiting' -r 1/min
+}
+
+@test "SIGTERM on a replay of a file: the drop file holds as many records as are counted waiting" {
+	local d=$BATS_TEST_TMPDIR out aside waiting
+	# 300 kB: the buffer ends inside a record.
+	awk 'BEGIN { for (i = 1; i <= 4000; i++)
+	    printf "%d %070d\n", 1700000000 + i * 1000, i }' >"$d/in"
+	stop_after 0.5 "$d/out" "$d/err" "$TB" --replay -r 1000/s \
+	    --drop-to "$d/aside" -s "$d/in"
+	assert_eq "$stopped_status" 143 "exit status"
+	out=$(wc -l <"$d/out")
+	aside=$(wc -l <"$d/aside")
+	waiting=$(sed -n 's/.* dropped, \([0-9]*\) waiting; bytes.*/\1/p' \
+	    "$d/err")
+	assert_eq "$waiting" "$aside" "units waiting against the drop file"
+	assert_ge "$aside" 100 "records set aside"
+	grep -q "units $((out + aside)) in, $out out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+	# Whole records, in order, once.
+	cat "$d/out" "$d/aside" | cmp - <(head -n "$((out + aside))" "$d/in")
 }
 
 @test "SIGTERM while shaping: waiting records are counted, nothing written to a file" {
@@ -227,9 +274,10 @@ stop_mid_record() {
 	} >"$d/fifo"
 	wait "$pid" || true
 	assert_eq "$(cat "$d/out")" a "released"
-	# b was queued: set aside whole; the partial record is not there.
+	# b was queued: set aside whole; the partial record is neither there
+	# nor counted.
 	assert_eq "$(cat "$d/dropped")" b "drop file"
-	grep -q '1 out, 0 dropped, 2 waiting' "$d/err" ||
+	grep -q '1 out, 0 dropped, 1 waiting' "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
 }
 
