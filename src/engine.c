@@ -223,8 +223,9 @@ move_long(struct run *r)
 
 /*
  * A stop came: carry out what the policy has already decided (tokens
- * taken, verdicts given), then set aside a copy of the whole records
- * still held where dropped records go.  They count as waiting.
+ * taken, verdicts given), unless the output took no more, then set aside
+ * a copy of the whole records still held where dropped records go.  They
+ * count as waiting.
  */
 static void
 settle(struct run *r)
@@ -233,7 +234,7 @@ settle(struct run *r)
 	struct view v;
 
 	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
-	    !r->s.out_gone) {
+	    !r->s.out_gone && r->s.unsent == 0) {
 		stream_view(&r->s, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)

@@ -255,7 +255,8 @@ input_splice_out(struct input *in, size_t len, bool *gone)
 	size_t done = 0;
 
 	*gone = false;
-	while (done < len) {
+	/* Bytes are whole units: a stop ends the move where it is. */
+	while (done < len && !signals_stop_requested()) {
 		ssize_t n = splice_move(in->fd, STDOUT_FILENO, len - done);
 
 		if (n > 0) {

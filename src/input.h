@@ -78,8 +78,9 @@ ssize_t input_peek(struct input *in, size_t max, bool *fresh);
  * Move exactly len bytes promised by input_peek to standard output,
  * whatever signals arrive meanwhile.  Returns the bytes moved: fewer when
  * the input ended before them (a file that shrank), when splice(2) failed
- * (then no_splice is set and the caller reads the rest), or when the
- * output's reader went away (then *gone is set and a stop asked for).
+ * (then no_splice is set and the caller reads the rest), when a stop was
+ * asked for, or when the output's reader went away (then *gone is set and
+ * a stop asked for).
  */
 size_t input_splice_out(struct input *in, size_t len, bool *gone);
 

@@ -70,7 +70,8 @@ stream_close(struct stream *s)
 void
 stream_view(const struct stream *s, struct view *v)
 {
-	*v = (struct view){ s->buf + s->head, s->tail - s->head, s->eof,
+	*v = (struct view){ s->buf + s->head + s->unsent,
+		s->tail - s->head - s->unsent, s->eof,
 		s->tail - s->head == s->cap, s->ready_ns, s->read_ns };
 }
 
@@ -120,6 +121,10 @@ send_held(struct stream *s, size_t bytes)
 	}
 	if (n == bytes)
 		return true;
+	if (signals_stop_requested()) {
+		s->unsent = bytes - n; /* they stay in the input */
+		return true;
+	}
 	/* Splicing failed: read and write the rest.  Or the input ended
 	 * before them: the rest was never there. */
 	take_held(s);
@@ -179,22 +184,45 @@ stream_count_waiting(struct stream *s)
 	tally(s, s->buf + off, n, UINT64_MAX, STATS_WAITING);
 }
 
-bool
-stream_send(struct stream *s, size_t bytes, uint64_t units)
+/*
+ * Write the bytes at the head, holding units units; mid: they continue a
+ * record begun.  As stream_send.
+ */
+static bool
+send_run(struct stream *s, size_t bytes, uint64_t units, bool mid)
 {
+	const char *b = s->buf + s->head;
+	ssize_t n;
+
+	if (s->unsent > 0) {
+		s->unsent += bytes; /* nothing may pass those left */
+		return true;
+	}
 	if (s->held_in && !s->out_gone)
 		return send_held(s, bytes);
 	if (s->out_gone ||
-	    output_write(STDOUT_FILENO, s->buf + s->head, bytes, NULL) != 0) {
+	    (n = output_send(
+		 b, bytes, s->framer.bytes ? -1 : s->framer.delim, mid)) < 0) {
 		/* The reader went away: what was not written still waits. */
 		s->out_gone = true;
 		return false;
 	}
-	s->st->bytes_out += bytes;
+	if ((size_t)n < bytes) {
+		/* A stop cut the run at a boundary: the rest waits. */
+		units = framer_count(&s->framer, b, (size_t)n, false);
+		s->unsent = bytes - (size_t)n;
+	}
+	s->st->bytes_out += (uint64_t)n;
 	s->st->units_out += units;
-	tally(s, s->buf + s->head, bytes, units, STATS_OUT);
-	consume(s, bytes);
+	tally(s, b, (size_t)n, units, STATS_OUT);
+	consume(s, (size_t)n);
 	return true;
+}
+
+bool
+stream_send(struct stream *s, size_t bytes, uint64_t units)
+{
+	return send_run(s, bytes, units, false);
 }
 
 void
@@ -203,6 +231,7 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	char *at;
 
 	take_held(s);
+	off += s->unsent; /* from the head of the view */
 	at = s->buf + s->head + off;
 	if (s->drop_fd >= 0)
 		(void)output_write(s->drop_fd, at, bytes, s->drop_name);
@@ -251,7 +280,7 @@ stream_move_long(struct stream *s, bool *pass)
 		n = len;
 	if (!*pass)
 		stream_drop(s, 0, n, 0);
-	else if (!stream_send(s, n, 0))
+	else if (!send_run(s, n, 0, true))
 		return 0;
 	return n;
 }

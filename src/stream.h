@@ -28,6 +28,9 @@ struct stream {
 	bool drop_open; /* the drop file holds part of a record */
 	bool held_in;	/* buf[head..tail) is still in the input, unread:
 			 * it is spliced out when sent */
+	size_t unsent;	/* at the head: whole records released that a stop
+			 * left unwritten; policies no longer see them, and
+			 * nothing more is written */
 	enum longrec longrec;
 	struct framer framer;
 	struct input in;
@@ -59,6 +62,8 @@ void stream_view(const struct stream *s, struct view *v);
 /*
  * Write the bytes at the head, holding units units.  False when the
  * output's reader has gone: they stay, waiting, and a stop is asked for.
+ * A stop meanwhile ends the write at a record boundary (output_send): the
+ * rest stays, unsent, and counts as waiting.
  */
 bool stream_send(struct stream *s, size_t bytes, uint64_t units);
 

@@ -193,6 +193,81 @@ stop_partial() {
 	    { cat "$d/err" >&2; return 1; }
 }
 
+# stalled WAIT_MS ARGS...: tbthrottle ARGS -s writes $d/in through a 4 KiB
+# pipe to a reader that reads nothing for WAIT_MS; SIGTERM comes at
+# 300 ms, when a write is blocked.  The polls (of 10 ms) until it ended
+# are left in $polls, its exit status in $st; the output in $d/out, the
+# report in $d/err.
+stalled() {
+	local wait_ms=$1 d=$BATS_TEST_TMPDIR spid pid
+	shift
+	st=0
+	"$STAMP" -c -w "$wait_ms" -P 4096 -o "$d/out" -p "$d/pid" -- \
+	    "$TB" "$@" -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	sleep 0.3
+	kill -s TERM "$pid"
+	for ((polls = 0; polls < 300; polls++)); do
+		[[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	wait "$spid" || st=$?
+}
+
+@test "SIGTERM with a stalled reader: it ends at once, the output whole records" {
+	local d=$BATS_TEST_TMPDIR size
+	seq 300000 >"$d/in"
+	stalled 3000 -r inf
+	assert_eq "$st" 143 "exit status"
+	# The reader reads at 3 s; the stop took well under a second.
+	assert_le "$polls" 99 "polls until it ended"
+	size=$(wc -c <"$d/out")
+	assert_ge "$size" 1 "bytes out"
+	head -c "$size" "$d/in" | cmp - "$d/out"
+	[[ $(tail -c 1 "$d/out" | od -An -c) == *'\n'* ]] ||
+	    { echo "the output ends inside a record" >&2; return 1; }
+	grep -q " $(wc -l <"$d/out") out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM with a stalled reader and --queue --drop-to: the rest set aside whole" {
+	local d=$BATS_TEST_TMPDIR out aside waiting
+	seq 300000 >"$d/in"
+	stalled 3000 --leaky -r 1000000/s --queue 1000000 \
+	    --drop-to "$d/aside"
+	assert_eq "$st" 143 "exit status"
+	assert_le "$polls" 99 "polls until it ended"
+	out=$(wc -l <"$d/out")
+	aside=$(wc -l <"$d/aside")
+	assert_ge "$out" 1 "records out"
+	assert_ge "$aside" 1 "records set aside"
+	# Every record read is out or set aside, whole, in order, once.
+	cat "$d/out" "$d/aside" | cmp - <(head -n "$((out + aside))" "$d/in")
+	waiting=$(sed -n 's/.* dropped, \([0-9]*\) waiting; bytes.*/\1/p' \
+	    "$d/err")
+	assert_eq "$waiting" "$aside" "units waiting against the drop file"
+	grep -q " $out out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM with a stalled reader mid-record: the record is finished first" {
+	local d=$BATS_TEST_TMPDIR size
+	# Records of 10001 bytes: a 4 KiB pipe takes part of the first.
+	awk 'BEGIN { for (i = 0; i < 100; i++) printf "%010000d\n", i }' \
+	    >"$d/in"
+	stalled 1000 -r inf
+	assert_eq "$st" 143 "exit status"
+	# It waited for the reader, which read at 1 s, to finish the record.
+	assert_ge "$polls" 30 "polls until it ended"
+	size=$(wc -c <"$d/out")
+	assert_ge "$size" 10001 "bytes out"
+	assert_eq "$((size % 10001))" 0 "bytes out, in whole records"
+	head -c "$size" "$d/in" | cmp - "$d/out"
+}
+
 # --- clean-up whatever ends the run -------------------------------------------
 
 @test "death by SIGPIPE leaves no control file" {
