@@ -17,6 +17,7 @@ struct run {
 	const struct policy *pol;
 	struct stream s;
 	unsigned seen;	/* changes of the limits applied */
+	size_t cols;	/* the width of -P's terminal, or 0 */
 	bool share_tty; /* -P's line and the output share a terminal */
 	bool writing;	/* output is being written */
 };
@@ -69,10 +70,12 @@ draw(struct run *r, bool done)
 {
 	char line[STATS_LINE_MAX];
 
+	if (signals_resized())
+		r->cols = stdfd_columns(STDERR_FILENO);
 	stream_count_waiting(&r->s);
 	output_say(line,
 	    stats_format_progress(
-		r->e->stats, clock_now_ns(), done, line, sizeof line));
+		r->e->stats, clock_now_ns(), done, r->cols, line, sizeof line));
 }
 
 /* The live status line of --progress: not in the middle of output. */
@@ -297,10 +300,16 @@ engine_run(const struct engine *e)
 		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_on_report(report, &run);
-	if (e->progress)
+	if (e->progress) {
+		/* The line fits the terminal, and follows it when resized. */
+		signals_on_resize();
+		run.cols = stdfd_columns(STDERR_FILENO);
 		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
+	}
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
+	if (e->progress)
+		e->stats->bytes_total = input_total_bytes(&run.s.in);
 	run.s.tally = e->tally;
 	run.s.tally_ctx = e->tally_ctx;
 	while (turn(&run))

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Most regular files written to that an operand must not be. */
@@ -42,6 +43,12 @@ void input_init(
  * or when a stop was requested while one was opening (then stopped).
  */
 bool input_open(struct input *in);
+
+/*
+ * The bytes of all the input when every operand (standard input too) is
+ * a regular file, less what standard input has already had read; else 0.
+ */
+uint64_t input_total_bytes(const struct input *in);
 
 /* Close the current operand. */
 void input_close(struct input *in);

@@ -17,6 +17,7 @@
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t ticking; /* the interval timer is set */
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
+static volatile sig_atomic_t resized;
 static void (*control_fn)(void *);
 static void *control_arg;
 static void (*death_fn)(void);
@@ -177,6 +178,34 @@ signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
 	it.it_interval.tv_usec = (interval_ms % 1000) * 1000;
 	it.it_value = it.it_interval;
 	ticking = setitimer(ITIMER_REAL, &it, NULL) == 0;
+}
+
+static void
+on_resize(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
+
+void
+signals_on_resize(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_resize;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART; /* the next tick is soon enough */
+	(void)sigaction(SIGWINCH, &sa, NULL);
+}
+
+bool
+signals_resized(void)
+{
+	if (!resized)
+		return false;
+	resized = 0;
+	return true;
 }
 
 void
