@@ -285,29 +285,23 @@ sig3(char *b, size_t size, double v, double base, const char *const *units,
 	    v, units[u]);
 }
 
-/* A count: exact below 10000, else "12.3k", "1.23M". */
+/* Units of counts, by thousands, and of bytes, by 1024s. */
+static const char *const count_units[] = { "", "k", "M", "G", "T", "P", "E" };
+static const char *const byte_units[] = { " B", " KiB", " MiB", " GiB", " TiB",
+	" PiB", " EiB" };
+
+/*
+ * v, exact below exact ("9999", "1023 B"), else in 3 significant digits
+ * scaled by base ("12.3k", "1.50 KiB"); units[0..7).
+ */
 static void
-fmt_count(char *b, size_t size, uint64_t v)
+fmt_int(char *b, size_t size, uint64_t v, uint64_t exact, double base,
+    const char *const *units)
 {
-	static const char *const u[] = { "", "k", "M", "G", "T", "P", "E" };
-
-	if (v < 10000)
-		snprintf(b, size, "%" PRIu64, v);
+	if (v < exact)
+		snprintf(b, size, "%" PRIu64 "%s", v, units[0]);
 	else
-		sig3(b, size, (double)v, 1000, u, sizeof u / sizeof u[0]);
-}
-
-/* Bytes: exact below 1 KiB, else "1.50 KiB", "12.3 MiB". */
-static void
-fmt_bytes(char *b, size_t size, uint64_t v)
-{
-	static const char *const u[] = { " B", " KiB", " MiB", " GiB", " TiB",
-		" PiB", " EiB" };
-
-	if (v < 1024)
-		snprintf(b, size, "%" PRIu64 " B", v);
-	else
-		sig3(b, size, (double)v, 1024, u, sizeof u / sizeof u[0]);
+		sig3(b, size, (double)v, base, units, 7);
 }
 
 /* Units a second: "12.3/s", "1.23k/s"; below one a second, a minute, an
@@ -411,19 +405,20 @@ progress_fields(const struct stats *s, int64_t now_ns, char (*f)[FIELD_MAX])
 	for (int i = 0; i < F_COUNT; i++)
 		f[i][0] = '\0';
 	snprintf(f[F_NAME], FIELD_MAX, "tbthrottle: ");
-	fmt_count(t, sizeof t, s->units_out);
+	fmt_int(t, sizeof t, s->units_out, 10000, 1000, count_units);
 	snprintf(f[F_OUT], FIELD_MAX, "%s out", t);
 	fmt_rate(t, sizeof t, stats_rate(s, now_ns));
 	snprintf(f[F_RATE], FIELD_MAX, " at %s", t);
 	snprintf(f[F_LIMIT], FIELD_MAX, " (limit %s)", s->limit.text);
-	fmt_bytes(t, sizeof t, s->bytes_out);
+	fmt_int(t, sizeof t, s->bytes_out, 1024, 1024, byte_units);
 	snprintf(f[F_BYTES], FIELD_MAX, ", %s", t);
 	progress_done(s, now_ns, f);
 	if (s->units_dropped > 0) {
-		fmt_count(t, sizeof t, s->units_dropped);
+		fmt_int(
+		    t, sizeof t, s->units_dropped, 10000, 1000, count_units);
 		snprintf(f[F_DROPPED], FIELD_MAX, ", %s dropped", t);
 	}
-	fmt_count(t, sizeof t, s->units_waiting);
+	fmt_int(t, sizeof t, s->units_waiting, 10000, 1000, count_units);
 	snprintf(f[F_WAITING], FIELD_MAX, ", %s waiting", t);
 	if (s->next_due_ns > now_ns) {
 		fmt_wait(t, sizeof t, s->next_due_ns - now_ns);

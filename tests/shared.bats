@@ -202,31 +202,31 @@ zero_file() {
 	    "files left"
 }
 
-@test "--shared: a bucket file cut short within its page while in use is an error, not a full bucket" {
-	run_cut cut_in_page
+# assert_cut_ends HOW TEXT MAX: a run whose bucket file HOW changes ends
+# with status 1 and one line naming the bucket and saying TEXT, having
+# released at most MAX lines (of 1000, at 50/s).
+assert_cut_ends() {
+	run_cut "$1"
 	assert_eq "$cut_status" 1 "exit status"
 	assert_one_stderr_line
-	[[ $stderr == *"shared bucket 'cut'"*"cut.bucket"*"truncated while in use"* ]]
+	[[ $stderr == *"shared bucket 'cut'"*"cut.bucket"*"$2"* ]] ||
+	    { echo "stderr: $stderr" >&2; return 1; }
+	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" "$3" "lines out"
+}
+
+@test "--shared: a bucket file cut short within its page while in use is an error, not a full bucket" {
 	# A full bucket would let none wait: at 50/s, the run would go on.
-	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" 50 "lines out"
+	assert_cut_ends cut_in_page "truncated while in use" 50
 }
 
 @test "--shared: a bucket file grown while in use is an error within a second or so" {
-	run_cut grow_file
-	assert_eq "$cut_status" 1 "exit status"
-	assert_one_stderr_line
-	[[ $stderr == *"shared bucket 'cut'"*"changed size while in use"* ]]
 	# Looked at once a second: gone long before the 20 s of its input.
-	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" 150 "lines out"
+	assert_cut_ends grow_file "changed size while in use" 150
 }
 
 @test "--shared: a bucket file overwritten while in use is an error, not trusted" {
 	# Zeros read as a full bucket: the rest would go at once.
-	run_cut zero_file
-	assert_eq "$cut_status" 1 "exit status"
-	assert_one_stderr_line
-	[[ $stderr == *"shared bucket 'cut'"*"damaged while in use"* ]]
-	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" 50 "lines out"
+	assert_cut_ends zero_file "damaged while in use" 50
 }
 
 @test "--shared and -R: directories another user made first where they used to go do not stop them" {

@@ -71,42 +71,36 @@ progress(const struct stats *s, int64_t now_ns, size_t width)
 static void
 test_progress_numbers(void)
 {
+	static const struct {
+		uint64_t out, bytes, waiting;
+		int64_t now_ns, next_ns;
+		const char *want, *want2;
+	} t[] = {
+		{ 9999, 1023, 0, 10 * NS, 0, " 9999 out at 1.00k/s ",
+		    ", 1023 B," },
+		{ 12345678, 1536, 123456, 10 * NS, 0, " 12.3M out at 1.23M/s ",
+		    ", 1.50 KiB, 123k waiting" },
+		{ 2, 5000000000, 0, 3600 * NS, 0, " 2 out at 1.00/h ",
+		    ", 4.66 GiB," },
+		{ 2, 1048575, 0, 3600 * NS, 0, " at 1.00/h ", ", 1.00 MiB," },
+		{ 2, 0, 0, 30 * 86400 * NS, 0, " at 0.033/day ", "" },
+		{ 2, 0, 0, NS, NS + 1500 * US, ", next in 1.50 ms", "" },
+		{ 2, 0, 0, NS, 3724 * NS, ", next in 1:02:03", "" },
+	};
 	struct stats s = { .limit = { "1/day, burst 1", 1.0 / 86400, 1 } };
 	const char *line;
 
 	current = "stats: -P's numbers";
-	s.units_out = 9999;
-	s.bytes_out = 1023;
-	line = progress(&s, 10 * NS, 200);
-	check(strstr(line, " 9999 out at 1.00k/s ") != NULL &&
-		strstr(line, ", 1023 B,") != NULL,
-	    "exact below 10000 units, 1024 bytes: %s", line);
-	s.units_out = 12345678;
-	s.bytes_out = 1536;
-	s.units_waiting = 123456;
-	line = progress(&s, 10 * NS, 200);
-	check(strstr(line, " 12.3M out at 1.23M/s ") != NULL &&
-		strstr(line, ", 1.50 KiB,") != NULL &&
-		strstr(line, ", 123k waiting") != NULL,
-	    "3 digits beyond: %s", line);
-	s.units_out = 2;
-	s.bytes_out = 5000000000;
-	line = progress(&s, 3600 * NS, 200);
-	check(strstr(line, " 2 out at 1.00/h ") != NULL &&
-		strstr(line, ", 4.66 GiB,") != NULL,
-	    "slow rates by the hour, big sizes: %s", line);
-	s.bytes_out = 1048575;
-	line = progress(&s, 3600 * NS, 200);
-	check(strstr(line, ", 1.00 MiB,") != NULL, "no 1024 KiB: %s", line);
-	line = progress(&s, 86400 * NS * 30, 200);
-	check(strstr(line, " at 0.033/day ") != NULL,
-	    "very slow rates by the day, no exponent: %s", line);
-	s.next_due_ns = 86400 * NS * 30 + 1500 * US;
-	line = progress(&s, 86400 * NS * 30, 200);
-	check(strstr(line, ", next in 1.50 ms") != NULL, "next: %s", line);
-	s.next_due_ns = 86400 * NS * 30 + 3723 * NS;
-	line = progress(&s, 86400 * NS * 30, 200);
-	check(strstr(line, ", next in 1:02:03") != NULL, "next: %s", line);
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		s.units_out = t[i].out;
+		s.bytes_out = t[i].bytes;
+		s.units_waiting = t[i].waiting;
+		s.next_due_ns = t[i].next_ns;
+		line = progress(&s, t[i].now_ns, 200);
+		check(strstr(line, t[i].want) != NULL &&
+			strstr(line, t[i].want2) != NULL,
+		    "want '%s' and '%s': %s", t[i].want, t[i].want2, line);
+	}
 }
 
 /* With the input's size known: the share done and the time left. */
