@@ -222,14 +222,6 @@ drop_retuned(void *self, int64_t now_ns)
 	d->changed_ns = now_ns;
 }
 
-static uint64_t
-drop_waiting(const void *self, const struct view *v, bool streaming)
-{
-	const struct drop *d = self;
-
-	return policy_units_held(&d->gate->framer, v, streaming);
-}
-
 /* Records judged but not yet sent or dropped, or refused bytes. */
 static bool
 drop_owes(const void *self)
@@ -246,5 +238,5 @@ drop_policy(struct policy *p, struct drop *d, const struct gate *g)
 	d->batched = g->book != NULL && g->byte_limit == NULL &&
 	    !g->framer.bytes;
 	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
-		drop_waiting, drop_owes, false };
+		drop_owes, false };
 }

@@ -17,6 +17,7 @@ struct run {
 	const struct policy *pol;
 	struct stream s;
 	unsigned seen;	/* changes of the limits applied */
+	size_t cols;	/* the width of -P's terminal, or 0 */
 	bool share_tty; /* -P's line and the output share a terminal */
 	bool writing;	/* output is being written */
 };
@@ -35,19 +36,6 @@ engine_limits_changed(int64_t now_ns)
 	changed_ns = now_ns;
 }
 
-/* Bring the waiting counts up to date for a report. */
-static void
-count_waiting(struct run *r)
-{
-	struct view v;
-
-	stream_view(&r->s, &v);
-	r->e->stats->units_waiting = r->pol->waiting(
-	    r->pol->self, &v, r->s.longrec != LONG_NONE);
-	r->e->stats->bytes_waiting = v.len;
-	stream_tally_held(&r->s);
-}
-
 /* The report, on SIGUSR1 and for --stats. */
 static void
 report(void *arg)
@@ -56,7 +44,7 @@ report(void *arg)
 
 	char line[STATS_LINE_MAX];
 
-	count_waiting(r);
+	stream_count_waiting(&r->s);
 	output_say(line,
 	    stats_format(r->e->stats, clock_now_ns(), r->e->stats_json, line,
 		sizeof line));
@@ -65,14 +53,14 @@ report(void *arg)
 size_t
 engine_report(char *buf, size_t size, bool json)
 {
-	count_waiting(&run);
+	stream_count_waiting(&run.s);
 	return stats_format(run.e->stats, clock_now_ns(), json, buf, size);
 }
 
 size_t
 engine_status(char *buf, size_t size)
 {
-	count_waiting(&run);
+	stream_count_waiting(&run.s);
 	return stats_format_status(run.e->stats, clock_now_ns(), buf, size);
 }
 
@@ -82,10 +70,12 @@ draw(struct run *r, bool done)
 {
 	char line[STATS_LINE_MAX];
 
-	count_waiting(r);
+	if (signals_resized())
+		r->cols = stdfd_columns(STDERR_FILENO);
+	stream_count_waiting(&r->s);
 	output_say(line,
 	    stats_format_progress(
-		r->e->stats, clock_now_ns(), done, line, sizeof line));
+		r->e->stats, clock_now_ns(), done, r->cols, line, sizeof line));
 }
 
 /* The live status line of --progress: not in the middle of output. */
@@ -236,8 +226,9 @@ move_long(struct run *r)
 
 /*
  * A stop came: carry out what the policy has already decided (tokens
- * taken, verdicts given), then set aside a copy of the whole records
- * still held where dropped records go.  They count as waiting.
+ * taken, verdicts given), unless the output took no more, then set aside
+ * a copy of the whole records still held where dropped records go.  They
+ * count as waiting.
  */
 static void
 settle(struct run *r)
@@ -246,7 +237,7 @@ settle(struct run *r)
 	struct view v;
 
 	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
-	    !r->s.out_gone) {
+	    !r->s.out_gone && r->s.unsent == 0) {
 		stream_view(&r->s, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
@@ -309,10 +300,16 @@ engine_run(const struct engine *e)
 		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_on_report(report, &run);
-	if (e->progress)
+	if (e->progress) {
+		/* The line fits the terminal, and follows it when resized. */
+		signals_on_resize();
+		run.cols = stdfd_columns(STDERR_FILENO);
 		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
+	}
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
+	if (e->progress)
+		e->stats->bytes_total = input_total_bytes(&run.s.in);
 	run.s.tally = e->tally;
 	run.s.tally_ctx = e->tally_ctx;
 	while (turn(&run))

@@ -128,6 +128,44 @@ input_open(struct input *in)
 	return true;
 }
 
+/* The bytes operand path ("-": standard input) holds, or -1: unknown. */
+static off_t
+operand_bytes(const char *path)
+{
+	struct stat st;
+	off_t at;
+
+	if (strcmp(path, "-") != 0)
+		return stat(path, &st) == 0 && S_ISREG(st.st_mode) ?
+		    st.st_size :
+		    -1;
+	if (stdfd_closed(STDIN_FILENO) || fstat(STDIN_FILENO, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (at = lseek(STDIN_FILENO, 0, SEEK_CUR)) < 0)
+		return -1;
+	return at < st.st_size ? st.st_size - at : 0;
+}
+
+uint64_t
+input_total_bytes(const struct input *in)
+{
+	uint64_t total = 0;
+	bool stdin_seen = false;
+	off_t n;
+
+	for (int i = 0; i < (in->nfiles > 0 ? in->nfiles : 1); i++) {
+		const char *path = in->nfiles > 0 ? in->files[i] : "-";
+
+		/* Standard input twice is read once: then it is at its end. */
+		if (strcmp(path, "-") == 0 && stdin_seen)
+			continue;
+		stdin_seen = stdin_seen || strcmp(path, "-") == 0;
+		if ((n = operand_bytes(path)) < 0)
+			return 0;
+		total += (uint64_t)n;
+	}
+	return total;
+}
+
 void
 input_close(struct input *in)
 {
@@ -255,7 +293,8 @@ input_splice_out(struct input *in, size_t len, bool *gone)
 	size_t done = 0;
 
 	*gone = false;
-	while (done < len) {
+	/* Bytes are whole units: a stop ends the move where it is. */
+	while (done < len && !signals_stop_requested()) {
 		ssize_t n = splice_move(in->fd, STDOUT_FILENO, len - done);
 
 		if (n > 0) {

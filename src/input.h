@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Most regular files written to that an operand must not be. */
@@ -43,6 +44,12 @@ void input_init(
  */
 bool input_open(struct input *in);
 
+/*
+ * The bytes of all the input when every operand (standard input too) is
+ * a regular file, less what standard input has already had read; else 0.
+ */
+uint64_t input_total_bytes(const struct input *in);
+
 /* Close the current operand. */
 void input_close(struct input *in);
 
@@ -78,8 +85,9 @@ ssize_t input_peek(struct input *in, size_t max, bool *fresh);
  * Move exactly len bytes promised by input_peek to standard output,
  * whatever signals arrive meanwhile.  Returns the bytes moved: fewer when
  * the input ended before them (a file that shrank), when splice(2) failed
- * (then no_splice is set and the caller reads the rest), or when the
- * output's reader went away (then *gone is set and a stop asked for).
+ * (then no_splice is set and the caller reads the rest), when a stop was
+ * asked for, or when the output's reader went away (then *gone is set and
+ * a stop asked for).
  */
 size_t input_splice_out(struct input *in, size_t len, bool *gone);
 

@@ -18,17 +18,8 @@ pass_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		policy_read(a, f->bytes && v->len == 0, false);
 }
 
-static uint64_t
-pass_waiting(const void *self, const struct view *v, bool streaming)
-{
-	const struct gate *g = self;
-
-	return policy_units_held(&g->framer, v, streaming);
-}
-
 void
 pass_policy(struct policy *p, struct gate *g)
 {
-	*p = (struct policy){ g, pass_next, NULL, NULL, pass_waiting, NULL,
-		false };
+	*p = (struct policy){ g, pass_next, NULL, NULL, NULL, false };
 }

@@ -72,13 +72,3 @@ policy_move(struct action *a, enum act kind, size_t off, size_t bytes,
 		.due_ns = due_ns,
 		.pass = kind != ACT_DROP };
 }
-
-uint64_t
-policy_units_held(const struct framer *f, const struct view *v, bool streaming)
-{
-	size_t n = framer_count(f, v->b, v->len, !streaming);
-
-	if (streaming && !f->bytes && n > 0)
-		n--;
-	return n;
-}

@@ -85,10 +85,6 @@ struct policy {
 	/* NULL, or: the limits changed at now_ns; forget any decision made
 	 * before. */
 	void (*retuned)(void *self, int64_t now_ns);
-	/* Units read and not yet released or dropped; streaming: the head
-	 * record is a long one already counted. */
-	uint64_t (*waiting)(
-	    const void *self, const struct view *v, bool streaming);
 	/* NULL, or: has next decided on units (taken their tokens) that it
 	 * has not yet handed out as actions? */
 	bool (*owes)(const void *self);
@@ -129,13 +125,6 @@ void policy_wait(struct action *a, int64_t due_ns, bool read);
 /* Act a: send or drop bytes at off holding units units, due at due_ns. */
 void policy_move(struct action *a, enum act kind, size_t off, size_t bytes,
     uint64_t units, int64_t due_ns);
-
-/*
- * Units held in v, a partial record too, but not the long record being
- * streamed (streaming), which was counted when it was let through.
- */
-uint64_t policy_units_held(
-    const struct framer *f, const struct view *v, bool streaming);
 
 /* Every unit passes at once (no limit): the policy of -r inf. */
 void pass_policy(struct policy *p, struct gate *g);

@@ -169,17 +169,6 @@ queue_streamed(
 	}
 }
 
-static uint64_t
-queue_waiting(const void *self, const struct view *v, bool streaming)
-{
-	const struct queue *q = self;
-
-	(void)streaming;
-	return q->queued +
-	    framer_count(
-		&q->gate->framer, v->b + q->judged, v->len - q->judged, true);
-}
-
 int
 queue_policy(struct policy *p, struct queue *q, const struct gate *g,
     uint64_t max_units, bool drop)
@@ -191,8 +180,8 @@ queue_policy(struct policy *p, struct queue *q, const struct gate *g,
 						QUEUE_BUF_BYTES;
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
-	*p = (struct policy){ q, queue_next, queue_streamed, NULL,
-		queue_waiting, NULL, false };
+	*p = (struct policy){ q, queue_next, queue_streamed, NULL, NULL,
+		false };
 	return 0;
 }
 

@@ -319,14 +319,6 @@ replay_retuned(void *self, int64_t now_ns)
 	r->booked = false;
 }
 
-static uint64_t
-replay_waiting(const void *self, const struct view *v, bool streaming)
-{
-	const struct replay *r = self;
-
-	return policy_units_held(&r->gate->framer, v, streaming);
-}
-
 void
 replay_policy(struct policy *p, struct replay *r, const struct gate *g,
     struct timestamp_format *fmt, const struct replay_schedule *sched,
@@ -342,7 +334,7 @@ replay_policy(struct policy *p, struct replay *r, const struct gate *g,
 		stats->speed_den = sched->den;
 	}
 	*p = (struct policy){ r, replay_next, replay_streamed, replay_retuned,
-		replay_waiting, NULL, true };
+		NULL, true };
 }
 
 void

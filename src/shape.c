@@ -206,14 +206,6 @@ shape_retuned(void *self, int64_t now_ns)
 	batch_retuned(&s->batch, now_ns);
 }
 
-static uint64_t
-shape_waiting(const void *self, const struct view *v, bool streaming)
-{
-	const struct shape *s = self;
-
-	return policy_units_held(&s->gate->framer, v, streaming);
-}
-
 /* Booked units not yet released: at a stop, those due go out. */
 static bool
 shape_owes(const void *self)
@@ -229,5 +221,5 @@ shape_policy(struct policy *p, struct shape *s, const struct gate *g)
 	*s = (struct shape){ .gate = g };
 	s->batched = g->book != NULL && g->byte_limit == NULL;
 	*p = (struct policy){ s, shape_next, shape_streamed, shape_retuned,
-		shape_waiting, shape_owes, true };
+		shape_owes, true };
 }

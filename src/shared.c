@@ -20,7 +20,12 @@
 #include "shared.h"
 #include "signals.h"
 
-#define SHARED_MAGIC 0x3253484254425400ULL /* "\0TBTBHS2" */
+#define SHARED_MAGIC 0x3353484254425400ULL /* "\0TBTBHS3" */
+/* The file's last word: no byte of it is 0, so a file cut short anywhere
+ * in it reads otherwise (bytes past the end of a file read as 0). */
+#define SHARED_END 0x444e454b43554254ULL /* "TBUCKEND" */
+/* How often a process looks at the file's size. */
+#define SHARED_CHECK_NS 1000000000LL
 /* Age at which a creator's temporary file is stale whoever has its pid. */
 #define SHARED_TEMP_STALE_S 10
 
@@ -36,6 +41,7 @@ struct shared_state {
 	int64_t epoch_ns;
 	char rate_text[40];
 	_Atomic int64_t tat;
+	_Atomic uint64_t end; /* SHARED_END */
 };
 
 /* Map the file open on fd, checked to be ours alone and whole. */
@@ -176,6 +182,7 @@ make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
 	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
 	atomic_init(&init->tat, 0); /* full */
 	atomic_init(&init->magic, SHARED_MAGIC);
+	atomic_init(&init->end, SHARED_END);
 }
 
 /* Does the mapped bucket st hold what this run asks for?  Else say so. */
@@ -186,7 +193,8 @@ check_state(const struct shared *s, const struct shared_state *st,
 	int64_t tat = atomic_load(&st->tat);
 	char was[120];
 
-	if (atomic_load(&st->magic) != SHARED_MAGIC)
+	if (atomic_load(&st->magic) != SHARED_MAGIC ||
+	    atomic_load(&st->end) != SHARED_END)
 		return msg_fail(err, errsz,
 		    "%s is not a shared bucket: remove it "
 		    "when no process uses it",
@@ -215,11 +223,14 @@ check_state(const struct shared *s, const struct shared_state *st,
  * Be ready for the file to be damaged or cut short while we use it.
  * Another process of ours may write or truncate it.  An access to a page
  * past the end of a truncated file raises SIGBUS, whenever it happens, so
- * a handler must catch it.  Checking the size with fstat before each
- * access would add a system call to every booking and still race with a
- * truncation right after it, so the handler alone serves; damage that
- * leaves the size alone is caught by checking the magic and the word,
- * which costs no system call (valid_word).
+ * a handler must catch it.  A file cut short within its page raises
+ * nothing: the bytes past its end read as 0, and the bucket would seem to
+ * have refilled.  Checking the size with fstat before each access would
+ * add a system call to every booking and still race with a truncation
+ * right after it, so the file ends with a word of no zero byte, checked
+ * with the magic and the token word at each access (valid_word), which
+ * costs no system call; the size itself is looked at once a second, for
+ * a file grown.
  */
 static void
 watch_faults(struct shared *s, const char *name)
@@ -271,11 +282,12 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	make_state(&init, n, d, burst, bytes, rate_text);
 	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
 		return -1;
-	st = map_file(fd, s->path, err, errsz);
-	(void)close(fd);
-	if (st == NULL)
+	if ((st = map_file(fd, s->path, err, errsz)) == NULL) {
+		(void)close(fd);
 		return -1;
+	}
 	s->st = st;
+	s->fd = fd; /* for its size, while it is used */
 	watch_faults(s, name);
 	if (check_state(s, st, &init, name, err, errsz) != 0)
 		return -1;
@@ -288,17 +300,47 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	return 0;
 }
 
+/* The file was found damaged, or of another size: say which, exit 1. */
+static void
+damaged(const struct shared *s)
+{
+	struct stat st;
+
+	if (fstat(s->fd, &st) == 0 && st.st_size < (off_t)sizeof *s->st)
+		errx(1, "%s was truncated while in use", s->what);
+	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)sizeof *s->st)
+		errx(1,
+		    "%s changed size while in use: remove it when no "
+		    "process uses it",
+		    s->what);
+	errx(1,
+	    "%s was damaged while in use: remove it when no "
+	    "process uses it",
+	    s->what);
+}
+
 /* Is tat a word the bucket can hold, in a file not damaged?  Else exit. */
 static int64_t
 valid_word(const struct shared *s, int64_t tat)
 {
 	if (tat < 0 || tat > GCRA_MAX_SCALED ||
-	    atomic_load(&s->st->magic) != SHARED_MAGIC)
-		errx(1,
-		    "%s was damaged while in use: remove it when no "
-		    "process uses it",
-		    s->what);
+	    atomic_load(&s->st->magic) != SHARED_MAGIC ||
+	    atomic_load(&s->st->end) != SHARED_END)
+		damaged(s);
 	return tat;
+}
+
+/* Once a second, at a booking at now_ns: is the file still its size? */
+static void
+check_size(struct shared *s, int64_t now_ns)
+{
+	struct stat st;
+
+	if (now_ns < s->check_ns)
+		return;
+	s->check_ns = now_ns + SHARED_CHECK_NS;
+	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)sizeof *s->st)
+		damaged(s);
 }
 
 /* The bucket's word, checked. */
@@ -348,6 +390,7 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	 * present instead. */
 	(void)ready_ns;
 	present = clock_now_ns();
+	check_size(s, present);
 	now = scaled(s, present > now_ns ? present : now_ns);
 	do {
 		got = gcra_avail(&s->g, valid_word(s, tat), now);
@@ -366,6 +409,7 @@ s_reserve(void *self, int64_t now_ns, uint64_t units)
 	struct shared *s = self;
 	int64_t now = scaled(s, now_ns), tat = atomic_load(&s->st->tat), at;
 
+	check_size(s, now_ns);
 	while (!atomic_compare_exchange_weak(&s->st->tat, &tat,
 	    gcra_reserve(&s->g, valid_word(s, tat), now, units, &at)))
 		;

@@ -14,6 +14,8 @@ struct shared {
 	struct gcra g;
 	int64_t epoch_ns;
 	struct shared_state *st; /* the mapped file */
+	int fd;			 /* the file, open for its size */
+	int64_t check_ns;	 /* when to look at its size next */
 	char path[4096];
 	char what[4096 + 96];	  /* "shared bucket 'NAME' (PATH)" */
 	char bus_msg[4096 + 160]; /* the line if the file is cut short */

@@ -15,7 +15,9 @@
 #define TICKS 2
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t ticking; /* the interval timer is set */
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
+static volatile sig_atomic_t resized;
 static void (*control_fn)(void *);
 static void *control_arg;
 static void (*death_fn)(void);
@@ -60,6 +62,14 @@ on_stop(int sig)
 	stop_signal = sig;
 	if (wake[1] >= 0)
 		(void)!write(wake[1], "", 1);
+	/*
+	 * A write that blocks on a reader that stopped reading ends when a
+	 * signal comes, and the stop is handled there; one begun just after
+	 * this signal would wait on: SIGALRM ends it in a second (each
+	 * second after, while the run ends), unless the timer does already.
+	 */
+	if (!ticking)
+		(void)alarm(1);
 	errno = e;
 }
 
@@ -90,6 +100,15 @@ catch_signal(int sig, void (*fn)(int))
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = 0;
 	(void)sigaction(sig, &sa, NULL);
+}
+
+static void
+on_tick(int sig)
+{
+	(void)sig;
+	tick_wanted = 1;
+	if (stop_signal != 0 && !ticking)
+		(void)alarm(1);
 }
 
 static void
@@ -128,6 +147,8 @@ signals_init(void)
 	 * take seconds) waits for the engine, rather than killing us.
 	 */
 	catch_signal(SIGUSR1, on_report);
+	/* The alarm of a stop (on_stop) must not kill us. */
+	catch_signal(SIGALRM, on_tick);
 }
 
 void
@@ -136,13 +157,6 @@ signals_on_report(void (*report)(void *), void *arg)
 	report_fn = report;
 	report_arg = arg;
 	catch_signal(SIGUSR1, on_report);
-}
-
-static void
-on_tick(int sig)
-{
-	(void)sig;
-	tick_wanted = 1;
 }
 
 void
@@ -163,7 +177,35 @@ signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
 	it.it_interval.tv_sec = interval_ms / 1000;
 	it.it_interval.tv_usec = (interval_ms % 1000) * 1000;
 	it.it_value = it.it_interval;
-	(void)setitimer(ITIMER_REAL, &it, NULL);
+	ticking = setitimer(ITIMER_REAL, &it, NULL) == 0;
+}
+
+static void
+on_resize(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
+
+void
+signals_on_resize(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_resize;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART; /* the next tick is soon enough */
+	(void)sigaction(SIGWINCH, &sa, NULL);
+}
+
+bool
+signals_resized(void)
+{
+	if (!resized)
+		return false;
+	resized = 0;
+	return true;
 }
 
 void

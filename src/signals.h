@@ -2,6 +2,7 @@
 #ifndef SIGNALS_H
 #define SIGNALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -26,6 +27,15 @@ void signals_on_report(void (*report)(void *), void *arg);
  * within half the shortest interval of its time.
  */
 void signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
+
+/*
+ * Catch SIGWINCH from here on: signals_resized then says that the
+ * terminal's size changed.  Blocking calls go on (SA_RESTART).
+ */
+void signals_on_resize(void);
+
+/* Did the terminal's size change since the last call?  Once per change. */
+bool signals_resized(void);
 
 /* Run tick no more (its argument is going away). */
 void signals_cancel_tick(void (*tick)(void *));

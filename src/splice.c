@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <sys/ioctl.h>
 #endif
@@ -41,6 +42,27 @@ splice_pending(int fd)
 	if (ioctl(fd, FIONREAD, &n) != 0 || n < 0)
 		return -1;
 	return n;
+#else
+	(void)fd;
+	return -1;
+#endif
+}
+
+ssize_t
+splice_pipe_room(int fd)
+{
+#if defined(__linux__) && defined(FIONREAD) && defined(F_GETPIPE_SZ)
+	long page = sysconf(_SC_PAGESIZE);
+	int size = fcntl(fd, F_GETPIPE_SZ), queued;
+	long free_pages;
+
+	if (size <= 0 || page <= 0 || ioctl(fd, FIONREAD, &queued) != 0 ||
+	    queued < 0)
+		return -1;
+	/* A pipe holds pages: the bytes queued fill whole ones, but for the
+	 * first, partly read, and the last, partly written. */
+	free_pages = size / page - (queued + page - 1) / page - 1;
+	return free_pages > 0 ? (ssize_t)(free_pages * page) : 0;
 #else
 	(void)fd;
 	return -1;

@@ -21,6 +21,13 @@ ssize_t splice_move(int in_fd, int out_fd, size_t len);
  */
 ssize_t splice_pending(int fd);
 
+/*
+ * Bytes the pipe fd, written to, takes now without blocking, at least (a
+ * write of no more fills whole pages it has free); -1 when the OS cannot
+ * tell or fd is no pipe.
+ */
+ssize_t splice_pipe_room(int fd);
+
 /* The size of a new pipe on Linux. */
 #define SPLICE_DEFAULT_PIPE_BYTES 65536
 

@@ -66,8 +66,9 @@ struct stats {
 	uint64_t units_out, bytes_out;
 	uint64_t units_dropped, bytes_dropped;
 	uint64_t units_waiting, bytes_waiting; /* read, not yet released */
-	int64_t max_late_ns; /* latest release after its due time */
-	int64_t next_due_ns; /* when the next release is due, or 0 */
+	int64_t max_late_ns;  /* latest release after its due time */
+	int64_t next_due_ns;  /* when the next release is due, or 0 */
+	uint64_t bytes_total; /* of all the input, when known, or 0 */
 	struct stats_limit limit;
 	const struct stats_tier *tiers; /* with --tiers, else NULL */
 	size_t ntiers;
@@ -103,12 +104,19 @@ size_t stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);
 
 /*
- * Format the one-line live status for a terminal at now_ns, as
- * stats_format: units out and their rate beside the limit, bytes out,
- * dropped, waiting and when the next release is due.  done ends the line.
+ * Format -P's live status line at now_ns, as stats_format, for a terminal
+ * width columns wide (0: unknown, taken as 80): a carriage return, at most
+ * width - 1 columns of text, and an erase to the end of the line (and a
+ * newline when done).  Its fields, in 3 or 4 significant digits: units
+ * out, their rate and the limit, bytes out, with bytes_total the share of
+ * the input done and an ETA, units dropped (if any) and waiting, and when
+ * the next release is due.  Fields that do not fit are left out, the
+ * least useful first (the limit, the program's name, bytes, units
+ * waiting, the next release, units dropped, the ETA, the rate, the share
+ * done); units out are cut short, never left out.
  */
-size_t stats_format_progress(
-    const struct stats *s, int64_t now_ns, bool done, char *buf, size_t size);
+size_t stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
+    size_t width, char *buf, size_t size);
 
 /*
  * Format the line --list shows for a run, as stats_format: the limit in

@@ -1,6 +1,7 @@
 /* The standard descriptors: none closed at start may be taken by a file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,4 +41,18 @@ stdfd_same_tty(int a, int b)
 
 	return isatty(a) && isatty(b) && fstat(a, &sa) == 0 &&
 	    fstat(b, &sb) == 0 && sa.st_rdev == sb.st_rdev;
+}
+
+size_t
+stdfd_columns(int fd)
+{
+#ifdef TIOCGWINSZ
+	struct winsize ws;
+
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0)
+		return ws.ws_col;
+#else
+	(void)fd;
+#endif
+	return 0;
 }

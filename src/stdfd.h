@@ -3,6 +3,7 @@
 #define STDFD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Put /dev/null on each of descriptors 0, 1 and 2 that is closed, so that
@@ -16,5 +17,8 @@ bool stdfd_closed(int fd);
 
 /* Are descriptors a and b the same terminal? */
 bool stdfd_same_tty(int a, int b);
+
+/* The width of terminal fd in columns, or 0 when it cannot tell. */
+size_t stdfd_columns(int fd);
 
 #endif

@@ -70,7 +70,8 @@ stream_close(struct stream *s)
 void
 stream_view(const struct stream *s, struct view *v)
 {
-	*v = (struct view){ s->buf + s->head, s->tail - s->head, s->eof,
+	*v = (struct view){ s->buf + s->head + s->unsent,
+		s->tail - s->head - s->unsent, s->eof,
 		s->tail - s->head == s->cap, s->ready_ns, s->read_ns };
 }
 
@@ -120,6 +121,10 @@ send_held(struct stream *s, size_t bytes)
 	}
 	if (n == bytes)
 		return true;
+	if (signals_stop_requested()) {
+		s->unsent = bytes - n; /* they stay in the input */
+		return true;
+	}
 	/* Splicing failed: read and write the rest.  Or the input ended
 	 * before them: the rest was never there. */
 	take_held(s);
@@ -143,34 +148,81 @@ tally(const struct stream *s, const char *b, size_t bytes, uint64_t units,
 	}
 }
 
-void
-stream_tally_held(struct stream *s)
+/*
+ * The whole records held and not yet released or dropped: their bytes,
+ * from buf + *off.  The rest of a record already counted (a long one being
+ * moved, or one partly in the drop file) is not among them, nor a last
+ * record whose end has not been read.
+ */
+static size_t
+held_whole(const struct stream *s, size_t *off)
 {
-	size_t len = s->tail - s->head;
+	const char *b = s->buf + s->head, *end;
+	size_t len = s->tail - s->head, skip = 0;
 
+	if (s->longrec != LONG_NONE || s->drop_open) {
+		end = memchr(b, s->framer.delim, len);
+		skip = end != NULL ? (size_t)(end - b) + 1 : len;
+	}
+	*off = s->head + skip;
+	if (s->eof)
+		return len - skip;
+	return framer_whole(&s->framer, b + skip, len - skip);
+}
+
+void
+stream_count_waiting(struct stream *s)
+{
+	size_t off, n = held_whole(s, &off);
+
+	s->st->units_waiting = framer_count(
+	    &s->framer, s->buf + off, n, s->eof);
+	s->st->bytes_waiting = s->tail - s->head;
 	if (s->tally == NULL)
 		return;
 	s->tally(s->tally_ctx, NULL, 0, STATS_WAITING);
-	if (s->longrec == LONG_NONE)
-		tally(s, s->buf + s->head, len, UINT64_MAX, STATS_WAITING);
+	tally(s, s->buf + off, n, UINT64_MAX, STATS_WAITING);
+}
+
+/*
+ * Write the bytes at the head, holding units units; mid: they continue a
+ * record begun.  As stream_send.
+ */
+static bool
+send_run(struct stream *s, size_t bytes, uint64_t units, bool mid)
+{
+	const char *b = s->buf + s->head;
+	ssize_t n;
+
+	if (s->unsent > 0) {
+		s->unsent += bytes; /* nothing may pass those left */
+		return true;
+	}
+	if (s->held_in && !s->out_gone)
+		return send_held(s, bytes);
+	if (s->out_gone ||
+	    (n = output_send(
+		 b, bytes, s->framer.bytes ? -1 : s->framer.delim, mid)) < 0) {
+		/* The reader went away: what was not written still waits. */
+		s->out_gone = true;
+		return false;
+	}
+	if ((size_t)n < bytes) {
+		/* A stop cut the run at a boundary: the rest waits. */
+		units = framer_count(&s->framer, b, (size_t)n, false);
+		s->unsent = bytes - (size_t)n;
+	}
+	s->st->bytes_out += (uint64_t)n;
+	s->st->units_out += units;
+	tally(s, b, (size_t)n, units, STATS_OUT);
+	consume(s, (size_t)n);
+	return true;
 }
 
 bool
 stream_send(struct stream *s, size_t bytes, uint64_t units)
 {
-	if (s->held_in && !s->out_gone)
-		return send_held(s, bytes);
-	if (s->out_gone ||
-	    output_write(STDOUT_FILENO, s->buf + s->head, bytes, NULL) != 0) {
-		/* The reader went away: what was not written still waits. */
-		s->out_gone = true;
-		return false;
-	}
-	s->st->bytes_out += bytes;
-	s->st->units_out += units;
-	tally(s, s->buf + s->head, bytes, units, STATS_OUT);
-	consume(s, bytes);
-	return true;
+	return send_run(s, bytes, units, false);
 }
 
 void
@@ -179,6 +231,7 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	char *at;
 
 	take_held(s);
+	off += s->unsent; /* from the head of the view */
 	at = s->buf + s->head + off;
 	if (s->drop_fd >= 0)
 		(void)output_write(s->drop_fd, at, bytes, s->drop_name);
@@ -227,7 +280,7 @@ stream_move_long(struct stream *s, bool *pass)
 		n = len;
 	if (!*pass)
 		stream_drop(s, 0, n, 0);
-	else if (!stream_send(s, n, 0))
+	else if (!send_run(s, n, 0, true))
 		return 0;
 	return n;
 }
@@ -323,13 +376,12 @@ stream_wait_input(struct stream *s, int64_t deadline_ns)
 void
 stream_spill(struct stream *s)
 {
-	size_t len = s->tail - s->head, n;
+	size_t off, n;
 
 	/* Bytes held in the input stay there, for whoever reads it next. */
-	if (s->held_in)
+	if (s->held_in || s->drop_fd < 0)
 		return;
-	n = s->eof ? len : framer_whole(&s->framer, s->buf + s->head, len);
-	if (s->drop_fd >= 0 && s->longrec == LONG_NONE && n > 0)
-		(void)output_write(
-		    s->drop_fd, s->buf + s->head, n, s->drop_name);
+	n = held_whole(s, &off);
+	if (n > 0)
+		(void)output_write(s->drop_fd, s->buf + off, n, s->drop_name);
 }

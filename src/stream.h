@@ -28,6 +28,9 @@ struct stream {
 	bool drop_open; /* the drop file holds part of a record */
 	bool held_in;	/* buf[head..tail) is still in the input, unread:
 			 * it is spliced out when sent */
+	size_t unsent;	/* at the head: whole records released that a stop
+			 * left unwritten; policies no longer see them, and
+			 * nothing more is written */
 	enum longrec longrec;
 	struct framer framer;
 	struct input in;
@@ -59,6 +62,8 @@ void stream_view(const struct stream *s, struct view *v);
 /*
  * Write the bytes at the head, holding units units.  False when the
  * output's reader has gone: they stay, waiting, and a stop is asked for.
+ * A stop meanwhile ends the write at a record boundary (output_send): the
+ * rest stays, unsent, and counts as waiting.
  */
 bool stream_send(struct stream *s, size_t bytes, uint64_t units);
 
@@ -78,15 +83,18 @@ size_t stream_move_long(struct stream *s, bool *pass);
 /*
  * At a stop: append the whole records held (read, not yet released or
  * dropped) to the drop file, if there is one.  They still count as
- * waiting: nothing decided their fate.
+ * waiting: nothing decided their fate.  A record not yet whole is left
+ * out, as stream_count_waiting leaves it out.
  */
 void stream_spill(struct stream *s);
 
 /*
- * Tell s->tally of each record held (not a long record being moved):
- * they wait.
+ * Count what s holds as waiting in s->st, and tell s->tally of each
+ * record: units, the whole records stream_spill would set aside (a record
+ * whose end has not been read is no unit yet; at the end of input it
+ * is); bytes, every byte held.
  */
-void stream_tally_held(struct stream *s);
+void stream_count_waiting(struct stream *s);
 
 /*
  * Read more input at the tail; with fresh, input that had to be waited

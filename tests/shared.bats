@@ -106,7 +106,7 @@ teardown() {
 @test "--shared: a state file with a wild value is refused, not trusted" {
 	run -0 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
 	local f=$XDG_RUNTIME_DIR/tbthrottle/wild.bucket
-	# Overwrite the token word (the last 8 bytes) with 0x7f...: far
+	# Overwrite the token word (at byte 88) with 0x7f...: far
 	# beyond any time the bucket could reach.
 	printf '\xff\xff\xff\xff\xff\xff\xff\x7f' |
 	    dd of="$f" bs=1 seek=88 conv=notrunc status=none
@@ -162,7 +162,7 @@ teardown() {
 # and its stderr in $stderr.  At most 10 s.
 run_cut() {
 	local d=$BATS_TEST_TMPDIR f=$XDG_RUNTIME_DIR/tbthrottle/cut.bucket pid
-	seq 100 >"$d/in"
+	seq 1000 >"$d/in"
 	timeout -k 1 10 "$TB" --shared cut -r 50/s "$d/in" >"$d/out" \
 	    2>"$d/err" &
 	pid=$!
@@ -175,6 +175,16 @@ run_cut() {
 
 truncate_file() {
 	: >"$1"
+}
+
+# Cut within its first page: no SIGBUS, and the bytes past the end read
+# as 0, the token word among them.
+cut_in_page() {
+	truncate -s 40 "$1"
+}
+
+grow_file() {
+	truncate -s 4096 "$1"
 }
 
 zero_file() {
@@ -192,13 +202,31 @@ zero_file() {
 	    "files left"
 }
 
-@test "--shared: a bucket file overwritten while in use is an error, not trusted" {
-	# Zeros read as a full bucket: the rest would go at once.
-	run_cut zero_file
+# assert_cut_ends HOW TEXT MAX: a run whose bucket file HOW changes ends
+# with status 1 and one line naming the bucket and saying TEXT, having
+# released at most MAX lines (of 1000, at 50/s).
+assert_cut_ends() {
+	run_cut "$1"
 	assert_eq "$cut_status" 1 "exit status"
 	assert_one_stderr_line
-	[[ $stderr == *"shared bucket 'cut'"*"damaged while in use"* ]]
-	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" 50 "lines out"
+	[[ $stderr == *"shared bucket 'cut'"*"cut.bucket"*"$2"* ]] ||
+	    { echo "stderr: $stderr" >&2; return 1; }
+	assert_le "$(wc -l <"$BATS_TEST_TMPDIR/out")" "$3" "lines out"
+}
+
+@test "--shared: a bucket file cut short within its page while in use is an error, not a full bucket" {
+	# A full bucket would let none wait: at 50/s, the run would go on.
+	assert_cut_ends cut_in_page "truncated while in use" 50
+}
+
+@test "--shared: a bucket file grown while in use is an error within a second or so" {
+	# Looked at once a second: gone long before the 20 s of its input.
+	assert_cut_ends grow_file "changed size while in use" 150
+}
+
+@test "--shared: a bucket file overwritten while in use is an error, not trusted" {
+	# Zeros read as a full bucket: the rest would go at once.
+	assert_cut_ends zero_file "damaged while in use" 50
 }
 
 @test "--shared and -R: directories another user made first where they used to go do not stop them" {

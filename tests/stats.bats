@@ -80,9 +80,9 @@ json_field() {
 	run -0 --separate-stderr script -qfec \
 	    "seq 12 | '$TB' -r 20/s -P >'$BATS_TEST_TMPDIR/out'" /dev/null
 	seq 12 | cmp - "$BATS_TEST_TMPDIR/out"
-	[[ $output == *"tbthrottle: "*" out, "*" waiting"* ]] ||
+	[[ $output == *"tbthrottle: "*" out at "*" waiting"* ]] ||
 	    { echo "terminal: $output" >&2; false; }
-	[[ $output == *"tbthrottle: 12 out, "* ]]
+	[[ $output == *"tbthrottle: 12 out at "* ]]
 }
 
 @test "-P stays silent when stderr is not a terminal" {

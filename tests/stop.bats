@@ -38,6 +38,16 @@ stop_mid_record() {
 	grep -q ' 1 out,' "$d/err" || { cat "$d/err" >&2; return 1; }
 }
 
+# polls_until_gone PID: poll every 10 ms, at most 300 times, until PID
+# has ended (a zombie of stamp's, or gone); the polls made in $polls.
+polls_until_gone() {
+	for ((polls = 0; polls < 300; polls++)); do
+		[[ $(ps -o stat= -p "$1" 2>/dev/null) == Z* ]] && break
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.01
+	done
+}
+
 @test "SIGTERM mid-record: the long record goes out whole, nothing after it" {
 	stop_mid_record TERM 143 -r 1/s
 }
@@ -78,7 +88,7 @@ stop_mid_record() {
 }
 
 @test "a second signal mid-record ends at once, the record cut" {
-	local d=$BATS_TEST_TMPDIR spid st=0 pid i
+	local d=$BATS_TEST_TMPDIR spid st=0 pid
 	long_input "$d/in"
 	"$STAMP" -c -w 3000 -P 4096 -o "$d/out" -p "$d/pid" -- \
 	    "$TB" -r 1/s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
@@ -91,12 +101,8 @@ stop_mid_record() {
 	sleep 0.2
 	kill -s TERM "$pid"
 	# Gone within a second, long before the reader reads at 3 s.
-	for ((i = 0; i < 100; i++)); do
-		[[ $(ps -o stat= -p "$pid" 2>/dev/null) == Z* ]] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.01
-	done
-	assert_le "$i" 99 "polls until it ended"
+	polls_until_gone "$pid"
+	assert_le "$polls" 99 "polls until it ended"
 	wait "$spid" || st=$?
 	assert_eq "$st" 143 "exit status"
 	assert_le "$(wc -c <"$d/out")" 2999999 "bytes out"
@@ -117,24 +123,71 @@ stop_mid_record() {
 	assert_ge "$waiting" 40 "units waiting"
 }
 
-@test "SIGTERM on a dropping run: the partial record is not set aside" {
-	local d=$BATS_TEST_TMPDIR pid
+# stop_partial OUT ASIDE COUNTS ARGS...: tbthrottle ARGS reads three
+# records and the start of a fourth from a FIFO, then a stop comes: OUT is
+# released, the --drop-to file holds ASIDE (- for no --drop-to), and the
+# report's units match COUNTS ("N out, N dropped, N waiting").  The fourth
+# record, not yet whole, is neither set aside nor counted, in every mode.
+stop_partial() {
+	local out=$1 aside=$2 counts=$3 d=$BATS_TEST_TMPDIR pid to=()
+	shift 3
+	[[ $aside == - ]] || to=(--drop-to "$d/aside")
 	mkfifo "$d/fifo"
-	"$TB" -r 1/min --drop-to "$d/rejected" -s <"$d/fifo" >"$d/out" \
+	"$TB" "$@" "${to[@]}" --name partial -s <"$d/fifo" >"$d/out" \
 	    2>"$d/err" &
 	pid=$!
 	{
-		printf 'a\nb\nc\npart'
-		wait_running "$pid"
+		printf '%s\n' 1700000001 1700000100 1700000200
+		printf 1700000300
+		wait_running name.partial
 		sleep 0.3
 		kill -s TERM "$pid"
 		sleep 0.3
 	} >"$d/fifo"
 	wait "$pid" || true
-	assert_eq "$(cat "$d/out")" a "released"
-	assert_eq "$(cat "$d/rejected")" $'b\nc' "dropped"
-	grep -q '1 out, 2 dropped, 1 waiting' "$d/err" ||
+	assert_eq "$(cat "$d/out")" "$out" "released"
+	[[ $aside == - ]] || assert_eq "$(cat "$d/aside")" "$aside" "drop file"
+	grep -q "units 3 in, $counts;" "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM while shaping: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 - '1 out, 0 dropped, 2 waiting' -r 1/min
+}
+
+@test "SIGTERM on a --queue: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 $'1700000100\n1700000200' \
+	    '1 out, 0 dropped, 2 waiting' -r 1/min --queue 5
+}
+
+@test "SIGTERM on a replay: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 $'1700000100\n1700000200' \
+	    '1 out, 0 dropped, 2 waiting' --replay -r 1000/s
+}
+
+@test "SIGTERM on a dropping run: a record not yet whole is neither set aside nor counted" {
+	stop_partial 1700000001 $'1700000100\n1700000200' \
+	    '1 out, 2 dropped, 0 waiting' -r 1/min
+}
+
+@test "SIGTERM on a replay of a file: the drop file holds as many records as are counted waiting" {
+	local d=$BATS_TEST_TMPDIR out aside waiting
+	# 300 kB: the buffer ends inside a record.
+	awk 'BEGIN { for (i = 1; i <= 4000; i++)
+	    printf "%d %070d\n", 1700000000 + i * 1000, i }' >"$d/in"
+	stop_after 0.5 "$d/out" "$d/err" "$TB" --replay -r 1000/s \
+	    --drop-to "$d/aside" -s "$d/in"
+	assert_eq "$stopped_status" 143 "exit status"
+	out=$(wc -l <"$d/out")
+	aside=$(wc -l <"$d/aside")
+	waiting=$(sed -n 's/.* dropped, \([0-9]*\) waiting; bytes.*/\1/p' \
+	    "$d/err")
+	assert_eq "$waiting" "$aside" "units waiting against the drop file"
+	assert_ge "$aside" 100 "records set aside"
+	grep -q "units $((out + aside)) in, $out out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+	# Whole records, in order, once.
+	cat "$d/out" "$d/aside" | cmp - <(head -n "$((out + aside))" "$d/in")
 }
 
 @test "SIGTERM while shaping: waiting records are counted, nothing written to a file" {
@@ -144,6 +197,77 @@ stop_mid_record() {
 	assert_eq "$(cat "$d/out")" 1 "released"
 	grep -q '1 out, 0 dropped, 9 waiting' "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
+}
+
+# stalled WAIT_MS ARGS...: tbthrottle ARGS -s writes $d/in through a 4 KiB
+# pipe to a reader that reads nothing for WAIT_MS; SIGTERM comes at
+# 300 ms, when a write is blocked.  The polls (of 10 ms) until it ended
+# are left in $polls, its exit status in $st; the output in $d/out, the
+# report in $d/err.
+stalled() {
+	local wait_ms=$1 d=$BATS_TEST_TMPDIR spid pid
+	shift
+	st=0
+	"$STAMP" -c -w "$wait_ms" -P 4096 -o "$d/out" -p "$d/pid" -- \
+	    "$TB" "$@" -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	sleep 0.3
+	kill -s TERM "$pid"
+	polls_until_gone "$pid"
+	wait "$spid" || st=$?
+}
+
+@test "SIGTERM with a stalled reader: it ends at once, the output whole records" {
+	local d=$BATS_TEST_TMPDIR size
+	seq 300000 >"$d/in"
+	stalled 3000 -r inf
+	assert_eq "$st" 143 "exit status"
+	# The reader reads at 3 s; the stop took well under a second.
+	assert_le "$polls" 99 "polls until it ended"
+	size=$(wc -c <"$d/out")
+	assert_ge "$size" 1 "bytes out"
+	head -c "$size" "$d/in" | cmp - "$d/out"
+	[[ $(tail -c 1 "$d/out" | od -An -c) == *'\n'* ]] ||
+	    { echo "the output ends inside a record" >&2; return 1; }
+	grep -q " $(wc -l <"$d/out") out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM with a stalled reader and --queue --drop-to: the rest set aside whole" {
+	local d=$BATS_TEST_TMPDIR out aside waiting
+	seq 300000 >"$d/in"
+	stalled 3000 --leaky -r 1000000/s --queue 1000000 \
+	    --drop-to "$d/aside"
+	assert_eq "$st" 143 "exit status"
+	assert_le "$polls" 99 "polls until it ended"
+	out=$(wc -l <"$d/out")
+	aside=$(wc -l <"$d/aside")
+	assert_ge "$out" 1 "records out"
+	assert_ge "$aside" 1 "records set aside"
+	# Every record read is out or set aside, whole, in order, once.
+	cat "$d/out" "$d/aside" | cmp - <(head -n "$((out + aside))" "$d/in")
+	waiting=$(sed -n 's/.* dropped, \([0-9]*\) waiting; bytes.*/\1/p' \
+	    "$d/err")
+	assert_eq "$waiting" "$aside" "units waiting against the drop file"
+	grep -q " $out out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
+@test "SIGTERM with a stalled reader mid-record: the record is finished first" {
+	local d=$BATS_TEST_TMPDIR size
+	# Records of 10001 bytes: a 4 KiB pipe takes part of the first.
+	awk 'BEGIN { for (i = 0; i < 100; i++) printf "%010000d\n", i }' \
+	    >"$d/in"
+	stalled 1000 -r inf
+	assert_eq "$st" 143 "exit status"
+	# It waited for the reader, which read at 1 s, to finish the record
+	# the pipe had taken 4 KiB of.
+	size=$(wc -c <"$d/out")
+	assert_ge "$size" 10001 "bytes out"
+	assert_eq "$((size % 10001))" 0 "bytes out, in whole records"
+	head -c "$size" "$d/in" | cmp - "$d/out"
 }
 
 # --- clean-up whatever ends the run -------------------------------------------
@@ -227,9 +351,10 @@ stop_mid_record() {
 	} >"$d/fifo"
 	wait "$pid" || true
 	assert_eq "$(cat "$d/out")" a "released"
-	# b was queued: set aside whole; the partial record is not there.
+	# b was queued: set aside whole; the partial record is neither there
+	# nor counted.
 	assert_eq "$(cat "$d/dropped")" b "drop file"
-	grep -q '1 out, 0 dropped, 2 waiting' "$d/err" ||
+	grep -q '1 out, 0 dropped, 1 waiting' "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
 }
 

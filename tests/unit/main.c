@@ -31,6 +31,7 @@ main(void)
 	test_gcra();
 	test_properties();
 	test_stats();
+	test_progress();
 	test_options();
 	test_option_table();
 	test_limit_parse();

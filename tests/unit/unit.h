@@ -69,6 +69,7 @@ void test_batch_properties(void);
 
 /* stats_test.c */
 void test_stats(void);
+void test_progress(void);
 
 /* options_test.c */
 void test_options(void);

@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# -P's live line on a real terminal (a pseudo-terminal made by script(1)):
+# it fits the terminal's width, follows it when resized, and leaves no
+# stale rows behind, with the output on the same terminal or not.
+
+load helpers
+
+setup() {
+	command -v script >/dev/null || skip "script(1) is not installed"
+}
+
+# on_tty COLS CMD: run the shell command CMD with its standard streams on
+# a terminal COLS wide; what the terminal was sent goes to $d/tty.
+on_tty() {
+	local d=$BATS_TEST_TMPDIR
+	script -qfec "stty cols $1 rows 24; $2" /dev/null >"$d/tty" 2>&1 3>&-
+}
+
+# screen COLS [AFTER MARK]: play the bytes a terminal was sent (standard
+# input) on a screen COLS wide (AFTER wide once a row reading MARK has
+# ended), wrapping text that passes the last column as a terminal does.
+# Prints the rows left on the screen, then "wrapped N": how many times a
+# row was longer than the screen.
+screen() {
+	LC_ALL=C awk -v w="$1" -v after="${2:-}" -v mark="${3:-}" '
+	BEGIN {
+		row = 0
+		col = 0
+	}
+	function put(c) {
+		if (col >= w) {
+			wrapped++
+			row++
+			col = 0
+		}
+		while (length(scr[row]) < col)
+			scr[row] = scr[row] " "
+		scr[row] = substr(scr[row], 1, col) c substr(scr[row], col + 2)
+		col++
+	}
+	{
+		n = length($0)
+		for (i = 1; i <= n; i++) {
+			c = substr($0, i, 1)
+			if (c == "\r") {
+				col = 0
+			} else if (c == "\033" && substr($0, i + 1, 1) == "[") {
+				for (i += 2; i <= n && substr($0, i, 1) ~ /[0-9;?]/; i++)
+					;
+				if (substr($0, i, 1) == "K")
+					scr[row] = substr(scr[row], 1, col)
+			} else if (c >= " " && c != "\177") {
+				put(c)
+			}
+		}
+		if (mark != "" && scr[row] == mark)
+			w = after
+		row++
+		col = 0
+	}
+	END {
+		for (r = 0; r < row; r++)
+			if (scr[r] != "")
+				print scr[r]
+		print "wrapped " wrapped + 0
+	}'
+}
+
+# assert_screen COLS [AFTER MARK]: $d/tty on such a screen wrapped no row,
+# and holds one status line (the last one drawn) and the lines WANT
+# (from $want), in order.
+assert_screen() {
+	local d=$BATS_TEST_TMPDIR rows
+	rows=$(screen "$@" <"$d/tty")
+	if [[ $(tail -n 1 <<<"$rows") != "wrapped 0" ]] ||
+	    [[ $(grep -cE '[0-9] out( at|,|$)' <<<"$rows") != 1 ]] ||
+	    [[ $(grep -vE ' out( at|,|$)|^wrapped' <<<"$rows") != "$want" ]]; then
+		printf 'screen %s:\n%s\nsent: %q\n' "$*" "$rows" \
+		    "$(cat "$d/tty")" >&2
+		return 1
+	fi
+}
+
+@test "-P with the output on the same terminal, 80 columns: no row wraps, no stale status rows" {
+	want=$(seq 20)
+	on_tty 80 "seq 20 | '$TB' -r 20/s -P"
+	assert_screen 80
+}
+
+@test "-P with the output on the same terminal, 40 columns: no row wraps, no stale status rows" {
+	want=$(seq 20)
+	on_tty 40 "seq 20 | '$TB' -r 20/s -P"
+	assert_screen 40
+}
+
+@test "-P at 40 columns with -c and a limit of two rates: the line still fits" {
+	want=
+	head -c 3000 /dev/zero >"$BATS_TEST_TMPDIR/in"
+	on_tty 40 "'$TB' -c -r 2k/s -b 100 -r 3k/s -b 10 -P \
+	    '$BATS_TEST_TMPDIR/in' >/dev/null"
+	assert_screen 40
+}
+
+@test "-P on a file of known size: the share done and an ETA, at 80 and 40 columns" {
+	local d=$BATS_TEST_TMPDIR
+	want=
+	seq 30 >"$d/in"
+	on_tty 80 "'$TB' -r 40/s -P '$d/in' >/dev/null"
+	assert_screen 80
+	grep -q '% ETA ' "$d/tty" || { cat -v "$d/tty" >&2; return 1; }
+	grep -q ', 100%' "$d/tty" || { cat -v "$d/tty" >&2; return 1; }
+	on_tty 40 "'$TB' -r 40/s -P <'$d/in' >/dev/null"
+	assert_screen 40
+	grep -q '% ETA ' "$d/tty" || { cat -v "$d/tty" >&2; return 1; }
+}
+
+@test "-P follows the terminal when it narrows (SIGWINCH)" {
+	want=$(seq 10)
+	# 80 columns while nothing comes, 40 from 0.5 s; the first line comes
+	# at 1 s.
+	on_tty 80 "(sleep 0.5; stty cols 40 </dev/tty) & { sleep 1; seq 10; } |
+	    '$TB' -r 20/s -P; wait"
+	assert_screen 80 40 1
+}
