@@ -99,6 +99,13 @@ on_report(int sig)
 	report_wanted = 1;
 }
 
+static void
+on_control(int sig)
+{
+	(void)sig;
+	control_wanted = 1;
+}
+
 void
 signals_init(void)
 {
@@ -124,10 +131,14 @@ signals_init(void)
 	 */
 	(void)signal(SIGPIPE, SIG_IGN);
 	/*
-	 * A report asked for while the limits are built (meeting Redis may
-	 * take seconds) waits for the engine, rather than killing us.
+	 * A report or a request asked for while the limits are built
+	 * (meeting Redis may take seconds) waits for the engine, rather
+	 * than killing us: every handler is in place before the first wait.
 	 */
 	catch_signal(SIGUSR1, on_report);
+	catch_signal(SIGIO, on_control);
+	/* Older tbthrottles' -R sent SIGUSR2: it must not kill us. */
+	catch_signal(SIGUSR2, on_control);
 }
 
 void
@@ -190,21 +201,11 @@ run_ticks(void)
 	}
 }
 
-static void
-on_control(int sig)
-{
-	(void)sig;
-	control_wanted = 1;
-}
-
 void
 signals_on_control(void (*control)(void *), void *arg)
 {
 	control_fn = control;
 	control_arg = arg;
-	catch_signal(SIGIO, on_control);
-	/* Older tbthrottles' -R sent SIGUSR2: it must not kill us. */
-	catch_signal(SIGUSR2, on_control);
 }
 
 void

@@ -8,8 +8,8 @@
  * Catch SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless they were ignored
  * when we started) so that blocking calls return EINTR and the engine can
  * stop between records.  A second signal ends the process at once.
- * SIGUSR1 is caught from here on too: its report waits for
- * signals_on_report.
+ * SIGUSR1, SIGIO and SIGUSR2 are caught from here on too: what they ask
+ * for waits for signals_on_report and signals_on_control.
  */
 void signals_init(void);
 
@@ -31,9 +31,9 @@ void signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
 void signals_cancel_tick(void (*tick)(void *));
 
 /*
- * Catch SIGIO (and SIGUSR2, harmlessly) and run control(arg) from
- * signals_poll_report() after it arrives: a request may be waiting on
- * the control socket.
+ * Run control(arg) from signals_poll_report() after SIGIO (or SIGUSR2,
+ * which older tbthrottles sent) arrives: a request may be waiting on the
+ * control socket.
  */
 void signals_on_control(void (*control)(void *), void *arg);
 

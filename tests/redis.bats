@@ -509,3 +509,24 @@ since_ms() {
 	wait "$rpid" || true
 	assert_eq "$output" $'1\n2' "kept"
 }
+
+@test "--redis: SIGUSR2 and SIGIO while it still meets a hung server at start do not end the run" {
+	local d=$BATS_TEST_TMPDIR pid rpid st=0
+	own_redis
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	seq 3 >"$d/in"
+	kill -STOP "$rpid"
+	# Meeting the server takes 1 s (its deadline): the signals come
+	# in the middle of it.
+	"$TB" --shared "$P" -r 100/s --redis "redis://127.0.0.1:$OPORT" \
+	    "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 0.4
+	kill -USR2 "$pid"
+	kill -IO "$pid"
+	sleep 0.3
+	kill -CONT "$rpid"
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" "$(cat "$d/in")" "output"
+}
