@@ -530,3 +530,49 @@ since_ms() {
 	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
 	assert_eq "$(cat "$d/out")" "$(cat "$d/in")" "output"
 }
+
+# fatal_midrun URL ARG... -- CMD...: a run of the bucket $P with -s and
+# ARG..., from a FIFO: one line goes out, then CMD runs, then a second
+# line comes; the run must end with status 1, its report on stderr.
+fatal_midrun() {
+	local d=$BATS_TEST_TMPDIR url=$1 pid st=0 args=()
+	shift
+	while [[ $1 != -- ]]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	rm -f "$d/fifo" "$d/out"
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 100/s -s --redis "$url" "${args[@]}" \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	echo one >&8
+	wait_for_output "$d/out"
+	"$@" >/dev/null
+	echo two >&8
+	wait "$pid" || st=$?
+	exec 8>&-
+	stderr=$(cat "$d/err")
+	assert_eq "$st" 1 "exit status: $stderr"
+	assert_eq "$(cat "$d/out")" one "output"
+	[[ $(grep -c 'units 2 in, 1 out, 0 dropped, 1 waiting' "$d/err") == 1 ]] ||
+	    { echo "no report, or more than one: $stderr" >&2; return 1; }
+}
+
+@test "--redis: a run that Redis ends mid-way (WRONGTYPE, NOPERM, --redis-fallback fail) still prints its -s report, once" {
+	fatal_midrun "$URL" -- redis-cli -p "$RPORT" set "tbthrottle:$P" x
+	[[ $stderr == *WRONGTYPE* ]]
+	[[ $(redis-cli -p "$RPORT" acl whoami 2>/dev/null) == default ]] ||
+	    skip "this redis-server has no ACL (Redis 6 or later)"
+	redis-cli -p "$RPORT" acl setuser "u$P" on '>pw' '+@all' '~*' \
+	    >/dev/null
+	P=n$P fatal_midrun "redis://u$P:pw@127.0.0.1:$RPORT" -- \
+	    redis-cli -p "$RPORT" acl setuser "u$P" -evalsha
+	[[ $stderr == *NOPERM* ]]
+	own_redis
+	P=f$P fatal_midrun "redis://127.0.0.1:$OPORT" --redis-fallback fail \
+	    -- stop_redis "$OPORT"
+	[[ $stderr == *"127.0.0.1:$OPORT"* ]]
+}
