@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@ static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static void (*control_fn)(void *);
 static void *control_arg;
+static bool chore_wanted;
+static void (*chore_fn)(void *);
+static void *chore_arg;
 static void (*death_fn)(void);
 static struct tick {
 	void (*fn)(void *);
@@ -214,6 +218,19 @@ signals_request_control(void)
 	control_wanted = 1;
 }
 
+void
+signals_on_chore(void (*chore)(void *), void *arg)
+{
+	chore_fn = chore;
+	chore_arg = arg;
+}
+
+void
+signals_request_chore(void)
+{
+	chore_wanted = true;
+}
+
 /*
  * An access to a mapped file that was cut short under us raises SIGBUS.
  * Within the mapping, say so, clean up and exit 1, with async-signal-safe
@@ -264,6 +281,10 @@ signals_poll_report(void)
 	if (control_wanted && control_fn != NULL) {
 		control_wanted = 0;
 		control_fn(control_arg);
+	}
+	if (chore_wanted && chore_fn != NULL) {
+		chore_wanted = false;
+		chore_fn(chore_arg);
 	}
 	if (tick_wanted) {
 		tick_wanted = 0;

@@ -42,6 +42,16 @@ void signals_on_control(void (*control)(void *), void *arg);
 void signals_request_control(void);
 
 /*
+ * Run chore(arg) from signals_poll_report() after signals_request_chore:
+ * background work (Redis probed while it is down) whose descriptor or
+ * deadline a wait saw come (clock_watch_once).  NULL: none.
+ */
+void signals_on_chore(void (*chore)(void *), void *arg);
+
+/* Run the chore at the next signals_poll_report(). */
+void signals_request_chore(void);
+
+/*
  * When an access to [base, base + len), a mapped file, raises SIGBUS
  * because the file was cut short, write msg (a whole line) to standard
  * error, run the cleanup of signals_on_death and exit 1.  msg must last.
@@ -56,8 +66,7 @@ void signals_on_death(void (*cleanup)(void));
 
 /*
  * Run the report if SIGUSR1 arrived, the control function if a request
- * came, and
- * the tick if it is due.
+ * came, the chore if it was asked for, and the tick if it is due.
  */
 void signals_poll_report(void);
 

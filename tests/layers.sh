@@ -15,6 +15,7 @@ output 0 s
 splice 0 s
 stdfd 0 s
 rundir 0 s
+transport 0 s
 runname 0 p
 control 0 s
 msg 1 p

@@ -576,3 +576,45 @@ fatal_midrun() {
 	    -- stop_redis "$OPORT"
 	[[ $stderr == *"127.0.0.1:$OPORT"* ]]
 }
+
+# hung_local WHEN: a run at 20/s, burst 1, --redis-fallback local, whose
+# server hangs (SIGSTOP) before it starts or once it runs (WHEN: start,
+# midrun); once it limits locally, 4 s of it must hold the rate, then
+# the server wakes and the run must reach it again.
+hung_local() {
+	local d=$BATS_TEST_TMPDIR rpid pid n0 n1 t0 t1
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	rm -f "$d/out" "$d/err"
+	[[ $1 == start ]] && kill -STOP "$rpid"
+	"$TB" --shared "$P$1" -r 20/s --redis-fallback local \
+	    --redis "redis://127.0.0.1:$OPORT" "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	if [[ $1 == midrun ]]; then
+		wait_for_output "$d/out"
+		kill -STOP "$rpid"
+	fi
+	wait_text "$d/err" "limiting locally" 5
+	n0=$(wc -l <"$d/out")
+	t0=$(now_ms)
+	sleep 4
+	n1=$(wc -l <"$d/out")
+	t1=$(now_ms)
+	kill -CONT "$rpid"
+	wait_text "$d/err" "reached again" 5
+	kill -TERM "$pid"
+	wait "$pid" || true
+	# The old code blocked for 1 s at each try of Redis: 50 to 60 %.
+	assert_ge "$((n1 - n0))" "$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { printf "%d", 0.85 * 20 * (b - a) / 1000 }')" \
+	    "lines in 4 s of local limiting ($1)"
+	assert_le "$((n1 - n0))" "$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { printf "%d", 1 + 20 * (b - a) / 1000 + 1 }')" \
+	    "lines in 4 s of local limiting ($1)"
+}
+
+@test "--redis-fallback local: a hung server, at start or mid-run, is probed in the background; the local rate holds, and Redis is used again once it answers" {
+	own_redis
+	seq 100000 >"$BATS_TEST_TMPDIR/in"
+	hung_local start
+	hung_local midrun
+}
