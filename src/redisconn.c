@@ -257,8 +257,9 @@ fill(struct redisconn *conn)
 }
 
 /*
- * The link broke, as conn->gone says: an outage, unless the server has
- * never answered as Redis does, when it is no Redis server.
+ * The link broke, as conn->gone says: an outage, even before the server
+ * ever answered (a proxy whose server is down, a server shutting down);
+ * only a peer that answers other than Redis does is no Redis server.
  */
 static enum redisconn_result
 broken(struct redisconn *conn, char *why, size_t size)
@@ -267,11 +268,9 @@ broken(struct redisconn *conn, char *why, size_t size)
 					     strerror(conn->gone);
 
 	if (!conn->spoken)
-		redisconn_fatal(conn,
-		    "not a Redis server: it closed the "
-		    "connection without answering (%s)",
-		    how);
-	snprintf(why, size, "%s", how);
+		snprintf(why, size, "%s before any answer", how);
+	else
+		snprintf(why, size, "%s", how);
 	return drop(conn, REDISCONN_DOWN);
 }
 

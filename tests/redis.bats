@@ -319,9 +319,9 @@ since_ms() {
 	[[ $stderr == *WRONGTYPE* ]]
 }
 
-@test "--redis: a server that is not Redis (garbage, closing, HTTP): exit 1 at once, whatever the fallback" {
+@test "--redis: a server that answers other than Redis does (garbage, HTTP): exit 1 at once, whatever the fallback" {
 	local mode fb
-	for mode in garbage close http; do
+	for mode in garbage http; do
 		fake_server "$mode"
 		for fb in block local; do
 			run_one 1 "redis://127.0.0.1:$FPORT" "$fb"
@@ -332,6 +332,35 @@ since_ms() {
 		kill "$FPID"
 		wait "$FPID" 2>/dev/null || true
 	done
+}
+
+@test "--redis: a server that closes the connection before it answers is down, not refused: local limits locally, fail exits, block waits for it" {
+	local d=$BATS_TEST_TMPDIR pid st=0
+	fake_server close
+	run_one 0 "redis://127.0.0.1:$FPORT" local
+	assert_eq "$output" x "copied (local)"
+	assert_one_stderr_line
+	[[ $stderr == *"before any answer; limiting locally"* ]]
+	run_one 1 "redis://127.0.0.1:$FPORT" fail
+	assert_one_stderr_line
+	[[ $stderr == *"before any answer"* ]]
+	echo x >"$d/in"
+	"$TB" --shared "$P" -r 1/s --redis "redis://127.0.0.1:$FPORT" "$d/in" \
+	    >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 0.5
+	kill -0 "$pid"
+	assert_eq "$(cat "$d/out")" "" "copied while the server closes"
+	# A real server comes up on that port: the run gets through.
+	kill "$FPID"
+	wait "$FPID" 2>/dev/null || true
+	OPORT=$FPORT
+	start_redis "$OPORT"
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" x "copied (block)"
+	[[ $(grep -c 'before any answer; waiting for it' "$d/err") == 1 ]]
+	[[ $(grep -c 'reached again' "$d/err") == 1 ]]
 }
 
 @test "--redis: a newcomer with other settings is refused while a process uses the bucket, full or not; that one goes on" {
