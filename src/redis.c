@@ -84,6 +84,7 @@ redis_close(struct redis *r)
 #include <errno.h>
 
 #include "clock.h"
+#include "eviction.h"
 #include "msg.h"
 #include "redisconn.h"
 #include "signals.h"
@@ -232,6 +233,10 @@ struct redis {
 	uint64_t burst_units;	      /* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
+	struct eviction mem; /* what the server said of its memory */
+	bool mem_checked;    /* its eviction was judged, or cannot be */
+	bool allow_eviction; /* --redis-allow-eviction */
+	char mem_why[160];   /* why it could not be told */
 	bool claimed;	     /* the settings were checked in Redis */
 	bool loaded;	     /* the script is loaded on this connection */
 	bool ran;	     /* units were booked, here or locally */
@@ -541,12 +546,120 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	return REDISCONN_OK;
 }
 
+/* INFO memory, until the server's eviction is judged. */
+static int
+info_words(void *ctx, const char **argv, size_t *lens)
+{
+	const struct redis *r = ctx;
+
+	if (r->mem_checked)
+		return 0;
+	argv[0] = "INFO";
+	lens[0] = 4;
+	argv[1] = "memory";
+	lens[1] = 6;
+	return 2;
+}
+
 /*
- * Meeting Redis on a connection: connect and log in if need be, load the
- * script, and claim the settings, or keep them.  In the foreground as a
- * run starts and before a booking, in the background otherwise.
+ * After a reply to what (INFO memory, CONFIG GET): judge the server's
+ * eviction once it is known.  An evicting server ends the run, unless
+ * allowed: its buckets, settings and answers kept for a lost batch
+ * would vanish, and the limits reset without a word.  A reply that
+ * does not tell is noted for the warning.
+ */
+static enum redisconn_result
+judge_memory(struct redis *r, const char *what, const redisReply *rep,
+    char *why, size_t size)
+{
+	const struct eviction *e = &r->mem;
+
+	if (eviction_known(e)) {
+		r->mem_checked = true;
+		if (eviction_evicts(e) && !r->allow_eviction)
+			redisconn_fatal(&r->conn,
+			    "maxmemory-policy %s (maxmemory %llu) evicts "
+			    "the keys of tbthrottle%s, resetting its limits: "
+			    "set maxmemory-policy noeviction, or give "
+			    "--redis-allow-eviction",
+			    e->policy, (unsigned long long)e->maxmemory,
+			    strncmp(e->policy, "volatile", 8) == 0 ?
+				" (they all expire)" :
+				"");
+		return REDISCONN_OK;
+	}
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
+	if (r->mem_why[0] == '\0')
+		snprintf(r->mem_why, sizeof r->mem_why, "%s: %s", what,
+		    rep->type == REDIS_REPLY_ERROR ? rep->str :
+						     "no maxmemory-policy");
+	return REDISCONN_OK;
+}
+
+static enum redisconn_result
+info_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+
+	if (rep->type == REDIS_REPLY_STRING)
+		eviction_from_info(&r->mem, rep->str, rep->len);
+	return judge_memory(r, "INFO memory", rep, why, size);
+}
+
+/* CONFIG GET, when INFO memory did not tell (managed servers may not). */
+static int
+config_words(void *ctx, const char **argv, size_t *lens)
+{
+	const struct redis *r = ctx;
+
+	if (r->mem_checked)
+		return 0;
+	argv[0] = "CONFIG";
+	lens[0] = 6;
+	argv[1] = "GET";
+	lens[1] = 3;
+	argv[2] = "maxmemory*";
+	lens[2] = 10;
+	return 3;
+}
+
+static enum redisconn_result
+config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+	enum redisconn_result rc;
+
+	for (size_t i = 0;
+	     rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
+		if (rep->element[i]->type == REDIS_REPLY_STRING &&
+		    rep->element[i + 1]->type == REDIS_REPLY_STRING)
+			eviction_from_config(&r->mem, rep->element[i]->str,
+			    rep->element[i + 1]->str);
+	if ((rc = judge_memory(r, "CONFIG GET", rep, why, size)) !=
+		REDISCONN_OK ||
+	    r->mem_checked)
+		return rc;
+	clean(r, r->mem_why, sizeof r->mem_why);
+	warnx("%s: cannot tell whether the server evicts keys (%s); one "
+	      "that does resets the limits (maxmemory-policy noeviction "
+	      "keeps them)",
+	    r->conn.shown, r->mem_why);
+	r->mem_checked = true;
+	return REDISCONN_OK;
+}
+
+/*
+ * Meeting Redis on a connection: connect and log in if need be, judge
+ * whether it evicts keys (once), load the script, and claim the
+ * settings, or keep them.  In the foreground as a run starts and before
+ * a booking, in the background otherwise.
  */
 static const struct redisconn_step session[] = {
+	{ info_words, info_answer, true },
+	{ config_words, config_answer, true },
 	{ load_words, load_answer, false },
 	{ settings_words, settings_answer, false },
 };
@@ -909,6 +1022,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	r->fallback = fallback;
 	r->local = local;
 	r->retry_ns = RETRY_FIRST_NS;
+	eviction_init(&r->mem);
+	r->allow_eviction = b->allow_eviction;
 	/*
 	 * Meet Redis now, so that a newcomer with other settings, or a
 	 * mistake such as a missing password, ends the run before it reads

@@ -134,6 +134,21 @@ drop(struct redisconn *conn, enum redisconn_result rc)
 	return rc;
 }
 
+/* Is the error reply msg of a command the server does not know? */
+static bool
+unknown(const char *msg)
+{
+	return strncmp(msg, "ERR unknown command", 19) == 0 ||
+	    strncmp(msg, "ERR unknown subcommand", 22) == 0;
+}
+
+/* Does the error reply msg refuse the command alone, not the client? */
+static bool
+refused(const char *msg)
+{
+	return has_code(msg, "NOPERM") || unknown(msg);
+}
+
 /* End the run on an error reply that no waiting cures. */
 static void
 check_error(const struct redisconn *conn, const char *msg)
@@ -147,8 +162,7 @@ check_error(const struct redisconn *conn, const char *msg)
 	for (size_t i = 0; i < sizeof mistakes / sizeof mistakes[0]; i++)
 		if (has_code(msg, mistakes[i].code))
 			redisconn_fatal(conn, "%s%s", text, mistakes[i].hint);
-	if (strncmp(msg, "ERR unknown command", 19) == 0 ||
-	    strncmp(msg, "ERR unknown subcommand", 22) == 0)
+	if (unknown(msg))
 		redisconn_fatal(conn,
 		    "%s (a Redis with Lua scripting, 2.6 or "
 		    "later, is needed)",
@@ -456,7 +470,8 @@ judge(struct redisconn *conn, redisReply *rep, char *why, size_t size)
 	const struct redisconn_step *st = step_at(conn, conn->at, &ctx);
 	enum redisconn_result rc;
 
-	if (rep->type == REDIS_REPLY_ERROR && !st->own_errors)
+	if (rep->type == REDIS_REPLY_ERROR &&
+	    !(st->may_refuse && refused(rep->str)))
 		check_error(conn, rep->str);
 	rc = st->answer(ctx, rep, why, size);
 	freeReplyObject(rep);

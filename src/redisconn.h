@@ -31,13 +31,14 @@ enum redisconn_result {
  * how many words; 0 skips the step.  answer judges the reply (not to be
  * freed): OK to go on, or DOWN with the reason in why; it may end the
  * process.  An error reply that no waiting cures ends the process before
- * answer sees it, unless own_errors.
+ * answer sees it, unless may_refuse and it refuses this command alone (an
+ * ACL's NOPERM, a command a managed service renamed away).
  */
 struct redisconn_step {
 	int (*words)(void *ctx, const char **argv, size_t *lens);
 	enum redisconn_result (*answer)(
 	    void *ctx, const redisReply *rep, char *why, size_t size);
-	bool own_errors;
+	bool may_refuse;
 };
 
 struct redisconn {

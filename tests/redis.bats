@@ -647,3 +647,66 @@ hung_local() {
 	hung_local start
 	hung_local midrun
 }
+
+@test "--redis: a server whose maxmemory-policy evicts keys (allkeys-*, volatile-*) is refused at start, unless --redis-allow-eviction" {
+	local pol url
+	for pol in allkeys-lru volatile-ttl; do
+		own_redis --maxmemory 100mb --maxmemory-policy "$pol"
+		url=redis://127.0.0.1:$OPORT
+		run_one 1 "$url" local
+		assert_one_stderr_line
+		[[ $stderr == *"maxmemory-policy $pol (maxmemory 104857600)"*"noeviction"*"--redis-allow-eviction" ]]
+		assert_eq "$output" "" "copied ($pol)"
+		run_one 0 "$url" block --redis-allow-eviction
+		assert_eq "$output" x "copied ($pol, allowed)"
+		assert_eq "$stderr" "" "stderr ($pol, allowed)"
+		stop_own_redis
+	done
+	# Without maxmemory nothing is evicted, whatever the policy.
+	own_redis --maxmemory-policy allkeys-lru
+	url=redis://127.0.0.1:$OPORT
+	run_one 0 "$url" block
+	assert_eq "$output" x "copied (maxmemory 0)"
+	assert_eq "$stderr" "" "stderr (maxmemory 0)"
+	redis-cli -p "$OPORT" config set maxmemory 100mb >/dev/null
+	# A user kept from INFO: CONFIG GET tells.  Kept from both: a warning.
+	redis-cli -p "$OPORT" acl setuser i on '>pw' '+@all' -info '~*' '&*' \
+	    >/dev/null
+	redis-cli -p "$OPORT" acl setuser c on '>pw' '+@all' -info -config \
+	    '~*' '&*' >/dev/null
+	run_one 1 "redis://i:pw@127.0.0.1:$OPORT" block
+	assert_one_stderr_line
+	[[ $stderr == *"maxmemory-policy allkeys-lru"* ]]
+	run_one 0 "redis://c:pw@127.0.0.1:$OPORT" block
+	assert_eq "$output" x "copied (neither INFO nor CONFIG)"
+	assert_one_stderr_line
+	[[ $stderr == *"cannot tell whether the server evicts keys (INFO memory: NOPERM"* && $stderr != *pw@* ]]
+}
+
+@test "--redis: a noeviction server out of memory is an outage: limited locally, and Redis used again once memory is freed" {
+	local d=$BATS_TEST_TMPDIR pid i st=0
+	own_redis
+	head -c 1000000 /dev/zero | tr '\0' a >"$d/value"
+	for i in 1 2 3; do
+		redis-cli -p "$OPORT" -x set "big$i" <"$d/value" >/dev/null
+	done
+	redis-cli -p "$OPORT" config set maxmemory 2mb >/dev/null
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 100/s --redis-fallback local \
+	    --redis "redis://127.0.0.1:$OPORT" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	echo one >&8
+	wait_for_output "$d/out"
+	grep -q "OOM.*limiting locally" "$d/err"
+	redis-cli -p "$OPORT" del big1 big2 big3 >/dev/null
+	wait_text "$d/err" "reached again" 5
+	echo two >&8
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" $'one\ntwo' "output"
+	assert_eq "$(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r)" \
+	    100/s "the settings, claimed once memory was freed"
+}
