@@ -111,6 +111,9 @@ void
 redisconn_close(struct redisconn *conn)
 {
 	disconnect(conn);
+	free(conn->out);
+	conn->out = NULL;
+	conn->out_size = 0;
 	conn->errand = false;
 }
 
