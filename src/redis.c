@@ -281,21 +281,25 @@ unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
 	return REDISCONN_DOWN;
 }
 
+/* The command w[0..n) in argv and lens, for a step; n. */
+static int
+words(const char **argv, size_t *lens, const char *const *w, int n)
+{
+	for (int i = 0; i < n; i++) {
+		argv[i] = w[i];
+		lens[i] = strlen(w[i]);
+	}
+	return n;
+}
+
 /* SCRIPT LOAD, unless the script is loaded on this connection. */
 static int
 load_words(void *ctx, const char **argv, size_t *lens)
 {
-	const struct redis *r = ctx;
+	static const char *const w[] = { "SCRIPT", "LOAD", script };
 
-	if (r->loaded)
-		return 0;
-	argv[0] = "SCRIPT";
-	lens[0] = 6;
-	argv[1] = "LOAD";
-	lens[1] = 4;
-	argv[2] = script;
-	lens[2] = sizeof script - 1;
-	return 3;
+	return ((const struct redis *)ctx)->loaded ? 0 :
+						     words(argv, lens, w, 3);
 }
 
 /* The script's digest, or why Redis cannot load it now. */
@@ -550,15 +554,11 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 static int
 info_words(void *ctx, const char **argv, size_t *lens)
 {
-	const struct redis *r = ctx;
+	static const char *const w[] = { "INFO", "memory" };
 
-	if (r->mem_checked)
-		return 0;
-	argv[0] = "INFO";
-	lens[0] = 4;
-	argv[1] = "memory";
-	lens[1] = 6;
-	return 2;
+	return ((const struct redis *)ctx)->mem_checked ?
+	    0 :
+	    words(argv, lens, w, 2);
 }
 
 /*
@@ -613,17 +613,11 @@ info_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 static int
 config_words(void *ctx, const char **argv, size_t *lens)
 {
-	const struct redis *r = ctx;
+	static const char *const w[] = { "CONFIG", "GET", "maxmemory*" };
 
-	if (r->mem_checked)
-		return 0;
-	argv[0] = "CONFIG";
-	lens[0] = 6;
-	argv[1] = "GET";
-	lens[1] = 3;
-	argv[2] = "maxmemory*";
-	lens[2] = 10;
-	return 3;
+	return ((const struct redis *)ctx)->mem_checked ?
+	    0 :
+	    words(argv, lens, w, 3);
 }
 
 static enum redisconn_result
