@@ -198,10 +198,12 @@ queue(struct redisconn *conn, int argc, const char **argv, const size_t *lens,
 	char *cmd;
 	int len = redisFormatCommandArgv(&cmd, argc, argv, lens);
 
-	if (len < 0 || (size_t)len > SIZE_MAX / 4 - conn->out_len) {
+	if (len < 0) {
 		snprintf(why, size, "out of memory");
 		return drop(conn, REDISCONN_DOWN);
 	}
+	if ((size_t)len > SIZE_MAX / 4 - conn->out_len)
+		errx(1, "commands of %zu bytes", conn->out_len);
 	if (conn->out_len + (size_t)len > conn->out_size) {
 		size_t want = (conn->out_len + (size_t)len) * 2;
 		char *p = realloc(conn->out, want);

@@ -112,12 +112,12 @@ transport_connect(struct transport *t, const char *host, int port,
 		if (start(t, AF_UNIX, (const struct sockaddr *)&sun,
 			sizeof sun) == 0)
 			return 0;
-		snprintf(why, size, "%s: %s", path, strerror(errno));
+		snprintf(why, size, "%s", strerror(errno));
 		return -1;
 	}
 	snprintf(service, sizeof service, "%d", port);
 	if ((rc = getaddrinfo(host, service, &hints, &t->addrs)) != 0) {
-		snprintf(why, size, "%s: %s", host,
+		snprintf(why, size, "%s",
 		    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
 		t->addrs = NULL;
 		return -1;
