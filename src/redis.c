@@ -93,8 +93,8 @@ redis_close(struct redis *r)
 /* While Redis is down: first retry, and the longest wait between them. */
 #define RETRY_FIRST_NS (100 * MS)
 #define RETRY_MAX_NS (2000 * MS)
-/* While Redis is down, the wait between probes in the background. */
-#define RETRY_LOCAL_NS (1000 * MS)
+/* While Redis is down, the wait from a failed try to the next probe. */
+#define PROBE_AFTER_NS (1000 * MS)
 /*
  * The settings key lives this long after its last refresh (and at least
  * as long as any bucket of its name holds anything); each process
@@ -849,7 +849,7 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 		if (r->fallback == FALLBACK_FAIL)
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
-		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 		if (r->fallback != FALLBACK_LOCAL && !wait_retry(r))
 			break;
 	}
@@ -873,7 +873,7 @@ watch(const struct redis *r)
 
 /*
  * Start what is due in the background: while Redis is down, a probe each
- * RETRY_LOCAL_NS; while it is up, the settings kept.  False when nothing
+ * PROBE_AFTER_NS; while it is up, the settings kept.  False when nothing
  * is due.
  */
 static bool
@@ -899,7 +899,7 @@ errand_done(struct redis *r, enum redisconn_result rc, char *why, size_t size)
 		r->retry_ns = RETRY_FIRST_NS;
 		return;
 	}
-	r->next_try_ns = now_ns + RETRY_LOCAL_NS;
+	r->next_try_ns = now_ns + PROBE_AFTER_NS;
 	/* The settings could not be kept: with a local limit to go on by,
 	 * Redis is down from now, and probed at once (it may have only
 	 * restarted); else the next booking tries it. */
@@ -1031,7 +1031,7 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		if (fallback == FALLBACK_FAIL)
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
-		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 	}
 	signals_on_tick(chore, r, HEARTBEAT_MS);
 	signals_on_chore(chore, r);
