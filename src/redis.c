@@ -90,7 +90,7 @@ redis_close(struct redis *r)
 #include "signals.h"
 
 #define MS 1000000LL
-/* While Redis is down: first retry, and the longest wait between them. */
+/* A booking that waits for Redis (block): its first retry, the longest wait. */
 #define RETRY_FIRST_NS (100 * MS)
 #define RETRY_MAX_NS (2000 * MS)
 /* While Redis is down, the wait from a failed try to the next probe. */
