@@ -1018,6 +1018,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	r->retry_ns = RETRY_FIRST_NS;
 	eviction_init(&r->mem);
 	r->allow_eviction = b->allow_eviction;
+	/* Allowed, there is nothing to ask the server, nor to warn of. */
+	r->mem_checked = b->allow_eviction;
 	/*
 	 * Meet Redis now, so that a newcomer with other settings, or a
 	 * mistake such as a missing password, ends the run before it reads

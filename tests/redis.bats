@@ -681,6 +681,8 @@ hung_local() {
 	assert_eq "$output" x "copied (neither INFO nor CONFIG)"
 	assert_one_stderr_line
 	[[ $stderr == *"cannot tell whether the server evicts keys (INFO memory: NOPERM"* && $stderr != *pw@* ]]
+	run_one 0 "redis://c:pw@127.0.0.1:$OPORT" block --redis-allow-eviction
+	assert_eq "$stderr" "" "stderr (allowed: nothing to ask)"
 }
 
 @test "--redis: a noeviction server out of memory is an outage: limited locally, and Redis used again once memory is freed" {
