@@ -81,7 +81,8 @@ _tbthrottle()
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
-		    --redis-fallback --name --list --tiers --reload --replay
+		    --redis-fallback --redis-allow-eviction --name --list
+		    --tiers --reload --replay
 		    --speed --max-gap --time-field --time-format --help
 		    --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -h -V' -- "$cur")

@@ -49,6 +49,11 @@ static int watched = -1;
 static void (*on_watched)(void);
 /* The read end of the pipe a stop signal writes to, or -1. */
 static int stop_fd = -1;
+/* What clock_watch_once watches: due NULL when nothing. */
+static int once_fd = -1;
+static short once_events;
+static int64_t once_deadline_ns = INT64_MAX;
+static void (*once_due)(void);
 
 void
 clock_watch_stop(int fd)
@@ -67,6 +72,33 @@ int
 clock_watching(void)
 {
 	return watched;
+}
+
+void
+clock_watch_once(int fd, short events, int64_t deadline_ns, void (*due)(void))
+{
+	once_fd = due != NULL ? fd : -1;
+	once_events = events;
+	once_deadline_ns = due != NULL ? deadline_ns : INT64_MAX;
+	once_due = due;
+}
+
+bool
+clock_watches(void)
+{
+	return watched >= 0 || once_due != NULL;
+}
+
+/* What clock_watch_once watched has come: forget it, then say so. */
+static int
+once_fired(void)
+{
+	void (*due)(void) = once_due;
+
+	clock_watch_once(-1, 0, INT64_MAX, NULL);
+	if (due != NULL)
+		due();
+	return EINTR;
 }
 
 /* Sleep to deadline_ns exactly, on the monotonic clock. */
@@ -90,7 +122,7 @@ int
 clock_sleep_until(int64_t deadline_ns)
 {
 	/* Watching too: wait on it while a millisecond or more is left. */
-	if ((watched >= 0 || stop_fd >= 0) &&
+	if ((clock_watches() || stop_fd >= 0) &&
 	    deadline_ns - clock_now_ns() >= 1000000)
 		return clock_wait_fd(-1, 0, deadline_ns) == EINTR ? EINTR : 0;
 	return sleep_exact(deadline_ns);
@@ -99,30 +131,37 @@ clock_sleep_until(int64_t deadline_ns)
 int
 clock_wait_fd(int fd, short events, int64_t deadline_ns)
 {
-	struct pollfd pfd[3] = { { .fd = fd, .events = events },
+	struct pollfd pfd[4] = { { .fd = fd, .events = events },
 		{ .fd = watched, .events = POLLIN },
-		{ .fd = stop_fd, .events = POLLIN } };
+		{ .fd = stop_fd, .events = POLLIN }, { .fd = -1 } };
 
 	for (;;) {
-		int64_t left_ns = deadline_ns - clock_now_ns();
+		bool once = once_due != NULL && once_deadline_ns < deadline_ns;
+		int64_t until_ns = once ? once_deadline_ns : deadline_ns;
+		int64_t left_ns = until_ns - clock_now_ns();
 		int ms, rc;
 
 		if (left_ns <= 0)
-			return 0;
+			return once ? once_fired() : 0;
 		/*
 		 * poll(2) counts whole milliseconds: wait for the descriptor
 		 * while a millisecond or more is left, then sleep out the
 		 * rest to the exact deadline.
 		 */
-		if (deadline_ns == INT64_MAX)
+		if (until_ns == INT64_MAX)
 			ms = -1;
 		else if (left_ns / 1000000 > INT_MAX)
 			ms = INT_MAX; /* the loop waits out the rest */
 		else
 			ms = (int)(left_ns / 1000000);
-		if (ms == 0)
-			return sleep_exact(deadline_ns);
-		rc = poll(pfd, 3, ms);
+		if (ms == 0) {
+			if (sleep_exact(until_ns) == EINTR)
+				return EINTR;
+			continue;
+		}
+		pfd[3].fd = once_due != NULL ? once_fd : -1;
+		pfd[3].events = once_events;
+		rc = poll(pfd, 4, ms);
 		if (rc > 0 && pfd[2].revents != 0) {
 			char b[16];
 
@@ -135,7 +174,9 @@ clock_wait_fd(int fd, short events, int64_t deadline_ns)
 			on_watched(); /* a request: answer it, then go on */
 			return EINTR;
 		}
-		if (rc > 0)
+		if (rc > 0 && pfd[3].fd >= 0 && pfd[3].revents != 0)
+			return once_fired();
+		if (rc > 0 && pfd[0].revents != 0)
 			return 1;
 		if (rc < 0)
 			return errno == EINTR ? EINTR : 1;

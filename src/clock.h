@@ -41,6 +41,20 @@ void clock_watch_stop(int fd);
 int clock_watching(void);
 
 /*
+ * Make the waits below also watch fd (-1: none) for events, and the
+ * clock for deadline_ns (INT64_MAX: none), once: when fd is ready or the
+ * deadline has come, forget them, call due() and return EINTR as a
+ * signal would, so that the caller handles it (signals_poll_report) and
+ * waits again.  For work that goes on in the background of every wait
+ * (Redis probed while it is down).  due NULL: watch nothing.
+ */
+void clock_watch_once(
+    int fd, short events, int64_t deadline_ns, void (*due)(void));
+
+/* Do the waits watch anything besides their own descriptor? */
+bool clock_watches(void);
+
+/*
  * Wait until fd is ready for events (POLLIN, POLLOUT) or CLOCK_MONOTONIC
  * reaches deadline_ns (INT64_MAX: no deadline), never returning at the
  * deadline early.  Returns 1 when fd is ready (or poll(2) failed, so that

@@ -1,6 +1,7 @@
 /* The engine: the one loop that reads, waits, writes and handles signals. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -20,6 +21,8 @@ struct run {
 	size_t cols;	/* the width of -P's terminal, or 0 */
 	bool share_tty; /* -P's line and the output share a terminal */
 	bool writing;	/* output is being written */
+	bool started;	/* the input and output are open */
+	bool ended;	/* the last report is made */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -290,9 +293,35 @@ turn(struct run *r)
 	return act(r, &a, now_ns);
 }
 
+/* The last line of -P and the report of -s, once, as a run ends. */
+static void
+finish(struct run *r)
+{
+	if (!r->started || r->ended)
+		return;
+	r->ended = true;
+	if (r->e->progress)
+		draw(r, true);
+	if (r->e->stats_at_exit)
+		report(r);
+}
+
+/*
+ * A run that ends on an error after it started (err(3) calls exit: a
+ * write error, Redis refusing it, --redis-fallback fail) reports as one
+ * that ends normally; the counts are as the error left them.
+ */
+static void
+finish_at_exit(void)
+{
+	finish(&run);
+}
+
 int
 engine_run(const struct engine *e)
 {
+	static bool hooked;
+
 	run = (struct run){ .e = e,
 		.pol = e->policy,
 		.seen = changes,
@@ -312,13 +341,13 @@ engine_run(const struct engine *e)
 		e->stats->bytes_total = input_total_bytes(&run.s.in);
 	run.s.tally = e->tally;
 	run.s.tally_ctx = e->tally_ctx;
+	run.started = true;
+	if (!hooked && (e->progress || e->stats_at_exit))
+		hooked = atexit(finish_at_exit) == 0;
 	while (turn(&run))
 		;
 	if (signals_stop_requested())
 		settle(&run);
-	if (e->progress)
-		draw(&run, true);
-	if (e->stats_at_exit)
-		report(&run);
+	finish(&run);
 	return stream_close(&run.s);
 }

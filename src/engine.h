@@ -39,7 +39,9 @@ struct engine {
  * Copy the input to standard output as e's policy decides.  Returns the
  * exit status: 0, or 1 after an input or output error (input errors are
  * reported and the next file is read).  Returns early when a stop signal
- * arrives, after finishing the write in progress.
+ * arrives, after finishing the write in progress.  A process that exits
+ * on an error meanwhile (err(3)) still prints -P's last line and -s's
+ * report, once.
  */
 int engine_run(const struct engine *e);
 

@@ -355,13 +355,14 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 		ssize_t n;
 
 		n = 0;
-		if ((fresh != NULL || clock_watching() >= 0) &&
+		if ((fresh != NULL || clock_watches()) &&
 		    !clock_fd_ready(in->fd, POLLIN)) {
 			if (fresh != NULL)
 				*fresh = true;
-			/* A request on the control socket must not wait for
-			 * input: wait for both. */
-			if (clock_watching() >= 0 &&
+			/* A request on the control socket, or Redis probed
+			 * in the background, must not wait for input: wait
+			 * for both. */
+			if (clock_watches() &&
 			    clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
 				n = -1;
 				errno = EINTR;

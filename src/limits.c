@@ -512,7 +512,8 @@ build_redis(struct limits *L, int64_t start_ns)
 	char why[512], id[TIERS_ID_MAX];
 	struct redis_bucket b = { cfg->shared, l != NULL ? l->rate.n : 0,
 		l != NULL ? l->rate.d : 0, l != NULL ? l->burst : 0,
-		cfg->mode == UNIT_BYTES, cfg->rate_text, NULL, 0 };
+		cfg->mode == UNIT_BYTES, cfg->rate_text, NULL, 0,
+		cfg->redis_allow_eviction };
 	unsigned char session[8];
 
 	/* The number Redis knows this process's batches by. */

@@ -587,6 +587,14 @@ set_fallback(struct parsed *p, const char *arg)
 }
 
 static int
+set_allow_eviction(struct parsed *p, const char *arg)
+{
+	(void)arg;
+	p->cfg->redis_allow_eviction = true;
+	return 0;
+}
+
+static int
 set_queue(struct parsed *p, const char *arg)
 {
 	return parse_count(
@@ -822,6 +830,9 @@ static const struct option_row options[] = {
 	{ "redis-fallback", 0, required_argument, "F", set_fallback,
 	    "while Redis is down: block (default), local\n"
 	    "(limit this process alone) or fail" },
+	{ "redis-allow-eviction", 0, no_argument, NULL, set_allow_eviction,
+	    "run on a server whose maxmemory-policy evicts\n"
+	    "keys (the limits reset when it does)" },
 	{ "queue", 0, required_argument, "N", set_queue,
 	    "at most N records wait: reading pauses, or with\n"
 	    "--drop a record that finds N waiting is dropped" },
@@ -964,7 +975,8 @@ options_usage(FILE *fp)
 	    "                  [--byte-rate RATE [--byte-burst N]]\n"
 	    "                  [-a ALG] [--initial N] [--catch-up T]\n"
 	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]]\n"
-	    "                  [--shared NAME [--redis URL [--redis-fallback F]]]\n"
+	    "                  [--shared NAME [--redis URL [--redis-fallback F]\n"
+	    "                   [--redis-allow-eviction]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
 	    "                  [--replay [--speed X] [--max-gap T]\n"
 	    "                   [--time-field N] [--time-format FMT]]\n"
@@ -1286,6 +1298,12 @@ static bool
 fallback_alone(const struct parsed *p)
 {
 	return p->fallback_set && p->cfg->shared == NULL;
+}
+
+static bool
+eviction_alone(const struct parsed *p)
+{
+	return p->cfg->redis_allow_eviction && !p->cfg->redis;
 }
 
 static bool
@@ -1666,6 +1684,8 @@ static const struct rule rules[] = {
 	/* --shared is one token bucket, in a file or in Redis. */
 	{ redis_alone, "--redis needs --shared NAME", NULL, NULL },
 	{ fallback_alone, "--redis-fallback needs --shared NAME", NULL, NULL },
+	{ eviction_alone, "--redis-allow-eviction needs --redis URL", NULL,
+	    NULL },
 	{ .step = check_shared_name },
 	{ shared_unlimited, "--shared %s needs a rate", say_shared, NULL },
 	{ shared_several, "--shared %s takes one -r", say_shared, NULL },

@@ -66,10 +66,11 @@ struct config {
 	bool redis;		/* --redis: the shared bucket is in Redis */
 	struct redis_url redis_url;
 	enum redis_fallback redis_fallback;
-	const char *rate_text; /* the first -r as given */
-	bool drop;	       /* police: drop units that find no token */
-	const char *drop_to;   /* ... writing them to this file */
-	bool stats;	       /* -s: report on exit */
+	bool redis_allow_eviction; /* a server that evicts keys will do */
+	const char *rate_text;	   /* the first -r as given */
+	bool drop;		   /* police: drop units that find no token */
+	const char *drop_to;	   /* ... writing them to this file */
+	bool stats;		   /* -s: report on exit */
 	bool stats_json;
 	bool progress; /* -P: live status when stderr is a terminal */
 	char **files;

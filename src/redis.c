@@ -84,16 +84,17 @@ redis_close(struct redis *r)
 #include <errno.h>
 
 #include "clock.h"
+#include "eviction.h"
 #include "msg.h"
 #include "redisconn.h"
 #include "signals.h"
 
 #define MS 1000000LL
-/* While Redis is down: first retry, and the longest wait between them. */
+/* A booking that waits for Redis (block): its first retry, the longest wait. */
 #define RETRY_FIRST_NS (100 * MS)
 #define RETRY_MAX_NS (2000 * MS)
-/* With FALLBACK_LOCAL, the wait before trying Redis again. */
-#define RETRY_LOCAL_NS (1000 * MS)
+/* While Redis is down, the wait from a failed try to the next probe. */
+#define PROBE_AFTER_NS (1000 * MS)
 /*
  * The settings key lives this long after its last refresh (and at least
  * as long as any bucket of its name holds anything); each process
@@ -232,12 +233,17 @@ struct redis {
 	uint64_t burst_units;	      /* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
+	struct eviction mem; /* what the server said of its memory */
+	bool mem_checked;    /* its eviction was judged, or cannot be */
+	bool allow_eviction; /* --redis-allow-eviction */
+	char mem_why[160];   /* why it could not be told */
 	bool claimed;	     /* the settings were checked in Redis */
+	bool loaded;	     /* the script is loaded on this connection */
 	bool ran;	     /* units were booked, here or locally */
-	bool busy;	     /* a call is under way: no heartbeat now */
+	bool busy;	     /* a call is under way: no chore now */
 	bool down;	     /* reported as down, not yet back */
-	int64_t retry_ns;    /* wait before the next connect */
-	int64_t next_try_ns; /* with FALLBACK_LOCAL: when to try again */
+	int64_t retry_ns;    /* blocking: wait before the next connect */
+	int64_t next_try_ns; /* down: when to probe it next */
 	int64_t kept_ns;     /* when the settings were last refreshed */
 	uint64_t seq;	     /* the number of the batch under way */
 	/* The call of the script: its words, and the text of some. */
@@ -275,27 +281,65 @@ unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
 	return REDISCONN_DOWN;
 }
 
-/* Load the script (again, after a restart flushed it). */
-static enum redisconn_result
-load_script(struct redis *r, char *why, size_t size)
+/* The command w[0..n) in argv and lens, for a step; n. */
+static int
+words(const char **argv, size_t *lens, const char *const *w, int n)
 {
-	const char *argv[3] = { "SCRIPT", "LOAD", script };
-	size_t lens[3] = { 6, 4, sizeof script - 1 };
-	enum redisconn_result rc;
-	redisReply *rep;
+	for (int i = 0; i < n; i++) {
+		argv[i] = w[i];
+		lens[i] = strlen(w[i]);
+	}
+	return n;
+}
 
-	if ((rc = redisconn_command(
-		 &r->conn, 3, argv, lens, &rep, why, size)) != REDISCONN_OK)
-		return rc;
-	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str))
-		return unexpected(r, rep, why, size);
+/* SCRIPT LOAD, unless the script is loaded on this connection. */
+static int
+load_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "SCRIPT", "LOAD", script };
+
+	return ((const struct redis *)ctx)->loaded ? 0 :
+						     words(argv, lens, w, 3);
+}
+
+/* The script's digest, or why Redis cannot load it now. */
+static enum redisconn_result
+load_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
 	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
 		redisconn_fatal(&r->conn, "cannot load the script: %s",
 		    rep->type == REDIS_REPLY_ERROR ? rep->str :
 						     "no digest in the reply");
-	memcpy(r->sha, rep->str, 41);
-	freeReplyObject(rep);
+	memcpy(r->sha, rep->str, 40);
+	r->sha[40] = '\0';
+	r->loaded = true;
 	return REDISCONN_OK;
+}
+
+/* Load the script again, after a restart flushed it. */
+static enum redisconn_result
+load_script(struct redis *r, char *why, size_t size)
+{
+	const char *argv[REDISCONN_STEP_WORDS];
+	size_t lens[REDISCONN_STEP_WORDS];
+	enum redisconn_result rc;
+	redisReply *rep;
+
+	r->loaded = false;
+	if ((rc = redisconn_command(&r->conn, load_words(r, argv, lens), argv,
+		 lens, &rep, why, size)) != REDISCONN_OK)
+		return rc;
+	rc = load_answer(r, rep, why, size);
+	freeReplyObject(rep);
+	if (rc != REDISCONN_OK)
+		redisconn_close(&r->conn);
+	return rc;
 }
 
 /* The rate of booking b: its key's, or the bucket's own. */
@@ -440,56 +484,198 @@ settings_text(const char *rate, const char *burst, const char *unit, char *out,
 }
 
 /*
- * Check this run's settings against those kept in Redis, setting them
- * if there are none.  A newcomer that asks for others is refused; a
- * process that has run already (limiting locally while Redis was out of
- * reach) goes on with its own.
+ * The settings: claimed (checked against those kept in Redis, and set if
+ * there are none) the first time, kept (their expiry pushed back) after.
  */
-static enum redisconn_result
-claim(struct redis *r, char *why, size_t size)
+static int
+settings_words(void *ctx, const char **argv, size_t *lens)
 {
-	enum redisconn_result rc;
-	redisReply *rep, **e;
+	struct redis *r = ctx;
+	int n = call_words(r, r->claimed ? "keep" : "claim", NULL, 0, 0);
+
+	memcpy(argv, r->argv, (size_t)n * sizeof *argv);
+	memcpy(lens, r->lens, (size_t)n * sizeof *lens);
+	return n;
+}
+
+/*
+ * A claim answered with the settings kept in Redis, which are not this
+ * run's: a newcomer that asks for others is refused; a process that has
+ * run already (limiting locally while Redis was out of reach) goes on
+ * with its own.
+ */
+static void
+differ(const struct redis *r, redisReply *const *e)
+{
 	char was[TIERS_ID_MAX + 64];
 
-	if ((rc = eval(r, "claim", NULL, 0, 0, &rep, why, size)) !=
-	    REDISCONN_OK)
-		return rc;
-	e = rep->element;
-	if (rep->type == REDIS_REPLY_ARRAY && rep->elements == 3 &&
-	    e[0]->type == REDIS_REPLY_STRING &&
+	settings_text(e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
+	if (!r->ran)
+		redisconn_fatal(&r->conn,
+		    "shared bucket '%s' is %s; "
+		    "this run asks for %s (give the "
+		    "same, or wait until no process uses it and it "
+		    "is full)",
+		    r->name, was, r->asks);
+	msg_escape(was, sizeof was);
+	warnx("%s: shared bucket '%s' was set to %s while out of "
+	      "reach; this run goes on with %s",
+	    r->conn.shown, r->name, was, r->asks);
+}
+
+static enum redisconn_result
+settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+	redisReply *const *e = rep->element;
+
+	if (rep->type == REDIS_REPLY_ERROR) {
+		/* Flushed: load it at the next chance. */
+		if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
+			r->loaded = false;
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
+	if (!r->claimed && rep->type == REDIS_REPLY_ARRAY &&
+	    rep->elements == 3 && e[0]->type == REDIS_REPLY_STRING &&
 	    e[1]->type == REDIS_REPLY_STRING &&
 	    e[2]->type == REDIS_REPLY_STRING) {
-		settings_text(e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
-		if (!r->ran)
-			redisconn_fatal(&r->conn,
-			    "shared bucket '%s' is %s; "
-			    "this run asks for %s (give the "
-			    "same, or wait until no process uses it and it "
-			    "is full)",
-			    r->name, was, r->asks);
-		msg_escape(was, sizeof was);
-		warnx("%s: shared bucket '%s' was set to %s while out of "
-		      "reach; this run goes on with %s",
-		    r->conn.shown, r->name, was, r->asks);
+		differ(r, e);
 	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
-		return unexpected(r, rep, why, size);
+		snprintf(why, size, "a reply out of range");
+		return REDISCONN_DOWN;
 	}
-	freeReplyObject(rep);
 	r->claimed = true;
+	r->kept_ns = clock_now_ns();
 	return REDISCONN_OK;
 }
 
-/* Connect, load the script and, the first time, check the settings. */
+/* INFO memory, until the server's eviction is judged. */
+static int
+info_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "INFO", "memory" };
+
+	return ((const struct redis *)ctx)->mem_checked ?
+	    0 :
+	    words(argv, lens, w, 2);
+}
+
+/*
+ * After a reply to what (INFO memory, CONFIG GET): judge the server's
+ * eviction once it is known.  An evicting server ends the run, unless
+ * allowed: its buckets, settings and answers kept for a lost batch
+ * would vanish, and the limits reset without a word.  A reply that
+ * does not tell is noted for the warning.
+ */
+static enum redisconn_result
+judge_memory(struct redis *r, const char *what, const redisReply *rep,
+    char *why, size_t size)
+{
+	const struct eviction *e = &r->mem;
+
+	if (eviction_known(e)) {
+		r->mem_checked = true;
+		if (eviction_evicts(e) && !r->allow_eviction)
+			redisconn_fatal(&r->conn,
+			    "maxmemory-policy %s (maxmemory %llu) evicts "
+			    "the keys of tbthrottle%s, resetting its limits: "
+			    "set maxmemory-policy noeviction, or give "
+			    "--redis-allow-eviction",
+			    e->policy, (unsigned long long)e->maxmemory,
+			    strncmp(e->policy, "volatile", 8) == 0 ?
+				" (they all expire)" :
+				"");
+		return REDISCONN_OK;
+	}
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
+	if (r->mem_why[0] == '\0')
+		snprintf(r->mem_why, sizeof r->mem_why, "%s: %s", what,
+		    rep->type == REDIS_REPLY_ERROR ? rep->str :
+						     "no maxmemory-policy");
+	return REDISCONN_OK;
+}
+
+static enum redisconn_result
+info_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+
+	if (rep->type == REDIS_REPLY_STRING)
+		eviction_from_info(&r->mem, rep->str, rep->len);
+	return judge_memory(r, "INFO memory", rep, why, size);
+}
+
+/* CONFIG GET, when INFO memory did not tell (managed servers may not). */
+static int
+config_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "CONFIG", "GET", "maxmemory*" };
+
+	return ((const struct redis *)ctx)->mem_checked ?
+	    0 :
+	    words(argv, lens, w, 3);
+}
+
+static enum redisconn_result
+config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+	enum redisconn_result rc;
+
+	for (size_t i = 0;
+	     rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
+		if (rep->element[i]->type == REDIS_REPLY_STRING &&
+		    rep->element[i + 1]->type == REDIS_REPLY_STRING)
+			eviction_from_config(&r->mem, rep->element[i]->str,
+			    rep->element[i + 1]->str);
+	if ((rc = judge_memory(r, "CONFIG GET", rep, why, size)) !=
+		REDISCONN_OK ||
+	    r->mem_checked)
+		return rc;
+	clean(r, r->mem_why, sizeof r->mem_why);
+	warnx("%s: cannot tell whether the server evicts keys (%s); one "
+	      "that does resets the limits (maxmemory-policy noeviction "
+	      "keeps them)",
+	    r->conn.shown, r->mem_why);
+	r->mem_checked = true;
+	return REDISCONN_OK;
+}
+
+/*
+ * Meeting Redis on a connection: connect and log in if need be, judge
+ * whether it evicts keys (once), load the script, and claim the
+ * settings, or keep them.  In the foreground as a run starts and before
+ * a booking, in the background otherwise.
+ */
+static const struct redisconn_step session[] = {
+	{ info_words, info_answer, true },
+	{ config_words, config_answer, true },
+	{ load_words, load_answer, false },
+	{ settings_words, settings_answer, false },
+};
+
+/* Start meeting Redis (session), unless it is under way. */
+static void
+start(struct redis *r)
+{
+	if (redisconn_busy(&r->conn))
+		return;
+	if (!redisconn_connected(&r->conn))
+		r->loaded = false;
+	redisconn_errand(
+	    &r->conn, session, sizeof session / sizeof session[0], r);
+}
+
+/* Meet Redis, waiting: OK, DOWN or STOP, the reason in why. */
 static enum redisconn_result
 setup(struct redis *r, char *why, size_t size)
 {
-	enum redisconn_result rc;
-
-	if ((rc = redisconn_open(&r->conn, why, size)) != REDISCONN_OK ||
-	    (rc = load_script(r, why, size)) != REDISCONN_OK)
-		return rc;
-	return r->claimed ? REDISCONN_OK : claim(r, why, size);
+	start(r);
+	return redisconn_finish(&r->conn, why, size);
 }
 
 /* Is Redis asked about booking b: has its key a limit that lets some go? */
@@ -562,7 +748,8 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 	for (i = 0; i < n; i++)
 		if (asks(r, &b[i]))
 			r->asked[m++] = i;
-	if (r->conn.c == NULL && (rc = setup(r, why, size)) != REDISCONN_OK)
+	if ((!redisconn_connected(&r->conn) || redisconn_busy(&r->conn)) &&
+	    (rc = setup(r, why, size)) != REDISCONN_OK)
 		return rc;
 	if ((rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
 		 size)) != REDISCONN_OK)
@@ -624,8 +811,6 @@ static size_t
 ask_local(struct redis *r, struct booking *b, size_t n, bool take,
     int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
 {
-	if (clock_now_ns() >= r->next_try_ns)
-		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
 	r->ran = true;
 	return limiter_book_all(
 	    r->local, b, n, take, now_ns, ahead_ns, select, ctx);
@@ -647,12 +832,12 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 
 	r->seq++;
 	for (;;) {
-		if (r->fallback == FALLBACK_LOCAL && r->down &&
-		    clock_now_ns() < r->next_try_ns)
-			rc = REDISCONN_DOWN;
-		else
-			rc = book(
-			    r, b, n, take, ahead_ns, &got, why, sizeof why);
+		/* Down, it is probed in the background (chore): until a
+		 * probe succeeds, the local limit decides, at once. */
+		if (r->fallback == FALLBACK_LOCAL && r->down)
+			return ask_local(
+			    r, b, n, take, now_ns, ahead_ns, select, ctx);
+		rc = book(r, b, n, take, ahead_ns, &got, why, sizeof why);
 		if (rc == REDISCONN_OK) {
 			report(r, false, why, sizeof why);
 			r->retry_ns = RETRY_FIRST_NS;
@@ -664,13 +849,95 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 		if (r->fallback == FALLBACK_FAIL)
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
-		if (r->fallback == FALLBACK_LOCAL)
-			return ask_local(
-			    r, b, n, take, now_ns, ahead_ns, select, ctx);
-		if (!wait_retry(r))
+		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
+		if (r->fallback != FALLBACK_LOCAL && !wait_retry(r))
 			break;
 	}
 	return 0;
+}
+
+/*
+ * Have the waits go on with the errand under way, or probe Redis when
+ * the time comes while it is down.
+ */
+static void
+watch(const struct redis *r)
+{
+	if (redisconn_busy(&r->conn))
+		redisconn_watch(&r->conn, signals_request_chore);
+	else if (r->down)
+		clock_watch_once(-1, 0, r->next_try_ns, signals_request_chore);
+	else
+		clock_watch_once(-1, 0, INT64_MAX, NULL);
+}
+
+/*
+ * Start what is due in the background: while Redis is down, a probe each
+ * PROBE_AFTER_NS; while it is up, the settings kept.  False when nothing
+ * is due.
+ */
+static bool
+start_due(struct redis *r)
+{
+	int64_t now_ns = clock_now_ns();
+
+	if (r->down ? now_ns < r->next_try_ns :
+		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS)
+		return false;
+	start(r);
+	return true;
+}
+
+/* The errand of the background ended: OK, or DOWN with why. */
+static void
+errand_done(struct redis *r, enum redisconn_result rc, char *why, size_t size)
+{
+	int64_t now_ns = clock_now_ns();
+
+	if (rc == REDISCONN_OK) {
+		report(r, false, why, size);
+		r->retry_ns = RETRY_FIRST_NS;
+		return;
+	}
+	r->next_try_ns = now_ns + PROBE_AFTER_NS;
+	/* The settings could not be kept: with a local limit to go on by,
+	 * Redis is down from now, and probed at once (it may have only
+	 * restarted); else the next booking tries it. */
+	if (!r->down && r->fallback == FALLBACK_LOCAL) {
+		report(r, true, why, size);
+		r->next_try_ns = now_ns;
+	}
+}
+
+/*
+ * The work done in the background, never waiting: a tick (the settings
+ * kept while this process runs, idle or blocked on its output too), a
+ * wait that saw the errand under way able to go on, or a booking while
+ * Redis is down.  Down, Redis is probed (connected, logged in, the script
+ * loaded and the settings claimed or kept, each step within its own
+ * deadline) and is up again only once a probe has gone through.
+ */
+static void
+chore(void *arg)
+{
+	struct redis *r = arg;
+	char why[512];
+	enum redisconn_result rc;
+
+	if (r->busy || signals_stop_requested())
+		return;
+	r->busy = true;
+	/* Twice: a probe may start as soon as the settings were not kept. */
+	for (int i = 0; i < 2; i++) {
+		if (!redisconn_busy(&r->conn) && !start_due(r))
+			break;
+		rc = redisconn_advance(&r->conn, why, sizeof why);
+		if (rc == REDISCONN_AGAIN)
+			break;
+		errand_done(r, rc, why, sizeof why);
+	}
+	watch(r);
+	r->busy = false;
 }
 
 size_t
@@ -698,40 +965,13 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 			answer_here(r, &b[i], now_ns);
 		return n;
 	}
+	if (r->down && r->fallback == FALLBACK_LOCAL)
+		chore(r);
 	r->busy = true;
 	got = ask(r, b, n, take, now_ns, ahead_ns, select, ctx);
 	r->busy = false;
+	watch(r);
 	return got;
-}
-
-/*
- * Keep the settings alive while this process runs, idle or blocked on
- * its output too: a tick, so also from inside waits.  Down at the start,
- * it claims the settings as soon as Redis is back, input or not; down
- * later, the bookings try again.  Quiet: a failure shows at the next
- * booking.
- */
-static void
-heartbeat(void *arg)
-{
-	struct redis *r = arg;
-	char why[512];
-	redisReply *rep;
-
-	if (r->busy || (r->down && r->claimed) || signals_stop_requested() ||
-	    clock_now_ns() - r->kept_ns < HEARTBEAT_MS / 2 * MS)
-		return;
-	r->busy = true;
-	if ((r->conn.c != NULL || setup(r, why, sizeof why) == REDISCONN_OK) &&
-	    eval(r, "keep", NULL, 0, 0, &rep, why, sizeof why) ==
-		REDISCONN_OK) {
-		if (rep->type == REDIS_REPLY_ERROR)
-			redisconn_close(&r->conn);
-		else
-			report(r, false, why, sizeof why);
-		freeReplyObject(rep);
-	}
-	r->busy = false;
 }
 
 /* The settings newcomers must give: text is -r's, or with tiers their id. */
@@ -776,10 +1016,15 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	r->fallback = fallback;
 	r->local = local;
 	r->retry_ns = RETRY_FIRST_NS;
+	eviction_init(&r->mem);
+	r->allow_eviction = b->allow_eviction;
+	/* Allowed, there is nothing to ask the server, nor to warn of. */
+	r->mem_checked = b->allow_eviction;
 	/*
 	 * Meet Redis now, so that a newcomer with other settings, or a
 	 * mistake such as a missing password, ends the run before it reads
-	 * anything.  Down, it is tried again at the first booking.
+	 * anything.  Down, it is probed in the background, and tried at the
+	 * first booking.
 	 */
 	r->busy = true;
 	rc = setup(r, why, sizeof why);
@@ -788,9 +1033,11 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		if (fallback == FALLBACK_FAIL)
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
-		r->next_try_ns = clock_now_ns() + RETRY_LOCAL_NS;
+		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 	}
-	signals_on_tick(heartbeat, r, HEARTBEAT_MS);
+	signals_on_tick(chore, r, HEARTBEAT_MS);
+	signals_on_chore(chore, r);
+	watch(r);
 	return r;
 }
 
@@ -801,12 +1048,17 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	char was[TIERS_ID_MAX];
 	redisReply *rep;
 
+	/* Down, it cannot be told without waiting for it. */
+	if (r->down) {
+		snprintf(err, errsz, "Redis is out of reach");
+		return -1;
+	}
 	snprintf(was, sizeof was, "%s", r->rate_text);
 	set_settings(r, tiers_id, true);
 	r->at = &r->own;
 	r->busy = true;
 	r->claimed = true; /* reset: what was there is to be replaced */
-	if (r->conn.c == NULL)
+	if (!redisconn_connected(&r->conn) || redisconn_busy(&r->conn))
 		rc = setup(r, err, errsz);
 	if (rc == REDISCONN_OK &&
 	    (rc = eval(r, "reset", NULL, 0, 0, &rep, err, errsz)) ==
@@ -818,6 +1070,7 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 		freeReplyObject(rep);
 	}
 	r->busy = false;
+	watch(r);
 	if (rc == REDISCONN_OK)
 		return 0;
 	set_settings(r, was, true);
@@ -902,7 +1155,9 @@ redis_close(struct redis *r)
 {
 	if (r == NULL)
 		return;
-	signals_cancel_tick(heartbeat);
+	signals_cancel_tick(chore);
+	signals_on_chore(NULL, NULL);
+	clock_watch_once(-1, 0, INT64_MAX, NULL);
 	redisconn_close(&r->conn);
 	free(r->key);
 	free(r->names);

@@ -27,7 +27,8 @@ struct redis_bucket {
 	/* NULL, or what other processes must give to share the name when
 	 * keys have rates of their own (--tiers): a digest of them all. */
 	const char *tiers_id;
-	uint64_t session; /* this process's own number, drawn at random */
+	uint64_t session;    /* this process's own number, drawn at random */
+	bool allow_eviction; /* a server that evicts keys will do */
 };
 
 /* Most bookings in one call of the script. */
@@ -54,7 +55,8 @@ void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
  * while Redis is down with FALLBACK_LOCAL.  Meets Redis at once: ends
  * the process (exit 1, one line) when Redis keeps other settings for
  * b's name, or refuses us for good (password, ACL, a key of another
- * type, not a Redis server), or with FALLBACK_FAIL cannot be reached.
+ * type, not a Redis server), or evicts keys when memory runs short
+ * (unless b->allow_eviction), or with FALLBACK_FAIL cannot be reached.
  * Otherwise an unreachable server is not an error here: the fallback
  * decides.  Returns NULL with the reason in err when built without
  * hiredis.

@@ -4,47 +4,113 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hiredis.h>
 
 #include "redisurl.h"
+#include "transport.h"
 
 /* Connecting, and each command, waits this long for Redis at most. */
 #define REDISCONN_TIMEOUT_MS 1000
 
-/* How connecting, or a command, ended. */
+/* Most words of the command of a step. */
+#define REDISCONN_STEP_WORDS 16
+
+/* How connecting, a command or an errand ended, or where it is. */
 enum redisconn_result {
 	REDISCONN_OK,
 	REDISCONN_DOWN, /* no answer in time, or a broken link */
-	REDISCONN_STOP	/* a stop was asked for meanwhile */
+	REDISCONN_STOP, /* a stop was asked for meanwhile */
+	REDISCONN_AGAIN /* under way: it cannot go on without waiting */
+};
+
+/*
+ * A step of an errand: a command, and what its reply means.  words puts
+ * the command in argv and lens (REDISCONN_STEP_WORDS at most) and returns
+ * how many words; 0 skips the step.  answer judges the reply (not to be
+ * freed): OK to go on, or DOWN with the reason in why; it may end the
+ * process.  An error reply that no waiting cures ends the process before
+ * answer sees it, unless may_refuse and it refuses this command alone (an
+ * ACL's NOPERM, a command a managed service renamed away).
+ */
+struct redisconn_step {
+	int (*words)(void *ctx, const char **argv, size_t *lens);
+	enum redisconn_result (*answer)(
+	    void *ctx, const redisReply *rep, char *why, size_t size);
+	bool may_refuse;
 };
 
 struct redisconn {
 	const struct redis_url *url;
-	char shown[400]; /* the URL for messages, password masked */
-	redisContext *c; /* NULL while not connected */
-	bool spoken;	 /* the server has answered as Redis once */
+	char shown[400];    /* the URL for messages, password masked */
+	struct transport t; /* t.fd -1 while not connected */
+	redisReader *reader;
+	char *out; /* commands formatted, out[sent..len) not yet written */
+	size_t out_len, out_sent, out_size;
+	int gone;	     /* the link broke: errno, or -1 at its end */
+	int owed;	     /* replies awaited */
+	int64_t deadline_ns; /* for connecting, or for the next reply */
+	bool spoken;	     /* the server has answered as Redis once */
+	char db[16];	     /* SELECT's argument */
+	/* The errand under way: the log-in's steps, then steps[0..n). */
+	const struct redisconn_step *steps;
+	size_t nsteps, at;
+	void *ctx;
+	bool errand;
 };
 
 /* Set up conn for url (which must outlive it); nothing is connected. */
 void redisconn_init(struct redisconn *conn, const struct redis_url *url);
 
+/* Is conn connected, or connecting? */
+bool redisconn_connected(const struct redisconn *conn);
+
 /*
- * Connect, log in and select the database.  Connecting and each command
- * wait at most REDISCONN_TIMEOUT_MS on CLOCK_MONOTONIC, whatever signals
- * come; reports (SIGUSR1, ticks) run meanwhile and a stop ends the wait.
- * DOWN and STOP leave conn unconnected, the reason in why.  A refused
- * login, or a server that is not Redis, ends the process (exit 1).
+ * Start the errand steps[0..n) on ctx (which, with the steps, must last
+ * until it ends): connecting and logging in (AUTH, SELECT) first when
+ * conn is not connected, then each step's command once the one before
+ * is answered, each reply within REDISCONN_TIMEOUT_MS of its turn.
+ * Nothing waits here: redisconn_advance and redisconn_finish go on.
  */
-enum redisconn_result redisconn_open(
+void redisconn_errand(struct redisconn *conn,
+    const struct redisconn_step *steps, size_t n, void *ctx);
+
+/* Is an errand under way? */
+bool redisconn_busy(const struct redisconn *conn);
+
+/*
+ * Go on with the errand as far as it can go without waiting: OK when it
+ * is done (or there is none), AGAIN while it waits (redisconn_watch), or
+ * DOWN with the reason in why (the connection dropped, the errand
+ * forgotten).  A refused login, or a peer that answers other than Redis
+ * does, ends the process (exit 1).
+ */
+enum redisconn_result redisconn_advance(
     struct redisconn *conn, char *why, size_t size);
 
 /*
- * Send a command on a connected conn and wait for its reply (*rep, to
- * be freed with freeReplyObject), within the timeout as above.  An error
- * reply that no waiting cures (a password, an ACL, a key of another
- * type, a command the server lacks) ends the process (exit 1); others
- * are returned.  DOWN and STOP drop the connection, the reason in why.
+ * Have the waits of the clock watch the errand once (clock_watch_once):
+ * due() runs when it can go on, or its deadline has come.
+ */
+void redisconn_watch(const struct redisconn *conn, void (*due)(void));
+
+/*
+ * Carry the errand to its end, waiting on CLOCK_MONOTONIC to each
+ * deadline whatever signals come; reports (SIGUSR1, ticks) run meanwhile
+ * and a stop ends the wait.  OK, DOWN or STOP (the connection dropped,
+ * the reason in why).
+ */
+enum redisconn_result redisconn_finish(
+    struct redisconn *conn, char *why, size_t size);
+
+/*
+ * Send a command on a connected conn, after any errand, and wait for its
+ * reply (*rep, to be freed with freeReplyObject), within the timeout as
+ * above.  An error reply that no waiting cures (a password, an ACL, a
+ * key of another type, a command the server lacks) ends the process
+ * (exit 1); others are returned.  DOWN and STOP drop the connection, the
+ * reason in why.
  */
 enum redisconn_result redisconn_command(struct redisconn *conn, int argc,
     const char **argv, const size_t *lens, redisReply **rep, char *why,
@@ -59,7 +125,7 @@ bool redisconn_transient(const char *msg);
  */
 void redisconn_fatal(const struct redisconn *conn, const char *fmt, ...);
 
-/* Drop the connection, if any. */
+/* Drop the connection, if any, and the errand under way. */
 void redisconn_close(struct redisconn *conn);
 
 #endif

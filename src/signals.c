@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,9 @@ static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static volatile sig_atomic_t resized;
 static void (*control_fn)(void *);
 static void *control_arg;
+static bool chore_wanted;
+static void (*chore_fn)(void *);
+static void *chore_arg;
 static void (*death_fn)(void);
 static struct tick {
 	void (*fn)(void *);
@@ -118,6 +122,13 @@ on_report(int sig)
 	report_wanted = 1;
 }
 
+static void
+on_control(int sig)
+{
+	(void)sig;
+	control_wanted = 1;
+}
+
 void
 signals_init(void)
 {
@@ -143,12 +154,16 @@ signals_init(void)
 	 */
 	(void)signal(SIGPIPE, SIG_IGN);
 	/*
-	 * A report asked for while the limits are built (meeting Redis may
-	 * take seconds) waits for the engine, rather than killing us.
+	 * A report or a request asked for while the limits are built
+	 * (meeting Redis may take seconds) waits for the engine, rather
+	 * than killing us: every handler is in place before the first wait.
 	 */
 	catch_signal(SIGUSR1, on_report);
 	/* The alarm of a stop (on_stop) must not kill us. */
 	catch_signal(SIGALRM, on_tick);
+	catch_signal(SIGIO, on_control);
+	/* Older tbthrottles' -R sent SIGUSR2: it must not kill us. */
+	catch_signal(SIGUSR2, on_control);
 }
 
 void
@@ -232,27 +247,30 @@ run_ticks(void)
 	}
 }
 
-static void
-on_control(int sig)
-{
-	(void)sig;
-	control_wanted = 1;
-}
-
 void
 signals_on_control(void (*control)(void *), void *arg)
 {
 	control_fn = control;
 	control_arg = arg;
-	catch_signal(SIGIO, on_control);
-	/* Older tbthrottles' -R sent SIGUSR2: it must not kill us. */
-	catch_signal(SIGUSR2, on_control);
 }
 
 void
 signals_request_control(void)
 {
 	control_wanted = 1;
+}
+
+void
+signals_on_chore(void (*chore)(void *), void *arg)
+{
+	chore_fn = chore;
+	chore_arg = arg;
+}
+
+void
+signals_request_chore(void)
+{
+	chore_wanted = true;
 }
 
 /*
@@ -305,6 +323,10 @@ signals_poll_report(void)
 	if (control_wanted && control_fn != NULL) {
 		control_wanted = 0;
 		control_fn(control_arg);
+	}
+	if (chore_wanted && chore_fn != NULL) {
+		chore_wanted = false;
+		chore_fn(chore_arg);
 	}
 	if (tick_wanted) {
 		tick_wanted = 0;

@@ -9,8 +9,8 @@
  * Catch SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless they were ignored
  * when we started) so that blocking calls return EINTR and the engine can
  * stop between records.  A second signal ends the process at once.
- * SIGUSR1 is caught from here on too: its report waits for
- * signals_on_report.
+ * SIGUSR1, SIGIO and SIGUSR2 are caught from here on too: what they ask
+ * for waits for signals_on_report and signals_on_control.
  */
 void signals_init(void);
 
@@ -41,15 +41,25 @@ bool signals_resized(void);
 void signals_cancel_tick(void (*tick)(void *));
 
 /*
- * Catch SIGIO (and SIGUSR2, harmlessly) and run control(arg) from
- * signals_poll_report() after it arrives: a request may be waiting on
- * the control socket.
+ * Run control(arg) from signals_poll_report() after SIGIO (or SIGUSR2,
+ * which older tbthrottles sent) arrives: a request may be waiting on the
+ * control socket.
  */
 void signals_on_control(void (*control)(void *), void *arg);
 
 /* Run the control function at the next signals_poll_report(), as if
  * SIGIO had come. */
 void signals_request_control(void);
+
+/*
+ * Run chore(arg) from signals_poll_report() after signals_request_chore:
+ * background work (Redis probed while it is down) whose descriptor or
+ * deadline a wait saw come (clock_watch_once).  NULL: none.
+ */
+void signals_on_chore(void (*chore)(void *), void *arg);
+
+/* Run the chore at the next signals_poll_report(). */
+void signals_request_chore(void);
 
 /*
  * When an access to [base, base + len), a mapped file, raises SIGBUS
@@ -66,8 +76,7 @@ void signals_on_death(void (*cleanup)(void));
 
 /*
  * Run the report if SIGUSR1 arrived, the control function if a request
- * came, and
- * the tick if it is due.
+ * came, the chore if it was asked for, and the tick if it is due.
  */
 void signals_poll_report(void);
 

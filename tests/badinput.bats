@@ -120,6 +120,7 @@ cases() {
 --shared x --redis redis://h:0 -r 1/s	port
 --shared x --redis redis://h/x -r 1/s	database
 --shared x --redis redis://h --redis-fallback maybe -r 1/s	'maybe'
+--shared x --redis-allow-eviction -r 1/s	needs --redis
 -R .abc -r 1/s	'.abc'
 -R 0 -r 1/s	'0'
 -R 99999999999 -r 1/s	'99999999999'

@@ -2,7 +2,8 @@
 /*
  *   fakeserver MODE PORTFILE
  *     garbage   answers each connection with a line that is not Redis
- *     close     closes each connection at once, unanswered
+ *     close     closes each connection at once, unanswered, as a proxy
+ *               whose server is down does
  *     http      reads a request and answers as an HTTP server does
  *     full      accepts nothing, its backlog full: a connect hangs
  *   It listens on a free port of 127.0.0.1, writes the port number to

@@ -15,6 +15,7 @@ output 0 s
 splice 0 s
 stdfd 0 s
 rundir 0 s
+transport 0 s
 runname 0 p
 control 0 s
 msg 1 p
@@ -23,6 +24,7 @@ rate 1 p
 framer 1 p
 stats 1 p
 redisurl 1 p
+eviction 1 p
 options 1 p
 tiers 1 p
 timestamp 1 p

@@ -319,9 +319,9 @@ since_ms() {
 	[[ $stderr == *WRONGTYPE* ]]
 }
 
-@test "--redis: a server that is not Redis (garbage, closing, HTTP): exit 1 at once, whatever the fallback" {
+@test "--redis: a server that answers other than Redis does (garbage, HTTP): exit 1 at once, whatever the fallback" {
 	local mode fb
-	for mode in garbage close http; do
+	for mode in garbage http; do
 		fake_server "$mode"
 		for fb in block local; do
 			run_one 1 "redis://127.0.0.1:$FPORT" "$fb"
@@ -332,6 +332,35 @@ since_ms() {
 		kill "$FPID"
 		wait "$FPID" 2>/dev/null || true
 	done
+}
+
+@test "--redis: a server that closes the connection before it answers is down, not refused: local limits locally, fail exits, block waits for it" {
+	local d=$BATS_TEST_TMPDIR pid st=0
+	fake_server close
+	run_one 0 "redis://127.0.0.1:$FPORT" local
+	assert_eq "$output" x "copied (local)"
+	assert_one_stderr_line
+	[[ $stderr == *"before any answer; limiting locally"* ]]
+	run_one 1 "redis://127.0.0.1:$FPORT" fail
+	assert_one_stderr_line
+	[[ $stderr == *"before any answer"* ]]
+	echo x >"$d/in"
+	"$TB" --shared "$P" -r 1/s --redis "redis://127.0.0.1:$FPORT" "$d/in" \
+	    >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 0.5
+	kill -0 "$pid"
+	assert_eq "$(cat "$d/out")" "" "copied while the server closes"
+	# A real server comes up on that port: the run gets through.
+	kill "$FPID"
+	wait "$FPID" 2>/dev/null || true
+	OPORT=$FPORT
+	start_redis "$OPORT"
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" x "copied (block)"
+	[[ $(grep -c 'before any answer; waiting for it' "$d/err") == 1 ]]
+	[[ $(grep -c 'reached again' "$d/err") == 1 ]]
 }
 
 @test "--redis: a newcomer with other settings is refused while a process uses the bucket, full or not; that one goes on" {
@@ -508,4 +537,178 @@ since_ms() {
 	kill "$rpid"
 	wait "$rpid" || true
 	assert_eq "$output" $'1\n2' "kept"
+}
+
+@test "--redis: SIGUSR2 and SIGIO while it still meets a hung server at start do not end the run" {
+	local d=$BATS_TEST_TMPDIR pid rpid st=0
+	own_redis
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	seq 3 >"$d/in"
+	kill -STOP "$rpid"
+	# Meeting the server takes 1 s (its deadline): the signals come
+	# in the middle of it.
+	"$TB" --shared "$P" -r 100/s --redis "redis://127.0.0.1:$OPORT" \
+	    "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 0.4
+	kill -USR2 "$pid"
+	kill -IO "$pid"
+	sleep 0.3
+	kill -CONT "$rpid"
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" "$(cat "$d/in")" "output"
+}
+
+# fatal_midrun URL ARG... -- CMD...: a run of the bucket $P with -s and
+# ARG..., from a FIFO: one line goes out, then CMD runs, then a second
+# line comes; the run must end with status 1, its report on stderr.
+fatal_midrun() {
+	local d=$BATS_TEST_TMPDIR url=$1 pid st=0 args=()
+	shift
+	while [[ $1 != -- ]]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	rm -f "$d/fifo" "$d/out"
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 100/s -s --redis "$url" "${args[@]}" \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	echo one >&8
+	wait_for_output "$d/out"
+	"$@" >/dev/null
+	echo two >&8
+	wait "$pid" || st=$?
+	exec 8>&-
+	stderr=$(cat "$d/err")
+	assert_eq "$st" 1 "exit status: $stderr"
+	assert_eq "$(cat "$d/out")" one "output"
+	[[ $(grep -c 'units 2 in, 1 out, 0 dropped, 1 waiting' "$d/err") == 1 ]] ||
+	    { echo "no report, or more than one: $stderr" >&2; return 1; }
+}
+
+@test "--redis: a run that Redis ends mid-way (WRONGTYPE, NOPERM, --redis-fallback fail) still prints its -s report, once" {
+	fatal_midrun "$URL" -- redis-cli -p "$RPORT" set "tbthrottle:$P" x
+	[[ $stderr == *WRONGTYPE* ]]
+	[[ $(redis-cli -p "$RPORT" acl whoami 2>/dev/null) == default ]] ||
+	    skip "this redis-server has no ACL (Redis 6 or later)"
+	redis-cli -p "$RPORT" acl setuser "u$P" on '>pw' '+@all' '~*' \
+	    >/dev/null
+	P=n$P fatal_midrun "redis://u$P:pw@127.0.0.1:$RPORT" -- \
+	    redis-cli -p "$RPORT" acl setuser "u$P" -evalsha
+	[[ $stderr == *NOPERM* ]]
+	own_redis
+	P=f$P fatal_midrun "redis://127.0.0.1:$OPORT" --redis-fallback fail \
+	    -- stop_redis "$OPORT"
+	[[ $stderr == *"127.0.0.1:$OPORT"* ]]
+}
+
+# hung_local WHEN: a run at 20/s, burst 1, --redis-fallback local, whose
+# server hangs (SIGSTOP) before it starts or once it runs (WHEN: start,
+# midrun); once it limits locally, 4 s of it must hold the rate, then
+# the server wakes and the run must reach it again.
+hung_local() {
+	local d=$BATS_TEST_TMPDIR rpid pid n0 n1 t0 t1
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	rm -f "$d/out" "$d/err"
+	[[ $1 == start ]] && kill -STOP "$rpid"
+	"$TB" --shared "$P$1" -r 20/s --redis-fallback local \
+	    --redis "redis://127.0.0.1:$OPORT" "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	if [[ $1 == midrun ]]; then
+		wait_for_output "$d/out"
+		kill -STOP "$rpid"
+	fi
+	wait_text "$d/err" "limiting locally" 5
+	n0=$(wc -l <"$d/out")
+	t0=$(now_ms)
+	sleep 4
+	n1=$(wc -l <"$d/out")
+	t1=$(now_ms)
+	kill -CONT "$rpid"
+	wait_text "$d/err" "reached again" 5
+	kill -TERM "$pid"
+	wait "$pid" || true
+	# The old code blocked for 1 s at each try of Redis: 50 to 60 %.
+	assert_ge "$((n1 - n0))" "$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { printf "%d", 0.85 * 20 * (b - a) / 1000 }')" \
+	    "lines in 4 s of local limiting ($1)"
+	assert_le "$((n1 - n0))" "$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { printf "%d", 1 + 20 * (b - a) / 1000 + 1 }')" \
+	    "lines in 4 s of local limiting ($1)"
+}
+
+@test "--redis-fallback local: a hung server, at start or mid-run, is probed in the background; the local rate holds, and Redis is used again once it answers" {
+	own_redis
+	seq 100000 >"$BATS_TEST_TMPDIR/in"
+	hung_local start
+	hung_local midrun
+}
+
+@test "--redis: a server whose maxmemory-policy evicts keys (allkeys-*, volatile-*) is refused at start, unless --redis-allow-eviction" {
+	local pol url
+	for pol in allkeys-lru volatile-ttl; do
+		own_redis --maxmemory 100mb --maxmemory-policy "$pol"
+		url=redis://127.0.0.1:$OPORT
+		run_one 1 "$url" local
+		assert_one_stderr_line
+		[[ $stderr == *"maxmemory-policy $pol (maxmemory 104857600)"*"noeviction"*"--redis-allow-eviction" ]]
+		assert_eq "$output" "" "copied ($pol)"
+		run_one 0 "$url" block --redis-allow-eviction
+		assert_eq "$output" x "copied ($pol, allowed)"
+		assert_eq "$stderr" "" "stderr ($pol, allowed)"
+		stop_own_redis
+	done
+	# Without maxmemory nothing is evicted, whatever the policy.
+	own_redis --maxmemory-policy allkeys-lru
+	url=redis://127.0.0.1:$OPORT
+	run_one 0 "$url" block
+	assert_eq "$output" x "copied (maxmemory 0)"
+	assert_eq "$stderr" "" "stderr (maxmemory 0)"
+	redis-cli -p "$OPORT" config set maxmemory 100mb >/dev/null
+	# A user kept from INFO: CONFIG GET tells.  Kept from both: a warning.
+	redis-cli -p "$OPORT" acl setuser i on '>pw' '+@all' -info '~*' '&*' \
+	    >/dev/null
+	redis-cli -p "$OPORT" acl setuser c on '>pw' '+@all' -info -config \
+	    '~*' '&*' >/dev/null
+	run_one 1 "redis://i:pw@127.0.0.1:$OPORT" block
+	assert_one_stderr_line
+	[[ $stderr == *"maxmemory-policy allkeys-lru"* ]]
+	run_one 0 "redis://c:pw@127.0.0.1:$OPORT" block
+	assert_eq "$output" x "copied (neither INFO nor CONFIG)"
+	assert_one_stderr_line
+	[[ $stderr == *"cannot tell whether the server evicts keys (INFO memory: NOPERM"* && $stderr != *pw@* ]]
+	run_one 0 "redis://c:pw@127.0.0.1:$OPORT" block --redis-allow-eviction
+	assert_eq "$stderr" "" "stderr (allowed: nothing to ask)"
+}
+
+@test "--redis: a noeviction server out of memory is an outage: limited locally, and Redis used again once memory is freed" {
+	local d=$BATS_TEST_TMPDIR pid i st=0
+	own_redis
+	head -c 1000000 /dev/zero | tr '\0' a >"$d/value"
+	for i in 1 2 3; do
+		redis-cli -p "$OPORT" -x set "big$i" <"$d/value" >/dev/null
+	done
+	redis-cli -p "$OPORT" config set maxmemory 2mb >/dev/null
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 100/s --redis-fallback local \
+	    --redis "redis://127.0.0.1:$OPORT" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	echo one >&8
+	wait_for_output "$d/out"
+	grep -q "OOM.*limiting locally" "$d/err"
+	redis-cli -p "$OPORT" del big1 big2 big3 >/dev/null
+	wait_text "$d/err" "reached again" 5
+	echo two >&8
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" $'one\ntwo' "output"
+	assert_eq "$(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r)" \
+	    100/s "the settings, claimed once memory was freed"
 }

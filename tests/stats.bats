@@ -173,3 +173,11 @@ rate_of() {
 	grep -q '1 out, 0 dropped, 9 waiting' "$d/err" ||
 	    { cat "$d/err" >&2; return 1; }
 }
+
+@test "-s reports once when a write error ends the run (exit 1)" {
+	[[ -c /dev/full ]] || skip "no /dev/full here"
+	run -1 --separate-stderr bash -c 'seq 3 | tb -r 1000/s -s >/dev/full'
+	[[ $stderr == *"write error"* ]]
+	assert_eq "$(grep -c 'units 3 in, 0 out, 0 dropped, 3 waiting' \
+	    <<<"$stderr")" 1 "reports"
+}

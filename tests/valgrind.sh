@@ -76,6 +76,11 @@ if "$tb" -V | grep -q 'Redis support: yes'; then
 		    --redis "redis://127.0.0.1:$port"
 		check "$tmp/keys" --shared vgk -k 1 -r 1/min --drop \
 		    --redis "redis://127.0.0.1:$port"
+		# Hung: limited locally, probed in the background meanwhile.
+		kill -STOP "$rpid"
+		check "$tmp/lines" --shared vgh -r 150/s -b 10 \
+		    --redis "redis://127.0.0.1:$port" --redis-fallback local
+		kill -CONT "$rpid"
 	fi
 fi
 check /dev/null --bogus

@@ -51,6 +51,7 @@ main(void)
 	test_policy_span();
 	test_batch();
 	test_batch_properties();
+	test_eviction();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

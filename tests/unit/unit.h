@@ -107,4 +107,7 @@ void test_policy_span(void);
 /* batch_test.c */
 void test_batch(void);
 
+/* eviction_test.c */
+void test_eviction(void);
+
 #endif

@@ -1,0 +1,171 @@
+/* A byte stream to a server, opened and used without ever waiting. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "transport.h"
+
+void
+transport_init(struct transport *t)
+{
+	*t = (struct transport){ .fd = -1 };
+}
+
+void
+transport_close(struct transport *t)
+{
+	if (t->fd >= 0)
+		(void)close(t->fd);
+	if (t->addrs != NULL)
+		freeaddrinfo(t->addrs);
+	transport_init(t);
+}
+
+/* A socket of family, non-blocking, closed on exec; -1 with errno. */
+static int
+open_socket(int family)
+{
+	int fd = socket(family, SOCK_STREAM, 0), one = 1;
+
+	if (fd < 0)
+		return -1;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+		int e = errno;
+
+		(void)close(fd);
+		errno = e;
+		return -1;
+	}
+	/* Commands are small and answered one at a time: send each now. */
+	if (family != AF_UNIX)
+		(void)setsockopt(
+		    fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	return fd;
+}
+
+/*
+ * Start connecting to addr of family: 0 connected or under way, else -1
+ * with errno (the socket closed).
+ */
+static int
+start(
+    struct transport *t, int family, const struct sockaddr *addr, socklen_t len)
+{
+	int e;
+
+	if ((t->fd = open_socket(family)) < 0)
+		return -1;
+	if (connect(t->fd, addr, len) == 0)
+		return 0;
+	if ((e = errno) == EINPROGRESS) {
+		t->connecting = true;
+		return 0;
+	}
+	(void)close(t->fd);
+	t->fd = -1;
+	errno = e;
+	return -1;
+}
+
+/* Try the host's next addresses until one starts: 0, or -1 (why). */
+static int
+try_next(struct transport *t, int e, char *why, size_t size)
+{
+	errno = e;
+	while (t->next != NULL) {
+		const struct addrinfo *a = t->next;
+
+		t->next = a->ai_next;
+		t->connecting = false;
+		if (start(t, a->ai_family, a->ai_addr, a->ai_addrlen) == 0)
+			return 0;
+	}
+	snprintf(why, size, "%s", strerror(errno != 0 ? errno : ECONNREFUSED));
+	transport_close(t);
+	return -1;
+}
+
+int
+transport_connect(struct transport *t, const char *host, int port,
+    const char *path, char *why, size_t size)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+		.ai_socktype = SOCK_STREAM };
+	char service[16];
+	int rc;
+
+	transport_close(t);
+	if (path[0] != '\0') {
+		struct sockaddr_un sun = { .sun_family = AF_UNIX };
+
+		snprintf(sun.sun_path, sizeof sun.sun_path, "%s", path);
+		if (start(t, AF_UNIX, (const struct sockaddr *)&sun,
+			sizeof sun) == 0)
+			return 0;
+		snprintf(why, size, "%s", strerror(errno));
+		return -1;
+	}
+	snprintf(service, sizeof service, "%d", port);
+	if ((rc = getaddrinfo(host, service, &hints, &t->addrs)) != 0) {
+		snprintf(why, size, "%s",
+		    rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		t->addrs = NULL;
+		return -1;
+	}
+	t->next = t->addrs;
+	return try_next(t, 0, why, size);
+}
+
+int
+transport_connected(struct transport *t, char *why, size_t size)
+{
+	socklen_t len = sizeof(int);
+	int e = 0;
+
+	if (!t->connecting)
+		return 1;
+	if (!clock_fd_ready(t->fd, POLLOUT))
+		return 0;
+	if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
+		e = errno;
+	if (e == 0) {
+		t->connecting = false;
+		return 1;
+	}
+	/* This address refused: the host may have others. */
+	(void)close(t->fd);
+	t->fd = -1;
+	if (try_next(t, e, why, size) != 0)
+		return -1;
+	return t->connecting ? 0 : 1;
+}
+
+ssize_t
+transport_read(struct transport *t, void *b, size_t len)
+{
+	return read(t->fd, b, len);
+}
+
+ssize_t
+transport_write(struct transport *t, const void *b, size_t len)
+{
+	return write(t->fd, b, len);
+}
+
+short
+transport_events(const struct transport *t, bool writing)
+{
+	if (t->connecting)
+		return POLLOUT;
+	return (short)(POLLIN | (writing ? POLLOUT : 0));
+}
