@@ -21,13 +21,11 @@
 #include "clock.h"
 #include "control.h"
 #include "rundir.h"
+#include "runname.h"
 
 /* How long -R waits for a reply, and a run for a request's bytes. */
 #define REPLY_WAIT_NS (5 * 1000000000LL)
 #define REQUEST_WAIT_NS (1 * 1000000000LL)
-
-/* Names are links "name.NAME" to the socket, which is named by its pid. */
-#define NAME_PREFIX "name."
 
 static char sock_path[PATH_MAX];		/* ours, or "" */
 static char name_path[PATH_MAX + NAME_MAX + 8]; /* our name, or "" */
@@ -129,12 +127,13 @@ answering(const char *path, pid_t *pid)
 static int
 claim_name(const char *dir, const char *name, char *why, size_t size)
 {
-	char target[32];
+	char target[32], link[NAME_MAX + 1];
 	pid_t other;
 
 	snprintf(target, sizeof target, "%ld", (long)getpid());
-	if (snprintf(name_path, sizeof name_path, "%s/" NAME_PREFIX "%s", dir,
-		name) >= (int)sizeof name_path) {
+	if (runname_link(link, sizeof link, name) != 0 ||
+	    snprintf(name_path, sizeof name_path, "%s/%s", dir, link) >=
+		(int)sizeof name_path) {
 		name_path[0] = '\0';
 		snprintf(why, size, "--name %s: the path is too long", name);
 		return -2;
@@ -352,7 +351,7 @@ not_found(const char *target, char *why, size_t size)
 static int
 connect_target(const char *target, char *why, size_t size)
 {
-	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8];
+	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8], link[NAME_MAX + 1];
 
 	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
 	     which++) {
@@ -363,8 +362,12 @@ connect_target(const char *target, char *why, size_t size)
 
 		if (!rundir_private(dir))
 			continue;
-		snprintf(path, sizeof path, "%s/%s%s", dir,
-		    is_pid(target) ? "" : NAME_PREFIX, target);
+		if (is_pid(target))
+			snprintf(path, sizeof path, "%s/%s", dir, target);
+		else if (runname_link(link, sizeof link, target) != 0 ||
+		    snprintf(path, sizeof path, "%s/%s", dir, link) >=
+			(int)sizeof path)
+			break;
 		if (lstat(path, &st) != 0)
 			continue;
 		if ((fd = connect_to(path)) < 0) {
@@ -455,17 +458,17 @@ name_of(const char *dir, long pid, char *out, size_t size)
 	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
+		const char *name = runname_link_name(e->d_name);
 		ssize_t n;
 
-		if (strncmp(e->d_name, NAME_PREFIX, strlen(NAME_PREFIX)) != 0)
+		if (name == NULL)
 			continue;
 		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
 		if ((n = readlink(link, target, sizeof target - 1)) <= 0)
 			continue;
 		target[n] = '\0';
 		if (strtol(target, NULL, 10) == pid) {
-			snprintf(
-			    out, size, "%s", e->d_name + strlen(NAME_PREFIX));
+			snprintf(out, size, "%s", name);
 			break;
 		}
 	}

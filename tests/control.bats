@@ -7,6 +7,20 @@ load helpers
 setup() {
 	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run HOME=$BATS_TEST_TMPDIR/home
 	mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
+	started=()
+}
+
+# A test that failed must not leave what it started stopped or running
+# (and a pid that is no longer our child's is left alone).
+teardown() {
+	local p stat ppid
+	for p in "${started[@]}"; do
+		stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+		read -r _ ppid _ <<<"${stat##*) }"
+		[[ $ppid == "$BASHPID" ]] || continue
+		kill -CONT "$p" 2>/dev/null || true
+		kill -KILL "$p" 2>/dev/null || true
+	done
 }
 
 # start_named NAME ARGS...: tbthrottle ARGS --name NAME on an input that
@@ -16,12 +30,34 @@ start_named() {
 	shift
 	mkfifo "$BATS_TEST_TMPDIR/in.$name"
 	"$TB" --name "$name" "$@" <"$BATS_TEST_TMPDIR/in.$name" \
-	    >"$BATS_TEST_TMPDIR/out.$name" 2>"$BATS_TEST_TMPDIR/err.$name" &
+	    >"$BATS_TEST_TMPDIR/out.$name" 2>"$BATS_TEST_TMPDIR/err.$name" 3>&- &
 	pid=$!
+	started+=("$pid")
 	# Hold the FIFO open, so the run waits for input.
 	exec {feed}>"$BATS_TEST_TMPDIR/in.$name"
 	eval "feed_$name=$feed"
 	wait_running "name.$name"
+}
+
+# start_run ARGS...: tbthrottle ARGS on an input that stays open (the
+# descriptor $feed holds it), in the background; its pid in $pid once its
+# socket answers.
+start_run() {
+	local in
+	in=$(mktemp -u "$BATS_TEST_TMPDIR/in.XXXXXX")
+	mkfifo "$in"
+	"$TB" "$@" <"$in" >/dev/null 2>"$in.err" 3>&- &
+	pid=$!
+	started+=("$pid")
+	exec {feed}>"$in"
+	wait_running "$pid"
+}
+
+# stop_run PID: end a run of start_run (the last one started).
+stop_run() {
+	kill "$1" 2>/dev/null || true
+	eval "exec ${feed}>&-"
+	wait "$1" || true
 }
 
 stop_named() {
@@ -151,4 +187,14 @@ stop_named() {
 	    -R "$a" -r 1/s
 	[[ $stderr == *"another user"* ]] || { echo "$stderr" >&2; false; }
 	stop_named private "$a"
+}
+
+@test "a name shaped like a temporary bucket keeps its link when --shared sweeps" {
+	local name=a.bucket.2147483646.tmp
+	start_run --name "$name" -r 1/min
+	run -0 --separate-stderr bash -c 'seq 2 | tb --shared swept -r 1k/s'
+	[[ -L $XDG_RUNTIME_DIR/tbthrottle/name.$name ]]
+	run -0 --separate-stderr tb -R "$name" --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	stop_run "$pid"
 }
