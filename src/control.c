@@ -319,6 +319,20 @@ is_pid(const char *s)
 	return *s == '\0';
 }
 
+/* Does process pid belong to another user, as far as we can tell? */
+static bool
+other_users(long pid)
+{
+	char path[32];
+	struct stat st;
+
+	if (kill((pid_t)pid, 0) != 0)
+		return errno == EPERM;
+	/* We may signal it: we are its user, or root. */
+	snprintf(path, sizeof path, "/proc/%ld", pid);
+	return stat(path, &st) == 0 && st.st_uid != geteuid();
+}
+
 /* Why target, of which no socket of ours was found, cannot be asked. */
 static void
 not_found(const char *target, char *why, size_t size)
@@ -335,7 +349,7 @@ not_found(const char *target, char *why, size_t size)
 	pid = strtol(target, NULL, 10);
 	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
 		snprintf(why, size, "no process %ld", pid);
-	else if (errno == EPERM)
+	else if (other_users(pid))
 		snprintf(why, size, "process %ld belongs to another user", pid);
 	else
 		snprintf(why, size,

@@ -198,3 +198,16 @@ stop_named() {
 	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
 	stop_run "$pid"
 }
+
+@test "as root, -R to another user's process says whose it is" {
+	[[ $(id -u) == 0 ]] || skip "needs root to run a process as another user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local a
+	setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30 3>&- &
+	a=$!
+	started+=("$a")
+	run -1 --separate-stderr tb -R "$a" -r 1/s
+	assert_msg "$stderr" "process $a belongs to another user"
+	kill "$a"
+	wait "$a" || true
+}
