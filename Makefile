@@ -82,12 +82,18 @@ tests/stamp: tests/stamp.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		tests/stamp.c
 
+# Clients that connect to a control socket and say nothing, for
+# tests/control.bats; not under test either.
+tests/silent: tests/silent.c
+	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		tests/silent.c
+
 # A listener that is not Redis, for the Redis tests; not under test either.
 tests/fakeserver: tests/fakeserver.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		tests/fakeserver.c
 
-check: tbthrottle tests/unit/run tests/stamp tests/fakeserver
+check: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
 	./tests/unit/run
 	bats tests
 
@@ -114,7 +120,7 @@ dist:
 	[ -n "$$files" ] || files=$$(find LICENSE README.md Makefile \
 		.clang-format .gitignore bench completion man src tests \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
-		! -name fakeserver ! -name '*-fuzz' ! -name '*.log' \
+		! -name fakeserver ! -name silent ! -name '*-fuzz' ! -name '*.log' \
 		! -name recv ! -name floor ! -name count); \
 	tar -czf tbthrottle-$(VERSION).tar.gz \
 		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
@@ -124,7 +130,7 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
 		bench/recv.c bench/floor.c bench/count.c tests/stamp.c \
-		tests/fakeserver.c
+		tests/fakeserver.c tests/silent.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
@@ -190,7 +196,8 @@ bench-count: bench/count
 	./bench/count
 
 clean:
-	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver src/*.o \
+	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver \
+		tests/silent src/*.o \
 		bench/recv bench/floor bench/count tests/fuzz/*-fuzz .build-flags \
 		tbthrottle-*.tar.gz
 

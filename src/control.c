@@ -31,6 +31,14 @@ static char sock_path[PATH_MAX];		/* ours, or "" */
 static char name_path[PATH_MAX + NAME_MAX + 8]; /* our name, or "" */
 static int listen_fd = -1;
 
+/* A connection whose request is being read. */
+static struct pending {
+	int fd;		     /* -1: a free place */
+	int64_t deadline_ns; /* when it is closed unanswered */
+	size_t len;
+	char req[CONTROL_MAX];
+} pending[CONTROL_PEERS];
+
 /* Fill sa with path; -1 when it does not fit a socket's address. */
 static int
 address(struct sockaddr_un *sa, const char *path)
@@ -45,6 +53,18 @@ address(struct sockaddr_un *sa, const char *path)
 	return 0;
 }
 
+/* Make fd close-on-exec and non-blocking; -1 if it cannot be. */
+static int
+nonblocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fl < 0 ||
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ?
+	    -1 :
+	    0;
+}
+
 /* A socket of ours, close-on-exec; non-blocking if asked. */
 static int
 new_socket(bool nonblock)
@@ -52,10 +72,8 @@ new_socket(bool nonblock)
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	if (fd >= 0 &&
-	    (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
-		(nonblock &&
-		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) !=
-			0))) {
+	    (nonblock ? nonblocking(fd) : fcntl(fd, F_SETFD, FD_CLOEXEC)) !=
+		0) {
 		(void)close(fd);
 		return -1;
 	}
@@ -158,6 +176,18 @@ claim_name(const char *dir, const char *name, char *why, size_t size)
 	return -2;
 }
 
+/* Have SIGIO sent to us when fd has something, so a blocked write hears. */
+static void
+signal_io(int fd)
+{
+#ifdef O_ASYNC
+	if (fcntl(fd, F_SETOWN, getpid()) == 0)
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+#else
+	(void)fd;
+#endif
+}
+
 /* Bind the listening socket at sock_path; -1 with errno. */
 static int
 listen_at(void)
@@ -169,18 +199,14 @@ listen_at(void)
 		return -1;
 	(void)unlink(sock_path); /* left by an earlier holder of our pid */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-	    chmod(sock_path, 0600) != 0 || listen(fd, 16) != 0) {
+	    chmod(sock_path, 0600) != 0 || listen(fd, CONTROL_PEERS) != 0) {
 		int e = errno;
 
 		(void)close(fd);
 		errno = e;
 		return -1;
 	}
-#ifdef O_ASYNC
-	/* SIGIO on a request, so a blocked read or write hears of it. */
-	if (fcntl(fd, F_SETOWN, getpid()) == 0)
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
-#endif
+	signal_io(fd);
 	return fd;
 }
 
@@ -191,6 +217,8 @@ control_serve(const char *name, char *why, size_t size)
 	int rc;
 
 	sock_path[0] = name_path[0] = '\0';
+	for (int i = 0; i < CONTROL_PEERS; i++)
+		pending[i].fd = -1;
 	if ((rc = rundir_make(dir, sizeof dir)) != 0) {
 		if (rc == -2)
 			warnx("%s is not a private directory: live changes "
@@ -224,33 +252,46 @@ control_serve(const char *name, char *why, size_t size)
 }
 
 int
-control_fd(void)
+control_watch(int *fds, int max, int64_t *wake_ns)
 {
-	return listen_fd;
+	int n = 0;
+
+	if (listen_fd < 0 || max < 1)
+		return 0;
+	fds[n++] = listen_fd;
+	for (int i = 0; i < CONTROL_PEERS && n < max; i++) {
+		if (pending[i].fd < 0)
+			continue;
+		fds[n++] = pending[i].fd;
+		if (pending[i].deadline_ns < *wake_ns)
+			*wake_ns = pending[i].deadline_ns;
+	}
+	return n;
 }
 
-/* Read a request from fd until its end, for a second at most. */
-static ssize_t
-read_request(int fd, char *req, size_t size)
+/* Close the connection of p, answered or not. */
+static void
+drop(struct pending *p)
 {
-	int64_t deadline_ns = clock_now_ns() + REQUEST_WAIT_NS;
-	size_t len = 0;
+	(void)close(p->fd);
+	p->fd = -1;
+}
 
-	while (len < size - 1) {
-		ssize_t n = read(fd, req + len, size - 1 - len);
+/* Read what p's peer has sent: 1 when the request is whole, 0 if not yet. */
+static int
+read_more(struct pending *p)
+{
+	for (;;) {
+		ssize_t n = read(
+		    p->fd, p->req + p->len, sizeof p->req - 1 - p->len);
 
-		if (n == 0)
-			break;
-		if (n > 0) {
-			len += (size_t)n;
-		} else if (errno != EAGAIN && errno != EINTR) {
-			return -1;
-		} else if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
-			return -1; /* too slow */
-		}
+		if (n > 0 && (p->len += (size_t)n) < sizeof p->req - 1)
+			continue;
+		if (n >= 0)
+			return 1; /* its end, or as much as we take */
+		if (errno != EINTR)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
 	}
-	req[len] = '\0';
-	return (ssize_t)len;
 }
 
 /* Write all of b[0..len) to fd before deadline_ns; -1 if it cannot. */
@@ -271,32 +312,103 @@ write_by(int fd, const char *b, size_t len, int64_t deadline_ns)
 	return 0;
 }
 
-void
-control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
+/* Write what fits of b[0..len) to fd now: a reply of ours always fits. */
+static void
+write_now(int fd, const char *b, size_t len)
 {
-	char req[CONTROL_MAX], reply[CONTROL_MAX];
+	while (len > 0) {
+		ssize_t n = write(fd, b, len);
 
-	while (listen_fd >= 0) {
+		if (n > 0) {
+			b += n;
+			len -= (size_t)n;
+		} else if (n == 0 || errno != EINTR) {
+			return;
+		}
+	}
+}
+
+/* Answer p's whole request. */
+static void
+serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
+    void *arg)
+{
+	char reply[CONTROL_MAX];
+
+	p->req[p->len] = '\0';
+	answer(arg, p->req, reply, sizeof reply);
+	write_now(p->fd, reply, strlen(reply));
+}
+
+/* Read on p's request, and answer it once whole; drop it when late. */
+static void
+go_on(struct pending *p, int64_t now_ns,
+    void (*answer)(void *, const char *, char *, size_t), void *arg)
+{
+	int rc = read_more(p);
+
+	if (rc == 1)
+		serve(p, answer, arg);
+	if (rc != 0 || now_ns >= p->deadline_ns)
+		drop(p);
+}
+
+/* A free place for a request: else the one waiting longest, dropped. */
+static struct pending *
+place(void)
+{
+	struct pending *oldest = &pending[0];
+
+	for (int i = 0; i < CONTROL_PEERS; i++) {
+		if (pending[i].fd < 0)
+			return &pending[i];
+		if (pending[i].deadline_ns < oldest->deadline_ns)
+			oldest = &pending[i];
+	}
+	drop(oldest);
+	return oldest;
+}
+
+/* Accept the connections waiting, a bounded number a call. */
+static void
+take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
+    void *arg)
+{
+	for (int k = 0; k < 2 * CONTROL_PEERS; k++) {
 		int fd = accept(listen_fd, NULL, NULL);
+		struct pending *p;
 		uid_t uid;
 		pid_t pid;
 
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
+		if (fd < 0 && errno == EINTR)
+			continue;
+		if (fd < 0)
 			return; /* none left (EAGAIN), or none to have */
-		}
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 		/* Only our own user may ask; others get nothing at all. */
-		if (peer(fd, &uid, &pid) == 0 && uid == geteuid() &&
-		    read_request(fd, req, sizeof req) >= 0) {
-			answer(arg, req, reply, sizeof reply);
-			(void)write_by(fd, reply, strlen(reply),
-			    clock_now_ns() + REQUEST_WAIT_NS);
+		if (nonblocking(fd) != 0 || peer(fd, &uid, &pid) != 0 ||
+		    uid != geteuid()) {
+			(void)close(fd);
+			continue;
 		}
-		(void)close(fd);
+		signal_io(fd);
+		p = place();
+		*p = (struct pending){ .fd = fd,
+			.deadline_ns = now_ns + CONTROL_REQUEST_NS };
+		go_on(p, now_ns, answer, arg);
 	}
+}
+
+void
+control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
+{
+	int64_t now_ns = clock_now_ns();
+
+	if (listen_fd < 0)
+		return; /* no socket: pending[] was never set up */
+	for (int i = 0; i < CONTROL_PEERS; i++)
+		if (pending[i].fd >= 0)
+			go_on(&pending[i], now_ns, answer, arg);
+	take_new(now_ns, answer, arg);
 }
 
 void

@@ -4,10 +4,20 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Largest request or reply, in bytes. */
 #define CONTROL_MAX 4096
+
+/*
+ * Requests read at a time; a connection beyond them takes the place of
+ * the one that has waited longest for its request, which is closed.
+ */
+#define CONTROL_PEERS 16
+
+/* How long a run waits for the bytes of a request, in ns. */
+#define CONTROL_REQUEST_NS (1 * 1000000000LL)
 
 /*
  * Answer requests on a UNIX-domain socket named after this process in the
@@ -19,13 +29,20 @@
  */
 int control_serve(const char *name, char *why, size_t size);
 
-/* The listening socket, to be watched for requests, or -1. */
-int control_fd(void);
+/*
+ * What to watch for requests, for clock_watch: the socket and the
+ * connections whose requests are being read, up to max, into fds; how
+ * many.  *wake_ns is made the time the first of them is to be dropped,
+ * if it is earlier.
+ */
+int control_watch(int *fds, int max, int64_t *wake_ns);
 
 /*
- * Answer each request waiting on the socket: the peer must be our user;
- * answer(arg, request, reply, size) fills the reply.  A peer too slow to
- * send its request is dropped after a second.
+ * Take what has come, without waiting: new connections (a peer of
+ * another user is closed at once) and the bytes of requests being read.
+ * A whole request is answered, answer(arg, request, reply, size) filling
+ * the reply.  A connection whose request is not whole within
+ * CONTROL_REQUEST_NS is closed unanswered.
  */
 void control_answer(
     void (*answer)(void *, const char *, char *, size_t), void *arg);

@@ -144,12 +144,7 @@ answer(void *arg, const char *req, char *reply, size_t size)
 static void
 on_control(void *arg)
 {
-	int fd = clock_watching();
-
-	/* Answering waits on the requests' own sockets only. */
-	clock_watch(-1, NULL);
 	control_answer(answer, arg);
-	clock_watch(fd, signals_request_control);
 }
 
 void
@@ -168,14 +163,14 @@ retune_serve(struct limits *L, const char *name)
 	if (rc == 0) {
 		signals_on_death(control_remove);
 		atexit(control_remove);
-		clock_watch(control_fd(), signals_request_control);
+		clock_watch(control_watch, signals_request_control);
 	}
 }
 
 void
 retune_stop(void)
 {
-	clock_watch(-1, NULL);
+	clock_watch(NULL, NULL);
 	control_remove();
 }
 

@@ -211,3 +211,92 @@ stop_named() {
 	kill "$a"
 	wait "$a" || true
 }
+
+# silent PID N: N connections to the socket of PID that never ask
+# (tests/silent), in the background, their pid in $spid; what they report
+# goes to $BATS_TEST_TMPDIR/silent.PID once they are connected.
+silent() {
+	local out=$BATS_TEST_TMPDIR/silent.$1 i
+	[[ -x $BATS_TEST_DIRNAME/silent ]] || {
+		echo "tests/silent is missing: run make tests/silent" \
+		    "(make check builds it)" >&2
+		return 1
+	}
+	"$BATS_TEST_DIRNAME/silent" "$XDG_RUNTIME_DIR/tbthrottle/$1" "$2" \
+	    >"$out" 3>&- &
+	spid=$!
+	started+=("$spid")
+	for ((i = 0; i < 500; i++)); do
+		[[ -s $out ]] && return 0
+		sleep 0.01
+	done
+	echo "silent did not connect to $1" >&2
+	return 1
+}
+
+# ms_since T0: milliseconds from T0 (of now_ms) to now.
+ms_since() {
+	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%d\n", b - a }'
+}
+
+@test "connections that never ask do not hold up the schedule, and are closed after 1 s" {
+	local a n0 n1 ms
+	start_named busy -r 100/s
+	a=$pid
+	seq 1000 >&"$feed_busy"
+	sleep 0.3
+	n0=$(wc -l <"$BATS_TEST_TMPDIR/out.busy")
+	silent "$a" 16
+	sleep 2
+	n1=$(wc -l <"$BATS_TEST_TMPDIR/out.busy")
+	# 200 lines are due in the 2 s; none were released while a request
+	# was waited for.
+	assert_ge "$((n1 - n0))" 150 "lines in the 2 s after 16 silent peers"
+	wait "$spid"
+	assert_eq "$(grep -c '^closed' "$BATS_TEST_TMPDIR/silent.$a")" 16 \
+	    "connections closed"
+	while read -r _ ms; do
+		assert_ge "$ms" 1000 "a silent connection closed after (ms)"
+		assert_le "$ms" 3000 "a silent connection closed after (ms)"
+	done < <(grep '^closed' "$BATS_TEST_TMPDIR/silent.$a")
+	stop_named busy "$a"
+}
+
+@test "a stop is prompt while 16 connections never ask" {
+	local a t0 i
+	start_named stoppable -r 100/s
+	a=$pid
+	silent "$a" 16
+	sleep 0.2
+	t0=$(now_ms)
+	kill -TERM "$a"
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$a" 2>/dev/null || break
+		sleep 0.01
+	done
+	assert_le "$(ms_since "$t0")" 1000 "time to stop (ms)"
+	wait "$a" || true
+	kill "$spid" 2>/dev/null || true
+	eval "exec ${feed_stoppable}>&-"
+}
+
+@test "beyond 16 connections waiting to ask, the oldest is closed, and -R is still answered" {
+	local a s1 s2 early
+	start_named crowded -r 1/min
+	a=$pid
+	silent "$a" 16
+	s1=$spid
+	mv "$BATS_TEST_TMPDIR/silent.$a" "$BATS_TEST_TMPDIR/first"
+	sleep 0.2
+	silent "$a" 4
+	s2=$spid
+	run -0 --separate-stderr tb -R crowded --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	wait "$s1" "$s2"
+	# Of the first 16, the 4 that had waited longest made way for the
+	# next 4 (and then for -R), long before their second was up.
+	early=$(awk '$1 == "closed" && $2 < 900' "$BATS_TEST_TMPDIR/first" | wc -l)
+	assert_ge "$early" 4 "connections closed early"
+	assert_le "$early" 5 "connections closed early"
+	stop_named crowded "$a"
+}
