@@ -2,14 +2,11 @@
 #ifdef __linux__
 #define _GNU_SOURCE /* SO_PEERCRED, struct ucred, O_ASYNC */
 #endif
-#include <ctype.h>
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,27 +62,21 @@ nonblocking(int fd)
 	    0;
 }
 
-/* A socket of ours, close-on-exec; non-blocking if asked. */
+/* A socket of ours, close-on-exec and non-blocking. */
 static int
-new_socket(bool nonblock)
+new_socket(void)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
-	if (fd >= 0 &&
-	    (nonblock ? nonblocking(fd) : fcntl(fd, F_SETFD, FD_CLOEXEC)) !=
-		0) {
+	if (fd >= 0 && nonblocking(fd) != 0) {
 		(void)close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-/*
- * The user and process at the other end of the socket fd; -1 when the
- * system cannot say, and then nothing is trusted.
- */
-static int
-peer(int fd, uid_t *uid, pid_t *pid)
+int
+control_peer(int fd, uid_t *uid, pid_t *pid)
 {
 #ifdef SO_PEERCRED
 	struct ucred cred;
@@ -103,18 +94,17 @@ peer(int fd, uid_t *uid, pid_t *pid)
 #endif
 }
 
-/* Connect to the socket at path; the descriptor, or -1 with errno. */
-static int
-connect_to(const char *path)
+int
+control_connect(const char *path)
 {
 	struct sockaddr_un sa;
 	int fd, e;
 
-	if (address(&sa, path) != 0 || (fd = new_socket(false)) < 0)
+	if (address(&sa, path) != 0 || (fd = new_socket()) < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
 		return fd;
-	e = errno;
+	e = errno == EWOULDBLOCK ? EAGAIN : errno;
 	(void)close(fd);
 	errno = e;
 	return -1;
@@ -127,16 +117,25 @@ connect_to(const char *path)
 static bool
 answering(const char *path, pid_t *pid)
 {
-	int fd = connect_to(path);
+	int fd = control_connect(path);
+	char target[16];
+	ssize_t n;
 	uid_t uid;
 	bool ours;
 
+	if (fd < 0 && errno == EAGAIN) {
+		/* Its backlog is full: its run is there, stopped perhaps. */
+		n = readlink(path, target, sizeof target - 1);
+		target[n > 0 ? n : 0] = '\0';
+		*pid = (pid_t)strtol(target, NULL, 10);
+		return true;
+	}
 	if (fd < 0) {
 		if (errno == ECONNREFUSED)
 			(void)unlink(path);
 		return false;
 	}
-	ours = peer(fd, &uid, pid) == 0 && uid == geteuid();
+	ours = control_peer(fd, &uid, pid) == 0 && uid == geteuid();
 	(void)close(fd);
 	return ours;
 }
@@ -195,7 +194,7 @@ listen_at(void)
 	struct sockaddr_un sa;
 	int fd;
 
-	if (address(&sa, sock_path) != 0 || (fd = new_socket(true)) < 0)
+	if (address(&sa, sock_path) != 0 || (fd = new_socket()) < 0)
 		return -1;
 	(void)unlink(sock_path); /* left by an earlier holder of our pid */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
@@ -294,24 +293,6 @@ read_more(struct pending *p)
 	}
 }
 
-/* Write all of b[0..len) to fd before deadline_ns; -1 if it cannot. */
-static int
-write_by(int fd, const char *b, size_t len, int64_t deadline_ns)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, b, len);
-
-		if (n > 0) {
-			b += n;
-			len -= (size_t)n;
-		} else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
-		    clock_wait_fd(fd, POLLOUT, deadline_ns) == 0) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Write what fits of b[0..len) to fd now: a reply of ours always fits. */
 static void
 write_now(int fd, const char *b, size_t len)
@@ -328,7 +309,10 @@ write_now(int fd, const char *b, size_t len)
 	}
 }
 
-/* Answer p's whole request. */
+/*
+ * Answer p's whole request, unless its sender has closed the connection:
+ * it gave up waiting, and was told that nothing was done.
+ */
 static void
 serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
     void *arg)
@@ -336,6 +320,8 @@ serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
 	char reply[CONTROL_MAX];
 
 	p->req[p->len] = '\0';
+	if ((clock_fd_events(p->fd, POLLOUT) & POLLHUP) != 0)
+		return;
 	answer(arg, p->req, reply, sizeof reply);
 	write_now(p->fd, reply, strlen(reply));
 }
@@ -385,7 +371,7 @@ take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
 		if (fd < 0)
 			return; /* none left (EAGAIN), or none to have */
 		/* Only our own user may ask; others get nothing at all. */
-		if (nonblocking(fd) != 0 || peer(fd, &uid, &pid) != 0 ||
+		if (nonblocking(fd) != 0 || control_peer(fd, &uid, &pid) != 0 ||
 		    uid != geteuid()) {
 			(void)close(fd);
 			continue;
@@ -418,217 +404,4 @@ control_remove(void)
 		(void)unlink(sock_path);
 	if (name_path[0] != '\0')
 		(void)unlink(name_path);
-}
-
-/* Is s a process id: digits only, not starting with 0? */
-static bool
-is_pid(const char *s)
-{
-	if (*s < '1' || *s > '9')
-		return false;
-	while (isdigit((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
-
-/* Does process pid belong to another user, as far as we can tell? */
-static bool
-other_users(long pid)
-{
-	char path[32];
-	struct stat st;
-
-	if (kill((pid_t)pid, 0) != 0)
-		return errno == EPERM;
-	/* We may signal it: we are its user, or root. */
-	snprintf(path, sizeof path, "/proc/%ld", pid);
-	return stat(path, &st) == 0 && st.st_uid != geteuid();
-}
-
-/* Why target, of which no socket of ours was found, cannot be asked. */
-static void
-not_found(const char *target, char *why, size_t size)
-{
-	long pid;
-
-	if (!is_pid(target)) {
-		snprintf(why, size,
-		    "no running tbthrottle of yours is named "
-		    "'%s' (see --list)",
-		    target);
-		return;
-	}
-	pid = strtol(target, NULL, 10);
-	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-		snprintf(why, size, "no process %ld", pid);
-	else if (other_users(pid))
-		snprintf(why, size, "process %ld belongs to another user", pid);
-	else
-		snprintf(why, size,
-		    "process %ld is not a tbthrottle with a rate "
-		    "to change (no control socket)",
-		    pid);
-}
-
-/*
- * Connect to the socket of target (a NAME or a PID) in the first private
- * directory that has one; -1 with the reason in why.
- */
-static int
-connect_target(const char *target, char *why, size_t size)
-{
-	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8], link[NAME_MAX + 1];
-
-	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
-	     which++) {
-		struct stat st;
-		uid_t uid;
-		pid_t pid;
-		int fd;
-
-		if (!rundir_private(dir))
-			continue;
-		if (is_pid(target))
-			snprintf(path, sizeof path, "%s/%s", dir, target);
-		else if (runname_link(link, sizeof link, target) != 0 ||
-		    snprintf(path, sizeof path, "%s/%s", dir, link) >=
-			(int)sizeof path)
-			break;
-		if (lstat(path, &st) != 0)
-			continue;
-		if ((fd = connect_to(path)) < 0) {
-			/* Its run is gone: clear the way for the next. */
-			if (errno == ECONNREFUSED || errno == ENOENT ||
-			    errno == ENOTSOCK) {
-				(void)unlink(path);
-				break;
-			}
-			snprintf(why, size, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-		if (peer(fd, &uid, &pid) != 0 || uid != geteuid() ||
-		    (is_pid(target) &&
-			pid != (pid_t)strtol(target, NULL, 10))) {
-			(void)close(fd);
-			snprintf(why, size, "%s is not a tbthrottle of yours",
-			    target);
-			return -1;
-		}
-		return fd;
-	}
-	not_found(target, why, size);
-	return -1;
-}
-
-/* Read the reply from fd until its end, for REPLY_WAIT_NS at most. */
-static int
-read_reply(int fd, const char *target, char *reply, size_t size)
-{
-	int64_t deadline_ns = clock_now_ns() + REPLY_WAIT_NS;
-	size_t len = 0;
-
-	for (;;) {
-		ssize_t n = read(fd, reply + len, size - 1 - len);
-
-		if (n > 0 && (len += (size_t)n) < size - 1)
-			continue;
-		if (n >= 0)
-			break;
-		if (errno != EINTR && errno != EAGAIN) {
-			snprintf(
-			    reply, size, "%s: %s", target, strerror(errno));
-			return -1;
-		}
-		if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
-			snprintf(reply, size,
-			    "no answer from %s within %lld "
-			    "s; nothing was changed",
-			    target, REPLY_WAIT_NS / 1000000000LL);
-			return -1;
-		}
-	}
-	reply[len] = '\0';
-	return 0;
-}
-
-int
-control_send(const char *target, const char *request, char *reply, size_t size)
-{
-	int fd, rc;
-
-	if ((fd = connect_target(target, reply, size)) < 0)
-		return -1;
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (write_by(fd, request, strlen(request),
-		clock_now_ns() + REPLY_WAIT_NS) != 0 ||
-	    shutdown(fd, SHUT_WR) != 0) {
-		snprintf(
-		    reply, size, "cannot ask %s: %s", target, strerror(errno));
-		(void)close(fd);
-		return -1;
-	}
-	rc = read_reply(fd, target, reply, size);
-	(void)close(fd);
-	return rc;
-}
-
-/* The name linked to the socket of pid in dir, into out ("" if none). */
-static void
-name_of(const char *dir, long pid, char *out, size_t size)
-{
-	char link[PATH_MAX + NAME_MAX + 2], target[32];
-	struct dirent *e;
-	DIR *d;
-
-	out[0] = '\0';
-	if ((d = opendir(dir)) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		const char *name = runname_link_name(e->d_name);
-		ssize_t n;
-
-		if (name == NULL)
-			continue;
-		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-		if ((n = readlink(link, target, sizeof target - 1)) <= 0)
-			continue;
-		target[n] = '\0';
-		if (strtol(target, NULL, 10) == pid) {
-			snprintf(out, size, "%s", name);
-			break;
-		}
-	}
-	(void)closedir(d);
-}
-
-int
-control_each(void (*each)(void *, long, const char *), void *arg)
-{
-	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2], name[NAME_MAX + 1];
-	int count = 0;
-
-	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
-	     which++) {
-		struct dirent *e;
-		DIR *d;
-
-		if (!rundir_private(dir) || (d = opendir(dir)) == NULL)
-			continue;
-		while ((e = readdir(d)) != NULL) {
-			long pid;
-			pid_t who;
-
-			if (!is_pid(e->d_name))
-				continue;
-			pid = strtol(e->d_name, NULL, 10);
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			if (!answering(path, &who) || who != (pid_t)pid)
-				continue;
-			name_of(dir, pid, name, sizeof name);
-			each(arg, pid, name);
-			count++;
-		}
-		(void)closedir(d);
-	}
-	return count;
 }

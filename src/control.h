@@ -41,8 +41,8 @@ int control_watch(int *fds, int max, int64_t *wake_ns);
  * Take what has come, without waiting: new connections (a peer of
  * another user is closed at once) and the bytes of requests being read.
  * A whole request is answered, answer(arg, request, reply, size) filling
- * the reply.  A connection whose request is not whole within
- * CONTROL_REQUEST_NS is closed unanswered.
+ * the reply, unless its sender has given up.  A connection whose request
+ * is not whole within CONTROL_REQUEST_NS is closed unanswered.
  */
 void control_answer(
     void (*answer)(void *, const char *, char *, size_t), void *arg);
@@ -51,19 +51,15 @@ void control_answer(
 void control_remove(void);
 
 /*
- * Send request to the running tbthrottle target, a NAME or a PID, which
- * must be ours, and wait up to 5 s for its reply.  Returns 0 with the
- * reply in reply[0..size), or -1 with the reason in reply.  A socket whose
- * process is gone is removed.
+ * Connect to the socket at path without waiting: the descriptor,
+ * non-blocking, or -1 with errno (EAGAIN when its backlog is full).
  */
-int control_send(
-    const char *target, const char *request, char *reply, size_t size);
+int control_connect(const char *path);
 
 /*
- * Call each(arg, pid, name) for each live tbthrottle of ours with a
- * socket (name "" when it has none), removing those whose process is
- * gone.  Returns how many there were.
+ * The user and process at the other end of the socket fd; -1 when the
+ * system cannot say, and then nothing is trusted.
  */
-int control_each(void (*each)(void *, long, const char *), void *arg);
+int control_peer(int fd, uid_t *uid, pid_t *pid);
 
 #endif

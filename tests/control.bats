@@ -300,3 +300,70 @@ ms_since() {
 	assert_le "$early" 5 "connections closed early"
 	stop_named crowded "$a"
 }
+
+@test "--list waits 5 s in all for stopped runs, even one whose backlog is full, and says they do not answer" {
+	local a b c t0 ms
+	start_named frozen -r 1/min
+	a=$pid
+	start_named still -r 1/min
+	b=$pid
+	start_named awake -r 1/min
+	c=$pid
+	kill -STOP "$a" "$b"
+	# 17 connections fill the listen backlog of 16: a connect would wait.
+	silent "$a" 20
+	[[ $(head -n 1 "$BATS_TEST_TMPDIR/silent.$a") == "connected 17" ]]
+	t0=$(now_ms)
+	TB_LIMIT=14 run -0 --separate-stderr tb --list
+	ms=$(ms_since "$t0")
+	# Both are asked at once: 5 s for the two, not 5 s each.
+	assert_ge "$ms" 5000 "time of --list (ms)"
+	assert_le "$ms" 8500 "time of --list (ms)"
+	[[ $output == *"$a"*" frozen "*"not answering"* ]] || { echo "$output" >&2; false; }
+	[[ $output == *"$b"*" still "*"not answering"* ]] || { echo "$output" >&2; false; }
+	[[ $output == *"$c"*" awake "*"1/min, burst 1; units 0 in"* ]] ||
+	    { echo "$output" >&2; false; }
+	# Neither stops -R from reaching another run at once.
+	t0=$(now_ms)
+	TB_LIMIT=14 run -0 --separate-stderr tb -R awake --stats
+	assert_le "$(ms_since "$t0")" 2000 "time of -R awake (ms)"
+	kill "$spid"
+	kill -CONT "$a" "$b"
+	stop_named frozen "$a"
+	stop_named still "$b"
+	stop_named awake "$c"
+}
+
+@test "-R gives a stopped run 5 s, and what it asked is not done when the run goes on" {
+	local a t0 ms
+	start_named paused -r 1/min
+	a=$pid
+	kill -STOP "$a"
+	t0=$(now_ms)
+	TB_LIMIT=14 run -1 --separate-stderr tb -R paused -r 50/s
+	ms=$(ms_since "$t0")
+	assert_msg "$stderr" "no answer from paused within 5 s; nothing was changed"
+	assert_ge "$ms" 5000 "time of -R (ms)"
+	assert_le "$ms" 8000 "time of -R (ms)"
+	kill -CONT "$a"
+	run -0 --separate-stderr tb -R paused --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	stop_named paused "$a"
+}
+
+@test "-R to a stopped run whose backlog is full gives up after 5 s" {
+	local a t0 ms
+	start_named jammed -r 1/min
+	a=$pid
+	kill -STOP "$a"
+	silent "$a" 20
+	t0=$(now_ms)
+	TB_LIMIT=14 run -1 --separate-stderr tb -R "$a" --stats
+	ms=$(ms_since "$t0")
+	assert_msg "$stderr" "no answer from $a within 5 s; nothing was changed"
+	assert_ge "$ms" 5000 "time of -R (ms)"
+	assert_le "$ms" 8000 "time of -R (ms)"
+	kill "$spid"
+	kill -CONT "$a"
+	stop_named jammed "$a"
+}

@@ -17,6 +17,7 @@ stdfd 0 s
 rundir 0 s
 runname 0 p
 control 0 s
+ask 0 s
 msg 1 p
 siphash 1 p
 rate 1 p
