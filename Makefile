@@ -53,9 +53,9 @@ PURE = src/batch.o src/bucket.o src/drop.o src/msg.o src/fixed.o src/framer.o sr
 	src/siphash.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
 	src/timestamp.o
 OBJS = $(PURE) src/ask.o src/clock.o src/control.o src/engine.o src/input.o \
-	src/limits.o src/main.o src/output.o src/redis.o src/redisconn.o \
-	src/retune.o src/rundir.o src/shared.o src/signals.o src/splice.o \
-	src/stdfd.o src/stream.o src/zone.o
+	src/limits.o src/main.o src/name.o src/output.o src/redis.o \
+	src/redisconn.o src/retune.o src/rundir.o src/shared.o src/signals.o \
+	src/splice.o src/stdfd.o src/stream.o src/zone.o
 HDRS = $(wildcard src/*.h)
 # The unit tests, a file per module tested; their binary is tests/unit/run.
 UNIT = $(wildcard tests/unit/*.c)

@@ -14,6 +14,7 @@
 #include "ask.h"
 #include "clock.h"
 #include "control.h"
+#include "name.h"
 #include "rundir.h"
 #include "runname.h"
 
@@ -227,6 +228,16 @@ not_found(const char *target, char *why, size_t size)
 		    pid);
 }
 
+/* Remove what led to a run that is gone: its socket, or its name. */
+static void
+clear_away(const struct ask *a, const char *dir, const char *target)
+{
+	if (is_pid(target))
+		(void)unlink(a->path);
+	else
+		name_drop(dir, target);
+}
+
 /*
  * The reply a got from target, into reply: 0, or -1 with why in reply.
  */
@@ -243,9 +254,10 @@ answered(const struct ask *a, const char *target, char *reply, size_t size)
 	return 0;
 }
 
-/* The outcome of ask_one's a, sent to target: 0, or -1 with why. */
+/* The outcome of ask_one's a, sent to target in dir: 0, or -1 with why. */
 static int
-outcome(const struct ask *a, const char *target, char *reply, size_t size)
+outcome(const struct ask *a, const char *dir, const char *target, char *reply,
+    size_t size)
 {
 	switch (a->state) {
 	case ASK_DONE:
@@ -266,7 +278,7 @@ outcome(const struct ask *a, const char *target, char *reply, size_t size)
 		    reply, size, "cannot ask %s: %s", target, strerror(a->err));
 		return -1;
 	}
-	(void)unlink(a->path); /* its run is gone: clear the way */
+	clear_away(a, dir, target);
 	not_found(target, reply, size);
 	return -1;
 }
@@ -296,7 +308,7 @@ ask_one(const char *target, const char *request, char *reply, size_t size)
 			return -1;
 		}
 		ask_until(&a, 1, deadline_ns);
-		return outcome(&a, target, reply, size);
+		return outcome(&a, dir, target, reply, size);
 	}
 	not_found(target, reply, size);
 	return -1;
@@ -365,35 +377,6 @@ find_runs(char dirs[DIRS][PATH_MAX], int *ndirs, int *n)
 	if (*n > 0)
 		qsort(runs, (size_t)*n, sizeof *runs, by_pid);
 	return runs;
-}
-
-/* The name whose link in dir leads to process pid, into out ("" if none). */
-static void
-name_of(const char *dir, long pid, char *out, size_t size)
-{
-	char link[PATH_MAX + NAME_MAX + 2], target[32];
-	struct dirent *e;
-	DIR *d;
-
-	out[0] = '\0';
-	if ((d = opendir(dir)) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		const char *name = runname_link_name(e->d_name);
-		ssize_t n;
-
-		if (name == NULL)
-			continue;
-		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-		if ((n = readlink(link, target, sizeof target - 1)) <= 0)
-			continue;
-		target[n] = '\0';
-		if (strtol(target, NULL, 10) == pid) {
-			snprintf(out, size, "%s", name);
-			break;
-		}
-	}
-	(void)closedir(d);
 }
 
 /* Tell each about the run a of dir, asked by ask_all; 1 if it was one. */

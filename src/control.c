@@ -6,9 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -17,15 +15,14 @@
 
 #include "clock.h"
 #include "control.h"
+#include "name.h"
 #include "rundir.h"
-#include "runname.h"
 
 /* How long -R waits for a reply, and a run for a request's bytes. */
 #define REPLY_WAIT_NS (5 * 1000000000LL)
 #define REQUEST_WAIT_NS (1 * 1000000000LL)
 
-static char sock_path[PATH_MAX];		/* ours, or "" */
-static char name_path[PATH_MAX + NAME_MAX + 8]; /* our name, or "" */
+static char sock_path[PATH_MAX]; /* ours, or "" */
 static int listen_fd = -1;
 
 /* A connection whose request is being read. */
@@ -110,71 +107,6 @@ control_connect(const char *path)
 	return -1;
 }
 
-/*
- * Is a run of ours answering on path?  Its pid in *pid.  A socket whose
- * process is gone is removed.
- */
-static bool
-answering(const char *path, pid_t *pid)
-{
-	int fd = control_connect(path);
-	char target[16];
-	ssize_t n;
-	uid_t uid;
-	bool ours;
-
-	if (fd < 0 && errno == EAGAIN) {
-		/* Its backlog is full: its run is there, stopped perhaps. */
-		n = readlink(path, target, sizeof target - 1);
-		target[n > 0 ? n : 0] = '\0';
-		*pid = (pid_t)strtol(target, NULL, 10);
-		return true;
-	}
-	if (fd < 0) {
-		if (errno == ECONNREFUSED)
-			(void)unlink(path);
-		return false;
-	}
-	ours = control_peer(fd, &uid, pid) == 0 && uid == geteuid();
-	(void)close(fd);
-	return ours;
-}
-
-/* Take name for this run: -2 with why when a live run of ours has it. */
-static int
-claim_name(const char *dir, const char *name, char *why, size_t size)
-{
-	char target[32], link[NAME_MAX + 1];
-	pid_t other;
-
-	snprintf(target, sizeof target, "%ld", (long)getpid());
-	if (runname_link(link, sizeof link, name) != 0 ||
-	    snprintf(name_path, sizeof name_path, "%s/%s", dir, link) >=
-		(int)sizeof name_path) {
-		name_path[0] = '\0';
-		snprintf(why, size, "--name %s: the path is too long", name);
-		return -2;
-	}
-	for (int tries = 0; tries < 2; tries++) {
-		if (symlink(target, name_path) == 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
-		if (answering(name_path, &other)) {
-			name_path[0] = '\0';
-			snprintf(why, size,
-			    "--name %s: another tbthrottle of "
-			    "yours (pid %ld) has this name",
-			    name, (long)other);
-			return -2;
-		}
-		(void)unlink(name_path); /* its run is gone (if not already) */
-	}
-	snprintf(why, size, "--name %s: %s", name, strerror(errno));
-	name_path[0] = '\0';
-	return -2;
-}
-
 /* Have SIGIO sent to us when fd has something, so a blocked write hears. */
 static void
 signal_io(int fd)
@@ -209,28 +141,37 @@ listen_at(void)
 	return fd;
 }
 
+/* The directory, made private: 0, or -1 having said why it is not. */
+static int
+private_dir(char *dir, size_t size)
+{
+	int rc = rundir_make(dir, size);
+
+	if (rc == -2)
+		warnx("%s is not a private directory: live changes "
+		      "(-R) are off",
+		    dir);
+	else if (rc == -3)
+		warnx("%s is not a directory of yours that only you "
+		      "may write in: live changes (-R) are off",
+		    dir);
+	return rc == 0 ? 0 : -1;
+}
+
 int
 control_serve(const char *name, char *why, size_t size)
 {
 	char dir[PATH_MAX];
-	int rc;
 
-	sock_path[0] = name_path[0] = '\0';
+	sock_path[0] = '\0';
 	for (int i = 0; i < CONTROL_PEERS; i++)
 		pending[i].fd = -1;
-	if ((rc = rundir_make(dir, sizeof dir)) != 0) {
-		if (rc == -2)
-			warnx("%s is not a private directory: live changes "
-			      "(-R) are off",
-			    dir);
-		else if (rc == -3)
-			warnx("%s is not a directory of yours that only you "
-			      "may write in: live changes (-R) are off",
-			    dir);
+	if (private_dir(dir, sizeof dir) != 0) {
 		snprintf(why, size, "--name %s: no private directory for it",
 		    name != NULL ? name : "");
 		return name != NULL ? -2 : -1;
 	}
+	name_forget(dir, (long)getpid());
 	if (snprintf(sock_path, sizeof sock_path, "%s/%ld", dir,
 		(long)getpid()) >= (int)sizeof sock_path ||
 	    (listen_fd = listen_at()) < 0) {
@@ -240,11 +181,11 @@ control_serve(const char *name, char *why, size_t size)
 		    name != NULL ? name : "");
 		return name != NULL ? -2 : -1;
 	}
-	if (name != NULL && claim_name(dir, name, why, size) != 0) {
+	if (name != NULL &&
+	    name_claim(dir, name, (long)getpid(), why, size) != 0) {
 		control_remove();
 		(void)close(listen_fd);
 		listen_fd = -1;
-		sock_path[0] = '\0';
 		return -2;
 	}
 	return 0;
@@ -400,8 +341,9 @@ control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
 void
 control_remove(void)
 {
-	if (sock_path[0] != '\0')
+	name_release();
+	if (sock_path[0] != '\0') {
 		(void)unlink(sock_path);
-	if (name_path[0] != '\0')
-		(void)unlink(name_path);
+		sock_path[0] = '\0';
+	}
 }

@@ -5,6 +5,7 @@
 #include "runname.h"
 
 #define LINK_HEAD "name."
+#define LOCK_TAIL ".name"
 #define TEMP_TAIL ".tmp"
 #define TEMP_MID ".bucket."
 /* Digits of the largest pid: pid_t is an int. */
@@ -32,6 +33,12 @@ runname_link_name(const char *f)
 		f[head] != '.' ?
 	    f + head :
 	    NULL;
+}
+
+int
+runname_lock(char *out, size_t size, const char *name)
+{
+	return fits(snprintf(out, size, ".%s" LOCK_TAIL, name), size);
 }
 
 int

@@ -13,6 +13,7 @@
  * '.', '_' and '-' that do not start with '.':
  *   PID                      the control socket of process PID
  *   name.NAME                a link to the socket of the run called NAME
+ *   .NAME.name               the lock that run holds while it lives
  *   SHARED.bucket            the bucket of --shared SHARED
  *   .SHARED.bucket.PID.tmp   that bucket while process PID creates it
  * No form can be read as another, except that a link and a bucket may
@@ -24,6 +25,9 @@ int runname_link(char *out, size_t size, const char *name);
 
 /* The NAME in a link's name f, name.NAME, or NULL when f is not one. */
 const char *runname_link_name(const char *f);
+
+/* The name of the lock of the run called name, into out; -1 if too long. */
+int runname_lock(char *out, size_t size, const char *name);
 
 /*
  * The name under which process pid creates the bucket name before it

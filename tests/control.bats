@@ -367,3 +367,67 @@ ms_since() {
 	kill -CONT "$a"
 	stop_named jammed "$a"
 }
+
+@test "runs started at once over a name whose run was killed: one takes it, the others are refused" {
+	local trial i p alive holder pids err go=$BATS_TEST_TMPDIR/go
+	for ((trial = 1; trial <= 10; trial++)); do
+		start_named "gone$trial" -r 1/min
+		kill -KILL "$pid"
+		wait "$pid" || true
+		mv "$XDG_RUNTIME_DIR/tbthrottle/name.gone$trial" \
+		    "$XDG_RUNTIME_DIR/tbthrottle/name.race"
+		# Each start waits to open the FIFO go, so that all go at once.
+		rm -f "$go"
+		mkfifo "$go"
+		pids=()
+		for i in 1 2 3 4 5 6; do
+			"$TB" --name race -r 1/min <"$go" >/dev/null \
+			    2>"$BATS_TEST_TMPDIR/race.$i" 3>&- &
+			pids+=($!)
+			started+=($!)
+		done
+		exec {gofd}>"$go"
+		sleep 0.5
+		alive=0
+		for p in "${pids[@]}"; do
+			kill -0 "$p" 2>/dev/null && alive=$((alive + 1)) && holder=$p
+		done
+		assert_eq "$alive" 1 "live runs named race, trial $trial"
+		assert_eq "$(readlink "$XDG_RUNTIME_DIR/tbthrottle/name.race")" \
+		    "$holder" "the name's link"
+		for i in 1 2 3 4 5 6; do
+			err=$(cat "$BATS_TEST_TMPDIR/race.$i")
+			[[ -z $err || $err == *"(pid $holder) has this name" ]] ||
+			    { echo "$err" >&2; false; }
+		done
+		kill "$holder"
+		wait "${pids[@]}" || true
+		eval "exec ${gofd}>&- ${feed}>&-"
+	done
+}
+
+@test "a run removes, at start, the names that lead to its pid" {
+	local d=$XDG_RUNTIME_DIR/tbthrottle
+	mkdir -p -m 700 "$d"
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	# The link is made by the process that then becomes the run.
+	bash -c 'ln -s "$$" "$1/name.ghost" && exec "$2" -r 1/min' _ "$d" "$TB" \
+	    <"$BATS_TEST_TMPDIR/in" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	started+=("$pid")
+	exec {feed}>"$BATS_TEST_TMPDIR/in"
+	wait_running "$pid"
+	[[ ! -L $d/name.ghost ]]
+	run -0 --separate-stderr tb --list
+	[[ $output == *"$pid"*" - "* ]] || { echo "$output" >&2; false; }
+	stop_run "$pid"
+}
+
+@test "--name cannot take the file of a --shared bucket with the same name" {
+	local d=$XDG_RUNTIME_DIR/tbthrottle
+	start_run --shared name.clash -r 1/min
+	run -1 --separate-stderr tb --name clash.bucket -r 1/s </dev/null
+	assert_msg "$stderr" "--name clash.bucket: $d/name.clash.bucket is not a name's link (a --shared bucket may have that name): choose another name"
+	[[ -f $d/name.clash.bucket && ! -L $d/name.clash.bucket ]]
+	stop_run "$pid"
+}

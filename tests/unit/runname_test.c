@@ -49,19 +49,26 @@ test_temp(void)
 	temp_pid_is("name.a.bucket.99.tmp", -1);
 	runname_link(buf, sizeof buf, "a.bucket.99.tmp");
 	temp_pid_is(buf, -1);
+	runname_lock(buf, sizeof buf, "a.bucket.99.tmp");
+	temp_pid_is(buf, -1);
+	check(strcmp(buf, ".a.bucket.99.tmp.name") == 0, "lock: %s", buf);
 }
 
-/* A run's name: its link. */
+/* A run's name: its link and its lock. */
 static void
 test_name(void)
 {
 	char buf[128];
 
-	current = "runname: a run's name: its link";
+	current = "runname: a run's name: its link and its lock";
 	check(runname_link(buf, sizeof buf, "replay") == 0 &&
 		strcmp(buf, "name.replay") == 0,
 	    "link: %s", buf);
 	check(runname_link(buf, 11, "replay") == -1, "too long for 11");
+	check(runname_lock(buf, sizeof buf, "replay") == 0 &&
+		strcmp(buf, ".replay.name") == 0,
+	    "lock: %s", buf);
+	check(runname_lock(buf, 12, "replay") == -1, "too long for 12");
 	check(runname_link_name("name.replay") != NULL &&
 		strcmp(runname_link_name("name.replay"), "replay") == 0,
 	    "the name in a link");
@@ -69,7 +76,7 @@ test_name(void)
 	check(runname_link_name("name..x") == NULL, "a name starts not with .");
 	check(runname_link_name("names") == NULL, "not a link");
 	check(runname_link_name("4242") == NULL, "a socket");
-	check(runname_link_name(".replay.bucket.4.tmp") == NULL, "a temp");
+	check(runname_link_name(".replay.name") == NULL, "a lock");
 }
 
 /* The directories of a host's boots. */
