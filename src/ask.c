@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "control.h"
 #include "name.h"
+#include "request.h"
 #include "rundir.h"
 #include "runname.h"
 
@@ -55,15 +56,16 @@ is_pid(const char *s)
 	return *s == '\0';
 }
 
-/* Start a: request, at the socket or link path; -1 if it is too long. */
+/* Start a: request to target, at the socket or link path; -1 if too long. */
 static int
-ask_init(struct ask *a, const char *path, long pid, const char *request)
+ask_init(struct ask *a, const char *path, long pid, const char *target,
+    const char *request)
 {
 	*a = (struct ask){ .pid = pid, .fd = -1, .state = ASK_CONNECT };
 	snprintf(a->path, sizeof a->path, "%s", path);
-	if ((a->len = strlen(request)) >= sizeof a->msg)
+	if (request_to(a->msg, sizeof a->msg, target, request) != 0)
 		return -1;
-	memcpy(a->msg, request, a->len + 1);
+	a->len = strlen(a->msg);
 	return 0;
 }
 
@@ -239,18 +241,32 @@ clear_away(const struct ask *a, const char *dir, const char *target)
 }
 
 /*
- * The reply a got from target, into reply: 0, or -1 with why in reply.
+ * The reply a got from target, into reply: 0; -1 with why in reply; 1
+ * when the run there is not called target (a link that outlived its run).
  */
 static int
 answered(const struct ask *a, const char *target, char *reply, size_t size)
 {
+	char name[NAME_MAX + 1];
+	const char *body;
+	long pid;
+
 	if (a->reply[0] == '\0') {
 		snprintf(reply, size,
 		    "%s closed the connection unanswered; nothing was changed",
 		    target);
 		return -1;
 	}
-	snprintf(reply, size, "%s", a->reply);
+	if (request_sender(a->reply, &pid, name, sizeof name, &body) != 0) {
+		snprintf(reply, size,
+		    "%s answers in a way this tbthrottle does not know "
+		    "(another version?)",
+		    target);
+		return -1;
+	}
+	if (!is_pid(target) && strcmp(name, target) != 0)
+		return 1;
+	snprintf(reply, size, "%s", body);
 	return 0;
 }
 
@@ -259,9 +275,13 @@ static int
 outcome(const struct ask *a, const char *dir, const char *target, char *reply,
     size_t size)
 {
+	int rc;
+
 	switch (a->state) {
 	case ASK_DONE:
-		return answered(a, target, reply, size);
+		if ((rc = answered(a, target, reply, size)) <= 0)
+			return rc;
+		break;
 	case ASK_GONE:
 		break;
 	case ASK_STRANGER:
@@ -302,7 +322,7 @@ ask_one(const char *target, const char *request, char *reply, size_t size)
 		if (!rundir_private(dir) || lstat(path, &st) != 0)
 			continue;
 		if (ask_init(&a, path,
-			is_pid(target) ? strtol(target, NULL, 10) : 0,
+			is_pid(target) ? strtol(target, NULL, 10) : 0, target,
 			request) != 0) {
 			snprintf(reply, size, "-R: the request is too long");
 			return -1;
@@ -385,6 +405,8 @@ tell(struct ask *a, const char *dir,
     void (*each)(void *, long, const char *, const char *), void *arg)
 {
 	char name[NAME_MAX + 1];
+	const char *body;
+	long pid;
 
 	if (a->state == ASK_GONE) {
 		(void)unlink(a->path);
@@ -392,9 +414,13 @@ tell(struct ask *a, const char *dir,
 	}
 	if (a->state == ASK_STRANGER)
 		return 0;
+	if (a->state == ASK_DONE &&
+	    request_sender(a->reply, &pid, name, sizeof name, &body) == 0) {
+		each(arg, a->pid, name, body);
+		return 1;
+	}
 	name_of(dir, a->pid, name, sizeof name);
-	each(arg, a->pid, name,
-	    a->state == ASK_DONE && a->reply[0] != '\0' ? a->reply : NULL);
+	each(arg, a->pid, name, NULL);
 	return 1;
 }
 
@@ -403,7 +429,7 @@ ask_all(const char *request,
     void (*each)(void *, long, const char *, const char *), void *arg)
 {
 	static char dirs[DIRS][PATH_MAX];
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 32], target[24];
 	int ndirs, n, count = 0;
 	struct run *runs = find_runs(dirs, &ndirs, &n);
 	struct ask *a = n > 0 ?
@@ -418,7 +444,8 @@ ask_all(const char *request,
 
 			snprintf(
 			    path, sizeof path, "%s/%ld", dirs[r->dir], r->pid);
-			(void)ask_init(&a[i], path, r->pid, request);
+			snprintf(target, sizeof target, "%ld", r->pid);
+			(void)ask_init(&a[i], path, r->pid, target, request);
 		}
 		ask_until(a, k, clock_now_ns() + ASK_WAIT_NS);
 		for (int i = 0; i < k; i++)

@@ -16,13 +16,11 @@
 #include "clock.h"
 #include "control.h"
 #include "name.h"
+#include "request.h"
 #include "rundir.h"
 
-/* How long -R waits for a reply, and a run for a request's bytes. */
-#define REPLY_WAIT_NS (5 * 1000000000LL)
-#define REQUEST_WAIT_NS (1 * 1000000000LL)
-
-static char sock_path[PATH_MAX]; /* ours, or "" */
+static char sock_path[PATH_MAX];    /* ours, or "" */
+static char run_name[NAME_MAX + 1]; /* ours, or "" */
 static int listen_fd = -1;
 
 /* A connection whose request is being read. */
@@ -163,7 +161,7 @@ control_serve(const char *name, char *why, size_t size)
 {
 	char dir[PATH_MAX];
 
-	sock_path[0] = '\0';
+	sock_path[0] = run_name[0] = '\0';
 	for (int i = 0; i < CONTROL_PEERS; i++)
 		pending[i].fd = -1;
 	if (private_dir(dir, sizeof dir) != 0) {
@@ -188,6 +186,7 @@ control_serve(const char *name, char *why, size_t size)
 		listen_fd = -1;
 		return -2;
 	}
+	snprintf(run_name, sizeof run_name, "%s", name != NULL ? name : "");
 	return 0;
 }
 
@@ -258,12 +257,21 @@ static void
 serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
     void *arg)
 {
+	const char *name = run_name[0] != '\0' ? run_name : NULL, *req;
 	char reply[CONTROL_MAX];
+	int head;
 
 	p->req[p->len] = '\0';
 	if ((clock_fd_events(p->fd, POLLOUT) & POLLHUP) != 0)
 		return;
-	answer(arg, p->req, reply, sizeof reply);
+	head = request_from(reply, sizeof reply, (long)getpid(), name);
+	if (head < 0)
+		return;
+	if (request_is_for(p->req, (long)getpid(), name, &req))
+		answer(arg, req, reply + head, sizeof reply - (size_t)head);
+	else
+		snprintf(reply + head, sizeof reply - (size_t)head,
+		    "error: not a request for this tbthrottle\n");
 	write_now(p->fd, reply, strlen(reply));
 }
 

@@ -22,10 +22,11 @@
 /*
  * Answer requests on a UNIX-domain socket named after this process in the
  * private directory of rundir_make, and with name (not NULL) also by that
- * name.  Returns 0; -1 when there is no socket (a directory that is not
- * private is reported on the standard error, and the run goes on without
- * one); -2 with the reason in why when name is held by another live run
- * of ours.
+ * name, first removing the links an earlier process with our pid left.
+ * Returns 0; -1 when there is no socket (a directory that is not private
+ * is reported on the standard error, and the run goes on without one);
+ * -2 with the reason in why when name is held by another live run of
+ * ours.
  */
 int control_serve(const char *name, char *why, size_t size);
 
@@ -40,9 +41,10 @@ int control_watch(int *fds, int max, int64_t *wake_ns);
 /*
  * Take what has come, without waiting: new connections (a peer of
  * another user is closed at once) and the bytes of requests being read.
- * A whole request is answered, answer(arg, request, reply, size) filling
- * the reply, unless its sender has given up.  A connection whose request
- * is not whole within CONTROL_REQUEST_NS is closed unanswered.
+ * A whole request addressed to this run is answered, answer(arg, request,
+ * reply, size) filling the reply; one whose sender has given up is not.
+ * A connection whose request is not whole within CONTROL_REQUEST_NS is
+ * closed unanswered.
  */
 void control_answer(
     void (*answer)(void *, const char *, char *, size_t), void *arg);

@@ -431,3 +431,18 @@ ms_since() {
 	[[ -f $d/name.clash.bucket && ! -L $d/name.clash.bucket ]]
 	stop_run "$pid"
 }
+
+@test "a name whose run was killed does not lead -R to the process that took its pid" {
+	local a d=$XDG_RUNTIME_DIR/tbthrottle
+	start_run -r 1/min
+	a=$pid
+	# As if a run called victim had had this pid, and been killed.
+	ln -s "$a" "$d/name.victim"
+	run -1 --separate-stderr tb -R victim -r 50/s
+	assert_msg "$stderr" "no running tbthrottle of yours is named 'victim' (see --list)"
+	run -0 --separate-stderr tb -R "$a" --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	# The link no live run holds is gone.
+	[[ ! -L $d/name.victim ]]
+	stop_run "$a"
+}
