@@ -106,11 +106,16 @@ try_connect(struct ask *a, int64_t now_ns)
 	a->state = ASK_SEND;
 }
 
-/* Send what a can of its request; once it is all sent, say so. */
+/*
+ * Send what a can of its request; once it is all sent, say so.  A run
+ * that ends meanwhile is an error (EPIPE), not a SIGPIPE that would end
+ * -R without a word.
+ */
 static void
 send_more(struct ask *a)
 {
-	ssize_t n = write(a->fd, a->msg + a->done, a->len - a->done);
+	ssize_t n = send(
+	    a->fd, a->msg + a->done, a->len - a->done, MSG_NOSIGNAL);
 
 	if (n < 0 && errno != EAGAIN && errno != EINTR) {
 		finish(a, ASK_FAILED, errno);
