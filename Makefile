@@ -50,13 +50,14 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 PURE = src/batch.o src/bucket.o src/drop.o src/eviction.o src/msg.o \
 	src/fixed.o src/framer.o src/gcra.o src/keys.o src/limiter.o \
 	src/options.o src/pass.o src/policy.o src/queue.o \
-	src/redisurl.o src/replay.o src/runname.o src/shape.o \
+	src/redisurl.o src/replay.o src/request.o src/runname.o src/shape.o \
 	src/siphash.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
 	src/timestamp.o
-OBJS = $(PURE) src/clock.o src/control.o src/engine.o src/input.o \
-	src/limits.o src/main.o src/output.o src/redis.o src/redisconn.o \
-	src/retune.o src/rundir.o src/shared.o src/signals.o src/splice.o \
-	src/stdfd.o src/stream.o src/transport.o src/zone.o
+OBJS = $(PURE) src/ask.o src/clock.o src/control.o src/engine.o \
+	src/input.o src/limits.o src/main.o src/name.o src/output.o \
+	src/redis.o src/redisconn.o src/retune.o src/rundir.o src/shared.o \
+	src/signals.o src/splice.o src/stdfd.o src/stream.o src/transport.o \
+	src/zone.o
 HDRS = $(wildcard src/*.h)
 # The unit tests, a file per module tested; their binary is tests/unit/run.
 UNIT = $(wildcard tests/unit/*.c)
@@ -83,12 +84,18 @@ tests/stamp: tests/stamp.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		tests/stamp.c
 
+# Clients that connect to a control socket and say nothing, for
+# tests/control.bats; not under test either.
+tests/silent: tests/silent.c
+	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
+		tests/silent.c
+
 # A listener that is not Redis, for the Redis tests; not under test either.
 tests/fakeserver: tests/fakeserver.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		tests/fakeserver.c
 
-check: tbthrottle tests/unit/run tests/stamp tests/fakeserver
+check: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
 	./tests/unit/run
 	bats tests
 
@@ -115,7 +122,7 @@ dist:
 	[ -n "$$files" ] || files=$$(find LICENSE README.md Makefile \
 		.clang-format .gitignore bench completion man src tests \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
-		! -name fakeserver ! -name '*-fuzz' ! -name '*.log' \
+		! -name fakeserver ! -name silent ! -name '*-fuzz' ! -name '*.log' \
 		! -name recv ! -name floor ! -name count); \
 	tar -czf tbthrottle-$(VERSION).tar.gz \
 		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
@@ -125,7 +132,7 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
 		bench/recv.c bench/floor.c bench/count.c tests/stamp.c \
-		tests/fakeserver.c
+		tests/fakeserver.c tests/silent.c
 	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
 	mandoc -Tlint -Wwarning man/tbthrottle.1
@@ -191,7 +198,8 @@ bench-count: bench/count
 	./bench/count
 
 clean:
-	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver src/*.o \
+	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver \
+		tests/silent src/*.o \
 		bench/recv bench/floor bench/count tests/fuzz/*-fuzz .build-flags \
 		tbthrottle-*.tar.gz
 

@@ -44,8 +44,8 @@ clock_wall_offset_ns(void)
 	return (int64_t)ts.tv_sec * NS_SEC + ts.tv_nsec - mono;
 }
 
-/* A descriptor every wait also watches (the control socket), or -1. */
-static int watched = -1;
+/* What every wait also watches (the control socket), or NULL. */
+static int (*watch_list)(int *, int, int64_t *);
 static void (*on_watched)(void);
 /* The read end of the pipe a stop signal writes to, or -1. */
 static int stop_fd = -1;
@@ -62,16 +62,16 @@ clock_watch_stop(int fd)
 }
 
 void
-clock_watch(int fd, void (*ready)(void))
+clock_watch(int (*list)(int *, int, int64_t *), void (*ready)(void))
 {
-	watched = ready != NULL ? fd : -1;
+	watch_list = ready != NULL ? list : NULL;
 	on_watched = ready;
 }
 
-int
+bool
 clock_watching(void)
 {
-	return watched;
+	return watch_list != NULL || once_due != NULL;
 }
 
 void
@@ -81,12 +81,6 @@ clock_watch_once(int fd, short events, int64_t deadline_ns, void (*due)(void))
 	once_events = events;
 	once_deadline_ns = due != NULL ? deadline_ns : INT64_MAX;
 	once_due = due;
-}
-
-bool
-clock_watches(void)
-{
-	return watched >= 0 || once_due != NULL;
 }
 
 /* What clock_watch_once watched has come: forget it, then say so. */
@@ -122,62 +116,123 @@ int
 clock_sleep_until(int64_t deadline_ns)
 {
 	/* Watching too: wait on it while a millisecond or more is left. */
-	if ((clock_watches() || stop_fd >= 0) &&
+	if ((clock_watching() || stop_fd >= 0) &&
 	    deadline_ns - clock_now_ns() >= 1000000)
-		return clock_wait_fd(-1, 0, deadline_ns) == EINTR ? EINTR : 0;
+		return clock_wait_fds(NULL, 0, deadline_ns) == EINTR ? EINTR :
+								       0;
 	return sleep_exact(deadline_ns);
 }
 
 int
 clock_wait_fd(int fd, short events, int64_t deadline_ns)
 {
-	struct pollfd pfd[4] = { { .fd = fd, .events = events },
-		{ .fd = watched, .events = POLLIN },
-		{ .fd = stop_fd, .events = POLLIN }, { .fd = -1 } };
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	return clock_wait_fds(&pfd, fd >= 0 ? 1 : 0, deadline_ns);
+}
+
+/*
+ * The caller's fds[0..n), then the stop pipe, then what is watched, then
+ * what is watched once, into all; how many in all.  The watch's time goes
+ * to *wake_ns.
+ */
+static int
+gather(struct pollfd *all, const struct pollfd *fds, int n, int64_t *wake_ns)
+{
+	int w[CLOCK_WATCH_MAX], nw;
+
+	for (int i = 0; i < n; i++)
+		all[i] = (struct pollfd){ fds[i].fd, fds[i].events, 0 };
+	all[n++] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+	*wake_ns = INT64_MAX;
+	nw = watch_list != NULL ? watch_list(w, CLOCK_WATCH_MAX, wake_ns) : 0;
+	for (int i = 0; i < nw; i++)
+		all[n++] = (struct pollfd){ .fd = w[i], .events = POLLIN };
+	/* Last, what is watched once, if anything (-1 is left alone). */
+	all[n++] = (struct pollfd){ .fd = once_due != NULL ? once_fd : -1,
+		.events = once_events };
+	return n;
+}
+
+/*
+ * The milliseconds poll(2) may wait for until_ns, at now_ns: -1 for ever,
+ * whole milliseconds (the rest is slept exactly by the caller), at most
+ * INT_MAX (the caller's loop waits out the rest).
+ */
+static int
+poll_ms(int64_t until_ns, int64_t now_ns)
+{
+	if (until_ns == INT64_MAX)
+		return -1;
+	if ((until_ns - now_ns) / 1000000 > INT_MAX)
+		return INT_MAX;
+	return (int)((until_ns - now_ns) / 1000000);
+}
+
+/*
+ * What poll(2) found on all[0..total), the caller's first n: EINTR for a
+ * stop or a watched descriptor (ready() or the once-watch's due() called),
+ * else 1 with the caller's revents copied to fds.
+ */
+static int
+found(struct pollfd *all, int total, struct pollfd *fds, int n)
+{
+	bool watched = false;
+
+	if (all[n].revents != 0) {
+		char b[16];
+
+		/* A stop came, maybe just before this wait began. */
+		while (read(stop_fd, b, sizeof b) > 0)
+			;
+		return EINTR;
+	}
+	if (all[total - 1].fd >= 0 && all[total - 1].revents != 0)
+		return once_fired();
+	for (int i = n + 1; i < total - 1; i++)
+		watched = watched || all[i].revents != 0;
+	if (watched) {
+		on_watched(); /* a request: answer it, then go on */
+		return EINTR;
+	}
+	for (int i = 0; i < n; i++)
+		fds[i].revents = all[i].revents;
+	return 1;
+}
+
+int
+clock_wait_fds(struct pollfd *fds, int n, int64_t deadline_ns)
+{
+	struct pollfd all[CLOCK_WAIT_MAX + 1 + CLOCK_WATCH_MAX + 1];
 
 	for (;;) {
-		bool once = once_due != NULL && once_deadline_ns < deadline_ns;
-		int64_t until_ns = once ? once_deadline_ns : deadline_ns;
-		int64_t left_ns = until_ns - clock_now_ns();
-		int ms, rc;
+		int64_t wake_ns, now_ns;
+		int total = gather(all, fds, n, &wake_ns), ms, rc;
 
-		if (left_ns <= 0)
-			return once ? once_fired() : 0;
-		/*
-		 * poll(2) counts whole milliseconds: wait for the descriptor
-		 * while a millisecond or more is left, then sleep out the
-		 * rest to the exact deadline.
-		 */
-		if (until_ns == INT64_MAX)
-			ms = -1;
-		else if (left_ns / 1000000 > INT_MAX)
-			ms = INT_MAX; /* the loop waits out the rest */
-		else
-			ms = (int)(left_ns / 1000000);
-		if (ms == 0) {
-			if (sleep_exact(until_ns) == EINTR)
-				return EINTR;
-			continue;
-		}
-		pfd[3].fd = once_due != NULL ? once_fd : -1;
-		pfd[3].events = once_events;
-		rc = poll(pfd, 4, ms);
-		if (rc > 0 && pfd[2].revents != 0) {
-			char b[16];
-
-			/* A stop came, maybe just before this wait began. */
-			while (read(stop_fd, b, sizeof b) > 0)
-				;
-			return EINTR;
-		}
-		if (rc > 0 && pfd[1].revents != 0) {
-			on_watched(); /* a request: answer it, then go on */
-			return EINTR;
-		}
-		if (rc > 0 && pfd[3].fd >= 0 && pfd[3].revents != 0)
+		now_ns = clock_now_ns();
+		if (deadline_ns <= now_ns)
+			return 0;
+		if (once_due != NULL && once_deadline_ns <= now_ns)
 			return once_fired();
-		if (rc > 0 && pfd[0].revents != 0)
-			return 1;
+		if (once_due != NULL && once_deadline_ns < wake_ns)
+			wake_ns = once_deadline_ns;
+		if (wake_ns <= now_ns) {
+			on_watched(); /* a request's time is up */
+			return EINTR;
+		}
+		/*
+		 * poll(2) counts whole milliseconds: wait for the descriptors
+		 * while a millisecond or more is left, then sleep out the
+		 * rest to the exact deadline (a watch's time may be a
+		 * millisecond late).
+		 */
+		ms = poll_ms(
+		    wake_ns < deadline_ns ? wake_ns : deadline_ns, now_ns);
+		if (ms == 0 && wake_ns >= deadline_ns)
+			return sleep_exact(deadline_ns);
+		rc = poll(all, (nfds_t)total, ms == 0 ? 1 : ms);
+		if (rc > 0)
+			return found(all, total, fds, n);
 		if (rc < 0)
 			return errno == EINTR ? EINTR : 1;
 	}
@@ -200,4 +255,12 @@ clock_fd_ready(int fd, short events)
 	struct pollfd pfd = { .fd = fd, .events = events };
 
 	return poll(&pfd, 1, 0) != 0;
+}
+
+short
+clock_fd_events(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	return poll(&pfd, 1, 0) > 0 ? pfd.revents : 0;
 }

@@ -2,6 +2,7 @@
 #ifndef CLOCK_H
 #define CLOCK_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -21,14 +22,21 @@ int64_t clock_wall_offset_ns(void);
  */
 int clock_sleep_until(int64_t deadline_ns);
 
+/* Most descriptors a watch may list, and a caller may wait on at once. */
+#define CLOCK_WATCH_MAX 24
+#define CLOCK_WAIT_MAX 128
+
 /*
- * Make every wait below also watch fd (a control socket) and, when it can
- * be read, call ready() and return EINTR as a signal would, so that the
- * caller handles it (signals_poll_report) and waits again.  ready NULL:
+ * Make every wait below also watch what list(fds, max, &wake_ns) names,
+ * asked afresh at each wait: up to max descriptors (the control socket and
+ * the requests being read on it), for input, and a time wake_ns on
+ * CLOCK_MONOTONIC (left INT64_MAX: none).  When one can be read or the
+ * time has come, call ready() and return EINTR as a signal would, so that
+ * the caller handles it (signals_poll_report) and waits again.  list NULL:
  * stop watching.  For sleeps, this holds while a millisecond or more is
  * left; the rest is slept exactly.
  */
-void clock_watch(int fd, void (*ready)(void));
+void clock_watch(int (*list)(int *, int, int64_t *), void (*ready)(void));
 
 /*
  * Make every wait below also end, with EINTR, when fd (the read end of
@@ -37,8 +45,8 @@ void clock_watch(int fd, void (*ready)(void));
  */
 void clock_watch_stop(int fd);
 
-/* The descriptor watched, or -1. */
-int clock_watching(void);
+/* Is anything watched, always or once? */
+bool clock_watching(void);
 
 /*
  * Make the waits below also watch fd (-1: none) for events, and the
@@ -51,9 +59,6 @@ int clock_watching(void);
 void clock_watch_once(
     int fd, short events, int64_t deadline_ns, void (*due)(void));
 
-/* Do the waits watch anything besides their own descriptor? */
-bool clock_watches(void);
-
 /*
  * Wait until fd is ready for events (POLLIN, POLLOUT) or CLOCK_MONOTONIC
  * reaches deadline_ns (INT64_MAX: no deadline), never returning at the
@@ -64,6 +69,12 @@ bool clock_watches(void);
 int clock_wait_fd(int fd, short events, int64_t deadline_ns);
 
 /*
+ * clock_wait_fd for the n (at most CLOCK_WAIT_MAX) descriptors of fds at
+ * once: 1 when one or more are ready, with their revents set.
+ */
+int clock_wait_fds(struct pollfd *fds, int n, int64_t deadline_ns);
+
+/*
  * Wait until fd is ready for events after EAGAIN, handling signals
  * meanwhile; false if a stop was requested, unless through_stop.
  */
@@ -71,5 +82,8 @@ bool clock_wait_ready(int fd, short events, bool through_stop);
 
 /* Is fd ready for events now, without waiting (or did poll(2) fail)? */
 bool clock_fd_ready(int fd, short events);
+
+/* The events of fd now, without waiting: revents of poll(2), or 0. */
+short clock_fd_events(int fd, short events);
 
 #endif

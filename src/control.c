@@ -2,16 +2,11 @@
 #ifdef __linux__
 #define _GNU_SOURCE /* SO_PEERCRED, struct ucred, O_ASYNC */
 #endif
-#include <ctype.h>
-#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -20,18 +15,21 @@
 
 #include "clock.h"
 #include "control.h"
+#include "name.h"
+#include "request.h"
 #include "rundir.h"
 
-/* How long -R waits for a reply, and a run for a request's bytes. */
-#define REPLY_WAIT_NS (5 * 1000000000LL)
-#define REQUEST_WAIT_NS (1 * 1000000000LL)
-
-/* Names are links "name.NAME" to the socket, which is named by its pid. */
-#define NAME_PREFIX "name."
-
-static char sock_path[PATH_MAX];		/* ours, or "" */
-static char name_path[PATH_MAX + NAME_MAX + 8]; /* our name, or "" */
+static char sock_path[PATH_MAX];    /* ours, or "" */
+static char run_name[NAME_MAX + 1]; /* ours, or "" */
 static int listen_fd = -1;
+
+/* A connection whose request is being read. */
+static struct pending {
+	int fd;		     /* -1: a free place */
+	int64_t deadline_ns; /* when it is closed unanswered */
+	size_t len;
+	char req[CONTROL_MAX];
+} pending[CONTROL_PEERS];
 
 /* Fill sa with path; -1 when it does not fit a socket's address. */
 static int
@@ -47,29 +45,33 @@ address(struct sockaddr_un *sa, const char *path)
 	return 0;
 }
 
-/* A socket of ours, close-on-exec; non-blocking if asked. */
+/* Make fd close-on-exec and non-blocking; -1 if it cannot be. */
 static int
-new_socket(bool nonblock)
+nonblocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fl < 0 ||
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 ?
+	    -1 :
+	    0;
+}
+
+/* A socket of ours, close-on-exec and non-blocking. */
+static int
+new_socket(void)
 {
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
-	if (fd >= 0 &&
-	    (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 ||
-		(nonblock &&
-		    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) !=
-			0))) {
+	if (fd >= 0 && nonblocking(fd) != 0) {
 		(void)close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-/*
- * The user and process at the other end of the socket fd; -1 when the
- * system cannot say, and then nothing is trusted.
- */
-static int
-peer(int fd, uid_t *uid, pid_t *pid)
+int
+control_peer(int fd, uid_t *uid, pid_t *pid)
 {
 #ifdef SO_PEERCRED
 	struct ucred cred;
@@ -87,76 +89,32 @@ peer(int fd, uid_t *uid, pid_t *pid)
 #endif
 }
 
-/* Connect to the socket at path; the descriptor, or -1 with errno. */
-static int
-connect_to(const char *path)
+int
+control_connect(const char *path)
 {
 	struct sockaddr_un sa;
 	int fd, e;
 
-	if (address(&sa, path) != 0 || (fd = new_socket(false)) < 0)
+	if (address(&sa, path) != 0 || (fd = new_socket()) < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
 		return fd;
-	e = errno;
+	e = errno == EWOULDBLOCK ? EAGAIN : errno;
 	(void)close(fd);
 	errno = e;
 	return -1;
 }
 
-/*
- * Is a run of ours answering on path?  Its pid in *pid.  A socket whose
- * process is gone is removed.
- */
-static bool
-answering(const char *path, pid_t *pid)
+/* Have SIGIO sent to us when fd has something, so a blocked write hears. */
+static void
+signal_io(int fd)
 {
-	int fd = connect_to(path);
-	uid_t uid;
-	bool ours;
-
-	if (fd < 0) {
-		if (errno == ECONNREFUSED)
-			(void)unlink(path);
-		return false;
-	}
-	ours = peer(fd, &uid, pid) == 0 && uid == geteuid();
-	(void)close(fd);
-	return ours;
-}
-
-/* Take name for this run: -2 with why when a live run of ours has it. */
-static int
-claim_name(const char *dir, const char *name, char *why, size_t size)
-{
-	char target[32];
-	pid_t other;
-
-	snprintf(target, sizeof target, "%ld", (long)getpid());
-	if (snprintf(name_path, sizeof name_path, "%s/" NAME_PREFIX "%s", dir,
-		name) >= (int)sizeof name_path) {
-		name_path[0] = '\0';
-		snprintf(why, size, "--name %s: the path is too long", name);
-		return -2;
-	}
-	for (int tries = 0; tries < 2; tries++) {
-		if (symlink(target, name_path) == 0)
-			return 0;
-		if (errno != EEXIST)
-			break;
-		if (answering(name_path, &other)) {
-			name_path[0] = '\0';
-			snprintf(why, size,
-			    "--name %s: another tbthrottle of "
-			    "yours (pid %ld) has this name",
-			    name, (long)other);
-			return -2;
-		}
-		(void)unlink(name_path); /* its run is gone (if not already) */
-	}
-	snprintf(why, size, "--name %s: %s", name, strerror(errno));
-	name_path[0] = '\0';
-	return -2;
+#ifdef O_ASYNC
+	if (fcntl(fd, F_SETOWN, getpid()) == 0)
+		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
+#else
+	(void)fd;
+#endif
 }
 
 /* Bind the listening socket at sock_path; -1 with errno. */
@@ -166,45 +124,52 @@ listen_at(void)
 	struct sockaddr_un sa;
 	int fd;
 
-	if (address(&sa, sock_path) != 0 || (fd = new_socket(true)) < 0)
+	if (address(&sa, sock_path) != 0 || (fd = new_socket()) < 0)
 		return -1;
 	(void)unlink(sock_path); /* left by an earlier holder of our pid */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-	    chmod(sock_path, 0600) != 0 || listen(fd, 16) != 0) {
+	    chmod(sock_path, 0600) != 0 || listen(fd, CONTROL_PEERS) != 0) {
 		int e = errno;
 
 		(void)close(fd);
 		errno = e;
 		return -1;
 	}
-#ifdef O_ASYNC
-	/* SIGIO on a request, so a blocked read or write hears of it. */
-	if (fcntl(fd, F_SETOWN, getpid()) == 0)
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_ASYNC);
-#endif
+	signal_io(fd);
 	return fd;
+}
+
+/* The directory, made private: 0, or -1 having said why it is not. */
+static int
+private_dir(char *dir, size_t size)
+{
+	int rc = rundir_make(dir, size);
+
+	if (rc == -2)
+		warnx("%s is not a private directory: live changes "
+		      "(-R) are off",
+		    dir);
+	else if (rc == -3)
+		warnx("%s is not a directory of yours that only you "
+		      "may write in: live changes (-R) are off",
+		    dir);
+	return rc == 0 ? 0 : -1;
 }
 
 int
 control_serve(const char *name, char *why, size_t size)
 {
 	char dir[PATH_MAX];
-	int rc;
 
-	sock_path[0] = name_path[0] = '\0';
-	if ((rc = rundir_make(dir, sizeof dir)) != 0) {
-		if (rc == -2)
-			warnx("%s is not a private directory: live changes "
-			      "(-R) are off",
-			    dir);
-		else if (rc == -3)
-			warnx("%s is not a directory of yours that only you "
-			      "may write in: live changes (-R) are off",
-			    dir);
+	sock_path[0] = run_name[0] = '\0';
+	for (int i = 0; i < CONTROL_PEERS; i++)
+		pending[i].fd = -1;
+	if (private_dir(dir, sizeof dir) != 0) {
 		snprintf(why, size, "--name %s: no private directory for it",
 		    name != NULL ? name : "");
 		return name != NULL ? -2 : -1;
 	}
+	name_forget(dir, (long)getpid());
 	if (snprintf(sock_path, sizeof sock_path, "%s/%ld", dir,
 		(long)getpid()) >= (int)sizeof sock_path ||
 	    (listen_fd = listen_at()) < 0) {
@@ -214,49 +179,63 @@ control_serve(const char *name, char *why, size_t size)
 		    name != NULL ? name : "");
 		return name != NULL ? -2 : -1;
 	}
-	if (name != NULL && claim_name(dir, name, why, size) != 0) {
+	if (name != NULL &&
+	    name_claim(dir, name, (long)getpid(), why, size) != 0) {
 		control_remove();
 		(void)close(listen_fd);
 		listen_fd = -1;
-		sock_path[0] = '\0';
 		return -2;
 	}
+	snprintf(run_name, sizeof run_name, "%s", name != NULL ? name : "");
 	return 0;
 }
 
 int
-control_fd(void)
+control_watch(int *fds, int max, int64_t *wake_ns)
 {
-	return listen_fd;
-}
+	int n = 0;
 
-/* Read a request from fd until its end, for a second at most. */
-static ssize_t
-read_request(int fd, char *req, size_t size)
-{
-	int64_t deadline_ns = clock_now_ns() + REQUEST_WAIT_NS;
-	size_t len = 0;
-
-	while (len < size - 1) {
-		ssize_t n = read(fd, req + len, size - 1 - len);
-
-		if (n == 0)
-			break;
-		if (n > 0) {
-			len += (size_t)n;
-		} else if (errno != EAGAIN && errno != EINTR) {
-			return -1;
-		} else if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
-			return -1; /* too slow */
-		}
+	if (listen_fd < 0 || max < 1)
+		return 0;
+	fds[n++] = listen_fd;
+	for (int i = 0; i < CONTROL_PEERS && n < max; i++) {
+		if (pending[i].fd < 0)
+			continue;
+		fds[n++] = pending[i].fd;
+		if (pending[i].deadline_ns < *wake_ns)
+			*wake_ns = pending[i].deadline_ns;
 	}
-	req[len] = '\0';
-	return (ssize_t)len;
+	return n;
 }
 
-/* Write all of b[0..len) to fd before deadline_ns; -1 if it cannot. */
+/* Close the connection of p, answered or not. */
+static void
+drop(struct pending *p)
+{
+	(void)close(p->fd);
+	p->fd = -1;
+}
+
+/* Read what p's peer has sent: 1 when the request is whole, 0 if not yet. */
 static int
-write_by(int fd, const char *b, size_t len, int64_t deadline_ns)
+read_more(struct pending *p)
+{
+	for (;;) {
+		ssize_t n = read(
+		    p->fd, p->req + p->len, sizeof p->req - 1 - p->len);
+
+		if (n > 0 && (p->len += (size_t)n) < sizeof p->req - 1)
+			continue;
+		if (n >= 0)
+			return 1; /* its end, or as much as we take */
+		if (errno != EINTR)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+	}
+}
+
+/* Write what fits of b[0..len) to fd now: a reply of ours always fits. */
+static void
+write_now(int fd, const char *b, size_t len)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, b, len);
@@ -264,242 +243,115 @@ write_by(int fd, const char *b, size_t len, int64_t deadline_ns)
 		if (n > 0) {
 			b += n;
 			len -= (size_t)n;
-		} else if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
-		    clock_wait_fd(fd, POLLOUT, deadline_ns) == 0) {
-			return -1;
+		} else if (n == 0 || errno != EINTR) {
+			return;
 		}
 	}
-	return 0;
+}
+
+/*
+ * Answer p's whole request, unless its sender has closed the connection:
+ * it gave up waiting, and was told that nothing was done.
+ */
+static void
+serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
+    void *arg)
+{
+	const char *name = run_name[0] != '\0' ? run_name : NULL, *req;
+	char reply[CONTROL_MAX];
+	int head;
+
+	p->req[p->len] = '\0';
+	if ((clock_fd_events(p->fd, POLLOUT) & POLLHUP) != 0)
+		return;
+	head = request_from(reply, sizeof reply, (long)getpid(), name);
+	if (head < 0)
+		return;
+	if (request_is_for(p->req, (long)getpid(), name, &req))
+		answer(arg, req, reply + head, sizeof reply - (size_t)head);
+	else
+		snprintf(reply + head, sizeof reply - (size_t)head,
+		    "error: not a request for this tbthrottle\n");
+	write_now(p->fd, reply, strlen(reply));
+}
+
+/* Read on p's request, and answer it once whole; drop it when late. */
+static void
+go_on(struct pending *p, int64_t now_ns,
+    void (*answer)(void *, const char *, char *, size_t), void *arg)
+{
+	int rc = read_more(p);
+
+	if (rc == 1)
+		serve(p, answer, arg);
+	if (rc != 0 || now_ns >= p->deadline_ns)
+		drop(p);
+}
+
+/* A free place for a request: else the one waiting longest, dropped. */
+static struct pending *
+place(void)
+{
+	struct pending *oldest = &pending[0];
+
+	for (int i = 0; i < CONTROL_PEERS; i++) {
+		if (pending[i].fd < 0)
+			return &pending[i];
+		if (pending[i].deadline_ns < oldest->deadline_ns)
+			oldest = &pending[i];
+	}
+	drop(oldest);
+	return oldest;
+}
+
+/* Accept the connections waiting, a bounded number a call. */
+static void
+take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
+    void *arg)
+{
+	for (int k = 0; k < 2 * CONTROL_PEERS; k++) {
+		int fd = accept(listen_fd, NULL, NULL);
+		struct pending *p;
+		uid_t uid;
+		pid_t pid;
+
+		if (fd < 0 && errno == EINTR)
+			continue;
+		if (fd < 0)
+			return; /* none left (EAGAIN), or none to have */
+		/* Only our own user may ask; others get nothing at all. */
+		if (nonblocking(fd) != 0 || control_peer(fd, &uid, &pid) != 0 ||
+		    uid != geteuid()) {
+			(void)close(fd);
+			continue;
+		}
+		signal_io(fd);
+		p = place();
+		*p = (struct pending){ .fd = fd,
+			.deadline_ns = now_ns + CONTROL_REQUEST_NS };
+		go_on(p, now_ns, answer, arg);
+	}
 }
 
 void
 control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
 {
-	char req[CONTROL_MAX], reply[CONTROL_MAX];
+	int64_t now_ns = clock_now_ns();
 
-	while (listen_fd >= 0) {
-		int fd = accept(listen_fd, NULL, NULL);
-		uid_t uid;
-		pid_t pid;
-
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			return; /* none left (EAGAIN), or none to have */
-		}
-		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-		(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-		/* Only our own user may ask; others get nothing at all. */
-		if (peer(fd, &uid, &pid) == 0 && uid == geteuid() &&
-		    read_request(fd, req, sizeof req) >= 0) {
-			answer(arg, req, reply, sizeof reply);
-			(void)write_by(fd, reply, strlen(reply),
-			    clock_now_ns() + REQUEST_WAIT_NS);
-		}
-		(void)close(fd);
-	}
+	if (listen_fd < 0)
+		return; /* no socket: pending[] was never set up */
+	for (int i = 0; i < CONTROL_PEERS; i++)
+		if (pending[i].fd >= 0)
+			go_on(&pending[i], now_ns, answer, arg);
+	take_new(now_ns, answer, arg);
 }
 
 void
 control_remove(void)
 {
-	if (sock_path[0] != '\0')
+	name_release();
+	if (sock_path[0] != '\0') {
 		(void)unlink(sock_path);
-	if (name_path[0] != '\0')
-		(void)unlink(name_path);
-}
-
-/* Is s a process id: digits only, not starting with 0? */
-static bool
-is_pid(const char *s)
-{
-	if (*s < '1' || *s > '9')
-		return false;
-	while (isdigit((unsigned char)*s))
-		s++;
-	return *s == '\0';
-}
-
-/* Why target, of which no socket of ours was found, cannot be asked. */
-static void
-not_found(const char *target, char *why, size_t size)
-{
-	long pid;
-
-	if (!is_pid(target)) {
-		snprintf(why, size,
-		    "no running tbthrottle of yours is named "
-		    "'%s' (see --list)",
-		    target);
-		return;
+		sock_path[0] = '\0';
 	}
-	pid = strtol(target, NULL, 10);
-	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-		snprintf(why, size, "no process %ld", pid);
-	else if (errno == EPERM)
-		snprintf(why, size, "process %ld belongs to another user", pid);
-	else
-		snprintf(why, size,
-		    "process %ld is not a tbthrottle with a rate "
-		    "to change (no control socket)",
-		    pid);
-}
-
-/*
- * Connect to the socket of target (a NAME or a PID) in the first private
- * directory that has one; -1 with the reason in why.
- */
-static int
-connect_target(const char *target, char *why, size_t size)
-{
-	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 8];
-
-	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
-	     which++) {
-		struct stat st;
-		uid_t uid;
-		pid_t pid;
-		int fd;
-
-		if (!rundir_private(dir))
-			continue;
-		snprintf(path, sizeof path, "%s/%s%s", dir,
-		    is_pid(target) ? "" : NAME_PREFIX, target);
-		if (lstat(path, &st) != 0)
-			continue;
-		if ((fd = connect_to(path)) < 0) {
-			/* Its run is gone: clear the way for the next. */
-			if (errno == ECONNREFUSED || errno == ENOENT ||
-			    errno == ENOTSOCK) {
-				(void)unlink(path);
-				break;
-			}
-			snprintf(why, size, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-		if (peer(fd, &uid, &pid) != 0 || uid != geteuid() ||
-		    (is_pid(target) &&
-			pid != (pid_t)strtol(target, NULL, 10))) {
-			(void)close(fd);
-			snprintf(why, size, "%s is not a tbthrottle of yours",
-			    target);
-			return -1;
-		}
-		return fd;
-	}
-	not_found(target, why, size);
-	return -1;
-}
-
-/* Read the reply from fd until its end, for REPLY_WAIT_NS at most. */
-static int
-read_reply(int fd, const char *target, char *reply, size_t size)
-{
-	int64_t deadline_ns = clock_now_ns() + REPLY_WAIT_NS;
-	size_t len = 0;
-
-	for (;;) {
-		ssize_t n = read(fd, reply + len, size - 1 - len);
-
-		if (n > 0 && (len += (size_t)n) < size - 1)
-			continue;
-		if (n >= 0)
-			break;
-		if (errno != EINTR && errno != EAGAIN) {
-			snprintf(
-			    reply, size, "%s: %s", target, strerror(errno));
-			return -1;
-		}
-		if (clock_wait_fd(fd, POLLIN, deadline_ns) == 0) {
-			snprintf(reply, size,
-			    "no answer from %s within %lld "
-			    "s; nothing was changed",
-			    target, REPLY_WAIT_NS / 1000000000LL);
-			return -1;
-		}
-	}
-	reply[len] = '\0';
-	return 0;
-}
-
-int
-control_send(const char *target, const char *request, char *reply, size_t size)
-{
-	int fd, rc;
-
-	if ((fd = connect_target(target, reply, size)) < 0)
-		return -1;
-	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	if (write_by(fd, request, strlen(request),
-		clock_now_ns() + REPLY_WAIT_NS) != 0 ||
-	    shutdown(fd, SHUT_WR) != 0) {
-		snprintf(
-		    reply, size, "cannot ask %s: %s", target, strerror(errno));
-		(void)close(fd);
-		return -1;
-	}
-	rc = read_reply(fd, target, reply, size);
-	(void)close(fd);
-	return rc;
-}
-
-/* The name linked to the socket of pid in dir, into out ("" if none). */
-static void
-name_of(const char *dir, long pid, char *out, size_t size)
-{
-	char link[PATH_MAX + NAME_MAX + 2], target[32];
-	struct dirent *e;
-	DIR *d;
-
-	out[0] = '\0';
-	if ((d = opendir(dir)) == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		ssize_t n;
-
-		if (strncmp(e->d_name, NAME_PREFIX, strlen(NAME_PREFIX)) != 0)
-			continue;
-		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
-		if ((n = readlink(link, target, sizeof target - 1)) <= 0)
-			continue;
-		target[n] = '\0';
-		if (strtol(target, NULL, 10) == pid) {
-			snprintf(
-			    out, size, "%s", e->d_name + strlen(NAME_PREFIX));
-			break;
-		}
-	}
-	(void)closedir(d);
-}
-
-int
-control_each(void (*each)(void *, long, const char *), void *arg)
-{
-	char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2], name[NAME_MAX + 1];
-	int count = 0;
-
-	for (int which = 0; rundir_candidate(which, dir, sizeof dir) == 0;
-	     which++) {
-		struct dirent *e;
-		DIR *d;
-
-		if (!rundir_private(dir) || (d = opendir(dir)) == NULL)
-			continue;
-		while ((e = readdir(d)) != NULL) {
-			long pid;
-			pid_t who;
-
-			if (!is_pid(e->d_name))
-				continue;
-			pid = strtol(e->d_name, NULL, 10);
-			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-			if (!answering(path, &who) || who != (pid_t)pid)
-				continue;
-			name_of(dir, pid, name, sizeof name);
-			each(arg, pid, name);
-			count++;
-		}
-		(void)closedir(d);
-	}
-	return count;
 }

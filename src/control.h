@@ -4,28 +4,47 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Largest request or reply, in bytes. */
 #define CONTROL_MAX 4096
 
 /*
+ * Requests read at a time; a connection beyond them takes the place of
+ * the one that has waited longest for its request, which is closed.
+ */
+#define CONTROL_PEERS 16
+
+/* How long a run waits for the bytes of a request, in ns. */
+#define CONTROL_REQUEST_NS (1 * 1000000000LL)
+
+/*
  * Answer requests on a UNIX-domain socket named after this process in the
  * private directory of rundir_make, and with name (not NULL) also by that
- * name.  Returns 0; -1 when there is no socket (a directory that is not
- * private is reported on the standard error, and the run goes on without
- * one); -2 with the reason in why when name is held by another live run
- * of ours.
+ * name, first removing the links an earlier process with our pid left.
+ * Returns 0; -1 when there is no socket (a directory that is not private
+ * is reported on the standard error, and the run goes on without one);
+ * -2 with the reason in why when name is held by another live run of
+ * ours.
  */
 int control_serve(const char *name, char *why, size_t size);
 
-/* The listening socket, to be watched for requests, or -1. */
-int control_fd(void);
+/*
+ * What to watch for requests, for clock_watch: the socket and the
+ * connections whose requests are being read, up to max, into fds; how
+ * many.  *wake_ns is made the time the first of them is to be dropped,
+ * if it is earlier.
+ */
+int control_watch(int *fds, int max, int64_t *wake_ns);
 
 /*
- * Answer each request waiting on the socket: the peer must be our user;
- * answer(arg, request, reply, size) fills the reply.  A peer too slow to
- * send its request is dropped after a second.
+ * Take what has come, without waiting: new connections (a peer of
+ * another user is closed at once) and the bytes of requests being read.
+ * A whole request addressed to this run is answered, answer(arg, request,
+ * reply, size) filling the reply; one whose sender has given up is not.
+ * A connection whose request is not whole within CONTROL_REQUEST_NS is
+ * closed unanswered.
  */
 void control_answer(
     void (*answer)(void *, const char *, char *, size_t), void *arg);
@@ -34,19 +53,15 @@ void control_answer(
 void control_remove(void);
 
 /*
- * Send request to the running tbthrottle target, a NAME or a PID, which
- * must be ours, and wait up to 5 s for its reply.  Returns 0 with the
- * reply in reply[0..size), or -1 with the reason in reply.  A socket whose
- * process is gone is removed.
+ * Connect to the socket at path without waiting: the descriptor,
+ * non-blocking, or -1 with errno (EAGAIN when its backlog is full).
  */
-int control_send(
-    const char *target, const char *request, char *reply, size_t size);
+int control_connect(const char *path);
 
 /*
- * Call each(arg, pid, name) for each live tbthrottle of ours with a
- * socket (name "" when it has none), removing those whose process is
- * gone.  Returns how many there were.
+ * The user and process at the other end of the socket fd; -1 when the
+ * system cannot say, and then nothing is trusted.
  */
-int control_each(void (*each)(void *, long, const char *), void *arg);
+int control_peer(int fd, uid_t *uid, pid_t *pid);
 
 #endif

@@ -355,14 +355,14 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 		ssize_t n;
 
 		n = 0;
-		if ((fresh != NULL || clock_watches()) &&
+		if ((fresh != NULL || clock_watching()) &&
 		    !clock_fd_ready(in->fd, POLLIN)) {
 			if (fresh != NULL)
 				*fresh = true;
 			/* A request on the control socket, or Redis probed
 			 * in the background, must not wait for input: wait
 			 * for both. */
-			if (clock_watches() &&
+			if (clock_watching() &&
 			    clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
 				n = -1;
 				errno = EINTR;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ask.h"
 #include "clock.h"
 #include "control.h"
 #include "engine.h"
@@ -144,12 +145,7 @@ answer(void *arg, const char *req, char *reply, size_t size)
 static void
 on_control(void *arg)
 {
-	int fd = clock_watching();
-
-	/* Answering waits on the requests' own sockets only. */
-	clock_watch(-1, NULL);
 	control_answer(answer, arg);
-	clock_watch(fd, signals_request_control);
 }
 
 void
@@ -168,14 +164,14 @@ retune_serve(struct limits *L, const char *name)
 	if (rc == 0) {
 		signals_on_death(control_remove);
 		atexit(control_remove);
-		clock_watch(control_fd(), signals_request_control);
+		clock_watch(control_watch, signals_request_control);
 	}
 }
 
 void
 retune_stop(void)
 {
-	clock_watch(-1, NULL);
+	clock_watch(NULL, NULL);
 	control_remove();
 }
 
@@ -217,7 +213,7 @@ retune_send(const struct config *cfg)
 		warnx("-R: the request is too long");
 		return 2;
 	}
-	if (control_send(cfg->control_target, req, reply, sizeof reply) != 0) {
+	if (ask_one(cfg->control_target, req, reply, sizeof reply) != 0) {
 		warnx("%s", reply);
 		return 1;
 	}
@@ -232,22 +228,18 @@ retune_send(const struct config *cfg)
 	return 2;
 }
 
-/* One line of --list: the run of pid, called name. */
+/* One line of --list: the run of pid, called name, and its status. */
 static void
-list_one(void *arg, long pid, const char *name)
+list_one(void *arg, long pid, const char *name, const char *status)
 {
-	char target[32], reply[CONTROL_MAX];
-
 	(void)arg;
-	snprintf(target, sizeof target, "%ld", pid);
-	if (control_send(target, "status\n", reply, sizeof reply) != 0)
-		return; /* gone meanwhile */
-	printf("%-8ld %-16s %s", pid, name[0] != '\0' ? name : "-", reply);
+	printf("%-8ld %-16s %s", pid, name[0] != '\0' ? name : "-",
+	    status != NULL ? status : "not answering\n");
 }
 
 int
 retune_list(void)
 {
-	(void)control_each(list_one, NULL);
+	(void)ask_all("status\n", list_one, NULL);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

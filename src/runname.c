@@ -1,20 +1,52 @@
-/* Names in the run directory: a bucket being created, a boot's directory. */
+/* Names in the run directory: a run's name, a bucket, a boot's directory. */
 #include <stdio.h>
 #include <string.h>
 
 #include "runname.h"
 
+#define LINK_HEAD "name."
+#define LOCK_TAIL ".name"
 #define TEMP_TAIL ".tmp"
 #define TEMP_MID ".bucket."
 /* Digits of the largest pid: pid_t is an int. */
 #define PID_DIGITS 10
 
+/* Did snprintf's n characters fit in size bytes? 0, else -1. */
+static int
+fits(int n, size_t size)
+{
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+int
+runname_link(char *out, size_t size, const char *name)
+{
+	return fits(snprintf(out, size, LINK_HEAD "%s", name), size);
+}
+
+const char *
+runname_link_name(const char *f)
+{
+	size_t head = strlen(LINK_HEAD);
+
+	return strncmp(f, LINK_HEAD, head) == 0 && f[head] != '\0' &&
+		f[head] != '.' ?
+	    f + head :
+	    NULL;
+}
+
+int
+runname_lock(char *out, size_t size, const char *name)
+{
+	return fits(snprintf(out, size, ".%s" LOCK_TAIL, name), size);
+}
+
 int
 runname_temp(char *out, size_t size, const char *name, long pid)
 {
-	int n = snprintf(out, size, "%s" TEMP_MID "%ld" TEMP_TAIL, name, pid);
-
-	return n > 0 && (size_t)n < size ? 0 : -1;
+	return fits(
+	    snprintf(out, size, ".%s" TEMP_MID "%ld" TEMP_TAIL, name, pid),
+	    size);
 }
 
 long
@@ -25,12 +57,12 @@ runname_temp_pid(const char *f)
 	const char *end, *p;
 	long pid = 0;
 
-	if (len < tail || strcmp(f + len - tail, TEMP_TAIL) != 0)
+	if (f[0] != '.' || len < tail || strcmp(f + len - tail, TEMP_TAIL) != 0)
 		return -1;
 	end = f + len - tail;
 	for (p = end; p > f && p[-1] >= '0' && p[-1] <= '9'; p--)
 		;
-	if (p == end || end - p > PID_DIGITS || (size_t)(p - f) <= mid ||
+	if (p == end || end - p > PID_DIGITS || (size_t)(p - f) <= mid + 1 ||
 	    strncmp(p - mid, TEMP_MID, mid) != 0)
 		return -1;
 	for (; p < end; p++)

@@ -1,4 +1,4 @@
-/* Names in the run directory: a bucket being created, a boot's directory. */
+/* Names in the run directory: a run's name, a bucket, a boot's directory. */
 #ifndef RUNNAME_H
 #define RUNNAME_H
 
@@ -9,9 +9,29 @@
 #define RUNNAME_BOOT_LEN 36
 
 /*
- * The name, NAME.bucket.PID.tmp, under which process pid creates the
- * bucket name before it links it into place, into out.  -1 when it does
- * not fit.
+ * The run directory holds, for names NAME and SHARED of letters, digits,
+ * '.', '_' and '-' that do not start with '.':
+ *   PID                      the control socket of process PID
+ *   name.NAME                a link to the socket of the run called NAME
+ *   .NAME.name               the lock that run holds while it lives
+ *   SHARED.bucket            the bucket of --shared SHARED
+ *   .SHARED.bucket.PID.tmp   that bucket while process PID creates it
+ * No form can be read as another, except that a link and a bucket may
+ * have one name (name.x.bucket): the kind of the file tells them apart.
+ */
+
+/* The name of the link to the run called name, into out; -1 if too long. */
+int runname_link(char *out, size_t size, const char *name);
+
+/* The NAME in a link's name f, name.NAME, or NULL when f is not one. */
+const char *runname_link_name(const char *f);
+
+/* The name of the lock of the run called name, into out; -1 if too long. */
+int runname_lock(char *out, size_t size, const char *name);
+
+/*
+ * The name under which process pid creates the bucket name before it
+ * links it into place, into out.  -1 when it does not fit.
  */
 int runname_temp(char *out, size_t size, const char *name, long pid);
 

@@ -78,11 +78,12 @@ map_file(int fd, const char *path, char *err, size_t errsz)
 
 /*
  * Is f in dfd the temporary file of a creator killed before it could
- * remove it?  It is named by its creator's pid: stale once that process
- * is gone, or is us (we hold none yet: a process that had our pid left
- * it).  A pid that is still there may be a zombie's or another process's
- * that took it, so a file older than SHARED_TEMP_STALE_S is stale too; a
- * creator stopped longer than that finds its file gone, and starts again.
+ * remove it?  Only a regular file is one.  It is named by its creator's
+ * pid: stale once that process is gone, or is us (we hold none yet: a
+ * process that had our pid left it).  A pid that is still there may be a
+ * zombie's or another process's that took it, so a file older than
+ * SHARED_TEMP_STALE_S is stale too; a creator stopped longer than that
+ * finds its file gone, and starts again.
  */
 static bool
 stale_temp(int dfd, const char *f, void *now)
@@ -91,14 +92,14 @@ stale_temp(int dfd, const char *f, void *now)
 	time_t t = *(time_t *)now;
 	struct stat st;
 
-	if (pid <= 0)
+	if (pid <= 0 || fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
 		return false;
 	if (pid == (long)getpid() ||
 	    (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
 		return true;
-	return fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (st.st_mtime < t - SHARED_TEMP_STALE_S ||
-		st.st_mtime > t + SHARED_TEMP_STALE_S);
+	return st.st_mtime < t - SHARED_TEMP_STALE_S ||
+	    st.st_mtime > t + SHARED_TEMP_STALE_S;
 }
 
 /*

@@ -7,6 +7,20 @@ load helpers
 setup() {
 	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run HOME=$BATS_TEST_TMPDIR/home
 	mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
+	started=()
+}
+
+# A test that failed must not leave what it started stopped or running
+# (and a pid that is no longer our child's is left alone).
+teardown() {
+	local p stat ppid
+	for p in "${started[@]}"; do
+		stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+		read -r _ ppid _ <<<"${stat##*) }"
+		[[ $ppid == "$BASHPID" ]] || continue
+		kill -CONT "$p" 2>/dev/null || true
+		kill -KILL "$p" 2>/dev/null || true
+	done
 }
 
 # start_named NAME ARGS...: tbthrottle ARGS --name NAME on an input that
@@ -16,12 +30,34 @@ start_named() {
 	shift
 	mkfifo "$BATS_TEST_TMPDIR/in.$name"
 	"$TB" --name "$name" "$@" <"$BATS_TEST_TMPDIR/in.$name" \
-	    >"$BATS_TEST_TMPDIR/out.$name" 2>"$BATS_TEST_TMPDIR/err.$name" &
+	    >"$BATS_TEST_TMPDIR/out.$name" 2>"$BATS_TEST_TMPDIR/err.$name" 3>&- &
 	pid=$!
+	started+=("$pid")
 	# Hold the FIFO open, so the run waits for input.
 	exec {feed}>"$BATS_TEST_TMPDIR/in.$name"
 	eval "feed_$name=$feed"
 	wait_running "name.$name"
+}
+
+# start_run ARGS...: tbthrottle ARGS on an input that stays open (the
+# descriptor $feed holds it), in the background; its pid in $pid once its
+# socket answers.
+start_run() {
+	local in
+	in=$(mktemp -u "$BATS_TEST_TMPDIR/in.XXXXXX")
+	mkfifo "$in"
+	"$TB" "$@" <"$in" >/dev/null 2>"$in.err" 3>&- &
+	pid=$!
+	started+=("$pid")
+	exec {feed}>"$in"
+	wait_running "$pid"
+}
+
+# stop_run PID: end a run of start_run (the last one started).
+stop_run() {
+	kill "$1" 2>/dev/null || true
+	eval "exec ${feed}>&-"
+	wait "$1" || true
 }
 
 stop_named() {
@@ -151,4 +187,262 @@ stop_named() {
 	    -R "$a" -r 1/s
 	[[ $stderr == *"another user"* ]] || { echo "$stderr" >&2; false; }
 	stop_named private "$a"
+}
+
+@test "a name shaped like a temporary bucket keeps its link when --shared sweeps" {
+	local name=a.bucket.2147483646.tmp
+	start_run --name "$name" -r 1/min
+	run -0 --separate-stderr bash -c 'seq 2 | tb --shared swept -r 1k/s'
+	[[ -L $XDG_RUNTIME_DIR/tbthrottle/name.$name ]]
+	run -0 --separate-stderr tb -R "$name" --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	stop_run "$pid"
+}
+
+@test "as root, -R to another user's process says whose it is" {
+	[[ $(id -u) == 0 ]] || skip "needs root to run a process as another user"
+	command -v setpriv >/dev/null || skip "setpriv is not installed"
+	local a
+	setpriv --reuid=65534 --regid=65534 --clear-groups sleep 30 3>&- &
+	a=$!
+	started+=("$a")
+	run -1 --separate-stderr tb -R "$a" -r 1/s
+	assert_msg "$stderr" "process $a belongs to another user"
+	kill "$a"
+	wait "$a" || true
+}
+
+# silent PID N: N connections to the socket of PID that never ask
+# (tests/silent), in the background, their pid in $spid; what they report
+# goes to $BATS_TEST_TMPDIR/silent.PID once they are connected.
+silent() {
+	local out=$BATS_TEST_TMPDIR/silent.$1 i
+	[[ -x $BATS_TEST_DIRNAME/silent ]] || {
+		echo "tests/silent is missing: run make tests/silent" \
+		    "(make check builds it)" >&2
+		return 1
+	}
+	"$BATS_TEST_DIRNAME/silent" "$XDG_RUNTIME_DIR/tbthrottle/$1" "$2" \
+	    >"$out" 3>&- &
+	spid=$!
+	started+=("$spid")
+	for ((i = 0; i < 500; i++)); do
+		[[ -s $out ]] && return 0
+		sleep 0.01
+	done
+	echo "silent did not connect to $1" >&2
+	return 1
+}
+
+# ms_since T0: milliseconds from T0 (of now_ms) to now.
+ms_since() {
+	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%d\n", b - a }'
+}
+
+@test "connections that never ask do not hold up the schedule, and are closed after 1 s" {
+	local a n0 n1 ms
+	start_named busy -r 100/s
+	a=$pid
+	seq 1000 >&"$feed_busy"
+	sleep 0.3
+	n0=$(wc -l <"$BATS_TEST_TMPDIR/out.busy")
+	silent "$a" 16
+	sleep 2
+	n1=$(wc -l <"$BATS_TEST_TMPDIR/out.busy")
+	# 200 lines are due in the 2 s; none were released while a request
+	# was waited for.
+	assert_ge "$((n1 - n0))" 150 "lines in the 2 s after 16 silent peers"
+	wait "$spid"
+	assert_eq "$(grep -c '^closed' "$BATS_TEST_TMPDIR/silent.$a")" 16 \
+	    "connections closed"
+	while read -r _ ms; do
+		assert_ge "$ms" 1000 "a silent connection closed after (ms)"
+		assert_le "$ms" 3000 "a silent connection closed after (ms)"
+	done < <(grep '^closed' "$BATS_TEST_TMPDIR/silent.$a")
+	stop_named busy "$a"
+}
+
+@test "a stop is prompt while 16 connections never ask" {
+	local a t0 i
+	start_named stoppable -r 100/s
+	a=$pid
+	silent "$a" 16
+	sleep 0.2
+	t0=$(now_ms)
+	kill -TERM "$a"
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$a" 2>/dev/null || break
+		sleep 0.01
+	done
+	assert_le "$(ms_since "$t0")" 1000 "time to stop (ms)"
+	wait "$a" || true
+	kill "$spid" 2>/dev/null || true
+	eval "exec ${feed_stoppable}>&-"
+}
+
+@test "beyond 16 connections waiting to ask, the oldest is closed, and -R is still answered" {
+	local a s1 s2 early
+	start_named crowded -r 1/min
+	a=$pid
+	silent "$a" 16
+	s1=$spid
+	mv "$BATS_TEST_TMPDIR/silent.$a" "$BATS_TEST_TMPDIR/first"
+	sleep 0.2
+	silent "$a" 4
+	s2=$spid
+	run -0 --separate-stderr tb -R crowded --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	wait "$s1" "$s2"
+	# Of the first 16, the 4 that had waited longest made way for the
+	# next 4 (and then for -R), long before their second was up.
+	early=$(awk '$1 == "closed" && $2 < 900' "$BATS_TEST_TMPDIR/first" | wc -l)
+	assert_ge "$early" 4 "connections closed early"
+	assert_le "$early" 5 "connections closed early"
+	stop_named crowded "$a"
+}
+
+@test "--list waits 5 s in all for stopped runs, even one whose backlog is full, and says they do not answer" {
+	local a b c t0 ms
+	start_named frozen -r 1/min
+	a=$pid
+	start_named still -r 1/min
+	b=$pid
+	start_named awake -r 1/min
+	c=$pid
+	kill -STOP "$a" "$b"
+	# 17 connections fill the listen backlog of 16: a connect would wait.
+	silent "$a" 20
+	[[ $(head -n 1 "$BATS_TEST_TMPDIR/silent.$a") == "connected 17" ]]
+	t0=$(now_ms)
+	TB_LIMIT=14 run -0 --separate-stderr tb --list
+	ms=$(ms_since "$t0")
+	# Both are asked at once: 5 s for the two, not 5 s each.
+	assert_ge "$ms" 5000 "time of --list (ms)"
+	assert_le "$ms" 8500 "time of --list (ms)"
+	[[ $output == *"$a"*" frozen "*"not answering"* ]] || { echo "$output" >&2; false; }
+	[[ $output == *"$b"*" still "*"not answering"* ]] || { echo "$output" >&2; false; }
+	[[ $output == *"$c"*" awake "*"1/min, burst 1; units 0 in"* ]] ||
+	    { echo "$output" >&2; false; }
+	# Neither stops -R from reaching another run at once.
+	t0=$(now_ms)
+	TB_LIMIT=14 run -0 --separate-stderr tb -R awake --stats
+	assert_le "$(ms_since "$t0")" 2000 "time of -R awake (ms)"
+	kill "$spid"
+	kill -CONT "$a" "$b"
+	stop_named frozen "$a"
+	stop_named still "$b"
+	stop_named awake "$c"
+}
+
+@test "-R gives a stopped run 5 s, and what it asked is not done when the run goes on" {
+	local a t0 ms
+	start_named paused -r 1/min
+	a=$pid
+	kill -STOP "$a"
+	t0=$(now_ms)
+	TB_LIMIT=14 run -1 --separate-stderr tb -R paused -r 50/s
+	ms=$(ms_since "$t0")
+	assert_msg "$stderr" "no answer from paused within 5 s; nothing was changed"
+	assert_ge "$ms" 5000 "time of -R (ms)"
+	assert_le "$ms" 8000 "time of -R (ms)"
+	kill -CONT "$a"
+	run -0 --separate-stderr tb -R paused --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	stop_named paused "$a"
+}
+
+@test "-R to a stopped run whose backlog is full gives up after 5 s" {
+	local a t0 ms
+	start_named jammed -r 1/min
+	a=$pid
+	kill -STOP "$a"
+	silent "$a" 20
+	t0=$(now_ms)
+	TB_LIMIT=14 run -1 --separate-stderr tb -R "$a" --stats
+	ms=$(ms_since "$t0")
+	assert_msg "$stderr" "no answer from $a within 5 s; nothing was changed"
+	assert_ge "$ms" 5000 "time of -R (ms)"
+	assert_le "$ms" 8000 "time of -R (ms)"
+	kill "$spid"
+	kill -CONT "$a"
+	stop_named jammed "$a"
+}
+
+@test "runs started at once over a name whose run was killed: one takes it, the others are refused" {
+	local trial i p alive holder pids err go=$BATS_TEST_TMPDIR/go
+	for ((trial = 1; trial <= 10; trial++)); do
+		start_named "gone$trial" -r 1/min
+		kill -KILL "$pid"
+		wait "$pid" || true
+		mv "$XDG_RUNTIME_DIR/tbthrottle/name.gone$trial" \
+		    "$XDG_RUNTIME_DIR/tbthrottle/name.race"
+		# Each start waits to open the FIFO go, so that all go at once.
+		rm -f "$go"
+		mkfifo "$go"
+		pids=()
+		for i in 1 2 3 4 5 6; do
+			"$TB" --name race -r 1/min <"$go" >/dev/null \
+			    2>"$BATS_TEST_TMPDIR/race.$i" 3>&- &
+			pids+=($!)
+			started+=($!)
+		done
+		exec {gofd}>"$go"
+		sleep 0.5
+		alive=0
+		for p in "${pids[@]}"; do
+			kill -0 "$p" 2>/dev/null && alive=$((alive + 1)) && holder=$p
+		done
+		assert_eq "$alive" 1 "live runs named race, trial $trial"
+		assert_eq "$(readlink "$XDG_RUNTIME_DIR/tbthrottle/name.race")" \
+		    "$holder" "the name's link"
+		for i in 1 2 3 4 5 6; do
+			err=$(cat "$BATS_TEST_TMPDIR/race.$i")
+			[[ -z $err || $err == *"(pid $holder) has this name" ]] ||
+			    { echo "$err" >&2; false; }
+		done
+		kill "$holder"
+		wait "${pids[@]}" || true
+		eval "exec ${gofd}>&- ${feed}>&-"
+	done
+}
+
+@test "a run removes, at start, the names that lead to its pid" {
+	local d=$XDG_RUNTIME_DIR/tbthrottle
+	mkdir -p -m 700 "$d"
+	mkfifo "$BATS_TEST_TMPDIR/in"
+	# The link is made by the process that then becomes the run.
+	bash -c 'ln -s "$$" "$1/name.ghost" && exec "$2" -r 1/min' _ "$d" "$TB" \
+	    <"$BATS_TEST_TMPDIR/in" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
+	pid=$!
+	started+=("$pid")
+	exec {feed}>"$BATS_TEST_TMPDIR/in"
+	wait_running "$pid"
+	[[ ! -L $d/name.ghost ]]
+	run -0 --separate-stderr tb --list
+	[[ $output == *"$pid"*" - "* ]] || { echo "$output" >&2; false; }
+	stop_run "$pid"
+}
+
+@test "--name cannot take the file of a --shared bucket with the same name" {
+	local d=$XDG_RUNTIME_DIR/tbthrottle
+	start_run --shared name.clash -r 1/min
+	run -1 --separate-stderr tb --name clash.bucket -r 1/s </dev/null
+	assert_msg "$stderr" "--name clash.bucket: $d/name.clash.bucket is not a name's link (a --shared bucket may have that name): choose another name"
+	[[ -f $d/name.clash.bucket && ! -L $d/name.clash.bucket ]]
+	stop_run "$pid"
+}
+
+@test "a name whose run was killed does not lead -R to the process that took its pid" {
+	local a d=$XDG_RUNTIME_DIR/tbthrottle
+	start_run -r 1/min
+	a=$pid
+	# As if a run called victim had had this pid, and been killed.
+	ln -s "$a" "$d/name.victim"
+	run -1 --separate-stderr tb -R victim -r 50/s
+	assert_msg "$stderr" "no running tbthrottle of yours is named 'victim' (see --list)"
+	run -0 --separate-stderr tb -R "$a" --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	# The link no live run holds is gone.
+	[[ ! -L $d/name.victim ]]
+	stop_run "$a"
 }

@@ -17,7 +17,10 @@ stdfd 0 s
 rundir 0 s
 transport 0 s
 runname 0 p
+request 0 p
+name 0 s
 control 0 s
+ask 0 s
 msg 1 p
 siphash 1 p
 rate 1 p

@@ -36,6 +36,7 @@ main(void)
 	test_option_table();
 	test_limit_parse();
 	test_runname();
+	test_request();
 	test_tiers();
 	test_redisurl();
 	test_timestamp_calendar();

@@ -79,6 +79,9 @@ void test_limit_parse(void);
 /* runname_test.c */
 void test_runname(void);
 
+/* request_test.c */
+void test_request(void);
+
 /* tiers_test.c */
 void test_tiers(void);
 
