@@ -25,6 +25,7 @@ stats 1 p
 redisurl 1 p
 options 1 p
 tiers 1 p
+wildcard 1 p
 timestamp 1 p
 bucket 2 p
 gcra 2 p

@@ -5,9 +5,14 @@
 # shellcheck disable=SC2016 # bash -c scripts read their arguments as $1
 
 load helpers
+load redis
 
 setup_file() {
 	build_stamp
+}
+
+teardown() {
+	stop_own_redis
 }
 
 setup() {
@@ -395,4 +400,68 @@ finish() {
 		done
 	done
 	assert_le "$(stamp_end)" 15000 "the whole run (ms)"
+}
+
+# The awk function rep(C, N): C N times over (awk's sprintf may not reach
+# as far).
+AWK_REP='function rep(c, n, s) {
+	for (s = c; length(s) < n; s = s s)
+		;
+	return substr(s, 1, n)
+}'
+
+# odd_keys FILE: records "KEY N" whose keys no glob of fnmatch(3) could
+# see whole: one with a NUL byte, one of 5000 bytes, one of 70000; then a
+# plain one.  Each key twice, in turn.
+odd_keys() {
+	awk "$AWK_REP"'BEGIN {
+		long = rep("k", 5000)
+		huge = rep("h", 70000)
+		for (i = 1; i <= 2; i++)
+			printf "a%cb %d\nl%s %d\nh%s %d\nplain %d\n", 0, i,
+			    long, i, huge, i, i
+	}' >"$1"
+}
+
+@test "tiers: with a last line '*', keys of any bytes and length take it, and nothing waits forever" {
+	printf '# all\n* 1000/s 1000\n' >"$d/t"
+	odd_keys "$d/in"
+	# Shaping without -r: no key may find no tier (it would wait for
+	# ever, and every record behind it with it).
+	run -0 --separate-stderr bash -c 'TB_LIMIT=10 tb -k 1 --tiers "$1" -s <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out"
+	cmp "$d/in" "$d/out"
+	[[ $stderr == *"tier '*' (line 2, 1000/s, burst 1000): units 8 in, 8 out, 0 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	[[ $stderr != *"keys no tier takes"* ]] || { echo "$stderr" >&2; false; }
+}
+
+@test "tiers --redis: with a last line '*', keys of any bytes and length take it, and nothing waits forever" {
+	need_redis
+	own_redis
+	printf '* 1000/s 1000\n' >"$d/t"
+	odd_keys "$d/in"
+	run -0 --separate-stderr bash -c 'TB_LIMIT=10 tb -k 1 --tiers "$1" --shared odd --redis "$4" <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out" "redis://127.0.0.1:$OPORT"
+	cmp "$d/in" "$d/out"
+}
+
+@test "tiers: a restrictive tier holds keys of any bytes and length, which cannot slip to -r" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	printf 'blocked-* 1/day 1\n' >"$d/t"
+	# Three records of each key; -r would let them all through.
+	awk "$AWK_REP"'BEGIN {
+		long = rep("x", 5000)
+		for (i = 1; i <= 3; i++)
+			printf "blocked-%c %d\nblocked-%s %d\nblocked-a %d\nfree %d\n",
+			    0, i, long, i, i, i
+	}' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb -k 1 --tiers "$1" -r 1000/s -b 1000 --drop --stats=json <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out"
+	assert_eq "$(tier_json 'blocked-*' units_out) $(tier_json 'blocked-*' units_dropped)" \
+	    "3 6" "blocked-*: one record of each of its three keys"
+	assert_eq "$(tier_json null units_out)" 3 "the rest's records out"
+	assert_eq "$(cut -c1-12 "$d/out" | tr '\0' 0)" \
+	    "$(printf '%s\n' 'blocked-0 1' 'blocked-xxxx' 'blocked-a 1' 'free 1' 'free 2' 'free 3')" \
+	    "records out, in order"
 }

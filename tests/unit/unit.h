@@ -80,6 +80,7 @@ void test_runname(void);
 
 /* tiers_test.c */
 void test_tiers(void);
+void test_tiers_any_key(void);
 
 /* redisurl_test.c */
 void test_redisurl(void);
@@ -105,5 +106,8 @@ void test_policy_span(void);
 
 /* batch_test.c */
 void test_batch(void);
+
+/* wildcard_test.c */
+void test_wildcard(void);
 
 #endif
