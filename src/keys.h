@@ -12,7 +12,10 @@
 #include "sliding.h"
 #include "tiers.h"
 
-/* Key bytes kept in an entry itself; a longer key is allocated apart. */
+/*
+ * Key bytes kept in an entry itself; a longer key is kept as its 128-bit
+ * SipHash under the table's seed, so that an entry's size is fixed.
+ */
 #define KEYS_INLINE 17
 
 /*
@@ -57,16 +60,25 @@ union keystate {
 };
 
 /*
+ * A key as the table knows it: its bytes, or those of a longer one's
+ * SipHash-2-4-128 (siphash24_128), which no two keys share but by a
+ * chance of about one in 2^128 a pair, which input cannot aim at.
+ */
+struct keyid {
+	unsigned char len; /* bytes in b, or above KEYS_INLINE: hashed */
+	char b[KEYS_INLINE];
+};
+
+/*
  * A live key: its state, where the index points at it, the rule it
- * follows, and its bytes, or for a longer key a pointer to them and
- * their length: 40 bytes in all, beside a window's times.
+ * follows, and who it is: 40 bytes in all, beside a window's times.
  */
 struct keyent {
 	union keystate st;
-	uint32_t slot;	   /* its slot in the index */
-	uint16_t rule;	   /* its rule in the table's rules */
-	unsigned char len; /* bytes in b, or KEYS_INLINE + 1: apart */
-	char b[KEYS_INLINE];
+	uint32_t slot; /* its slot in the index */
+	uint16_t rule; /* its rule in the table's rules (a hashed key's, of
+			* was_rules after a reload, until its next record) */
+	struct keyid id;
 };
 
 /* Where a record's key is: -k FIELD, -F C, and the record delimiter. */
@@ -95,6 +107,8 @@ struct keytab {
 	enum keys_kind kind;
 	struct keyrule *rules; /* nrules, owned; the last takes the rest */
 	size_t nrules;
+	struct keyrule *was_rules; /* the rules before the last reload */
+	int64_t was_ns;		   /* ... and when it came */
 	const struct tiers *tiers; /* by which keys find their rule, or NULL */
 	union keystate *overflow;  /* a state per rule, for keys past max */
 	struct siphash_key seed;   /* of the hash, chosen at random */
@@ -117,8 +131,7 @@ struct keytab {
 	size_t sel; /* its entry, or SIZE_MAX for a new key */
 	size_t sel_rule;
 	bool sel_overflow;
-	struct keyent pend; /* a new key's bytes, kept if it takes units */
-	char *pend_apart;   /* ... a longer one's copy, owned until kept */
+	struct keyent pend; /* a new key's, kept if it takes units */
 };
 
 /*
@@ -142,8 +155,12 @@ int keys_init(struct keytab *t, enum keys_kind kind,
  * Take on new rules and tiers (as keys_init) at now_ns, all or nothing:
  * every live key follows the rule its pattern now finds, its state kept
  * and re-rated from now_ns on as bucket_retune does for a bucket; a
- * window keeps the latest releases its new limit counts.  Returns -1,
- * changing nothing, when memory runs out.
+ * window keeps the latest releases its new limit counts.  A key kept
+ * hashed cannot be matched again without its bytes: it keeps its state
+ * and old rule until its next record, which finds its new rule and
+ * re-rates its state as of now_ns; one that sees no record before the
+ * reload after starts afresh.  Returns -1, changing nothing, when memory
+ * runs out.
  */
 int keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
     const struct tiers *tiers, int64_t now_ns);

@@ -127,3 +127,20 @@ setup_file() {
 	    TB_LIMIT=10 tb -k 1 --max-keys 10000 -r 1/s -b 1 | wc -l'
 	assert_eq "$output" 20000 "released within 10 s"
 }
+
+@test "-k: a long key takes a fixed entry: 1000 keys of 100 KB stay apart in 32 MiB" {
+	# Each key passes its burst of one, and its second record is
+	# dropped; the keys' bytes alone (100 MB) would not fit.
+	(ulimit -v 32768 && "$TB" -V >/dev/null) ||
+	    skip "this build cannot start in 32 MiB of address space (sanitizers, valgrind)"
+	run -0 --separate-stderr bash -c '
+	    ulimit -v 32768
+	    awk "function rep(c, n, s) { for (s = c; length(s) < n; s = s s); return substr(s, 1, n) }
+		BEGIN { pad = rep(\"k\", 100000)
+		    for (i = 0; i < 1000; i++) printf \"%s%06d 1\\n\", pad, i
+		    for (i = 0; i < 1000; i += 10) printf \"%s%06d 2\\n\", pad, i }" |
+	    tb -k 1 -r 1/min --drop --stats=json |
+	    awk "{ n[\$2]++ } END { print n[1] + 0, n[2] + 0 }"'
+	assert_eq "$output" "1000 0" "first records out, second records out"
+	assert_eq "$(json_field units_dropped)" 100 "dropped"
+}
