@@ -33,6 +33,8 @@ engine_limits_changed(int64_t now_ns)
 {
 	changes++;
 	changed_ns = now_ns;
+	/* The tiers of the records held may be others now. */
+	stream_recount(&run.s);
 }
 
 /* Bring the waiting counts up to date for a report. */

@@ -397,8 +397,9 @@ keys_worst_bytes(
 		limit * sizeof(int64_t));
 }
 
-size_t
-keys_rule_of(const struct keytab *t, const char *key, size_t len)
+/* The rule tiers give key[0..len): its tier's, or the rest's. */
+static size_t
+match_rule(const struct keytab *t, const char *key, size_t len)
 {
 	const struct tier *tier;
 
@@ -406,6 +407,50 @@ keys_rule_of(const struct keytab *t, const char *key, size_t len)
 	    (tier = tiers_match(t->tiers, key, len)) == NULL)
 		return t->nrules - 1;
 	return tier->index;
+}
+
+/*
+ * The rule of key[0..len), of hash h and id (identify), which has no
+ * entry of the current rules: remembered, or matched and remembered.
+ */
+static size_t
+memo_rule(struct keytab *t, uint64_t h, const struct keyid *id, const char *key,
+    size_t len)
+{
+	struct keymemo *m;
+
+	if (t->memo == NULL)
+		return match_rule(t, key, len);
+	/* The index takes the low bits of h; the cache, the high. */
+	m = &t->memo[(h >> 32) & (KEYS_MEMO - 1)];
+	if (m->rule == UINT16_MAX || !same_key(&m->id, id)) {
+		m->id = *id;
+		m->rule = (uint16_t)match_rule(t, key, len);
+	}
+	return m->rule;
+}
+
+size_t
+keys_rule_of(struct keytab *t, const char *key, size_t len)
+{
+	struct keyid id;
+	uint64_t h, v;
+
+	if (t->tiers == NULL)
+		return t->nrules - 1;
+	h = identify(t, key, len, &id);
+	v = t->index[find(t, h, &id)];
+	if (v != 0 && t->ents[entry_of(v)].id.len != KEYS_STALE)
+		return t->ents[entry_of(v)].rule;
+	return memo_rule(t, h, &id, key, len);
+}
+
+/* Forget the rules remembered: tiers now give others. */
+static void
+forget_memo(struct keytab *t)
+{
+	for (size_t i = 0; t->memo != NULL && i < KEYS_MEMO; i++)
+		t->memo[i].rule = UINT16_MAX;
 }
 
 static void select_overflow(struct keytab *t, size_t r);
@@ -434,6 +479,10 @@ take_rules(struct keytab *t, const struct keyrule *rules, size_t n,
 	t->overflow = o;
 	t->nrules = n;
 	t->tiers = tiers;
+	/* Without memory for it, each key's rule is matched anew. */
+	if (tiers != NULL && t->memo == NULL)
+		t->memo = malloc(KEYS_MEMO * sizeof *t->memo);
+	forget_memo(t);
 	return 0;
 }
 
@@ -478,7 +527,9 @@ keys_free(struct keytab *t)
 	free(t->ents);
 	free(t->rules);
 	free(t->was_rules);
+	free(t->memo);
 	free(t->overflow);
+	t->memo = NULL;
 	t->index = NULL;
 	t->ents = NULL;
 	t->rules = NULL;
@@ -573,7 +624,7 @@ static size_t
 rerate(struct keytab *t, size_t i, const char *key, size_t len)
 {
 	struct keyent *e = &t->ents[i];
-	size_t r = keys_rule_of(t, key, len);
+	size_t r = memo_rule(t, t->sel_hash, &e->id, key, len);
 
 	if (!restate(
 		t, &t->was_rules[e->rule], &t->rules[r], &e->st, t->was_ns)) {
@@ -612,7 +663,7 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 	}
 	/* A key with no state has a full bucket, an empty window. */
 	t->sel = SIZE_MAX;
-	r = keys_rule_of(t, key, len);
+	r = memo_rule(t, t->sel_hash, &t->pend.id, key, len);
 	if (!make_room(t, now_ns)) {
 		select_overflow(t, r);
 		return;
@@ -759,7 +810,7 @@ rules_found(struct keytab *t, const struct tiers *tiers, size_t nrules,
 	for (size_t i = 0; i < live; i++) {
 		const struct keyid *id = &t->ents[i].id;
 
-		to[i] = hashed(id) ? SIZE_MAX : keys_rule_of(t, id->b, id->len);
+		to[i] = hashed(id) ? SIZE_MAX : match_rule(t, id->b, id->len);
 	}
 	t->tiers = was;
 	t->nrules = nwas;

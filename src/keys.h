@@ -81,6 +81,18 @@ struct keyent {
 	struct keyid id;
 };
 
+/*
+ * Keys not live in the table whose rule is remembered, so that their
+ * tier is found once, not at each record (a direct-mapped cache).
+ */
+#define KEYS_MEMO 4096
+
+/* A key's rule, remembered; rule UINT16_MAX: none yet. */
+struct keymemo {
+	struct keyid id;
+	uint16_t rule;
+};
+
 /* Where a record's key is: -k FIELD, -F C, and the record delimiter. */
 struct keyspec {
 	unsigned field; /* the key is this field of a record */
@@ -110,6 +122,7 @@ struct keytab {
 	struct keyrule *was_rules; /* the rules before the last reload */
 	int64_t was_ns;		   /* ... and when it came */
 	const struct tiers *tiers; /* by which keys find their rule, or NULL */
+	struct keymemo *memo;	   /* KEYS_MEMO rules of keys, with tiers */
 	union keystate *overflow;  /* a state per rule, for keys past max */
 	struct siphash_key seed;   /* of the hash, chosen at random */
 	uint64_t *index;     /* hash's low 32 bits << 32 | entry + 1, or 0 */
@@ -165,8 +178,13 @@ int keys_init(struct keytab *t, enum keys_kind kind,
 int keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
     const struct tiers *tiers, int64_t now_ns);
 
-/* The rule of key[0..len): its index in t->rules. */
-size_t keys_rule_of(const struct keytab *t, const char *key, size_t len);
+/*
+ * The rule of key[0..len): its index in t->rules.  A live key's is in
+ * its entry; another's is found by the tiers once and remembered while
+ * KEYS_MEMO keys do not push it out: O(len) but for the first record of
+ * a key, which costs a match of the tiers (tiers_match).
+ */
+size_t keys_rule_of(struct keytab *t, const char *key, size_t len);
 
 void keys_free(struct keytab *t);
 

@@ -628,6 +628,10 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 	    t.ntiers == 1 ? "" : "s", cfg->tiers_file);
 }
 
+/*
+ * The stream tells each record once that it waits, then its fate: the
+ * counts of its tier follow, and a report only reads them.
+ */
 static void
 tally(void *ctx, const char *rec, size_t len, enum stats_fate fate)
 {
@@ -645,12 +649,18 @@ tally(void *ctx, const char *rec, size_t len, enum stats_fate fate)
 	}
 	n = keys_of_record(&L->keytab.spec, rec, len, &key);
 	row = &L->tier_stats[keys_rule_of(&L->keytab, key, n)];
+	if (fate == STATS_WAITING) {
+		row->units_waiting++;
+		return;
+	}
+	/* Not below 0: a reload between may have moved it to another row,
+	 * until the stream tells it again. */
+	if (row->units_waiting > 0)
+		row->units_waiting--;
 	if (fate == STATS_OUT)
 		row->units_out++;
-	else if (fate == STATS_DROPPED)
-		row->units_dropped++;
 	else
-		row->units_waiting++;
+		row->units_dropped++;
 }
 
 /* --shared: one bucket in a file mapped by every process that uses it. */

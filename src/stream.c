@@ -80,8 +80,10 @@ consume(struct stream *s, size_t bytes)
 {
 	s->head += bytes;
 	if (s->head == s->tail) {
-		s->head = s->tail = 0;
+		s->head = s->tail = s->counted = 0;
 		s->held_in = false;
+	} else if (s->counted < s->head) {
+		s->counted = s->head;
 	}
 }
 
@@ -98,6 +100,8 @@ take_held(struct stream *s)
 	/* What the input no longer had was never there. */
 	s->tail -= want - n;
 	s->st->bytes_in -= want - n;
+	if (s->counted > s->tail)
+		s->counted = s->tail;
 	consume(s, 0);
 }
 
@@ -127,15 +131,48 @@ send_held(struct stream *s, size_t bytes)
 	return n == 0 || stream_send(s, n, n);
 }
 
-/* Tell s->tally of the first units records at b[0..bytes): fate. */
+/*
+ * Tell s->tally of each record that is whole in the buffer (or ends the
+ * input) and was not told of yet: it waits.  The bytes that end a long
+ * record already told of are passed over.
+ */
 static void
-tally(const struct stream *s, const char *b, size_t bytes, uint64_t units,
+count_held(struct stream *s)
+{
+	const char *b, *end = s->buf + s->tail, *nl;
+
+	if (s->tally == NULL || s->framer.bytes)
+		return;
+	for (b = s->buf + s->counted; b < end; b = nl) {
+		nl = memchr(b, s->framer.delim, (size_t)(end - b));
+		if (nl == NULL && !s->eof) {
+			if (s->long_open)
+				b = end;
+			break;
+		}
+		nl = nl != NULL ? nl + 1 : end;
+		if (s->long_open)
+			s->long_open = false;
+		else
+			s->tally(
+			    s->tally_ctx, b, (size_t)(nl - b), STATS_WAITING);
+	}
+	s->counted = (size_t)(b - s->buf);
+}
+
+/*
+ * Tell s->tally of the first units records at b[0..bytes): fate.  Each
+ * was told it waits before: records leave whole, after count_held.
+ */
+static void
+tally(struct stream *s, const char *b, size_t bytes, uint64_t units,
     enum stats_fate fate)
 {
 	const char *end = b + bytes, *nl;
 
 	if (s->tally == NULL || s->framer.bytes)
 		return;
+	count_held(s);
 	for (; units > 0 && b < end; units--, b = nl) {
 		nl = memchr(b, s->framer.delim, (size_t)(end - b));
 		nl = nl != NULL ? nl + 1 : end;
@@ -146,13 +183,18 @@ tally(const struct stream *s, const char *b, size_t bytes, uint64_t units,
 void
 stream_tally_held(struct stream *s)
 {
-	size_t len = s->tail - s->head;
+	count_held(s);
+}
 
+void
+stream_recount(struct stream *s)
+{
 	if (s->tally == NULL)
 		return;
 	s->tally(s->tally_ctx, NULL, 0, STATS_WAITING);
-	if (s->longrec == LONG_NONE)
-		tally(s, s->buf + s->head, len, UINT64_MAX, STATS_WAITING);
+	s->counted = s->head;
+	/* The bytes at the head may go on a long record told of. */
+	s->long_open = s->longrec != LONG_NONE;
 }
 
 bool
@@ -196,6 +238,10 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	} else {
 		memmove(at, at + bytes, s->tail - (s->head + off + bytes));
 		s->tail -= bytes;
+		/* Whole records, told of: count_held had passed them. */
+		s->counted = s->counted > s->head + off + bytes ?
+		    s->counted - bytes :
+		    s->head + off;
 	}
 }
 
@@ -208,8 +254,16 @@ stream_begin_long(struct stream *s, bool pass, uint64_t units)
 		s->st->units_out += units;
 	else
 		s->st->units_dropped += units;
-	tally(s, s->buf + s->head, s->tail - s->head, units,
-	    pass ? STATS_OUT : STATS_DROPPED);
+	/* Not whole, it was not told it waits: it is now, then its fate;
+	 * the end of it, when it comes, is not a record of its own. */
+	if (s->tally != NULL && !s->framer.bytes && units > 0) {
+		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
+		    STATS_WAITING);
+		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
+		    pass ? STATS_OUT : STATS_DROPPED);
+		s->counted = s->head;
+		s->long_open = true;
+	}
 }
 
 size_t
@@ -217,9 +271,11 @@ stream_move_long(struct stream *s, bool *pass)
 {
 	size_t len = s->tail - s->head, units;
 	size_t n = framer_span(&s->framer, s->buf + s->head, len, 1, &units);
+	bool ends;
 
 	*pass = s->longrec == LONG_PASS;
-	if (units == 1 || s->eof) {
+	ends = units == 1 || s->eof;
+	if (ends) {
 		s->longrec = LONG_NONE; /* its end is here */
 		s->in.finish = s->drop_open;
 	}
@@ -229,6 +285,11 @@ stream_move_long(struct stream *s, bool *pass)
 		stream_drop(s, 0, n, 0);
 	else if (!stream_send(s, n, 0))
 		return 0;
+	/* Its end left before count_held saw it: what follows is new. */
+	if (ends && s->long_open) {
+		s->long_open = false;
+		s->counted = s->head;
+	}
 	return n;
 }
 
@@ -243,6 +304,7 @@ stream_fill(struct stream *s, bool fresh)
 	if (s->tail == s->cap && s->head > 0) {
 		memmove(s->buf, s->buf + s->head, s->tail - s->head);
 		s->tail -= s->head;
+		s->counted -= s->counted > s->head ? s->head : s->counted;
 		s->head = 0;
 	}
 	/*

@@ -457,7 +457,14 @@ test_keys_long_reload(void)
 	lng[0] = 'b';
 	check(spend(&t, lng, n, 0, 0) == 5, "another long key: the rest's 5");
 	lng[0] = 'a';
+	/* Keys never live: their rules are remembered, then forgotten. */
+	check(
+	    keys_rule_of(&t, "azz", 3) == 0 && keys_rule_of(&t, "bzz", 3) == 1,
+	    "rules of keys not live, under the first tiers");
 	check(keys_retune(&t, r2, 4, &t2, NS) == 0, "reload");
+	check(
+	    keys_rule_of(&t, "azz", 3) == 1 && keys_rule_of(&t, "bzz", 3) == 0,
+	    "under the new tiers, the rules remembered are not");
 	/* bucket_retune keeps the tokens a bucket holds, up to the burst. */
 	check(spend(&t, "ax", 2, 0, 2 * NS) == 1 &&
 		spend(&t, lng, n, 0, 2 * NS) == 1,
