@@ -48,12 +48,21 @@ keys_field(
 }
 
 size_t
-keys_of_record(
-    const struct keyspec *spec, const char *rec, size_t len, const char **key)
+keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
+    bool whole, const char **key)
 {
-	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)spec->delim)
+	size_t n;
+
+	if (whole && len > 0 &&
+	    (unsigned char)rec[len - 1] == (unsigned)spec->delim)
 		len--;
-	return keys_field(rec, len, spec->field, spec->sep, key);
+	n = keys_field(rec, len, spec->field, spec->sep, key);
+	/* Its end unseen, the field may go on. */
+	if (!whole && *key + n == rec + len) {
+		*key = NULL;
+		n = 0;
+	}
+	return n;
 }
 
 /* The entry an index slot points at. */
@@ -436,6 +445,8 @@ keys_rule_of(struct keytab *t, const char *key, size_t len)
 	struct keyid id;
 	uint64_t h, v;
 
+	if (key == NULL)
+		return t->open_rule;
 	if (t->tiers == NULL)
 		return t->nrules - 1;
 	h = identify(t, key, len, &id);
@@ -451,6 +462,82 @@ forget_memo(struct keytab *t)
 {
 	for (size_t i = 0; t->memo != NULL && i < KEYS_MEMO; i++)
 		t->memo[i].rule = UINT16_MAX;
+}
+
+/* a * b as 128 bits: the high word in *hi, the low returned. */
+static uint64_t
+mul128(uint64_t a, uint64_t b, uint64_t *hi)
+{
+	uint64_t al = a & 0xffffffffU, ah = a >> 32;
+	uint64_t bl = b & 0xffffffffU, bh = b >> 32;
+	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffU) + (hl & 0xffffffffU);
+
+	*hi = ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	return (ll & 0xffffffffU) | mid << 32;
+}
+
+/* a * b against c * d, exactly: below, equal or above 0. */
+static int
+cmp_products(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	uint64_t xh, yh, xl = mul128(a, b, &xh), yl = mul128(c, d, &yh);
+
+	if (xh != yh)
+		return xh < yh ? -1 : 1;
+	return (xl > yl) - (xl < yl);
+}
+
+/*
+ * Does rule a of t let less through than rule b: none before any limit,
+ * any before none; then the lower rate, then the smaller burst (a
+ * window's N)?
+ */
+static bool
+stricter(
+    const struct keytab *t, const struct keyrule *a, const struct keyrule *b)
+{
+	uint64_t an, ad, ab, bn, bd, bb;
+	int c;
+
+	if (a->none != b->none || a->inf != b->inf)
+		return a->none > b->none || (!a->none && a->inf < b->inf);
+	if (a->none || a->inf)
+		return false;
+	if (t->kind == KEYS_BUCKET) {
+		an = a->bucket.n, ad = a->bucket.d, ab = a->bucket.burst;
+		bn = b->bucket.n, bd = b->bucket.d, bb = b->bucket.burst;
+	} else {
+		const struct sliding *sa = &a->sliding, *sb = &b->sliding;
+		const struct fixed *fa = &a->fixed, *fb = &b->fixed;
+
+		ab = an = t->kind == KEYS_SLIDING ? sa->limit : fa->limit;
+		ad = (uint64_t)(t->kind == KEYS_SLIDING ? sa->width_ns :
+							  fa->width_ns);
+		bb = bn = t->kind == KEYS_SLIDING ? sb->limit : fb->limit;
+		bd = (uint64_t)(t->kind == KEYS_SLIDING ? sb->width_ns :
+							  fb->width_ns);
+	}
+	c = cmp_products(an, bd, bn, ad);
+	return c < 0 || (c == 0 && ab < bb);
+}
+
+/*
+ * The strictest of the rules t's keys may follow: every tier's, and the
+ * rest's unless a line '*' leaves no key to it.
+ */
+static size_t
+strictest_rule(const struct keytab *t)
+{
+	size_t last = t->tiers != NULL && t->tiers->catchall != 0 ?
+	    t->nrules - 2 :
+	    t->nrules - 1;
+	size_t best = last;
+
+	for (size_t i = 0; i < last; i++)
+		if (stricter(t, &t->rules[i], &t->rules[best]))
+			best = i;
+	return best;
 }
 
 static void select_overflow(struct keytab *t, size_t r);
@@ -479,6 +566,7 @@ take_rules(struct keytab *t, const struct keyrule *rules, size_t n,
 	t->overflow = o;
 	t->nrules = n;
 	t->tiers = tiers;
+	t->open_rule = strictest_rule(t);
 	/* Without memory for it, each key's rule is matched anew. */
 	if (tiers != NULL && t->memo == NULL)
 		t->memo = malloc(KEYS_MEMO * sizeof *t->memo);
@@ -509,8 +597,9 @@ keys_init(struct keytab *t, enum keys_kind kind, const struct keyrule *rules,
 		t->ents = NULL;
 		return -1;
 	}
-	/* Before any key is selected, takes go to an overflow state. */
-	select_overflow(t, t->nrules - 1);
+	/* Before any key is selected, takes go to an overflow state: the
+	 * strictest's, never none where a limit will do. */
+	select_overflow(t, t->open_rule);
 	return 0;
 }
 
@@ -646,6 +735,11 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 	/* A new key's window that took nothing was not kept. */
 	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
 		free(t->cur_w.times);
+	t->sel_cut = key == NULL;
+	if (t->sel_cut) {
+		select_overflow(t, t->open_rule);
+		return;
+	}
 	t->sel_hash = identify(t, key, len, &t->pend.id);
 	t->sel_overflow = false;
 	v = t->index[find(t, t->sel_hash, &t->pend.id)];
@@ -677,10 +771,10 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 
 void
 keys_select_record(
-    struct keytab *t, const char *rec, size_t len, int64_t now_ns)
+    struct keytab *t, const char *rec, size_t len, bool whole, int64_t now_ns)
 {
 	const char *key;
-	size_t n = keys_of_record(&t->spec, rec, len, &key);
+	size_t n = keys_of_record(&t->spec, rec, len, whole, &key);
 
 	keys_select(t, key, n, now_ns);
 }
@@ -696,6 +790,8 @@ keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 	if (t->sel_overflow) {
 		t->overflow[t->sel_rule] = saved(t);
 		t->overflowed += taken;
+		if (t->sel_cut)
+			t->cut += taken;
 		return;
 	}
 	if (t->sel != SIZE_MAX) {
@@ -897,6 +993,7 @@ keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
 	heapify(t);
 	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
 		free(t->cur_w.times);
-	select_overflow(t, t->nrules - 1);
+	t->sel_cut = false;
+	select_overflow(t, t->open_rule);
 	return 0;
 }

@@ -132,6 +132,8 @@ struct keytab {
 	size_t live;	     /* entries in use */
 	size_t max_keys;
 	uint64_t overflowed; /* units judged by an overflow state */
+	uint64_t cut;	     /* ... of them, units of keys cut at the buffer */
+	size_t open_rule;    /* the strictest rule a key may follow */
 	/* The selected key's limit, read and written by the limiter: cur,
 	 * cur_w or cur_f by kind; none when its rule lets nothing go, inf
 	 * when it lets everything go. */
@@ -144,6 +146,7 @@ struct keytab {
 	size_t sel; /* its entry, or SIZE_MAX for a new key */
 	size_t sel_rule;
 	bool sel_overflow;
+	bool sel_cut;	    /* the key selected was cut at the buffer */
 	struct keyent pend; /* a new key's, kept if it takes units */
 };
 
@@ -179,7 +182,8 @@ int keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
     const struct tiers *tiers, int64_t now_ns);
 
 /*
- * The rule of key[0..len): its index in t->rules.  A live key's is in
+ * The rule of key[0..len), or with key NULL of a key cut at the buffer
+ * (see keys_of_record): its index in t->rules.  A live key's is in
  * its entry; another's is found by the tiers once and remembered while
  * KEYS_MEMO keys do not push it out: O(len) but for the first record of
  * a key, which costs a match of the tiers (tiers_match).
@@ -194,17 +198,20 @@ void keys_free(struct keytab *t);
  * (an empty window), and earns no catch-up credit for any time before.
  * A new key first forgets the states that hold nothing by now_ns; if
  * max_keys are still live (or memory runs out) it gets its rule's
- * overflow state.  O(1) on average, plus
- * O(log live) for each bucket forgotten.
+ * overflow state.  A key NULL, cut at the buffer, gets the overflow
+ * state of the strictest rule a key may follow (t->open_rule): every
+ * such key is held to it together, whatever its tier.  O(1) on average,
+ * plus O(log live) for each bucket forgotten.
  */
 void keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns);
 
 /*
- * Select the bucket of record rec[0..len) (with or without its delimiter)
- * by its key field, as keys_select.
+ * Select the bucket of record rec[0..len) (with or without its delimiter;
+ * with whole false, the first bytes of a longer record) by its key
+ * field, as keys_select.
  */
 void keys_select_record(
-    struct keytab *t, const char *rec, size_t len, int64_t now_ns);
+    struct keytab *t, const char *rec, size_t len, bool whole, int64_t now_ns);
 
 /*
  * Keep t->cur (cur_w, cur_f), from which taken units were just taken at
@@ -215,10 +222,14 @@ void keys_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 
 /*
  * The key of record rec[0..len), with or without its delimiter, as spec
- * says: its start in *key, its length returned.
+ * says: its start in *key, its length returned.  With whole false,
+ * rec[0..len) is only the first bytes of a record longer than the buffer:
+ * a key field that does not end within them, by a separator, could go on
+ * beyond (or not have started), so the key is not known whole: *key is
+ * NULL, a key cut at the buffer, and 0 is returned.
  */
-size_t keys_of_record(
-    const struct keyspec *spec, const char *rec, size_t len, const char **key);
+size_t keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
+    bool whole, const char **key);
 
 /*
  * Field number field (1-based) of the record rec[0..len), its delimiter

@@ -154,8 +154,8 @@ count_held(struct stream *s)
 		if (s->long_open)
 			s->long_open = false;
 		else
-			s->tally(
-			    s->tally_ctx, b, (size_t)(nl - b), STATS_WAITING);
+			s->tally(s->tally_ctx, b, (size_t)(nl - b), true,
+			    STATS_WAITING);
 	}
 	s->counted = (size_t)(b - s->buf);
 }
@@ -176,7 +176,7 @@ tally(struct stream *s, const char *b, size_t bytes, uint64_t units,
 	for (; units > 0 && b < end; units--, b = nl) {
 		nl = memchr(b, s->framer.delim, (size_t)(end - b));
 		nl = nl != NULL ? nl + 1 : end;
-		s->tally(s->tally_ctx, b, (size_t)(nl - b), fate);
+		s->tally(s->tally_ctx, b, (size_t)(nl - b), true, fate);
 	}
 }
 
@@ -191,7 +191,7 @@ stream_recount(struct stream *s)
 {
 	if (s->tally == NULL)
 		return;
-	s->tally(s->tally_ctx, NULL, 0, STATS_WAITING);
+	s->tally(s->tally_ctx, NULL, 0, true, STATS_WAITING);
 	s->counted = s->head;
 	/* The bytes at the head may go on a long record told of. */
 	s->long_open = s->longrec != LONG_NONE;
@@ -258,9 +258,9 @@ stream_begin_long(struct stream *s, bool pass, uint64_t units)
 	 * the end of it, when it comes, is not a record of its own. */
 	if (s->tally != NULL && !s->framer.bytes && units > 0) {
 		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
-		    STATS_WAITING);
+		    false, STATS_WAITING);
 		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
-		    pass ? STATS_OUT : STATS_DROPPED);
+		    false, pass ? STATS_OUT : STATS_DROPPED);
 		s->counted = s->head;
 		s->long_open = true;
 	}

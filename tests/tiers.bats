@@ -563,3 +563,18 @@ KEY=key-of-a-client-with-a-longer-name-0001
 	[[ $stderr == *"tier '*' (line 2, 1000/s, burst 1000): units 2 in, 2 out, 0 dropped, 0 waiting"* ]] ||
 	    { echo "$stderr" >&2; false; }
 }
+
+@test "tiers: keys that run past the buffer take the strictest tier together, and cannot slip to -r" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	printf 'blocked-* 1/day 1\n* 1000/s 1000\n' >"$d/t"
+	# Three records of a key of 200 KB, which only the first 128 KiB
+	# of can be seen before it must be judged.
+	awk "$AWK_REP"'BEGIN { k = rep("x", 200000)
+	    for (i = 1; i <= 3; i++) printf "blocked-%s %d\nfree %d\n", k, i, i }' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb -k 1 --tiers "$1" -r 1000/s -b 1000 --drop --stats=json <"$2" | cut -c 1-12' \
+	    _ "$d/t" "$d/in"
+	assert_eq "$output" "$(printf '%s\n' 'blocked-xxxx' 'free 1' 'free 2' 'free 3')" \
+	    "records out"
+	assert_eq "$(tier_json 'blocked-*' units_out) $(tier_json 'blocked-*' units_dropped) $(tier_json '*' units_out)" \
+	    "1 2 3" "counted under the tier that held them"
+}

@@ -266,6 +266,130 @@ test_keys_model(void)
 	    step);
 }
 
+/* One case of keys_of_record: the key found, or NULL when cut. */
+struct cutcase {
+	unsigned field;
+	int sep;
+	const char *rec;
+	bool whole;
+	const char *want;
+};
+
+/*
+ * The first bytes of a record longer than the buffer: its key is known
+ * only if a separator ends it within them.
+ */
+static void
+test_keys_cut(void)
+{
+	static const struct cutcase cases[] = {
+		{ 1, -1, "abc def", false, "abc" },
+		{ 1, -1, "abc ", false, "abc" },
+		{ 1, -1, "abcdef", false, NULL },
+		{ 2, -1, "abc", false, NULL },
+		{ 2, -1, "abc  ", false, NULL },
+		{ 2, -1, "abc de", false, NULL },
+		{ 2, -1, "abc de f", false, "de" },
+		{ 1, -1, "abc\n", true, "abc" },
+		{ 1, -1, "abcdef", true, "abcdef" },
+		{ 3, -1, "a b", true, "" },
+		{ 1, ',', "a,b", false, "a" },
+		{ 2, ',', "a,b", false, NULL },
+		{ 2, ',', "a,,", false, "" },
+		{ 3, ',', "a,,", false, NULL },
+	};
+
+	current = "key fields of records longer than the buffer";
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct cutcase *c = &cases[i];
+		struct keyspec spec = { c->field, c->sep, '\n' };
+		const char *k;
+		size_t n = keys_of_record(
+		    &spec, c->rec, strlen(c->rec), c->whole, &k);
+
+		check(c->want == NULL ? k == NULL && n == 0 :
+					k != NULL && n == strlen(c->want) &&
+			    memcmp(k, c->want, n) == 0,
+		    "case %zu: field %u of '%s'", i, c->field, c->rec);
+	}
+}
+
+/* A bucket rule of n per d ns, burst b; with n 0, of no limit (inf). */
+static struct keyrule
+rule(uint64_t n, uint64_t d, uint64_t b)
+{
+	struct keyrule r = { 0 };
+
+	r.inf = n == 0;
+	if (n > 0)
+		bucket_init(&r.bucket, n, d, b, b, 0);
+	return r;
+}
+
+/*
+ * Keys cut at the buffer share one state, of the strictest rule a key
+ * may follow: the lowest rate, then the smallest burst; never a rule no
+ * key reaches, nor none where a rule of a limit is left.
+ */
+static void
+test_keys_cut_rule(void)
+{
+	static const char file[] = "a* 10/s 5\nb* 1/min 100\nc* inf\n"
+				   "d* 1/min 3\n";
+	struct keyrule r[5] = { rule(1, NS / 10, 5), rule(1, 60 * NS, 100),
+		rule(0, 0, 0), rule(1, 60 * NS, 3), rule(1, NS, 1) };
+	char err[256];
+	struct tiers t1, t2;
+	struct keytab t;
+
+	current = "per-key buckets: keys cut at the buffer";
+	if (tiers_parse(&t1, "t", file, strlen(file), UNIT_LINES, ALG_TOKEN,
+		err, sizeof err) != 0 ||
+	    tiers_parse(&t2, "t", "a* 1/s\n* 1/s\n", 13, UNIT_LINES, ALG_TOKEN,
+		err, sizeof err) != 0) {
+		check(0, "parse: %s", err);
+		return;
+	}
+	(void)keys_init(&t, KEYS_BUCKET, r, 5, &t1, 100, SEED(8), 0);
+	check(t.open_rule == 3 && keys_rule_of(&t, NULL, 0) == 3,
+	    "d*: as slow as b*, a smaller burst: rule %zu", t.open_rule);
+	keys_select(&t, NULL, 0, 0);
+	check(t.sel_overflow && t.sel_cut && bucket_avail(&t.cur, 0, 0) == 3,
+	    "a cut key takes the overflow bucket of d*");
+	keys_store(&t, bucket_take(&t.cur, 0, 0, 2), 0);
+	keys_select(&t, NULL, 0, 0);
+	check(bucket_avail(&t.cur, 0, 0) == 1 && t.cut == 2,
+	    "another shares it: 2 taken, 1 left");
+	keys_select(&t, "d1", 2, 0);
+	check(!t.sel_cut && bucket_avail(&t.cur, 0, 0) == 3,
+	    "a key of d* known whole has its own");
+	keys_store(&t, 0, 0);
+	/* The rest's 1/min burst 1 is the strictest, but a '*' leaves it
+	 * no key: then the line '*' is; with none for the rest, too. */
+	r[0] = rule(1, NS, 4);
+	r[1] = rule(1, 60 * NS, 1);
+	r[2] = rule(1, 60 * NS, 1);
+	r[2].none = true;
+	check(keys_retune(&t, r, 3, &t2, NS) == 0 && t.open_rule == 1,
+	    "the line '*', not the rest's none: rule %zu", t.open_rule);
+	/* Rates whose cross products pass 64 bits: (2^40 + 1) / (2^50 + 2)
+	 * is a little more than 2^40 / 2^50. */
+	r[0] = rule((1ULL << 40) + 1, (1ULL << 50) + 2, 1);
+	r[1] = rule(1ULL << 40, 1ULL << 50, 1);
+	check(keys_retune(&t, r, 3, &t2, NS) == 0 && t.open_rule == 1,
+	    "rates compared exactly: rule %zu", t.open_rule);
+	r[0] = rule((1ULL << 40) - 1, (1ULL << 50) - 2, 1);
+	check(keys_retune(&t, r, 3, &t2, NS) == 0 && t.open_rule == 0,
+	    "rates compared exactly: rule %zu", t.open_rule);
+	keys_free(&t);
+	r[0].none = true;
+	(void)keys_init(&t, KEYS_BUCKET, r, 1, NULL, 100, SEED(8), 0);
+	check(t.open_rule == 0, "without tiers, the one rule");
+	keys_free(&t);
+	tiers_free(&t1);
+	tiers_free(&t2);
+}
+
 void
 test_keys(void)
 {
@@ -290,6 +414,7 @@ test_keys(void)
 	check(n == 0, "sep: no field 4");
 	n = keys_field("", 0, 1, -1, &k);
 	check(n == 0, "empty record");
+	test_keys_cut();
 
 	current = "per-key buckets";
 	/* 1/s, burst 2 per key: each key gets its own two at once. */
@@ -490,4 +615,5 @@ test_keys_table(void)
 	test_keys_model();
 	test_keys_long();
 	test_keys_long_reload();
+	test_keys_cut_rule();
 }
