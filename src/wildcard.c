@@ -102,22 +102,30 @@ range(struct bracket *br, unsigned char lo)
 	return ITEM_NEXT;
 }
 
-/* The item of br that is the byte br->c itself, or a range from it. */
+/*
+ * The item of byte lo, just read: lo alone, or the range from it when a
+ * '-' follows before the end and, but with wide, not before a ']'.
+ */
 static enum item
-plain(struct bracket *br)
+from_byte(struct bracket *br, unsigned char lo, bool wide)
 {
 	const char *p = br->p;
-	unsigned char lo = br->c;
 
-	/* A '-' before the end or a ']' makes a range: the byte alone is
-	 * not compared. */
-	if (!(p[0] == '-' && p[1] != '\0' && p[1] != ']') && lo == br->b)
+	if (!(p[0] == '-' && p[1] != '\0' && (wide || p[1] != ']')) &&
+	    lo == br->b)
 		return ITEM_MATCH;
 	br->c = (unsigned char)*br->p++;
 	return range(br, lo);
 }
 
-/* The item "[.c.]" of br, a byte that may start a range. */
+/* The item of br that is the byte br->c itself, or a range from it. */
+static enum item
+plain(struct bracket *br)
+{
+	return from_byte(br, br->c, false);
+}
+
+/* The item "[.c.]" of br: c, or a range from it, even before a ']'. */
 static enum item
 collating(struct bracket *br)
 {
@@ -125,28 +133,33 @@ collating(struct bracket *br)
 
 	if (symbol(&br->p, &lo) == ITEM_FAIL)
 		return ITEM_FAIL;
-	/* Here a '-' before the end makes a range, even before a ']'. */
-	if (!(br->p[0] == '-' && br->p[1] != '\0') && lo == br->b)
-		return ITEM_MATCH;
-	br->c = (unsigned char)*br->p++;
-	return range(br, lo);
+	return from_byte(br, lo, true);
 }
 
 /* The item "[:name:]" of br; '[' a byte of its own if no name follows. */
-static enum item class(struct bracket *br) {
-	const char *name = br->p + 1; size_t n = 0; bool known, in;
+static enum item
+named_class(struct bracket *br)
+{
+	const char *name = br->p + 1;
+	size_t n = 0;
+	bool known, in;
 
-	for (;; n++){ if (n == CLASS_NAME_MAX) return ITEM_FAIL;
-		      if (name[n] == ':' && name[n + 1] == ']') break;
-		      if (!name_byte(name[n])) return plain(br); }
-in = in_class(name, n, br->b, &known);
-if (!known)
-	return ITEM_FAIL;
-br->p = name + n + 2;
-if (in)
-	return ITEM_MATCH;
-br->c = (unsigned char)*br->p++;
-return ITEM_NEXT;
+	for (;; n++) {
+		if (n == CLASS_NAME_MAX)
+			return ITEM_FAIL;
+		if (name[n] == ':' && name[n + 1] == ']')
+			break;
+		if (!name_byte(name[n]))
+			return plain(br);
+	}
+	in = in_class(name, n, br->b, &known);
+	if (!known)
+		return ITEM_FAIL;
+	br->p = name + n + 2;
+	if (in)
+		return ITEM_MATCH;
+	br->c = (unsigned char)*br->p++;
+	return ITEM_NEXT;
 }
 
 /* The item "[=c=]" of br; '[' a byte of its own if it is not whole. */
@@ -177,7 +190,7 @@ item(struct bracket *br)
 	if (br->c == '\0')
 		return ITEM_LITERAL;
 	if (br->c == '[' && *br->p == ':')
-		return class(br);
+		return named_class(br);
 	if (br->c == '[' && *br->p == '=')
 		return equivalent(br);
 	if (br->c == '[' && *br->p == '.')

