@@ -62,7 +62,9 @@ check_match(const struct tiers *t, const char *key, size_t len)
 	const struct tier *got = tiers_match(t, key, len), *want = NULL;
 	char *buf = NULL;
 
-	if (memchr(key, '\0', len) == NULL) {
+	/* With POSIXLY_CORRECT the C library reads "[^" otherwise. */
+	if (memchr(key, '\0', len) == NULL &&
+	    getenv("POSIXLY_CORRECT") == NULL) {
 		if ((buf = malloc(len + 1)) == NULL)
 			abort();
 		memcpy(buf, key, len);
