@@ -52,7 +52,7 @@ PURE = src/batch.o src/bucket.o src/drop.o src/eviction.o src/msg.o \
 	src/options.o src/pass.o src/policy.o src/queue.o \
 	src/redisurl.o src/replay.o src/request.o src/runname.o src/shape.o \
 	src/siphash.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
-	src/timestamp.o
+	src/timestamp.o src/wildcard.o
 OBJS = $(PURE) src/ask.o src/clock.o src/control.o src/engine.o \
 	src/input.o src/limits.o src/main.o src/name.o src/output.o \
 	src/redis.o src/redisconn.o src/retune.o src/rundir.o src/shared.o \

@@ -124,7 +124,7 @@ judge_record(struct drop *d, const struct view *v, const char *p, size_t size,
 	if (d->batched && whole)
 		return verdict_of(d, v, at);
 	if (g->select != NULL)
-		g->select(g->select_ctx, p, size, at);
+		g->select(g->select_ctx, p, size, whole, at);
 	return judge(g, at, size);
 }
 

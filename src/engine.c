@@ -37,6 +37,8 @@ engine_limits_changed(int64_t now_ns)
 {
 	changes++;
 	changed_ns = now_ns;
+	/* The tiers of the records held may be others now. */
+	stream_recount(&run.s);
 }
 
 /* The report, on SIGUSR1 and for --stats. */

@@ -8,12 +8,14 @@
 #define KEYS_MIN_CAP 1024
 /* The index finds an entry by the hash's low 32 bits: at most 2^32 slots. */
 #define KEYS_MAX_CAP (UINT64_C(1) << 32)
-/* The len of an entry whose bytes are apart: a pointer and a length. */
-#define KEYS_APART (KEYS_INLINE + 1)
+/* The len of a key kept as its hash; and of one whose rule is of the
+ * rules before the last reload. */
+#define KEYS_HASHED (KEYS_INLINE + 1)
+#define KEYS_STALE (KEYS_INLINE + 2)
 #define ENTRY_BITS 0xffffffffULL
 
-_Static_assert(sizeof(char *) + sizeof(size_t) <= KEYS_INLINE,
-    "a pointer and a length fit where the bytes of a short key go");
+_Static_assert(sizeof(struct siphash_tag) <= KEYS_INLINE,
+    "a key's 128-bit hash fits where the bytes of a short key go");
 
 size_t
 keys_field(
@@ -46,12 +48,21 @@ keys_field(
 }
 
 size_t
-keys_of_record(
-    const struct keyspec *spec, const char *rec, size_t len, const char **key)
+keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
+    bool whole, const char **key)
 {
-	if (len > 0 && (unsigned char)rec[len - 1] == (unsigned)spec->delim)
+	size_t n;
+
+	if (whole && len > 0 &&
+	    (unsigned char)rec[len - 1] == (unsigned)spec->delim)
 		len--;
-	return keys_field(rec, len, spec->field, spec->sep, key);
+	n = keys_field(rec, len, spec->field, spec->sep, key);
+	/* Its end unseen, the field may go on. */
+	if (!whole && *key + n == rec + len) {
+		*key = NULL;
+		n = 0;
+	}
+	return n;
 }
 
 /* The entry an index slot points at. */
@@ -61,51 +72,57 @@ entry_of(uint64_t v)
 	return (size_t)(v & ENTRY_BITS) - 1;
 }
 
-/* The bytes of a longer key, kept apart from its entry e. */
-static char *
-apart(const struct keyent *e)
+/* Is id a key kept as its hash? */
+static bool
+hashed(const struct keyid *id)
 {
-	char *p;
-
-	memcpy(&p, e->b, sizeof p);
-	return p;
-}
-
-/* The bytes of entry e, and their length in *len. */
-static const char *
-bytes_of(const struct keyent *e, size_t *len)
-{
-	if (e->len <= KEYS_INLINE) {
-		*len = e->len;
-		return e->b;
-	}
-	memcpy(len, e->b + sizeof(char *), sizeof *len);
-	return apart(e);
+	return id->len > KEYS_INLINE;
 }
 
 static bool
-same_key(const struct keyent *e, const char *key, size_t len)
+same_key(const struct keyid *a, const struct keyid *b)
 {
-	size_t n;
-	const char *b = bytes_of(e, &n);
-
-	return n == len && memcmp(b, key, len) == 0;
+	if (hashed(a) || hashed(b))
+		return hashed(a) && hashed(b) &&
+		    memcmp(a->b, b->b, sizeof(struct siphash_tag)) == 0;
+	return a->len == b->len && memcmp(a->b, b->b, a->len) == 0;
 }
 
 /*
- * The index slot of key (hash its SipHash), or the empty slot where it
- * would go.  Slots whose 32 bits of hash differ are passed over without a
- * look at their bytes.
+ * Who key[0..len) is to t, into id; the hash the index finds it by
+ * returned.
+ */
+static uint64_t
+identify(const struct keytab *t, const char *key, size_t len, struct keyid *id)
+{
+	struct siphash_tag tag;
+
+	if (len <= KEYS_INLINE) {
+		id->len = (unsigned char)len;
+		if (len > 0)
+			memcpy(id->b, key, len);
+		return siphash24(&t->seed, key, len);
+	}
+	tag = siphash24_128(&t->seed, key, len);
+	id->len = KEYS_HASHED;
+	memcpy(id->b, &tag, sizeof tag);
+	return tag.w[0];
+}
+
+/*
+ * The index slot of key id (hash its identify), or the empty slot where
+ * it would go.  Slots whose 32 bits of hash differ are passed over
+ * without a look at their keys.
  */
 static size_t
-find(const struct keytab *t, uint64_t hash, const char *key, size_t len)
+find(const struct keytab *t, uint64_t hash, const struct keyid *id)
 {
 	uint64_t tag = hash & ENTRY_BITS;
 	size_t mask = t->cap - 1, i = (size_t)tag & mask;
 	uint64_t v;
 
 	while ((v = t->index[i]) != 0 &&
-	    (v >> 32 != tag || !same_key(&t->ents[entry_of(v)], key, len)))
+	    (v >> 32 != tag || !same_key(&t->ents[entry_of(v)].id, id)))
 		i = (i + 1) & mask;
 	return i;
 }
@@ -205,7 +222,10 @@ state_refill_ns(
 static int64_t
 refill_ns(const struct keytab *t, const struct keyent *e)
 {
-	return state_refill_ns(t, &t->rules[e->rule], &e->st);
+	const struct keyrule *r = e->id.len == KEYS_STALE ? t->was_rules :
+							    t->rules;
+
+	return state_refill_ns(t, &r[e->rule], &e->st);
 }
 
 /* Release what state st of t holds apart: a window's times. */
@@ -310,8 +330,6 @@ forget_refilled(struct keytab *t, int64_t now_ns)
 {
 	while (t->live > 0 && refill_ns(t, &t->ents[0]) <= now_ns) {
 		unlink_slot(t, t->ents[0].slot);
-		if (t->ents[0].len == KEYS_APART)
-			free(apart(&t->ents[0]));
 		free_state(t, &t->ents[0].st);
 		if (--t->live > 0) {
 			place(t, 0, &t->ents[t->live]);
@@ -370,26 +388,6 @@ make_room(struct keytab *t, int64_t now_ns)
 	return t->live + 1 <= t->cap / 2 || grow_index(t) == 0;
 }
 
-/* Copy key[0..len) into t->pend; false when memory runs out. */
-static bool
-hold_key(struct keytab *t, const char *key, size_t len)
-{
-	free(t->pend_apart);
-	t->pend_apart = NULL;
-	if (len <= KEYS_INLINE) {
-		t->pend.len = (unsigned char)len;
-		memcpy(t->pend.b, key, len);
-		return true;
-	}
-	if ((t->pend_apart = malloc(len)) == NULL)
-		return false;
-	memcpy(t->pend_apart, key, len);
-	t->pend.len = KEYS_APART;
-	memcpy(t->pend.b, &t->pend_apart, sizeof t->pend_apart);
-	memcpy(t->pend.b + sizeof t->pend_apart, &len, sizeof len);
-	return true;
-}
-
 uint64_t
 keys_worst_bytes(
     enum keys_kind kind, uint64_t max_keys, uint64_t limit, size_t nrules)
@@ -408,8 +406,9 @@ keys_worst_bytes(
 		limit * sizeof(int64_t));
 }
 
-size_t
-keys_rule_of(const struct keytab *t, const char *key, size_t len)
+/* The rule tiers give key[0..len): its tier's, or the rest's. */
+static size_t
+match_rule(const struct keytab *t, const char *key, size_t len)
 {
 	const struct tier *tier;
 
@@ -419,7 +418,131 @@ keys_rule_of(const struct keytab *t, const char *key, size_t len)
 	return tier->index;
 }
 
+/*
+ * The rule of key[0..len), of hash h and id (identify), which has no
+ * entry of the current rules: remembered, or matched and remembered.
+ */
+static size_t
+memo_rule(struct keytab *t, uint64_t h, const struct keyid *id, const char *key,
+    size_t len)
+{
+	struct keymemo *m;
+
+	if (t->memo == NULL)
+		return match_rule(t, key, len);
+	/* The index takes the low bits of h; the cache, the high. */
+	m = &t->memo[(h >> 32) & (KEYS_MEMO - 1)];
+	if (m->rule == UINT16_MAX || !same_key(&m->id, id)) {
+		m->id = *id;
+		m->rule = (uint16_t)match_rule(t, key, len);
+	}
+	return m->rule;
+}
+
+size_t
+keys_rule_of(struct keytab *t, const char *key, size_t len)
+{
+	struct keyid id;
+	uint64_t h, v;
+
+	if (key == NULL)
+		return t->open_rule;
+	if (t->tiers == NULL)
+		return t->nrules - 1;
+	h = identify(t, key, len, &id);
+	v = t->index[find(t, h, &id)];
+	if (v != 0 && t->ents[entry_of(v)].id.len != KEYS_STALE)
+		return t->ents[entry_of(v)].rule;
+	return memo_rule(t, h, &id, key, len);
+}
+
+/* Forget the rules remembered: tiers now give others. */
+static void
+forget_memo(struct keytab *t)
+{
+	for (size_t i = 0; t->memo != NULL && i < KEYS_MEMO; i++)
+		t->memo[i].rule = UINT16_MAX;
+}
+
+/* a * b as 128 bits: the high word in *hi, the low returned. */
+static uint64_t
+mul128(uint64_t a, uint64_t b, uint64_t *hi)
+{
+	uint64_t al = a & 0xffffffffU, ah = a >> 32;
+	uint64_t bl = b & 0xffffffffU, bh = b >> 32;
+	uint64_t ll = al * bl, lh = al * bh, hl = ah * bl;
+	uint64_t mid = (ll >> 32) + (lh & 0xffffffffU) + (hl & 0xffffffffU);
+
+	*hi = ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	return (ll & 0xffffffffU) | mid << 32;
+}
+
+/* a * b against c * d, exactly: below, equal or above 0. */
+static int
+cmp_products(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+	uint64_t xh, yh, xl = mul128(a, b, &xh), yl = mul128(c, d, &yh);
+
+	if (xh != yh)
+		return xh < yh ? -1 : 1;
+	return (xl > yl) - (xl < yl);
+}
+
+/*
+ * Does rule a of t let less through than rule b: none before any limit,
+ * any before none; then the lower rate, then the smaller burst (a
+ * window's N)?
+ */
+static bool
+stricter(
+    const struct keytab *t, const struct keyrule *a, const struct keyrule *b)
+{
+	uint64_t an, ad, ab, bn, bd, bb;
+	int c;
+
+	if (a->none != b->none || a->inf != b->inf)
+		return a->none > b->none || (!a->none && a->inf < b->inf);
+	if (a->none || a->inf)
+		return false;
+	if (t->kind == KEYS_BUCKET) {
+		an = a->bucket.n, ad = a->bucket.d, ab = a->bucket.burst;
+		bn = b->bucket.n, bd = b->bucket.d, bb = b->bucket.burst;
+	} else {
+		const struct sliding *sa = &a->sliding, *sb = &b->sliding;
+		const struct fixed *fa = &a->fixed, *fb = &b->fixed;
+
+		ab = an = t->kind == KEYS_SLIDING ? sa->limit : fa->limit;
+		ad = (uint64_t)(t->kind == KEYS_SLIDING ? sa->width_ns :
+							  fa->width_ns);
+		bb = bn = t->kind == KEYS_SLIDING ? sb->limit : fb->limit;
+		bd = (uint64_t)(t->kind == KEYS_SLIDING ? sb->width_ns :
+							  fb->width_ns);
+	}
+	c = cmp_products(an, bd, bn, ad);
+	return c < 0 || (c == 0 && ab < bb);
+}
+
+/*
+ * The strictest of the rules t's keys may follow: every tier's, and the
+ * rest's unless a line '*' leaves no key to it.
+ */
+static size_t
+strictest_rule(const struct keytab *t)
+{
+	size_t last = t->tiers != NULL && t->tiers->catchall != 0 ?
+	    t->nrules - 2 :
+	    t->nrules - 1;
+	size_t best = last;
+
+	for (size_t i = 0; i < last; i++)
+		if (stricter(t, &t->rules[i], &t->rules[best]))
+			best = i;
+	return best;
+}
+
 static void select_overflow(struct keytab *t, size_t r);
+static bool restate(const struct keytab *t, const struct keyrule *from,
+    const struct keyrule *to, union keystate *st, int64_t now_ns);
 
 /* Copy rules[0..n) with a fresh overflow state each, at now_ns, into t. */
 static int
@@ -443,6 +566,11 @@ take_rules(struct keytab *t, const struct keyrule *rules, size_t n,
 	t->overflow = o;
 	t->nrules = n;
 	t->tiers = tiers;
+	t->open_rule = strictest_rule(t);
+	/* Without memory for it, each key's rule is matched anew. */
+	if (tiers != NULL && t->memo == NULL)
+		t->memo = malloc(KEYS_MEMO * sizeof *t->memo);
+	forget_memo(t);
 	return 0;
 }
 
@@ -469,32 +597,32 @@ keys_init(struct keytab *t, enum keys_kind kind, const struct keyrule *rules,
 		t->ents = NULL;
 		return -1;
 	}
-	/* Before any key is selected, takes go to an overflow state. */
-	select_overflow(t, t->nrules - 1);
+	/* Before any key is selected, takes go to an overflow state: the
+	 * strictest's, never none where a limit will do. */
+	select_overflow(t, t->open_rule);
 	return 0;
 }
 
 void
 keys_free(struct keytab *t)
 {
-	for (size_t i = 0; i < t->live; i++) {
-		if (t->ents[i].len == KEYS_APART)
-			free(apart(&t->ents[i]));
+	for (size_t i = 0; i < t->live; i++)
 		free_state(t, &t->ents[i].st);
-	}
 	for (size_t i = 0; t->overflow != NULL && i < t->nrules; i++)
 		free_state(t, &t->overflow[i]);
 	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
 		free(t->cur_w.times); /* a new key's, not kept */
 	free(t->index);
 	free(t->ents);
-	free(t->pend_apart);
 	free(t->rules);
+	free(t->was_rules);
+	free(t->memo);
 	free(t->overflow);
+	t->memo = NULL;
 	t->index = NULL;
 	t->ents = NULL;
-	t->pend_apart = NULL;
 	t->rules = NULL;
+	t->was_rules = NULL;
 	t->overflow = NULL;
 	t->live = 0;
 }
@@ -576,6 +704,27 @@ select_overflow(struct keytab *t, size_t r)
 	t->cur_w.times = t->overflow[r].s.times;
 }
 
+/*
+ * Entry i, a hashed key whose rule is of the rules before the last
+ * reload, is key[0..len): follow the rule it finds now, its state
+ * re-rated as of the reload.  Where the entry is now.
+ */
+static size_t
+rerate(struct keytab *t, size_t i, const char *key, size_t len)
+{
+	struct keyent *e = &t->ents[i];
+	size_t r = memo_rule(t, t->sel_hash, &e->id, key, len);
+
+	if (!restate(
+		t, &t->was_rules[e->rule], &t->rules[r], &e->st, t->was_ns)) {
+		free_state(t, &e->st);
+		e->st = new_state(t, t->was_ns);
+	}
+	e->rule = (uint16_t)r;
+	e->id.len = KEYS_HASHED;
+	return reheap(t, i);
+}
+
 void
 keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 {
@@ -586,12 +735,21 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 	/* A new key's window that took nothing was not kept. */
 	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
 		free(t->cur_w.times);
-	t->sel_hash = siphash24(&t->seed, key, len);
+	t->sel_cut = key == NULL;
+	if (t->sel_cut) {
+		select_overflow(t, t->open_rule);
+		return;
+	}
+	t->sel_hash = identify(t, key, len, &t->pend.id);
 	t->sel_overflow = false;
-	v = t->index[find(t, t->sel_hash, key, len)];
+	v = t->index[find(t, t->sel_hash, &t->pend.id)];
 	if (v != 0) {
-		struct keyent *e = &t->ents[t->sel = entry_of(v)];
+		struct keyent *e;
 
+		t->sel = entry_of(v);
+		if (t->ents[t->sel].id.len == KEYS_STALE)
+			t->sel = rerate(t, t->sel, key, len);
+		e = &t->ents[t->sel];
 		load(t, e->rule, &e->st);
 		ready_ring(t, e->rule, &e->st);
 		t->cur_w.times = e->st.s.times;
@@ -599,8 +757,8 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 	}
 	/* A key with no state has a full bucket, an empty window. */
 	t->sel = SIZE_MAX;
-	r = keys_rule_of(t, key, len);
-	if (!make_room(t, now_ns) || !hold_key(t, key, len)) {
+	r = memo_rule(t, t->sel_hash, &t->pend.id, key, len);
+	if (!make_room(t, now_ns)) {
 		select_overflow(t, r);
 		return;
 	}
@@ -613,10 +771,10 @@ keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns)
 
 void
 keys_select_record(
-    struct keytab *t, const char *rec, size_t len, int64_t now_ns)
+    struct keytab *t, const char *rec, size_t len, bool whole, int64_t now_ns)
 {
 	const char *key;
-	size_t n = keys_of_record(&t->spec, rec, len, &key);
+	size_t n = keys_of_record(&t->spec, rec, len, whole, &key);
 
 	keys_select(t, key, n, now_ns);
 }
@@ -632,6 +790,8 @@ keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 	if (t->sel_overflow) {
 		t->overflow[t->sel_rule] = saved(t);
 		t->overflowed += taken;
+		if (t->sel_cut)
+			t->cut += taken;
 		return;
 	}
 	if (t->sel != SIZE_MAX) {
@@ -653,7 +813,6 @@ keys_store(struct keytab *t, uint64_t taken, int64_t now_ns)
 	tag = t->sel_hash & ENTRY_BITS;
 	e = &t->ents[t->sel = t->live++];
 	*e = t->pend;
-	t->pend_apart = NULL; /* the entry owns it now */
 	e->st = saved(t);
 	e->slot = (uint32_t)empty_slot(t->index, t->cap, tag);
 	t->index[e->slot] = tag << 32 | (t->sel + 1);
@@ -730,64 +889,111 @@ heapify(struct keytab *t)
 		(void)reheap(t, i);
 }
 
+/*
+ * The rule each of the live keys of t finds under tiers, of nrules, into
+ * to: or SIZE_MAX for a hashed key, which cannot be matched without its
+ * bytes.
+ */
+static void
+rules_found(struct keytab *t, const struct tiers *tiers, size_t nrules,
+    size_t *to, size_t live)
+{
+	const struct tiers *was = t->tiers;
+	size_t nwas = t->nrules;
+
+	t->tiers = tiers;
+	t->nrules = nrules;
+	for (size_t i = 0; i < live; i++) {
+		const struct keyid *id = &t->ents[i].id;
+
+		to[i] = hashed(id) ? SIZE_MAX : match_rule(t, id->b, id->len);
+	}
+	t->tiers = was;
+	t->nrules = nwas;
+}
+
+/*
+ * Entry e of rule r of the old rules follows rule to of t's (SIZE_MAX:
+ * it is hashed and waits for its next record, still of the old rules,
+ * which nold are) from now_ns.
+ */
+static void
+follow(struct keytab *t, struct keyent *e, const struct keyrule *old,
+    size_t nold, size_t to, int64_t now_ns)
+{
+	if (to == SIZE_MAX) {
+		/* Still of the rules before the reload before: those go, and
+		 * it starts afresh. */
+		if (e->id.len == KEYS_STALE) {
+			free_state(t, &e->st);
+			e->st = new_state(t, now_ns);
+			e->rule = (uint16_t)(nold - 1);
+		}
+		e->id.len = KEYS_STALE;
+		return;
+	}
+	/* Nothing can fail here but a window's copy, whose key then starts
+	 * afresh: it had released nothing that counts. */
+	if (!restate(t, &old[e->rule], &t->rules[to], &e->st, now_ns)) {
+		free_state(t, &e->st);
+		e->st = new_state(t, now_ns);
+	}
+	e->rule = (uint16_t)to;
+}
+
+/*
+ * The overflow states of old go to the rule of the same place in t, the
+ * rest's to the rest's, re-rated at now_ns.
+ */
+static void
+move_overflows(struct keytab *t, const struct keytab *old, int64_t now_ns)
+{
+	size_t nrules = t->nrules;
+
+	for (size_t i = 0; i < old->nrules; i++) {
+		size_t j = i + 1 == old->nrules ? nrules - 1 : i;
+
+		if (j < nrules - 1 || i + 1 == old->nrules) {
+			free_state(t, &t->overflow[j]);
+			t->overflow[j] = old->overflow[i];
+			if (!restate(t, &old->rules[i], &t->rules[j],
+				&t->overflow[j], now_ns))
+				free_state(t, &t->overflow[j]);
+		} else {
+			free_state(t, &old->overflow[i]);
+		}
+	}
+}
+
 int
 keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
     const struct tiers *tiers, int64_t now_ns)
 {
 	struct keytab old = *t;
 	size_t live = t->live, *to;
-	size_t len;
 
 	if (nrules == 0 || nrules > KEYS_MAX_RULES ||
 	    (to = malloc((live + 1) * sizeof *to)) == NULL)
 		return -1;
 	/* The rule each key finds among the new, before anything changes. */
-	t->tiers = tiers;
-	t->nrules = nrules;
-	for (size_t i = 0; i < live; i++) {
-		const char *key = bytes_of(&t->ents[i], &len);
-
-		to[i] = keys_rule_of(t, key, len);
-	}
-	t->tiers = old.tiers;
-	t->nrules = old.nrules;
+	rules_found(t, tiers, nrules, to, live);
 	if (take_rules(t, rules, nrules, tiers, now_ns) != 0) {
 		free(to);
 		return -1;
 	}
-	/* From here on nothing can fail but a window's copy, whose key
-	 * then starts afresh: it had released nothing that counts. */
-	for (size_t i = 0; i < live; i++) {
-		struct keyent *e = &t->ents[i];
-
-		if (!restate(t, &old.rules[e->rule], &t->rules[to[i]], &e->st,
-			now_ns)) {
-			free_state(t, &e->st);
-			e->st = new_state(t, now_ns);
-		}
-		e->rule = (uint16_t)to[i];
-	}
-	/* Overflow states go to the rule of the same place, the rest's to
-	 * the rest's. */
-	for (size_t i = 0; i < old.nrules; i++) {
-		size_t j = i + 1 == old.nrules ? nrules - 1 : i;
-
-		if (j < nrules - 1 || i + 1 == old.nrules) {
-			free_state(t, &t->overflow[j]);
-			t->overflow[j] = old.overflow[i];
-			if (!restate(t, &old.rules[i], &t->rules[j],
-				&t->overflow[j], now_ns))
-				free_state(t, &t->overflow[j]);
-		} else {
-			free_state(t, &old.overflow[i]);
-		}
-	}
-	free(old.rules);
+	for (size_t i = 0; i < live; i++)
+		follow(t, &t->ents[i], old.rules, old.nrules, to[i], now_ns);
+	move_overflows(t, &old, now_ns);
+	/* Hashed keys follow the old rules until their next record. */
+	free(old.was_rules);
+	t->was_rules = old.rules;
+	t->was_ns = now_ns;
 	free(old.overflow);
 	free(to);
 	heapify(t);
 	if (t->sel == SIZE_MAX && !t->sel_overflow && t->kind == KEYS_SLIDING)
 		free(t->cur_w.times);
-	select_overflow(t, t->nrules - 1);
+	t->sel_cut = false;
+	select_overflow(t, t->open_rule);
 	return 0;
 }

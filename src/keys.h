@@ -12,7 +12,10 @@
 #include "sliding.h"
 #include "tiers.h"
 
-/* Key bytes kept in an entry itself; a longer key is allocated apart. */
+/*
+ * Key bytes kept in an entry itself; a longer key is kept as its 128-bit
+ * SipHash under the table's seed, so that an entry's size is fixed.
+ */
 #define KEYS_INLINE 17
 
 /*
@@ -57,16 +60,37 @@ union keystate {
 };
 
 /*
+ * A key as the table knows it: its bytes, or those of a longer one's
+ * SipHash-2-4-128 (siphash24_128), which no two keys share but by a
+ * chance of about one in 2^128 a pair, which input cannot aim at.
+ */
+struct keyid {
+	unsigned char len; /* bytes in b, or above KEYS_INLINE: hashed */
+	char b[KEYS_INLINE];
+};
+
+/*
  * A live key: its state, where the index points at it, the rule it
- * follows, and its bytes, or for a longer key a pointer to them and
- * their length: 40 bytes in all, beside a window's times.
+ * follows, and who it is: 40 bytes in all, beside a window's times.
  */
 struct keyent {
 	union keystate st;
-	uint32_t slot;	   /* its slot in the index */
-	uint16_t rule;	   /* its rule in the table's rules */
-	unsigned char len; /* bytes in b, or KEYS_INLINE + 1: apart */
-	char b[KEYS_INLINE];
+	uint32_t slot; /* its slot in the index */
+	uint16_t rule; /* its rule in the table's rules (a hashed key's, of
+			* was_rules after a reload, until its next record) */
+	struct keyid id;
+};
+
+/*
+ * Keys not live in the table whose rule is remembered, so that their
+ * tier is found once, not at each record (a direct-mapped cache).
+ */
+#define KEYS_MEMO 4096
+
+/* A key's rule, remembered; rule UINT16_MAX: none yet. */
+struct keymemo {
+	struct keyid id;
+	uint16_t rule;
 };
 
 /* Where a record's key is: -k FIELD, -F C, and the record delimiter. */
@@ -95,7 +119,10 @@ struct keytab {
 	enum keys_kind kind;
 	struct keyrule *rules; /* nrules, owned; the last takes the rest */
 	size_t nrules;
+	struct keyrule *was_rules; /* the rules before the last reload */
+	int64_t was_ns;		   /* ... and when it came */
 	const struct tiers *tiers; /* by which keys find their rule, or NULL */
+	struct keymemo *memo;	   /* KEYS_MEMO rules of keys, with tiers */
 	union keystate *overflow;  /* a state per rule, for keys past max */
 	struct siphash_key seed;   /* of the hash, chosen at random */
 	uint64_t *index;     /* hash's low 32 bits << 32 | entry + 1, or 0 */
@@ -105,6 +132,8 @@ struct keytab {
 	size_t live;	     /* entries in use */
 	size_t max_keys;
 	uint64_t overflowed; /* units judged by an overflow state */
+	uint64_t cut;	     /* ... of them, units of keys cut at the buffer */
+	size_t open_rule;    /* the strictest rule a key may follow */
 	/* The selected key's limit, read and written by the limiter: cur,
 	 * cur_w or cur_f by kind; none when its rule lets nothing go, inf
 	 * when it lets everything go. */
@@ -117,8 +146,8 @@ struct keytab {
 	size_t sel; /* its entry, or SIZE_MAX for a new key */
 	size_t sel_rule;
 	bool sel_overflow;
-	struct keyent pend; /* a new key's bytes, kept if it takes units */
-	char *pend_apart;   /* ... a longer one's copy, owned until kept */
+	bool sel_cut;	    /* the key selected was cut at the buffer */
+	struct keyent pend; /* a new key's, kept if it takes units */
 };
 
 /*
@@ -142,14 +171,24 @@ int keys_init(struct keytab *t, enum keys_kind kind,
  * Take on new rules and tiers (as keys_init) at now_ns, all or nothing:
  * every live key follows the rule its pattern now finds, its state kept
  * and re-rated from now_ns on as bucket_retune does for a bucket; a
- * window keeps the latest releases its new limit counts.  Returns -1,
- * changing nothing, when memory runs out.
+ * window keeps the latest releases its new limit counts.  A key kept
+ * hashed cannot be matched again without its bytes: it keeps its state
+ * and old rule until its next record, which finds its new rule and
+ * re-rates its state as of now_ns; one that sees no record before the
+ * reload after starts afresh.  Returns -1, changing nothing, when memory
+ * runs out.
  */
 int keys_retune(struct keytab *t, const struct keyrule *rules, size_t nrules,
     const struct tiers *tiers, int64_t now_ns);
 
-/* The rule of key[0..len): its index in t->rules. */
-size_t keys_rule_of(const struct keytab *t, const char *key, size_t len);
+/*
+ * The rule of key[0..len), or with key NULL of a key cut at the buffer
+ * (see keys_of_record): its index in t->rules.  A live key's is in
+ * its entry; another's is found by the tiers once and remembered while
+ * KEYS_MEMO keys do not push it out: O(len) but for the first record of
+ * a key, which costs a match of the tiers (tiers_match).
+ */
+size_t keys_rule_of(struct keytab *t, const char *key, size_t len);
 
 void keys_free(struct keytab *t);
 
@@ -159,17 +198,20 @@ void keys_free(struct keytab *t);
  * (an empty window), and earns no catch-up credit for any time before.
  * A new key first forgets the states that hold nothing by now_ns; if
  * max_keys are still live (or memory runs out) it gets its rule's
- * overflow state.  O(1) on average, plus
- * O(log live) for each bucket forgotten.
+ * overflow state.  A key NULL, cut at the buffer, gets the overflow
+ * state of the strictest rule a key may follow (t->open_rule): every
+ * such key is held to it together, whatever its tier.  O(1) on average,
+ * plus O(log live) for each bucket forgotten.
  */
 void keys_select(struct keytab *t, const char *key, size_t len, int64_t now_ns);
 
 /*
- * Select the bucket of record rec[0..len) (with or without its delimiter)
- * by its key field, as keys_select.
+ * Select the bucket of record rec[0..len) (with or without its delimiter;
+ * with whole false, the first bytes of a longer record) by its key
+ * field, as keys_select.
  */
 void keys_select_record(
-    struct keytab *t, const char *rec, size_t len, int64_t now_ns);
+    struct keytab *t, const char *rec, size_t len, bool whole, int64_t now_ns);
 
 /*
  * Keep t->cur (cur_w, cur_f), from which taken units were just taken at
@@ -180,10 +222,14 @@ void keys_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 
 /*
  * The key of record rec[0..len), with or without its delimiter, as spec
- * says: its start in *key, its length returned.
+ * says: its start in *key, its length returned.  With whole false,
+ * rec[0..len) is only the first bytes of a record longer than the buffer:
+ * a key field that does not end within them, by a separator, could go on
+ * beyond (or not have started), so the key is not known whole: *key is
+ * NULL, a key cut at the buffer, and 0 is returned.
  */
-size_t keys_of_record(
-    const struct keyspec *spec, const char *rec, size_t len, const char **key);
+size_t keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
+    bool whole, const char **key);
 
 /*
  * Field number field (1-based) of the record rec[0..len), its delimiter

@@ -156,9 +156,10 @@ random_seed(void)
 }
 
 static void
-select_keytab(void *ctx, const char *rec, size_t len, int64_t now_ns)
+select_keytab(
+    void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
 {
-	keys_select_record(ctx, rec, len, now_ns);
+	keys_select_record(ctx, rec, len, whole, now_ns);
 }
 
 /* The rule l gives keys, started at start_ns: none when l is NULL. */
@@ -411,6 +412,7 @@ build_keytab(struct limits *L, int64_t start_ns)
 	L->keyed = true;
 	L->keytab.spec = (struct keyspec){ cfg->key_field, cfg->key_sep,
 		cfg->delim };
+	L->delim = (char)cfg->delim;
 }
 
 /* -k: a limit per key, in a table. */
@@ -457,16 +459,30 @@ redis_tiers(struct limits *L, char *id, size_t size)
 	snprintf(id, size, "tiers %016llx", (unsigned long long)h);
 }
 
+/*
+ * The key in Redis of the keys cut at the buffer: the record delimiter
+ * alone, which no key holds, so that they share one bucket.
+ */
+static const char *
+cut_key(const struct limits *L, const char *key, size_t *len)
+{
+	if (key != NULL)
+		return key;
+	*len = 1;
+	return &L->delim;
+}
+
 static void
-select_redis(void *ctx, const char *rec, size_t len, int64_t now_ns)
+select_redis(void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
 {
 	struct limits *L = ctx;
 	const char *key;
-	size_t n = keys_of_record(&L->keytab.spec, rec, len, &key);
+	size_t n = keys_of_record(&L->keytab.spec, rec, len, whole, &key);
 
 	/* The table holds the keys' rules, and their local limits for
 	 * --redis-fallback local. */
 	keys_select(&L->keytab, key, n, now_ns);
+	key = cut_key(L, key, &n);
 	redis_select(L->redis, key, n,
 	    L->redis_rates != NULL ? &L->redis_rates[L->keytab.sel_rule] :
 				     NULL);
@@ -478,7 +494,8 @@ select_local(void *ctx, const struct booking *b)
 {
 	struct limits *L = ctx;
 
-	keys_select(&L->keytab, b->key, b->key_len, b->at_ns);
+	keys_select(&L->keytab, b->key == &L->delim ? NULL : b->key, b->key_len,
+	    b->at_ns);
 }
 
 /*
@@ -491,12 +508,13 @@ book_redis(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
 	struct limits *L = ctx;
 
 	for (size_t i = 0; L->cfg->key_field > 0 && i < n; i++) {
-		b[i].key_len = keys_of_record(
-		    &L->keytab.spec, b[i].rec, b[i].bytes, &b[i].key);
+		b[i].key_len = keys_of_record(&L->keytab.spec, b[i].rec,
+		    b[i].bytes, !b[i].outgrown, &b[i].key);
 		b[i].rate = L->redis_rates != NULL ?
 		    &L->redis_rates[keys_rule_of(
 			&L->keytab, b[i].key, b[i].key_len)] :
 		    NULL;
+		b[i].key = cut_key(L, b[i].key, &b[i].key_len);
 	}
 	return redis_book(L->redis, b, n, take, now_ns,
 	    (int64_t)LIMITS_RECORD_QUANTUM_NS,
@@ -629,8 +647,12 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 	    t.ntiers == 1 ? "" : "s", cfg->tiers_file);
 }
 
+/*
+ * The stream tells each record once that it waits, then its fate: the
+ * counts of its tier follow, and a report only reads them.
+ */
 static void
-tally(void *ctx, const char *rec, size_t len, enum stats_fate fate)
+tally(void *ctx, const char *rec, size_t len, bool whole, enum stats_fate fate)
 {
 	struct limits *L = ctx;
 	struct stats_tier *row;
@@ -644,14 +666,20 @@ tally(void *ctx, const char *rec, size_t len, enum stats_fate fate)
 			L->tier_stats[i].units_waiting = 0;
 		return;
 	}
-	n = keys_of_record(&L->keytab.spec, rec, len, &key);
+	n = keys_of_record(&L->keytab.spec, rec, len, whole, &key);
 	row = &L->tier_stats[keys_rule_of(&L->keytab, key, n)];
+	if (fate == STATS_WAITING) {
+		row->units_waiting++;
+		return;
+	}
+	/* Not below 0: a reload between may have moved it to another row,
+	 * until the stream tells it again. */
+	if (row->units_waiting > 0)
+		row->units_waiting--;
 	if (fate == STATS_OUT)
 		row->units_out++;
-	else if (fate == STATS_DROPPED)
-		row->units_dropped++;
 	else
-		row->units_waiting++;
+		row->units_dropped++;
 }
 
 /* --shared: one bucket in a file mapped by every process that uses it. */

@@ -40,6 +40,7 @@ struct limits {
 	struct bucket byte_bucket;
 	struct keytab keytab;
 	bool keyed;		       /* keytab is in use (-k, not in Redis) */
+	char delim;		       /* the record delimiter, as a key */
 	struct tiers tiers;	       /* --tiers, as last read */
 	struct stats_tier *tier_stats; /* a row per tier, then the rest */
 	size_t ntier_stats;

@@ -20,8 +20,10 @@ struct gate {
 	struct limiter *limit; /* NULL: no limit on units */
 	uint64_t quantum;      /* units to gather before a wake-up, >= 1 */
 	/* With -k: select the bucket of record rec[0..len) (delimiter and
-	 * all) before the limit is asked about it; else NULL. */
-	void (*select)(void *ctx, const char *rec, size_t len, int64_t now_ns);
+	 * all; with whole false, the first bytes of a record longer than
+	 * the buffer) before the limit is asked about it; else NULL. */
+	void (*select)(
+	    void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns);
 	void *select_ctx;
 	struct bucket *byte_limit; /* NULL, or records cost their length */
 	uint64_t byte_quantum;	   /* bytes to gather before a wake-up, >= 1 */

@@ -180,8 +180,8 @@ book(struct replay *r, const struct view *v, int64_t now_ns)
 	at = r->slot.due_ns > v->ready_ns ? r->slot.due_ns : v->ready_ns;
 	r->at_ns = r->due_ns = at;
 	if (g->select != NULL)
-		g->select(
-		    g->select_ctx, v->b, r->outgrown ? v->len : r->bytes, at);
+		g->select(g->select_ctx, v->b, r->outgrown ? v->len : r->bytes,
+		    !r->outgrown, at);
 	if (!r->drop && g->limit != NULL &&
 	    (t = limiter_ready_at(g->limit, at, 1)) > r->due_ns)
 		r->due_ns = t;

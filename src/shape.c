@@ -32,7 +32,7 @@ book(struct shape *s, const struct view *v, int64_t now_ns)
 	/* Per key, one record at a time: the next may have another key. */
 	if (g->select != NULL)
 		g->select(g->select_ctx, v->b, s->outgrown ? v->len : s->bytes,
-		    now_ns);
+		    !s->outgrown, now_ns);
 	if (g->limit != NULL && g->limit->reserve != NULL) {
 		/* A bucket shared with other processes: book a place in
 		 * line now, so that all are served in order. */

@@ -1,4 +1,5 @@
 /* SipHash-2-4: a keyed hash that input cannot aim; pure, no I/O. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "siphash.h"
@@ -54,19 +55,24 @@ siphash_key_of(const unsigned char b[16])
 	return key;
 }
 
-uint64_t
-siphash24(const struct siphash_key *key, const void *m, size_t len)
+/*
+ * The state of SipHash-2-4 under key after m[0..len), its last word and
+ * length taken; with wide, of the variant of 128-bit output.
+ */
+static void
+absorb(uint64_t v[4], const struct siphash_key *key, const void *m, size_t len,
+    bool wide)
 {
 	const unsigned char *p = m;
 	unsigned char last[8] = { 0 };
-	uint64_t v[4] = {
-		key->k[0] ^ 0x736f6d6570736575ULL, /* "somepseu" */
-		key->k[1] ^ 0x646f72616e646f6dULL, /* "dorandom" */
-		key->k[0] ^ 0x6c7967656e657261ULL, /* "lygenera" */
-		key->k[1] ^ 0x7465646279746573ULL, /* "tedbytes" */
-	};
 	size_t i = 0;
 
+	v[0] = key->k[0] ^ 0x736f6d6570736575ULL; /* "somepseu" */
+	v[1] = key->k[1] ^ 0x646f72616e646f6dULL; /* "dorandom" */
+	v[2] = key->k[0] ^ 0x6c7967656e657261ULL; /* "lygenera" */
+	v[3] = key->k[1] ^ 0x7465646279746573ULL; /* "tedbytes" */
+	if (wide)
+		v[1] ^= 0xee;
 	for (; len - i >= 8; i += 8)
 		compress(v, le64(p + i));
 	/* The last word: the bytes left, then the length's low byte on top. */
@@ -74,9 +80,37 @@ siphash24(const struct siphash_key *key, const void *m, size_t len)
 		memcpy(last, p + i, len - i);
 	last[7] = (unsigned char)len;
 	compress(v, le64(last));
-	/* Four rounds to finish (the 4 of 2-4). */
-	v[2] ^= 0xff;
+}
+
+/* Four rounds after marking v[2] with mark (the 4 of 2-4): a word out. */
+static uint64_t
+finish(uint64_t v[4], unsigned mark)
+{
+	v[2] ^= mark;
 	for (int r = 0; r < 4; r++)
 		sipround(v);
 	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+uint64_t
+siphash24(const struct siphash_key *key, const void *m, size_t len)
+{
+	uint64_t v[4];
+
+	absorb(v, key, m, len, false);
+	return finish(v, 0xff);
+}
+
+struct siphash_tag
+siphash24_128(const struct siphash_key *key, const void *m, size_t len)
+{
+	struct siphash_tag tag;
+	uint64_t v[4];
+
+	absorb(v, key, m, len, true);
+	tag.w[0] = finish(v, 0xee);
+	/* The second word: v[1] marked, and four rounds more. */
+	v[1] ^= 0xdd;
+	tag.w[1] = finish(v, 0);
+	return tag;
 }

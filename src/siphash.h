@@ -20,4 +20,17 @@ struct siphash_key siphash_key_of(const unsigned char b[16]);
  */
 uint64_t siphash24(const struct siphash_key *key, const void *m, size_t len);
 
+/* A 128-bit output: the first 8 bytes read little-endian, then the rest. */
+struct siphash_tag {
+	uint64_t w[2];
+};
+
+/*
+ * SipHash-2-4 of 128-bit output (the variant its authors define beside
+ * the 64-bit one, in their reference code) of m[0..len) under key: equal
+ * to their test vectors read as two little-endian words.
+ */
+struct siphash_tag siphash24_128(
+    const struct siphash_key *key, const void *m, size_t len);
+
 #endif

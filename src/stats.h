@@ -30,11 +30,14 @@ struct stats_tier {
 enum stats_fate { STATS_OUT, STATS_DROPPED, STATS_WAITING };
 
 /*
- * Count the record rec[0..len) (delimiter and all) as fate says; with
- * STATS_WAITING and rec NULL, forget the records counted waiting.
+ * Count the record rec[0..len) (delimiter and all; with whole false, the
+ * first bytes of one longer than the buffer) as fate says: each is told
+ * it waits once, when it is read, then its fate, out or dropped, which it
+ * no longer waits for.  With STATS_WAITING and rec NULL, forget the
+ * records counted waiting.
  */
 typedef void stats_tally_fn(
-    void *ctx, const char *rec, size_t len, enum stats_fate fate);
+    void *ctx, const char *rec, size_t len, bool whole, enum stats_fate fate);
 
 /* Buckets of the lateness histogram: 16 per power of two of ns. */
 #define STATS_LATE_SUB 16

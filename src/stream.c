@@ -81,8 +81,10 @@ consume(struct stream *s, size_t bytes)
 {
 	s->head += bytes;
 	if (s->head == s->tail) {
-		s->head = s->tail = 0;
+		s->head = s->tail = s->counted = 0;
 		s->held_in = false;
+	} else if (s->counted < s->head) {
+		s->counted = s->head;
 	}
 }
 
@@ -99,6 +101,8 @@ take_held(struct stream *s)
 	/* What the input no longer had was never there. */
 	s->tail -= want - n;
 	s->st->bytes_in -= want - n;
+	if (s->counted > s->tail)
+		s->counted = s->tail;
 	consume(s, 0);
 }
 
@@ -132,19 +136,61 @@ send_held(struct stream *s, size_t bytes)
 	return n == 0 || stream_send(s, n, n);
 }
 
-/* Tell s->tally of the first units records at b[0..bytes): fate. */
+/*
+ * Tell s->tally of each record that is whole in the buffer (or ends the
+ * input) and was not told of yet: it waits.  The bytes that end a long
+ * record already told of are passed over.
+ */
 static void
-tally(const struct stream *s, const char *b, size_t bytes, uint64_t units,
-    enum stats_fate fate)
+count_held(struct stream *s)
 {
-	const char *end = b + bytes, *nl;
+	const char *b, *end = s->buf + s->tail, *nl;
 
 	if (s->tally == NULL || s->framer.bytes)
 		return;
+	for (b = s->buf + s->counted; b < end; b = nl) {
+		nl = memchr(b, s->framer.delim, (size_t)(end - b));
+		if (nl == NULL && !s->eof) {
+			if (s->long_open)
+				b = end;
+			break;
+		}
+		nl = nl != NULL ? nl + 1 : end;
+		if (s->long_open)
+			s->long_open = false;
+		else
+			s->tally(s->tally_ctx, b, (size_t)(nl - b), true,
+			    STATS_WAITING);
+	}
+	s->counted = (size_t)(b - s->buf);
+}
+
+/*
+ * Tell s->tally of the first units records at b[0..bytes): fate.  Each
+ * whole one was told it waits before, by count_held.  A last one cut
+ * short (dropped in pieces) was not: it is told it waits, then its fate,
+ * and the rest of it, when it comes, is no record of its own.
+ */
+static void
+tally(struct stream *s, const char *b, size_t bytes, uint64_t units,
+    enum stats_fate fate)
+{
+	const char *end = b + bytes, *nl;
+	bool whole;
+
+	if (s->tally == NULL || s->framer.bytes)
+		return;
+	count_held(s);
 	for (; units > 0 && b < end; units--, b = nl) {
 		nl = memchr(b, s->framer.delim, (size_t)(end - b));
+		whole = nl != NULL || (s->eof && end == s->buf + s->tail);
 		nl = nl != NULL ? nl + 1 : end;
-		s->tally(s->tally_ctx, b, (size_t)(nl - b), fate);
+		if (!whole) {
+			s->tally(s->tally_ctx, b, (size_t)(nl - b), false,
+			    STATS_WAITING);
+			s->long_open = true;
+		}
+		s->tally(s->tally_ctx, b, (size_t)(nl - b), whole, fate);
 	}
 }
 
@@ -178,10 +224,9 @@ stream_count_waiting(struct stream *s)
 	s->st->units_waiting = framer_count(
 	    &s->framer, s->buf + off, n, s->eof);
 	s->st->bytes_waiting = s->tail - s->head;
-	if (s->tally == NULL)
-		return;
-	s->tally(s->tally_ctx, NULL, 0, STATS_WAITING);
-	tally(s, s->buf + off, n, UINT64_MAX, STATS_WAITING);
+	/* The tiers' counts are kept as records come and go: each record
+	 * not yet told of is told now, and none twice. */
+	count_held(s);
 }
 
 /*
@@ -219,6 +264,17 @@ send_run(struct stream *s, size_t bytes, uint64_t units, bool mid)
 	return true;
 }
 
+void
+stream_recount(struct stream *s)
+{
+	if (s->tally == NULL)
+		return;
+	s->tally(s->tally_ctx, NULL, 0, true, STATS_WAITING);
+	s->counted = s->head;
+	/* The bytes at the head may go on a long record told of. */
+	s->long_open = s->longrec != LONG_NONE;
+}
+
 bool
 stream_send(struct stream *s, size_t bytes, uint64_t units)
 {
@@ -249,6 +305,10 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	} else {
 		memmove(at, at + bytes, s->tail - (s->head + off + bytes));
 		s->tail -= bytes;
+		/* Whole records, told of: count_held had passed them. */
+		s->counted = s->counted > s->head + off + bytes ?
+		    s->counted - bytes :
+		    s->head + off;
 	}
 }
 
@@ -261,8 +321,16 @@ stream_begin_long(struct stream *s, bool pass, uint64_t units)
 		s->st->units_out += units;
 	else
 		s->st->units_dropped += units;
-	tally(s, s->buf + s->head, s->tail - s->head, units,
-	    pass ? STATS_OUT : STATS_DROPPED);
+	/* Not whole, it was not told it waits: it is now, then its fate;
+	 * the end of it, when it comes, is not a record of its own. */
+	if (s->tally != NULL && !s->framer.bytes && units > 0) {
+		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
+		    false, STATS_WAITING);
+		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
+		    false, pass ? STATS_OUT : STATS_DROPPED);
+		s->counted = s->head;
+		s->long_open = true;
+	}
 }
 
 size_t
@@ -270,9 +338,11 @@ stream_move_long(struct stream *s, bool *pass)
 {
 	size_t len = s->tail - s->head, units;
 	size_t n = framer_span(&s->framer, s->buf + s->head, len, 1, &units);
+	bool ends;
 
 	*pass = s->longrec == LONG_PASS;
-	if (units == 1 || s->eof) {
+	ends = units == 1 || s->eof;
+	if (ends) {
 		s->longrec = LONG_NONE; /* its end is here */
 		s->in.finish = s->drop_open;
 	}
@@ -282,6 +352,11 @@ stream_move_long(struct stream *s, bool *pass)
 		stream_drop(s, 0, n, 0);
 	else if (!send_run(s, n, 0, true))
 		return 0;
+	/* Its end left before count_held saw it: what follows is new. */
+	if (ends && s->long_open) {
+		s->long_open = false;
+		s->counted = s->head;
+	}
 	return n;
 }
 
@@ -296,6 +371,7 @@ stream_fill(struct stream *s, bool fresh)
 	if (s->tail == s->cap && s->head > 0) {
 		memmove(s->buf, s->buf + s->head, s->tail - s->head);
 		s->tail -= s->head;
+		s->counted -= s->counted > s->head ? s->head : s->counted;
 		s->head = 0;
 	}
 	/*

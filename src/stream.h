@@ -41,6 +41,8 @@ struct stream {
 	int64_t read_ns;       /* when the last bytes arrived */
 	stats_tally_fn *tally; /* NULL, or told each record's fate */
 	void *tally_ctx;
+	size_t counted; /* buf[head..counted) told to tally as waiting */
+	bool long_open; /* buf[counted..] goes on a long record, told */
 };
 
 /*
@@ -89,12 +91,21 @@ size_t stream_move_long(struct stream *s, bool *pass);
 void stream_spill(struct stream *s);
 
 /*
- * Count what s holds as waiting in s->st, and tell s->tally of each
- * record: units, the whole records stream_spill would set aside (a record
- * whose end has not been read is no unit yet; at the end of input it
- * is); bytes, every byte held.
+ * Count what s holds as waiting in s->st: units, the whole records
+ * stream_spill would set aside (a record whose end has not been read is
+ * no unit yet; at the end of input it is); bytes, every byte held.  And
+ * tell s->tally of each record held that it was not told of yet: it waits
+ * (until it is told of its fate).  Each record is told once, so this
+ * costs a count of the delimiters held and the records read since it was
+ * last called.
  */
 void stream_count_waiting(struct stream *s);
+
+/*
+ * The limits changed (their tiers, maybe): s->tally forgets what waits,
+ * and is told of every record held again when next asked.
+ */
+void stream_recount(struct stream *s);
 
 /*
  * Read more input at the tail; with fresh, input that had to be waited

@@ -1,5 +1,4 @@
 /* Rate tiers by key: the tiers file read into limits, and the first match. */
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 
 #include "msg.h"
 #include "tiers.h"
+#include "wildcard.h"
 
 /* PATTERN RATE BURST, and one more to tell a line of too many. */
 #define MAX_FIELDS 4
@@ -95,7 +95,7 @@ catchall(const char *p)
 
 /*
  * The one key pattern p matches, its escapes undone, into out (as long
- * as p); false when p has a wildcard, which fnmatch(3) must judge.
+ * as p); false when p has a wildcard, which the glob must judge.
  */
 static bool
 literal_of(const char *p, char *out)
@@ -139,6 +139,7 @@ add_tier(struct build *b, const char *pattern, const struct limit *l)
 	t->literal = t->pattern + plen + 1;
 	if (!literal_of(pattern, t->literal))
 		t->literal = NULL;
+	t->literal_len = t->literal != NULL ? strlen(t->literal) : 0;
 	t->index = b->ntiers++;
 	t->line = b->line;
 	t->limit = *l;
@@ -325,33 +326,42 @@ tiers_parse(struct tiers *t, const char *name, const char *text, size_t len,
 	return rc;
 }
 
-/* Compare a key with a literal tier's, for bsearch. */
+/* A key, for bsearch among the literal tiers. */
+struct key {
+	const char *b;
+	size_t len;
+};
+
+/*
+ * Compare a key with a literal tier's, byte by byte, a prefix first: the
+ * order of strcmp, which sorted them, over keys that may hold a NUL.
+ */
 static int
 key_cmp(const void *key, const void *elem)
 {
-	return strcmp(key, (*(struct tier *const *)elem)->literal);
+	const struct key *k = key;
+	const struct tier *t = *(struct tier *const *)elem;
+	size_t n = k->len < t->literal_len ? k->len : t->literal_len;
+	int c = n > 0 ? memcmp(k->b, t->literal, n) : 0;
+
+	if (c != 0)
+		return c;
+	return (k->len > t->literal_len) - (k->len < t->literal_len);
 }
 
 const struct tier *
 tiers_match(const struct tiers *t, const char *key, size_t len)
 {
-	char buf[TIERS_KEY_MAX + 1];
+	const struct key k = { key, len };
 	struct tier *const *lit = NULL;
 	size_t before;
 
-	/* fnmatch(3) reads a string: a NUL would end the key early. */
-	if (len > TIERS_KEY_MAX || (len > 0 && memchr(key, '\0', len) != NULL))
-		return NULL;
-	if (len > 0)
-		memcpy(buf, key, len);
-	buf[len] = '\0';
 	if (t->nlit > 0)
-		lit = bsearch(
-		    buf, t->bylit, t->nlit, sizeof *t->bylit, key_cmp);
+		lit = bsearch(&k, t->bylit, t->nlit, sizeof *t->bylit, key_cmp);
 	/* Only a glob on an earlier line can take the key from it. */
 	before = lit != NULL ? (*lit)->index : t->ntiers;
 	for (size_t i = 0; i < t->nglobs && t->globs[i]->index < before; i++)
-		if (fnmatch(t->globs[i]->pattern, buf, 0) == 0)
+		if (wildcard_match(t->globs[i]->pattern, key, len))
 			return t->globs[i];
 	return lit != NULL ? *lit : NULL;
 }

@@ -10,8 +10,6 @@
 #define TIERS_MAX 10000
 /* Longest line of a tiers file in bytes, without its line ending. */
 #define TIERS_LINE_MAX 4096
-/* Longest key that can match a tier, in bytes. */
-#define TIERS_KEY_MAX 4096
 
 /* One line PATTERN RATE [BURST] of a tiers file. */
 struct tier {
@@ -19,6 +17,7 @@ struct tier {
 	size_t line;	    /* its line number in the file, from 1 */
 	char *pattern;	    /* as written, backslashes kept */
 	char *literal;	    /* the only key it matches, or NULL: a glob */
+	size_t literal_len; /* its length */
 	struct limit limit; /* as -r RATE -b BURST would give */
 };
 
@@ -41,8 +40,8 @@ struct tiers {
  * a RATE of inf makes a tier without a limit.  A field that starts with
  * '#' starts a comment to the end of the line; a '#' inside a field is
  * kept.  A backslash keeps the byte after it in its field, so '\ ' puts
- * a blank in a pattern and '\#' starts one with '#'; fnmatch(3) reads
- * the escape too.  Lines end at "\n" or "\r\n"; blank and comment lines
+ * a blank in a pattern and '\#' starts one with '#'; the glob reads the
+ * escape too.  Lines end at "\n" or "\r\n"; blank and comment lines
  * are skipped.
  *
  * Refused: a NUL byte, a line over TIERS_LINE_MAX bytes, more than
@@ -63,13 +62,13 @@ int tiers_parse(struct tiers *t, const char *name, const char *text, size_t len,
 
 /*
  * The first tier whose pattern matches key[0..len), or NULL when none
- * does.  Patterns are fnmatch(3) globs matched against the key's bytes
- * without flags: '*' and '?' match '/' and a leading '.' too, and the C
- * locale that tbthrottle keeps makes every byte one character.  A key of
- * over TIERS_KEY_MAX bytes, or with a NUL byte, matches no tier (no
- * pattern holds a NUL); the empty key matches '*'.  Costs a binary search
- * among the patterns without wildcards, then an fnmatch(3) of each glob
- * on a line before the one that search finds.
+ * does.  Patterns are globs matched against every byte of the key, as
+ * fnmatch(3) matches a string without flags in the C locale (see
+ * wildcard_match): '*' and '?' match '/' and a leading '.' too, and each
+ * byte is one character.  A key of any length, NUL bytes and all, is
+ * matched whole, so a pattern of only '*' takes every key, the empty key
+ * too.  Costs a binary search among the patterns without wildcards, then
+ * a match of each glob on a line before the one that search finds.
  */
 const struct tier *tiers_match(
     const struct tiers *t, const char *key, size_t len);

@@ -4,6 +4,7 @@
 # its key's token holds back those behind it.
 
 load helpers
+load redis
 
 json_field() {
 	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
@@ -11,6 +12,10 @@ json_field() {
 
 setup_file() {
 	build_stamp
+}
+
+teardown() {
+	stop_own_redis
 }
 
 @test "-k 1 --drop: each key gets its own burst" {
@@ -126,4 +131,65 @@ setup_file() {
 	    awk "BEGIN { for (i = 0; i < 20000; i++) print \"k\" i }" |
 	    TB_LIMIT=10 tb -k 1 --max-keys 10000 -r 1/s -b 1 | wc -l'
 	assert_eq "$output" 20000 "released within 10 s"
+}
+
+@test "-k: a long key takes a fixed entry: 1000 keys of 100 KB stay apart in 32 MiB" {
+	# Each key passes its burst of one, and its second record is
+	# dropped; the keys' bytes alone (100 MB) would not fit.
+	(ulimit -v 32768 && "$TB" -V >/dev/null) ||
+	    skip "this build cannot start in 32 MiB of address space (sanitizers, valgrind)"
+	run -0 --separate-stderr bash -c '
+	    ulimit -v 32768
+	    awk "function rep(c, n, s) { for (s = c; length(s) < n; s = s s); return substr(s, 1, n) }
+		BEGIN { pad = rep(\"k\", 100000)
+		    for (i = 0; i < 1000; i++) printf \"%s%06d 1\\n\", pad, i
+		    for (i = 0; i < 1000; i += 10) printf \"%s%06d 2\\n\", pad, i }" |
+	    tb -k 1 -r 1/min --drop --stats=json |
+	    awk "{ n[\$2]++ } END { print n[1] + 0, n[2] + 0 }"'
+	assert_eq "$output" "1000 0" "first records out, second records out"
+	assert_eq "$(json_field units_dropped)" 100 "dropped"
+}
+
+# The awk function rep(C, N): C N times over.
+AWK_REP='function rep(c, n, s) {
+	for (s = c; length(s) < n; s = s s)
+		;
+	return substr(s, 1, n)
+}'
+
+@test "-k: a key that ends within the 128 KiB buffer is never cut, up to its last byte" {
+	# Records longer than the buffer whose keys, of 131071 bytes, end
+	# with the blank that is its last byte, and differ only in their own
+	# last byte: a bucket each.
+	run -0 --separate-stderr bash -c '
+	    awk "$1"'"'"'BEGIN { k = rep("k", 131070); p = rep("p", 70000)
+		printf "%sa %s\n%sb %s\n%sa x\n", k, p, k, p, k }'"'"' |
+	    tb -k 1 -r 1/min -b 1 --drop --stats=json | cut -c 131070-131075' _ "$AWK_REP"
+	assert_eq "$output" $'ka ppp\nkb ppp' "records out: one of each key"
+	assert_eq "$(json_field units_dropped)" 1 "dropped: a's second"
+}
+
+@test "-k: keys that run past the buffer are limited together: varying what comes before lets none escape" {
+	# One key of 200 KB, its records behind a first field of another
+	# length each, so the buffer ends at another byte of it each time:
+	# it has one token, and so do all keys cut at the buffer together.
+	run -0 --separate-stderr bash -c '
+	    awk "$1"'"'"'BEGIN { k = rep("k", 200000)
+		for (i = 1; i <= 5; i++) printf "%s %s\n", rep("p", i), k
+		print "short 1" }'"'"' |
+	    tb -k 2 -r 1/min -b 1 --drop --stats=json | cut -c 1-8' _ "$AWK_REP"
+	assert_eq "$output" $'p kkkkkk\nshort 1' "records out: the first, and a key known whole"
+	assert_eq "$(json_field units_dropped)" 4 "dropped"
+}
+
+@test "-k --redis: keys that run past the buffer share one bucket in Redis too" {
+	need_redis
+	own_redis
+	run -0 --separate-stderr bash -c '
+	    awk "$1"'"'"'BEGIN { k = rep("k", 200000)
+		for (i = 1; i <= 5; i++) printf "%s %s\n", rep("p", i), k
+		print "short 1" }'"'"' |
+	    tb -k 2 -r 1/min -b 1 --drop --shared cut --redis "$2" | cut -c 1-8' \
+	    _ "$AWK_REP" "redis://127.0.0.1:$OPORT"
+	assert_eq "$output" $'p kkkkkk\nshort 1' "records out: the first, and a key known whole"
 }

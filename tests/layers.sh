@@ -30,6 +30,7 @@ redisurl 1 p
 eviction 1 p
 options 1 p
 tiers 1 p
+wildcard 1 p
 timestamp 1 p
 bucket 2 p
 gcra 2 p

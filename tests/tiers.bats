@@ -5,9 +5,14 @@
 # shellcheck disable=SC2016 # bash -c scripts read their arguments as $1
 
 load helpers
+load redis
 
 setup_file() {
 	build_stamp
+}
+
+teardown() {
+	stop_own_redis
 }
 
 setup() {
@@ -395,4 +400,181 @@ finish() {
 		done
 	done
 	assert_le "$(stamp_end)" 15000 "the whole run (ms)"
+}
+
+# The awk function rep(C, N): C N times over (awk's sprintf may not reach
+# as far).
+AWK_REP='function rep(c, n, s) {
+	for (s = c; length(s) < n; s = s s)
+		;
+	return substr(s, 1, n)
+}'
+
+# odd_keys FILE: records "KEY N" whose keys no glob of fnmatch(3) could
+# see whole: one with a NUL byte, one of 5000 bytes, one of 70000; then a
+# plain one.  Each key twice, in turn.
+odd_keys() {
+	awk "$AWK_REP"'BEGIN {
+		long = rep("k", 5000)
+		huge = rep("h", 70000)
+		for (i = 1; i <= 2; i++)
+			printf "a%cb %d\nl%s %d\nh%s %d\nplain %d\n", 0, i,
+			    long, i, huge, i, i
+	}' >"$1"
+}
+
+@test "tiers: with a last line '*', keys of any bytes and length take it, and nothing waits forever" {
+	printf '# all\n* 1000/s 1000\n' >"$d/t"
+	odd_keys "$d/in"
+	# Shaping without -r: no key may find no tier (it would wait for
+	# ever, and every record behind it with it).
+	run -0 --separate-stderr bash -c 'TB_LIMIT=10 tb -k 1 --tiers "$1" -s <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out"
+	cmp "$d/in" "$d/out"
+	[[ $stderr == *"tier '*' (line 2, 1000/s, burst 1000): units 8 in, 8 out, 0 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	[[ $stderr != *"keys no tier takes"* ]] || { echo "$stderr" >&2; false; }
+}
+
+@test "tiers --redis: with a last line '*', keys of any bytes and length take it, and nothing waits forever" {
+	need_redis
+	own_redis
+	printf '* 1000/s 1000\n' >"$d/t"
+	odd_keys "$d/in"
+	run -0 --separate-stderr bash -c 'TB_LIMIT=10 tb -k 1 --tiers "$1" --shared odd --redis "$4" <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out" "redis://127.0.0.1:$OPORT"
+	cmp "$d/in" "$d/out"
+}
+
+@test "tiers: a restrictive tier holds keys of any bytes and length, which cannot slip to -r" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	printf 'blocked-* 1/day 1\n' >"$d/t"
+	# Three records of each key; -r would let them all through.
+	awk "$AWK_REP"'BEGIN {
+		long = rep("x", 5000)
+		for (i = 1; i <= 3; i++)
+			printf "blocked-%c %d\nblocked-%s %d\nblocked-a %d\nfree %d\n",
+			    0, i, long, i, i, i
+	}' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb -k 1 --tiers "$1" -r 1000/s -b 1000 --drop --stats=json <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out"
+	assert_eq "$(tier_json 'blocked-*' units_out) $(tier_json 'blocked-*' units_dropped)" \
+	    "3 6" "blocked-*: one record of each of its three keys"
+	assert_eq "$(tier_json null units_out)" 3 "the rest's records out"
+	assert_eq "$(cut -c1-12 "$d/out" | tr '\0' 0)" \
+	    "$(printf '%s\n' 'blocked-0 1' 'blocked-xxxx' 'blocked-a 1' 'free 1' 'free 2' 'free 3')" \
+	    "records out, in order"
+}
+
+# many_tiers FILE LAST: 9998 globs that the key of the tests' records
+# (KEY) does not match, though each must look at all of it, then the line
+# LAST.
+many_tiers() {
+	awk -v last="$2" 'BEGIN {
+		for (i = 1; i < 9999; i++)
+			printf "*.nomatch-%d 1/s\n", i
+		print last
+	}' >"$1"
+}
+KEY=key-of-a-client-with-a-longer-name-0001
+
+@test "tiers: reports 20 times a second, 9999 tiers, 4000 records held: the schedule keeps its time" {
+	many_tiers "$d/t" '* 2000/s 1'
+	seq 4000 | sed "s/^/$KEY /" >"$d/in"
+	local i t0 t1
+	t0=$(now_ms)
+	"$TB" -k 1 --tiers "$d/t" "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	wait_running "$pid"
+	# A report (SIGUSR1) every 50 ms until the run ends (8 s at most):
+	# each must cost the tiers that saw units, not the records held
+	# times the tiers.
+	for ((i = 0; i < 160; i++)); do
+		kill -USR1 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	status=0
+	wait "$pid" || status=$?
+	t1=$(now_ms)
+	assert_eq "$status" 0 "exit status"
+	cmp "$d/in" "$d/out"
+	# 4000 at 2000/s: 2 s.
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 6000 \
+	    "time of the run (ms)"
+	assert_ge "$(grep -c "^tbthrottle: tier '\*'" "$d/err")" 10 "reports"
+}
+
+@test "tiers: a stop with 2900 records held and 9999 tiers reports at once, their count exact" {
+	many_tiers "$d/t" '* 1/min 1'
+	# 120 KB: one read of the buffer holds them all.
+	seq 2900 | sed "s/^/$KEY /" >"$d/in"
+	"$TB" -k 1 --tiers "$d/t" -s "$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	wait_running "$pid"
+	wait_for_output "$d/out"
+	local t0 t1
+	t0=$(now_ms)
+	kill -TERM "$pid"
+	status=0
+	wait "$pid" || status=$?
+	t1=$(now_ms)
+	assert_eq "$(cat "$d/out")" "$KEY 1" "records out"
+	grep -q "^tbthrottle: tier '\*' (line 9999, 1/min, burst 1): units 2900 in, 1 out, 0 dropped, 2899 waiting$" "$d/err" ||
+	    { cat "$d/err" >&2; false; }
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 500 \
+	    "from SIGTERM to the end of the report (ms)"
+}
+
+@test "tiers: -R NAME --reload moves the records held to the tiers they now take" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	printf 'a* 1/min 1\n* 1/min 1\n' >"$d/tiers"
+	start_named held -k 1 --tiers "$d/tiers"
+	printf 'a 1\na 2\nb 1\nb 2\n' >&"$feed"
+	wait_in held 4
+	run -0 --separate-stderr "$TB" -R held --stats=json
+	stderr=$output
+	assert_eq "$(tier_json 'a*' units_out) $(tier_json 'a*' units_waiting) $(tier_json '*' units_waiting)" \
+	    "1 1 2" "a*: a 1 out, a 2 waits; b 1, b 2 wait behind it"
+	printf 'b* 1/min 1\n* 1/min 1\n' >"$d/tiers"
+	run -0 --separate-stderr "$TB" -R held --reload
+	run -0 --separate-stderr "$TB" -R held --stats=json
+	stderr=$output
+	assert_eq "$(tier_json 'b*' units_waiting) $(tier_json '*' units_waiting) $(jq .units_waiting <<<"$stderr")" \
+	    "2 1 3" "after the reload: b 1, b 2 under b*, a 2 under '*'"
+	kill -TERM "$pid"
+	finish
+}
+
+@test "tiers: a record longer than the buffer is counted once, in and out" {
+	printf '* 1000/s 1000\n' >"$d/t"
+	awk "$AWK_REP"'BEGIN { printf "a 1\nlong %s\nb 2\n", rep("x", 300000) }' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb -k 1 --tiers "$1" -s <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out"
+	cmp "$d/in" "$d/out"
+	[[ $stderr == *"tier '*' (line 1, 1000/s, burst 1000): units 3 in, 3 out, 0 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	printf 'long 1/min 1\n* 1000/s 1000\n' >"$d/t"
+	awk "$AWK_REP"'BEGIN { x = rep("x", 300000)
+	    printf "long %s\na 1\nlong %s\nb 2\nlong 3\n", x, x }' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb -k 1 --tiers "$1" -s --drop <"$2" >"$3"' \
+	    _ "$d/t" "$d/in" "$d/out"
+	[[ $stderr == *"tier 'long' (line 1, 1/min, burst 1): units 3 in, 1 out, 2 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	[[ $stderr == *"tier '*' (line 2, 1000/s, burst 1000): units 2 in, 2 out, 0 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+}
+
+@test "tiers: keys that run past the buffer take the strictest tier together, and cannot slip to -r" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	printf 'blocked-* 1/day 1\n* 1000/s 1000\n' >"$d/t"
+	# Three records of a key of 200 KB, which only the first 128 KiB
+	# of can be seen before it must be judged.
+	awk "$AWK_REP"'BEGIN { k = rep("x", 200000)
+	    for (i = 1; i <= 3; i++) printf "blocked-%s %d\nfree %d\n", k, i, i }' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb -k 1 --tiers "$1" -r 1000/s -b 1000 --drop --stats=json <"$2" | cut -c 1-12' \
+	    _ "$d/t" "$d/in"
+	assert_eq "$output" "$(printf '%s\n' 'blocked-xxxx' 'free 1' 'free 2' 'free 3')" \
+	    "records out"
+	assert_eq "$(tier_json 'blocked-*' units_out) $(tier_json 'blocked-*' units_dropped) $(tier_json '*' units_out)" \
+	    "1 2 3" "counted under the tier that held them"
 }

@@ -1,10 +1,12 @@
 /* Fuzz target: a tiers file parsed, keys matched, and their invariants. */
 #include <fnmatch.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tiers.h"
+#include "wildcard.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,22 +51,36 @@ check_tiers(const struct tiers *t)
 	}
 }
 
-/* The match is what trying every line in order finds. */
+/*
+ * The match is what trying every line in order finds, by fnmatch(3) for
+ * a key it can read (no NUL), which the glob of each line must agree
+ * with; a key of any bytes has a tier when a line is '*'.
+ */
 static void
 check_match(const struct tiers *t, const char *key, size_t len)
 {
 	const struct tier *got = tiers_match(t, key, len), *want = NULL;
+	char *buf = NULL;
 
-	if (len <= TIERS_KEY_MAX && memchr(key, '\0', len) == NULL) {
-		char buf[TIERS_KEY_MAX + 1];
-
+	/* With POSIXLY_CORRECT the C library reads "[^" otherwise. */
+	if (memchr(key, '\0', len) == NULL &&
+	    getenv("POSIXLY_CORRECT") == NULL) {
+		if ((buf = malloc(len + 1)) == NULL)
+			abort();
 		memcpy(buf, key, len);
 		buf[len] = '\0';
-		for (size_t i = 0; i < t->ntiers && want == NULL; i++)
-			if (fnmatch(t->tier[i].pattern, buf, 0) == 0)
-				want = &t->tier[i];
 	}
-	if (got != want)
+	for (size_t i = 0; i < t->ntiers; i++) {
+		const char *p = t->tier[i].pattern;
+		bool glob = wildcard_match(p, key, len);
+
+		if (buf != NULL && glob != (fnmatch(p, buf, 0) == 0))
+			abort();
+		if (glob && want == NULL)
+			want = &t->tier[i];
+	}
+	free(buf);
+	if (got != want || (t->catchall != 0 && got == NULL))
 		abort();
 }
 

@@ -103,7 +103,7 @@ key_all(struct keytab *t, struct booking *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		b[i].key_len = keys_of_record(
-		    &t->spec, b[i].rec, b[i].bytes, &b[i].key);
+		    &t->spec, b[i].rec, b[i].bytes, !b[i].outgrown, &b[i].key);
 }
 
 static void

@@ -266,6 +266,130 @@ test_keys_model(void)
 	    step);
 }
 
+/* One case of keys_of_record: the key found, or NULL when cut. */
+struct cutcase {
+	unsigned field;
+	int sep;
+	const char *rec;
+	bool whole;
+	const char *want;
+};
+
+/*
+ * The first bytes of a record longer than the buffer: its key is known
+ * only if a separator ends it within them.
+ */
+static void
+test_keys_cut(void)
+{
+	static const struct cutcase cases[] = {
+		{ 1, -1, "abc def", false, "abc" },
+		{ 1, -1, "abc ", false, "abc" },
+		{ 1, -1, "abcdef", false, NULL },
+		{ 2, -1, "abc", false, NULL },
+		{ 2, -1, "abc  ", false, NULL },
+		{ 2, -1, "abc de", false, NULL },
+		{ 2, -1, "abc de f", false, "de" },
+		{ 1, -1, "abc\n", true, "abc" },
+		{ 1, -1, "abcdef", true, "abcdef" },
+		{ 3, -1, "a b", true, "" },
+		{ 1, ',', "a,b", false, "a" },
+		{ 2, ',', "a,b", false, NULL },
+		{ 2, ',', "a,,", false, "" },
+		{ 3, ',', "a,,", false, NULL },
+	};
+
+	current = "key fields of records longer than the buffer";
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct cutcase *c = &cases[i];
+		struct keyspec spec = { c->field, c->sep, '\n' };
+		const char *k;
+		size_t n = keys_of_record(
+		    &spec, c->rec, strlen(c->rec), c->whole, &k);
+
+		check(c->want == NULL ? k == NULL && n == 0 :
+					k != NULL && n == strlen(c->want) &&
+			    memcmp(k, c->want, n) == 0,
+		    "case %zu: field %u of '%s'", i, c->field, c->rec);
+	}
+}
+
+/* A bucket rule of n per d ns, burst b; with n 0, of no limit (inf). */
+static struct keyrule
+rule(uint64_t n, uint64_t d, uint64_t b)
+{
+	struct keyrule r = { 0 };
+
+	r.inf = n == 0;
+	if (n > 0)
+		bucket_init(&r.bucket, n, d, b, b, 0);
+	return r;
+}
+
+/*
+ * Keys cut at the buffer share one state, of the strictest rule a key
+ * may follow: the lowest rate, then the smallest burst; never a rule no
+ * key reaches, nor none where a rule of a limit is left.
+ */
+static void
+test_keys_cut_rule(void)
+{
+	static const char file[] = "a* 10/s 5\nb* 1/min 100\nc* inf\n"
+				   "d* 1/min 3\n";
+	struct keyrule r[5] = { rule(1, NS / 10, 5), rule(1, 60 * NS, 100),
+		rule(0, 0, 0), rule(1, 60 * NS, 3), rule(1, NS, 1) };
+	char err[256];
+	struct tiers t1, t2;
+	struct keytab t;
+
+	current = "per-key buckets: keys cut at the buffer";
+	if (tiers_parse(&t1, "t", file, strlen(file), UNIT_LINES, ALG_TOKEN,
+		err, sizeof err) != 0 ||
+	    tiers_parse(&t2, "t", "a* 1/s\n* 1/s\n", 13, UNIT_LINES, ALG_TOKEN,
+		err, sizeof err) != 0) {
+		check(0, "parse: %s", err);
+		return;
+	}
+	(void)keys_init(&t, KEYS_BUCKET, r, 5, &t1, 100, SEED(8), 0);
+	check(t.open_rule == 3 && keys_rule_of(&t, NULL, 0) == 3,
+	    "d*: as slow as b*, a smaller burst: rule %zu", t.open_rule);
+	keys_select(&t, NULL, 0, 0);
+	check(t.sel_overflow && t.sel_cut && bucket_avail(&t.cur, 0, 0) == 3,
+	    "a cut key takes the overflow bucket of d*");
+	keys_store(&t, bucket_take(&t.cur, 0, 0, 2), 0);
+	keys_select(&t, NULL, 0, 0);
+	check(bucket_avail(&t.cur, 0, 0) == 1 && t.cut == 2,
+	    "another shares it: 2 taken, 1 left");
+	keys_select(&t, "d1", 2, 0);
+	check(!t.sel_cut && bucket_avail(&t.cur, 0, 0) == 3,
+	    "a key of d* known whole has its own");
+	keys_store(&t, 0, 0);
+	/* The rest's 1/min burst 1 is the strictest, but a '*' leaves it
+	 * no key: then the line '*' is; with none for the rest, too. */
+	r[0] = rule(1, NS, 4);
+	r[1] = rule(1, 60 * NS, 1);
+	r[2] = rule(1, 60 * NS, 1);
+	r[2].none = true;
+	check(keys_retune(&t, r, 3, &t2, NS) == 0 && t.open_rule == 1,
+	    "the line '*', not the rest's none: rule %zu", t.open_rule);
+	/* Rates whose cross products pass 64 bits: (2^40 + 1) / (2^50 + 2)
+	 * is a little more than 2^40 / 2^50. */
+	r[0] = rule((1ULL << 40) + 1, (1ULL << 50) + 2, 1);
+	r[1] = rule(1ULL << 40, 1ULL << 50, 1);
+	check(keys_retune(&t, r, 3, &t2, NS) == 0 && t.open_rule == 1,
+	    "rates compared exactly: rule %zu", t.open_rule);
+	r[0] = rule((1ULL << 40) - 1, (1ULL << 50) - 2, 1);
+	check(keys_retune(&t, r, 3, &t2, NS) == 0 && t.open_rule == 0,
+	    "rates compared exactly: rule %zu", t.open_rule);
+	keys_free(&t);
+	r[0].none = true;
+	(void)keys_init(&t, KEYS_BUCKET, r, 1, NULL, 100, SEED(8), 0);
+	check(t.open_rule == 0, "without tiers, the one rule");
+	keys_free(&t);
+	tiers_free(&t1);
+	tiers_free(&t2);
+}
+
 void
 test_keys(void)
 {
@@ -290,6 +414,7 @@ test_keys(void)
 	check(n == 0, "sep: no field 4");
 	n = keys_field("", 0, 1, -1, &k);
 	check(n == 0, "empty record");
+	test_keys_cut();
 
 	current = "per-key buckets";
 	/* 1/s, burst 2 per key: each key gets its own two at once. */
@@ -351,6 +476,136 @@ test_keys(void)
 	keys_free(&t);
 }
 
+/*
+ * Keys too long for an entry are kept as their 128-bit hash: an entry
+ * stays 40 bytes, and keys that differ in any byte, at any place, or in
+ * their length, still have a bucket each.
+ */
+static void
+test_keys_long(void)
+{
+	enum { LEN = 200 * 1024, N = 600 };
+	char *key = malloc(LEN + 1);
+	struct keytab t;
+	struct bucket proto;
+	int bad = 0;
+
+	current = "per-key buckets: long keys kept by a hash, still apart";
+	check(sizeof(struct keyent) == 40, "an entry is %zu bytes",
+	    sizeof(struct keyent));
+	if (key == NULL)
+		return;
+	memset(key, 'k', LEN + 1);
+	bucket_init(&proto, 1, 3600 * NS, 1, 1, 0);
+	(void)init_buckets(&t, &proto, 10000, SEED(5), 0);
+	/* Twice over: the first pass takes each key's one token, the
+	 * second finds it spent.  Keys differ at the start, in the middle,
+	 * at the end, or only in length around KEYS_INLINE. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < N; i++) {
+			size_t at = i % 3 == 0 ? 0 :
+			    i % 3 == 1	       ? LEN / 2 :
+						 LEN - 1;
+			size_t len = i < 40 ? (size_t)i : LEN;
+
+			if (i >= 40)
+				key[at] = (char)(128 + i / 3);
+			keys_select(&t, key, len, 0);
+			bad += bucket_take(&t.cur, 0, 0, 1) != (pass == 0);
+			keys_store(&t, 1, 0);
+			key[at] = 'k';
+		}
+	check(bad == 0 && t.live == N,
+	    "%d of %d keys shared a bucket; %zu live", bad, 2 * N, t.live);
+	keys_free(&t);
+	free(key);
+}
+
+/* A bucket rule of 1 a minute and burst b, started at 0. */
+static struct keyrule
+per_minute(uint64_t b)
+{
+	struct keyrule r = { 0 };
+
+	bucket_init(&r.bucket, 1, 60 * NS, b, b, 0);
+	bucket_set_catchup(&r.bucket, 0);
+	return r;
+}
+
+/* Tokens key[0..len) of t has at now, after taking take of them. */
+static uint64_t
+spend(struct keytab *t, const char *key, size_t len, uint64_t take, int64_t now)
+{
+	uint64_t got, left;
+
+	keys_select(t, key, len, now);
+	got = bucket_take(&t->cur, now, now, take);
+	left = bucket_avail(&t->cur, now, now);
+	keys_store(t, got, now);
+	return left;
+}
+
+/*
+ * A reload re-rates a long key as a short one, though it cannot match
+ * it again until its next record: then it finds its new tier, its bucket
+ * re-rated as of the reload.  One that has no record between two
+ * reloads starts afresh.
+ */
+static void
+test_keys_long_reload(void)
+{
+	static const char file1[] = "a* 1/min 2\n* 1/min 5\n",
+			  file2[] = "b* 1/min 9\na* 1/min 4\n* 1/min 6\n";
+	/* The rules of the tiers, then of the keys none takes: none here. */
+	struct keyrule r1[3] = { per_minute(2), per_minute(5), per_minute(1) },
+		       r2[4] = { per_minute(9), per_minute(4), per_minute(6),
+			       per_minute(1) };
+	char lng[64], err[256];
+	struct tiers t1, t2;
+	struct keytab t;
+	size_t n = (size_t)snprintf(lng, sizeof lng, "a%040d", 7);
+
+	current = "per-key buckets: a reload re-rates long keys too";
+	if (tiers_parse(&t1, "t", file1, strlen(file1), UNIT_LINES, ALG_TOKEN,
+		err, sizeof err) != 0 ||
+	    tiers_parse(&t2, "t", file2, strlen(file2), UNIT_LINES, ALG_TOKEN,
+		err, sizeof err) != 0) {
+		check(0, "parse: %s", err);
+		return;
+	}
+	if (keys_init(&t, KEYS_BUCKET, r1, 3, &t1, 100, SEED(3), 0) != 0) {
+		check(0, "keys_init");
+		return;
+	}
+	check(spend(&t, "ax", 2, 1, 0) == 1 && spend(&t, lng, n, 1, 0) == 1,
+	    "tier a* of burst 2: one taken, one left, long or short");
+	lng[0] = 'b';
+	check(spend(&t, lng, n, 0, 0) == 5, "another long key: the rest's 5");
+	lng[0] = 'a';
+	/* Keys never live: their rules are remembered, then forgotten. */
+	check(
+	    keys_rule_of(&t, "azz", 3) == 0 && keys_rule_of(&t, "bzz", 3) == 1,
+	    "rules of keys not live, under the first tiers");
+	check(keys_retune(&t, r2, 4, &t2, NS) == 0, "reload");
+	check(
+	    keys_rule_of(&t, "azz", 3) == 1 && keys_rule_of(&t, "bzz", 3) == 0,
+	    "under the new tiers, the rules remembered are not");
+	/* bucket_retune keeps the tokens a bucket holds, up to the burst. */
+	check(spend(&t, "ax", 2, 0, 2 * NS) == 1 &&
+		spend(&t, lng, n, 0, 2 * NS) == 1,
+	    "burst 4 now, and one token left, long or short");
+	check(keys_retune(&t, r1, 3, &t1, 3 * NS) == 0 &&
+		keys_retune(&t, r2, 4, &t2, 4 * NS) == 0,
+	    "two reloads more");
+	check(spend(&t, "ax", 2, 0, 5 * NS) == 1 &&
+		spend(&t, lng, n, 0, 5 * NS) == 4,
+	    "the short key kept its bucket; the long one, unseen through "
+	    "two reloads, starts afresh");
+	keys_free(&t);
+	tiers_free(&t1);
+	tiers_free(&t2);
+}
+
 void
 test_keys_table(void)
 {
@@ -358,4 +613,7 @@ test_keys_table(void)
 	test_keys_refilled_at_cap();
 	test_keys_same_slot();
 	test_keys_model();
+	test_keys_long();
+	test_keys_long_reload();
+	test_keys_cut_rule();
 }

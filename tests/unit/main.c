@@ -53,6 +53,8 @@ main(void)
 	test_batch();
 	test_batch_properties();
 	test_eviction();
+	test_wildcard();
+	test_tiers_any_key();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -319,9 +319,9 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 }
 
 static void
-select_key(void *ctx, const char *rec, size_t len, int64_t now_ns)
+select_key(void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
 {
-	keys_select_record(ctx, rec, len, now_ns);
+	keys_select_record(ctx, rec, len, whole, now_ns);
 }
 
 /* At most limit releases rel[0..n) in each window of fixed f. */
@@ -564,8 +564,8 @@ rm_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
 	struct remote *rm = ctx;
 
 	for (size_t i = 0; rm->keyed && i < n; i++)
-		b[i].key_len = keys_of_record(
-		    &rm->kt.spec, b[i].rec, b[i].bytes, &b[i].key);
+		b[i].key_len = keys_of_record(&rm->kt.spec, b[i].rec,
+		    b[i].bytes, !b[i].outgrown, &b[i].key);
 	return limiter_book_all(&rm->keys, b, n, take, now_ns, MS / 2,
 	    rm->keyed ? rm_select_local : NULL, &rm->kt);
 }

@@ -333,9 +333,19 @@ test_tiers_globs(void)
 		{ "[\x80-\xff]*", "x\xff", 2, 0 },
 		{ "?", "\xe9", 1, 1 },
 		{ "\xe9t\xe9", "\xe9t\xe9", 3, 1 },
-		{ "*", "a\0b", 3, 0 },
+		{ "*", "a\0b", 3, 1 },
 		{ "a", "a\0", 2, 0 },
-		{ "a*", "a\0", 2, 0 },
+		{ "a*", "a\0", 2, 1 },
+		{ "a?b", "a\0b", 3, 1 },
+		{ "[!a]", "\0", 1, 1 },
+		{ "??", "\0", 1, 0 },
+		{ "[a]", "\0", 1, 0 },
+		{ "[[:cntrl:]]", "\0", 1, 1 },
+		{ "[[:print:]]", "\0", 1, 0 },
+		{ "*b", "\0\0b", 3, 1 },
+		{ "\\*", "\0", 1, 0 },
+		{ "blocked-*", "blocked-\0x", 10, 1 },
+		{ "blocked-*", "blockeD-\0x", 10, 0 },
 	};
 	char line[64], err[512];
 	struct tiers t;
@@ -386,25 +396,31 @@ test_tiers_first_match(void)
 	tiers_free(&t);
 }
 
-/* Keys up to TIERS_KEY_MAX bytes; TIERS_MAX tiers of lines up to
- * TIERS_LINE_MAX bytes. */
+/* Keys of any length; TIERS_MAX tiers of lines up to TIERS_LINE_MAX
+ * bytes. */
 static void
 test_tiers_bounds(void)
 {
+	static const size_t lens[] = { 4096, 4097, 256 * 1024 };
 	char *key, *text, err[512];
 	size_t len = 0;
 	struct tiers t;
 
 	current = "tiers bounds";
-	key = malloc(TIERS_KEY_MAX + 1);
+	key = malloc(256 * 1024);
 	text = malloc(TIERS_MAX * 16 + TIERS_LINE_MAX + 64);
 	if (key == NULL || text == NULL)
 		goto out;
-	memset(key, 'k', TIERS_KEY_MAX + 1);
-	if (parse(&t, "k* 1/s\n", err, sizeof err) == 0) {
-		check(line_of(&t, key, TIERS_KEY_MAX) == 1, "a longest key");
-		check(line_of(&t, key, TIERS_KEY_MAX + 1) == 0,
-		    "a key too long matches nothing");
+	memset(key, 'k', 256 * 1024);
+	if (parse(&t, "k*x 1/day\nk* 1/s\n", err, sizeof err) == 0) {
+		for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+			key[lens[i] - 1] = 'x';
+			check(line_of(&t, key, lens[i]) == 1,
+			    "a key of %zu bytes is matched whole", lens[i]);
+			key[lens[i] - 1] = 'k';
+			check(line_of(&t, key, lens[i]) == 2,
+			    "a key of %zu bytes", lens[i]);
+		}
 		tiers_free(&t);
 	}
 
@@ -439,6 +455,47 @@ test_tiers_bounds(void)
 out:
 	free(key);
 	free(text);
+}
+
+/*
+ * With a line '*', every key has a tier: of any bytes, NUL too, and any
+ * length.  Those of the lines before it take theirs first.
+ */
+static void
+test_tiers_catchall(void)
+{
+	static const char file[] = "blocked-* 1/day\nvip 1/s\n* 10/s\n";
+	char *key = malloc(70000), err[512];
+	struct tiers t;
+	int bad = 0;
+
+	current = "tiers: a '*' line takes every key the others leave";
+	if (key == NULL || parse(&t, file, err, sizeof err) != 0) {
+		check(0, "parse: %s", err);
+		free(key);
+		return;
+	}
+	for (int round = 0; round < 3000; round++) {
+		size_t len = rng_below(4) == 0 ? rng_below(70000) :
+						 rng_below(12);
+		size_t want = 3;
+
+		for (size_t i = 0; i < len; i++)
+			key[i] = (char)rng_below(4 == rng_below(5) ? 256 : 3);
+		if (round % 3 == 0 && len >= 8) {
+			memcpy(key, "blocked-", 8);
+			want = 1;
+		} else if (round % 7 == 0) {
+			memcpy(key, "vip", len = 3);
+			want = 2;
+		} else if (len >= 8 && memcmp(key, "blocked-", 8) == 0) {
+			want = 1;
+		}
+		bad += line_of(&t, key, len) != want;
+	}
+	check(bad == 0, "%d of 3000 keys took another line, or none", bad);
+	tiers_free(&t);
+	free(key);
 }
 
 /*
@@ -500,4 +557,11 @@ test_tiers(void)
 	test_tiers_first_match();
 	test_tiers_bounds();
 	test_tiers_index();
+}
+
+/* Drawn from the generator after the others, not to move their cases. */
+void
+test_tiers_any_key(void)
+{
+	test_tiers_catchall();
 }

@@ -84,6 +84,7 @@ void test_request(void);
 
 /* tiers_test.c */
 void test_tiers(void);
+void test_tiers_any_key(void);
 
 /* redisurl_test.c */
 void test_redisurl(void);
@@ -112,5 +113,8 @@ void test_batch(void);
 
 /* eviction_test.c */
 void test_eviction(void);
+
+/* wildcard_test.c */
+void test_wildcard(void);
 
 #endif
