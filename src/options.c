@@ -10,10 +10,6 @@
 #include "options.h"
 #include "timestamp.h"
 
-/* Longest time a full bucket may take to refill: 100 years. */
-#define MAX_REFILL_NS (100.0L * 365.25L * 86400.0L * 1e9L)
-/* The default byte-mode burst is this much time at the rate. */
-#define BYTE_BURST_NS 10000000ULL
 /* Most units --queue may hold: with a byte each, the queue's buffer. */
 #define QUEUE_MAX_UNITS 1000000000ULL
 
@@ -145,191 +141,10 @@ parse_count(const char *name, const char *s, uint64_t max, uint64_t *n,
 	return 0;
 }
 
-/* -a sliding or fixed: N/PERIOD is the window; N is the only burst. */
-static int
-window_limit(const char *rate, const char *burst, const char *initial,
-    enum algorithm alg, struct limit *out, char *err, size_t errsz)
-{
-	if (burst != NULL || initial != NULL)
-		return msg_fail(err, errsz,
-		    "%s does not apply to -a %s: N in "
-		    "N/PERIOD is the most units in a window",
-		    burst != NULL ? "-b" : "--initial",
-		    alg == ALG_FIXED ? "fixed" : "sliding");
-	if (out->rate.count == 0 || out->rate.period_ns == 0)
-		return msg_fail(err, errsz,
-		    "invalid rate '%s' for a window: give "
-		    "a whole count per period, such as 100/min or 1/2s",
-		    rate);
-	if (out->rate.count > MAX_WINDOW_UNITS && alg == ALG_SLIDING)
-		return msg_fail(err, errsz,
-		    "invalid rate '%s' for -a sliding: at "
-		    "most %llu units per window",
-		    rate, (unsigned long long)MAX_WINDOW_UNITS);
-	out->burst = out->initial = out->rate.count;
-	return 0;
-}
-
-/*
- * The burst of out: -b, in units or as time at the rate.  Without it, one
- * unit, or 10 ms of the rate for a token bucket of bytes; a leaky bucket
- * holds one unit.  -b is checked, but not used, with a rate of inf.
- */
-static int
-burst_of(const char *burst, bool bytes, enum algorithm alg, struct limit *out,
-    char *err, size_t errsz)
-{
-	struct amount a = { true, BYTE_BURST_NS, 1 };
-	char why[160];
-
-	out->burst = 1;
-	if (bytes && !out->rate.inf && alg == ALG_TOKEN &&
-	    (rate_amount_units(&a, &out->rate, &out->burst) != 0 ||
-		out->burst == 0))
-		out->burst = 1;
-	if (burst == NULL)
-		return 0;
-	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid burst '%s': %s", burst, why);
-	if (!a.is_duration && a.den != 1)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': give a whole "
-		    "number of units, or a duration such as 2s",
-		    burst);
-	if (!a.is_duration && a.num == 0)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': must be at least "
-		    "1 unit",
-		    burst);
-	if (out->rate.inf)
-		return 0;
-	if (rate_amount_units(&a, &out->rate, &out->burst) != 0)
-		return msg_fail(
-		    err, errsz, "invalid burst '%s': too large", burst);
-	if (out->burst == 0)
-		return msg_fail(err, errsz, "invalid burst '%s': %s", burst,
-		    a.is_duration ? "less than one unit at this rate" :
-				    "must be at least 1 unit");
-	return 0;
-}
-
-/* The tokens out starts with: --initial, or a full bucket. */
-static int
-initial_of(
-    const char *initial, bool bytes, struct limit *out, char *err, size_t errsz)
-{
-	struct amount a;
-	char why[160];
-
-	out->initial = out->burst;
-	if (initial == NULL)
-		return 0;
-	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid --initial '%s': %s", initial, why);
-	if (!a.is_duration && a.den != 1)
-		return msg_fail(err, errsz,
-		    "invalid --initial '%s': give a whole "
-		    "number of units, or a duration such as 2s",
-		    initial);
-	if (!out->rate.inf &&
-	    (rate_amount_units(&a, &out->rate, &out->initial) != 0 ||
-		out->initial > out->burst))
-		return msg_fail(err, errsz,
-		    "invalid --initial '%s': more than the "
-		    "burst of %llu",
-		    initial, (unsigned long long)out->burst);
-	return 0;
-}
-
-/* A token or leaky bucket, or a rate of inf under any algorithm. */
-static int
-bucket_limit(const char *rate, const char *burst, const char *initial,
-    bool bytes, enum algorithm alg, struct limit *out, char *err, size_t errsz)
-{
-	if (burst_of(burst, bytes, alg, out, err, errsz) != 0 ||
-	    initial_of(initial, bytes, out, err, errsz) != 0)
-		return -1;
-	if (!out->rate.inf &&
-	    (long double)out->burst * out->rate.d / out->rate.n > MAX_REFILL_NS)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': takes more than "
-		    "100 years to refill at %s",
-		    burst != NULL ? burst : "", rate);
-	return 0;
-}
-
-int
-options_limit_parse(const char *rate, const char *burst, const char *initial,
-    enum unit_mode mode, enum algorithm alg, struct limit *out, char *err,
-    size_t errsz)
-{
-	bool bytes = mode == UNIT_BYTES;
-	char why[160];
-	int rc;
-
-	if (rate_parse(rate, bytes, &out->rate, why, sizeof why) != 0)
-		rc = msg_fail(err, errsz, "invalid rate '%s': %s", rate, why);
-	else if (burst != NULL && alg == ALG_LEAKY)
-		rc = msg_fail(err, errsz,
-		    "-b %s does not apply to -a leaky, which "
-		    "releases one unit every 1/RATE",
-		    burst);
-	else if ((alg == ALG_SLIDING || alg == ALG_FIXED) && !out->rate.inf)
-		rc = window_limit(rate, burst, initial, alg, out, err, errsz);
-	else
-		rc = bucket_limit(
-		    rate, burst, initial, bytes, alg, out, err, errsz);
-	/* A value quoted in the message must not break it over lines. */
-	if (rc != 0)
-		msg_escape(err, errsz);
-	return rc;
-}
-
-int
-options_speed_parse(
-    const char *s, uint64_t *num, uint64_t *den, char *err, size_t errsz)
-{
-	const char *p = s;
-	uint64_t n = 0, d = 1, g;
-	int digits = 0, frac = 0;
-
-	for (; *p >= '0' && *p <= '9'; p++, digits++)
-		if (n <= MAX_SPEED * 10)
-			n = n * 10 + (uint64_t)(*p - '0');
-	/* After a point, if any: the integer part stops at a non-digit. */
-	if (*p == '.')
-		p++;
-	for (; *p >= '0' && *p <= '9'; p++, digits++) {
-		if (frac++ < MAX_SPEED_DIGITS) {
-			n = n * 10 + (uint64_t)(*p - '0');
-			d *= 10;
-		} else if (*p != '0') {
-			msg_fail(err, errsz,
-			    "invalid --speed '%s': at most %d digits after "
-			    "the point",
-			    s, MAX_SPEED_DIGITS);
-			msg_escape(err, errsz);
-			return -1;
-		}
-	}
-	if (digits == 0 || *p != '\0' || n == 0 || n > MAX_SPEED * d) {
-		msg_fail(err, errsz,
-		    "invalid --speed '%s': give a number above 0 and up to "
-		    "%llu, such as 2, 0.5 or 60",
-		    s, (unsigned long long)MAX_SPEED);
-		msg_escape(err, errsz);
-		return -1;
-	}
-	g = rate_gcd(n, d);
-	*num = n / g;
-	*den = d / g;
-	return 0;
-}
-
-bool
-options_shared_name_ok(const char *name)
+/* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
+ * not starting with '.'? */
+static bool
+shared_name_ok(const char *name)
 {
 	size_t len = strlen(name);
 
@@ -651,7 +466,7 @@ set_speed(struct parsed *p, const char *arg)
 
 	replay_option(p, "--speed");
 	p->speed = arg;
-	return options_speed_parse(
+	return spec_speed_parse(
 	    arg, &cfg->speed_num, &cfg->speed_den, p->err, p->errsz);
 }
 
@@ -720,7 +535,7 @@ static int
 set_name(struct parsed *p, const char *arg)
 {
 	/* All digits would read as a process id, a '-' as an option. */
-	if (!options_shared_name_ok(arg) || arg[0] == '-' ||
+	if (!shared_name_ok(arg) || arg[0] == '-' ||
 	    arg[strspn(arg, "0123456789")] == '\0')
 		return refuse(p,
 		    "invalid --name '%s': use up to 64 letters, "
@@ -1435,7 +1250,7 @@ check_retune_target(struct parsed *p)
 			    t);
 		return 0;
 	}
-	if (!options_shared_name_ok(t) || t[0] == '-')
+	if (!shared_name_ok(t) || t[0] == '-')
 		return refuse(p,
 		    "invalid -R '%s': give the name or the process "
 		    "id of a running tbthrottle",
@@ -1481,38 +1296,11 @@ check_retune(struct parsed *p)
 static int
 resolve_bytes(struct parsed *p)
 {
-	struct limit *l = &p->cfg->byte_limit;
-	struct amount a = { true, BYTE_BURST_NS, 1 };
-	const char *rate = p->byte_rate, *burst = p->byte_burst;
-	char why[160];
-
-	if (rate == NULL)
+	if (p->byte_rate == NULL)
 		return 0;
-	if (rate_parse(rate, true, &l->rate, why, sizeof why) != 0)
-		return refuse(p, "invalid --byte-rate '%s': %s", rate, why);
-	if (l->rate.inf)
-		return refuse(p,
-		    "invalid --byte-rate '%s': give a finite rate "
-		    "such as 1M/s",
-		    rate);
-	if (burst != NULL &&
-	    rate_parse_amount(burst, true, &a, why, sizeof why) != 0)
-		return refuse(p, "invalid --byte-burst '%s': %s", burst, why);
-	if (rate_amount_units(&a, &l->rate, &l->burst) != 0 ||
-	    (long double)l->burst * l->rate.d / l->rate.n > MAX_REFILL_NS)
-		return refuse(p,
-		    "invalid --byte-burst '%s': takes more than "
-		    "100 years to refill",
-		    burst);
-	if (l->burst == 0) {
-		if (burst != NULL)
-			return refuse(p,
-			    "invalid --byte-burst '%s': must be "
-			    "at least 1 byte",
-			    burst);
-		l->burst = 1;
-	}
-	l->initial = l->burst;
+	if (spec_byte_limit_parse(p->byte_rate, p->byte_burst,
+		&p->cfg->byte_limit, p->err, p->errsz) != 0)
+		return -1;
 	p->cfg->byte_limited = true;
 	return 0;
 }
@@ -1531,7 +1319,7 @@ resolve_limits(struct parsed *p)
 	if (p->nrates == 1 && p->bursts[0] == NULL)
 		p->bursts[0] = p->lead_burst;
 	for (int i = p->nrates - 1; i >= 0; i--) {
-		if (options_limit_parse(p->rates[i], p->bursts[i], p->initial,
+		if (spec_limit_parse(p->rates[i], p->bursts[i], p->initial,
 			cfg->mode, cfg->algorithm, &cfg->limits[i], p->err,
 			p->errsz) != 0)
 			return -1;
@@ -1553,7 +1341,7 @@ check_shared_name(struct parsed *p)
 {
 	const char *name = p->cfg->shared;
 
-	if (name == NULL || options_shared_name_ok(name))
+	if (name == NULL || shared_name_ok(name))
 		return 0;
 	return refuse(p,
 	    "invalid --shared name '%s': use up to 64 letters, "
@@ -1580,7 +1368,7 @@ struct rule {
  *
  * Found while the options are read, not here: a second -l, -0, -d or -c
  * of another unit, a second -a of another algorithm, two -b for one -r,
- * and a ninth -r.  options_limit_parse refuses -b with -a leaky, and -b or
+ * and a ninth -r.  spec_limit_parse refuses -b with -a leaky, and -b or
  * --initial with -a sliding or fixed, as -R needs that too.
  */
 /* clang-format off */

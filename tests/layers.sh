@@ -24,6 +24,7 @@ framer 1 p
 stats 1 p
 redisurl 1 p
 options 1 p
+spec 1 p
 tiers 1 p
 timestamp 1 p
 bucket 2 p

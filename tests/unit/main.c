@@ -34,6 +34,7 @@ main(void)
 	test_options();
 	test_option_table();
 	test_limit_parse();
+	test_byte_limit_parse();
 	test_runname();
 	test_tiers();
 	test_redisurl();

@@ -74,6 +74,7 @@ void test_stats(void);
 void test_options(void);
 void test_option_table(void);
 void test_limit_parse(void);
+void test_byte_limit_parse(void);
 
 /* runname_test.c */
 void test_runname(void);
