@@ -76,7 +76,7 @@ struct parsed {
 	uint64_t seen;		       /* the bits of the options given */
 	unsigned char order[NOPTIONS]; /* the options given, in that order */
 	int norder;
-	const char *word[NOPTIONS]; /* each one's word, when first given */
+	const char *word[NOPTIONS]; /* as first typed, if as --name */
 	char *err;		    /* the reason for OPT_ERROR */
 	size_t errsz;
 };
@@ -694,63 +694,54 @@ options_usage(FILE *fp)
 }
 
 /*
- * Is name[0..len) the start of more than one long option?  Then say which
- * it could be, as getopt does.
+ * The long option word (--name[=value]) that getopt_long refused: one
+ * that takes no value given one, one that names several, or none.
  */
-static bool
-ambiguous(const char *name, size_t len, char *err, size_t errsz)
+static void
+refuse_long(struct parsed *p, const char *word)
 {
-	size_t used;
+	size_t len = strcspn(word + 2, "="), used;
+	const struct option_row *o = NULL;
 	int matches = 0;
 
-	used = (size_t)snprintf(err, errsz,
-	    "option '--%.*s' is ambiguous; possibilities:", (int)len, name);
-	for (int i = 0; i < NOPTIONS; i++) {
-		if (len == 0 || strncmp(options[i].name, name, len) != 0)
+	used = (size_t)snprintf(p->err, p->errsz,
+	    "option '--%.*s' is ambiguous; possibilities:", (int)len, word + 2);
+	for (int i = 0; i < NOPTIONS && len > 0; i++) {
+		if (strncmp(options[i].name, word + 2, len) != 0)
 			continue;
+		o = &options[i];
+		if (strlen(o->name) == len) {
+			matches = 1;
+			break;
+		}
 		matches++;
-		if (used < errsz)
-			used += (size_t)snprintf(err + used, errsz - used,
-			    " '--%s'", options[i].name);
+		if (used < p->errsz)
+			used += (size_t)snprintf(
+			    p->err + used, p->errsz - used, " '--%s'", o->name);
 	}
-	return matches > 1;
+	if (matches == 1 && word[2 + len] == '=')
+		refuse(p, "option '--%s' takes no value (see --help)", o->name);
+	else if (matches <= 1)
+		refuse(p, "unknown option '%.*s' (see --help)", (int)len + 2,
+		    word);
 }
 
 /*
- * Describe the option getopt_long refused.  optopt is no help for long
- * options (glibc sets it to the option's value), so read the word itself.
+ * Say what getopt_long refused, from what glibc and musl agree on.  Only
+ * the last word, last, can lack its value (musl may have moved it by
+ * then); a short option it does not know is optopt (argv[optind - 1] may
+ * be a word before it); else the long option is the word just passed.
  */
 static void
-bad_option(const char *word, char *err, size_t errsz)
+refuse_option(struct parsed *p, int c, const char *last, char **argv)
 {
-	size_t len;
-
-	if (strncmp(word, "--", 2) != 0) {
-		if (optopt > ' ' && optopt < 127)
-			msg_fail(err, errsz,
-			    "unknown option '-%c' (see --help)", optopt);
-		else
-			msg_fail(err, errsz, "unknown option '%s' (see --help)",
-			    word);
-		return;
-	}
-	len = strcspn(word + 2, "=");
-	for (int i = 0; i < NOPTIONS; i++) {
-		const struct option_row *o = &options[i];
-
-		if (strlen(o->name) == len &&
-		    strncmp(o->name, word + 2, len) == 0 &&
-		    o->arg == no_argument && word[2 + len] == '=') {
-			msg_fail(err, errsz,
-			    "option '--%s' takes no value (see --help)",
-			    o->name);
-			return;
-		}
-	}
-	if (ambiguous(word + 2, len, err, errsz))
-		return;
-	msg_fail(err, errsz, "unknown option '%.*s' (see --help)",
-	    (int)(len + 2), word);
+	if (c == ':')
+		refuse(p, "option '%s' needs a value (see --help)", last);
+	else if (optopt != 0 && row_of(optopt) == NULL)
+		refuse(p, "unknown option '-%c' (see --help)",
+		    (unsigned char)optopt);
+	else
+		refuse_long(p, argv[optind - 1]);
 }
 
 /* ---- refused combinations ---- */
@@ -1102,36 +1093,29 @@ static enum parse_result
 parse(struct parsed *p, int argc, char **argv)
 {
 	struct config *cfg = &p->cfg;
-	int c, i, rc;
+	const char *last = argv[argc - 1];
+	int c, i, rc, li;
 
 	getopt_tables();
 	opterr = 0;
-#ifdef __GLIBC__
-	optind = 0; /* also resets glibc's scan state */
-#else
-	optind = 1;
-#endif
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	/* A new scan, its state too: glibc, musl and the BSDs agree on 0. */
+	optind = 0;
+	while (
+	    (li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) !=
+	    -1) {
 		const struct option_row *o = row_of(c);
 
-		if (c == ':') {
-			refuse(p, "option '%s' needs a value (see --help)",
-			    argv[optind - 1]);
-			return OPT_ERROR;
-		}
-		if (o == NULL) {
-			bad_option(argv[optind - 1], p->err, p->errsz);
+		if (c == ':' || c == '?' || o == NULL) {
+			refuse_option(p, c, last, argv);
 			return OPT_ERROR;
 		}
 		i = (int)(o - options);
 		if ((p->seen & BIT(i)) == 0) {
 			p->order[p->norder++] = (unsigned char)i;
-			/* The word, before its value if that came apart. */
-			p->word[i] = argv[optind -
-			    (optarg != NULL && optarg == argv[optind - 1] &&
-					optind >= 2 ?
-				    2 :
-				    1)];
+			/* As typed, before its value if that came apart. */
+			p->word[i] = li < 0 ?
+			    NULL :
+			    argv[optind - 1 - (optarg == argv[optind - 1])];
 		}
 		rc = take(p, o, optarg);
 		p->seen |= BIT(i);

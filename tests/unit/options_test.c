@@ -155,6 +155,22 @@ test_options(void)
 	opt_bad("unknown option '--frobnicate'", "--frobnicate", (char *)NULL);
 	opt_bad("unknown option '-x'", "-x", (char *)NULL);
 	opt_bad("option '-r' needs a value", "-r", (char *)NULL);
+	opt_bad("option '--rate' needs a value", "-l", "--rate", (char *)NULL);
+	/* The option itself is named, not the word getopt last passed. */
+	opt_bad(
+	    "unknown option '-x' (", "-r", "1", "--drop", "-xl", (char *)NULL);
+	opt_bad("unknown option '-x' (", "--lines", "-xl", (char *)NULL);
+	opt_bad("unknown option '-\\x01' (", "-r", "1", "-\001l", (char *)NULL);
+	opt_bad("option '--leaky' takes no value", "--lea=1", (char *)NULL);
+	opt_bad("not '-P'", "-R", "x", "-Ps", (char *)NULL);
+	opt_bad("not '-k'", "-R", "x", "-sk1", (char *)NULL);
+	opt_bad("not '--ke'", "-R", "x", "--ke=1", (char *)NULL);
+	/* A scan stopped in the middle of a word leaves nothing behind. */
+	opt_bad("unknown option '-x' (", "-xl", (char *)NULL);
+	check(
+	    parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
+		cfg.nlimits == 1,
+	    "a fresh scan after an error mid-word: %s", err);
 	check(parse(&cfg, err, sizeof err, "-r", "1000/s", "-b", "5000", "-r",
 		  "5000/s", "-b", "10", (char *)NULL) == OPT_RUN &&
 		cfg.nlimits == 2 && cfg.limits[0].burst == 5000 &&
