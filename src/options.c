@@ -875,8 +875,8 @@ enum quote {
  * with a step instead runs it there.
  */
 struct rule {
-	uint64_t all, none, any;
 	const char *text;
+	uint64_t all, none, any;
 	unsigned char quote[2];
 	int (*step)(struct parsed *);
 };
@@ -894,134 +894,124 @@ struct rule {
 /* clang-format off */
 static const struct rule rules[] = {
 	/* --list lists, and takes nothing else. */
-	{ .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST)) | F(FILES),
-	    .text = "--list takes no other options or operands" },
+	{ "--list takes no other options or operands", .all = O(LIST),
+	    .any = (ALL_OPTIONS & ~O(LIST)) | F(FILES) },
 	{ .step = list_only },
 
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
-	{ .all = O(RELOAD), .none = O(RETUNE),
-	    .text = "--reload needs -R NAME|PID: the run to reload" },
-	{ .all = O(RETUNE), .any = ALL_OPTIONS & ~RETUNE_OPTIONS,
-	    .quote = { Q_WORD }, .text = "-R takes only -r and -b, --stats, "
-	    "--reload or --speed, not '%s'" },
-	{ .all = O(RETUNE) | F(FILES), .text = "-R takes only -r and -b, "
-	    "--stats, --reload or --speed, not FILE operands" },
-	{ .all = O(RETUNE) | F(BAD_TARGET), .quote = { V(RETUNE) },
-	    .text = "invalid -R '%s': give the name or the process id of a "
-	    "running tbthrottle" },
-	{ .all = O(RETUNE) | O(STATS), .any = O(RATE) | O(BURST),
-	    .quote = { V(RETUNE) },
-	    .text = "-R %s takes -r and -b, or --stats, not both" },
-	{ .all = O(RETUNE) | O(RELOAD),
+	{ "--reload needs -R NAME|PID: the run to reload", .all = O(RELOAD),
+	    .none = O(RETUNE) },
+	{ "-R takes only -r and -b, --stats, --reload or --speed, not '%s'",
+	    .all = O(RETUNE), .any = ALL_OPTIONS & ~RETUNE_OPTIONS,
+	    .quote = { Q_WORD } },
+	{ "-R takes only -r and -b, --stats, --reload or --speed, not FILE "
+	    "operands", .all = O(RETUNE) | F(FILES) },
+	{ "invalid -R '%s': give the name or the process id of a running "
+	    "tbthrottle", .all = O(RETUNE) | F(BAD_TARGET),
+	    .quote = { V(RETUNE) } },
+	{ "-R %s takes -r and -b, or --stats, not both",
+	    .all = O(RETUNE) | O(STATS), .any = O(RATE) | O(BURST),
+	    .quote = { V(RETUNE) } },
+	{ "-R %s takes --reload alone, without -r, -b, --stats or --speed",
+	    .all = O(RETUNE) | O(RELOAD),
 	    .any = O(STATS) | O(RATE) | O(BURST) | O(SPEED),
-	    .quote = { V(RETUNE) }, .text = "-R %s takes --reload alone, "
-	    "without -r, -b, --stats or --speed" },
-	{ .all = O(RETUNE) | F(NO_RATE),
-	    .none = O(STATS) | O(RELOAD) | O(SPEED), .quote = { V(RETUNE) },
-	    .text = "-R %s needs -r RATE [-b BURST] for each limit to "
-	    "change, --stats, --reload or --speed" },
-	{ .all = O(RETUNE) | O(SPEED), .any = O(RATE) | O(BURST) | O(STATS),
-	    .quote = { V(RETUNE) },
-	    .text = "-R %s takes --speed alone, not with -r, -b or --stats" },
+	    .quote = { V(RETUNE) } },
+	{ "-R %s needs -r RATE [-b BURST] for each limit to change, --stats, "
+	    "--reload or --speed", .all = O(RETUNE) | F(NO_RATE),
+	    .none = O(STATS) | O(RELOAD) | O(SPEED), .quote = { V(RETUNE) } },
+	{ "-R %s takes --speed alone, not with -r, -b or --stats",
+	    .all = O(RETUNE) | O(SPEED), .any = O(RATE) | O(BURST) | O(STATS),
+	    .quote = { V(RETUNE) } },
 	{ .step = check_retune },
 
 	/* --replay: records at their own timestamps, whole. */
-	{ .none = O(REPLAY), .any = REPLAY_OPTIONS, .quote = { Q_NAME },
-	    .text = "%s needs --replay" },
-	{ .all = O(REPLAY) | O(BYTES), .text = "--replay times records by "
-	    "their timestamps; it does not apply to -c" },
-	{ .all = O(REPLAY) | O(QUEUE),
-	    .text = "--replay does not combine with --queue" },
-	{ .all = O(REPLAY) | O(SHARED),
-	    .text = "--replay does not combine with --shared" },
+	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,
+	    .quote = { Q_NAME } },
+	{ "--replay times records by their timestamps; it does not apply to "
+	    "-c", .all = O(REPLAY) | O(BYTES) },
+	{ "--replay does not combine with --queue",
+	    .all = O(REPLAY) | O(QUEUE) },
+	{ "--replay does not combine with --shared",
+	    .all = O(REPLAY) | O(SHARED) },
 
 	/* Records limited by their bytes too. */
-	{ .all = O(BYTE_BURST), .none = O(BYTE_RATE),
-	    .quote = { V(BYTE_BURST) },
-	    .text = "--byte-burst %s needs --byte-rate" },
-	{ .all = O(BYTE_RATE) | O(BYTES), .quote = { V(BYTE_RATE) },
-	    .text = "--byte-rate applies to records; with -c give the byte "
-	    "rate as -r %s" },
+	{ "--byte-burst %s needs --byte-rate", .all = O(BYTE_BURST),
+	    .none = O(BYTE_RATE), .quote = { V(BYTE_BURST) } },
+	{ "--byte-rate applies to records; with -c give the byte rate as "
+	    "-r %s", .all = O(BYTE_RATE) | O(BYTES),
+	    .quote = { V(BYTE_RATE) } },
 	{ .step = resolve_bytes },
-	{ .all = O(BYTE_RATE), .none = O(RATE), .any = O(ALG) | O(LEAKY),
-	    .text = "-a applies to -r, and there is none: --byte-rate is "
-	    "always a token bucket" },
+	{ "-a applies to -r, and there is none: --byte-rate is always a "
+	    "token bucket", .all = O(BYTE_RATE), .none = O(RATE),
+	    .any = O(ALG) | O(LEAKY) },
 
 	/* The limits: each -r with its -b, and --initial. */
-	{ .all = F(LEAD) | F(SEVERAL), .quote = { Q_LEAD },
-	    .text = "-b %s comes before any -r: with several -r, give each "
-	    "-b after its -r" },
-	{ .all = F(LEAD) | F(B0), .quote = { Q_LEAD, Q_B0 },
-	    .text = burst_twice },
-	{ .all = O(INITIAL) | F(SEVERAL),
-	    .text = "--initial applies to a single -r" },
-	{ .all = F(LEAD), .none = O(RATE), .any = O(BYTE_RATE) | O(REPLAY),
-	    .quote = { Q_LEAD }, .text = "-b %s applies to -r, and there is "
-	    "none (for the bytes, give --byte-burst)" },
-	{ .all = O(INITIAL), .none = O(RATE), .any = O(BYTE_RATE) | O(REPLAY),
-	    .quote = { V(INITIAL) }, .text = "--initial %s applies to -r, and "
-	    "there is none (for the bytes, give --byte-burst)" },
-	{ .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY),
-	    .text = "missing -r RATE (for example -r 10/s or -c -r 1M/s; see "
-	    "--help)" },
+	{ "-b %s comes before any -r: with several -r, give each -b after "
+	    "its -r", .all = F(LEAD) | F(SEVERAL), .quote = { Q_LEAD } },
+	{ burst_twice, .all = F(LEAD) | F(B0), .quote = { Q_LEAD, Q_B0 } },
+	{ "--initial applies to a single -r",
+	    .all = O(INITIAL) | F(SEVERAL) },
+	{ "-b %s applies to -r, and there is none (for the bytes, give "
+	    "--byte-burst)", .all = F(LEAD), .none = O(RATE),
+	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { Q_LEAD } },
+	{ "--initial %s applies to -r, and there is none (for the bytes, "
+	    "give --byte-burst)", .all = O(INITIAL), .none = O(RATE),
+	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { V(INITIAL) } },
+	{ "missing -r RATE (for example -r 10/s or -c -r 1M/s; see --help)",
+	    .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY) },
 	{ .step = resolve_limits },
-	{ .all = F(INF_AMONG),
-	    .text = "-r inf cannot be combined with other rates" },
+	{ "-r inf cannot be combined with other rates", .all = F(INF_AMONG) },
 
 	/* --queue holds whole records under record limits only. */
-	{ .all = O(QUEUE) | O(BYTES), .quote = { V(QUEUE) },
-	    .text = "--queue %s counts records; it does not apply to -c" },
-	{ .all = O(QUEUE) | O(BYTE_RATE), .quote = { V(QUEUE) },
-	    .text = "--queue %s does not combine with --byte-rate" },
-	{ .all = O(QUEUE) | F(UNLIMITED), .quote = { V(QUEUE) },
-	    .text = "--queue %s needs a rate: with -r inf nothing ever waits" },
+	{ "--queue %s counts records; it does not apply to -c",
+	    .all = O(QUEUE) | O(BYTES), .quote = { V(QUEUE) } },
+	{ "--queue %s does not combine with --byte-rate",
+	    .all = O(QUEUE) | O(BYTE_RATE), .quote = { V(QUEUE) } },
+	{ "--queue %s needs a rate: with -r inf nothing ever waits",
+	    .all = O(QUEUE) | F(UNLIMITED), .quote = { V(QUEUE) } },
 
 	/* -k keeps a limit per key, for one -r, or by --tiers. */
-	{ .all = O(SEP), .none = O(KEY) | O(TIME_FIELD),
-	    .text = "-F needs -k FIELD or --time-field N" },
-	{ .all = O(TIERS), .none = O(KEY),
-	    .text = "--tiers needs -k FIELD: tiers give the rates of keys" },
-	{ .all = O(MAX_KEYS), .none = O(KEY),
-	    .text = "--max-keys needs -k FIELD" },
-	{ .all = O(KEY) | O(BYTES), .quote = { V(KEY) },
-	    .text = "-k %s keys records; it does not apply to -c" },
-	{ .all = O(KEY), .any = F(UNLIMITED) | F(INF), .quote = { V(KEY) },
-	    .text = "-k %s needs a rate for each key" },
-	{ .all = O(KEY) | F(SEVERAL), .quote = { V(KEY) },
-	    .text = "-k %s takes one -r, the rate of each key" },
-	{ .all = O(KEY) | O(QUEUE), .quote = { V(KEY) },
-	    .text = "-k %s does not combine with --queue" },
-	{ .all = O(KEY) | F(NOT_FULL), .quote = { V(KEY) },
-	    .text = "-k %s starts every key with a full bucket: --initial "
-	    "does not apply" },
+	{ "-F needs -k FIELD or --time-field N", .all = O(SEP),
+	    .none = O(KEY) | O(TIME_FIELD) },
+	{ "--tiers needs -k FIELD: tiers give the rates of keys",
+	    .all = O(TIERS), .none = O(KEY) },
+	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY) },
+	{ "-k %s keys records; it does not apply to -c",
+	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },
+	{ "-k %s needs a rate for each key", .all = O(KEY),
+	    .any = F(UNLIMITED) | F(INF), .quote = { V(KEY) } },
+	{ "-k %s takes one -r, the rate of each key",
+	    .all = O(KEY) | F(SEVERAL), .quote = { V(KEY) } },
+	{ "-k %s does not combine with --queue", .all = O(KEY) | O(QUEUE),
+	    .quote = { V(KEY) } },
+	{ "-k %s starts every key with a full bucket: --initial does not "
+	    "apply", .all = O(KEY) | F(NOT_FULL), .quote = { V(KEY) } },
 
 	/* --shared is one token bucket, in a file or in Redis. */
-	{ .all = O(REDIS), .none = O(SHARED),
-	    .text = "--redis needs --shared NAME" },
-	{ .all = O(FALLBACK), .none = O(SHARED),
-	    .text = "--redis-fallback needs --shared NAME" },
-	{ .all = O(SHARED) | F(BAD_SHARED), .quote = { V(SHARED) },
-	    .text = "invalid --shared name '%s': use up to 64 letters, "
-	    "digits, '.', '_' and '-'" },
-	{ .all = O(SHARED) | F(UNLIMITED), .quote = { V(SHARED) },
-	    .text = "--shared %s needs a rate" },
-	{ .all = O(SHARED) | F(SEVERAL), .quote = { V(SHARED) },
-	    .text = "--shared %s takes one -r" },
-	{ .all = O(SHARED) | F(WINDOW), .quote = { V(SHARED) },
-	    .text = "--shared %s needs -a token or -a leaky" },
-	{ .all = O(SHARED) | O(KEY), .none = O(REDIS), .quote = { V(SHARED) },
-	    .text = "--shared %s does not combine with -k (except with "
-	    "--redis)" },
-	{ .all = O(SHARED) | O(QUEUE), .quote = { V(SHARED) },
-	    .text = "--shared %s does not combine with --queue" },
-	{ .all = O(SHARED) | F(NOT_FULL), .quote = { V(SHARED) },
-	    .text = "--shared %s starts the bucket full: --initial does not "
-	    "apply" },
+	{ "--redis needs --shared NAME", .all = O(REDIS), .none = O(SHARED) },
+	{ "--redis-fallback needs --shared NAME", .all = O(FALLBACK),
+	    .none = O(SHARED) },
+	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
+	    "'_' and '-'", .all = O(SHARED) | F(BAD_SHARED),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s needs a rate", .all = O(SHARED) | F(UNLIMITED),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s takes one -r", .all = O(SHARED) | F(SEVERAL),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s needs -a token or -a leaky",
+	    .all = O(SHARED) | F(WINDOW), .quote = { V(SHARED) } },
+	{ "--shared %s does not combine with -k (except with --redis)",
+	    .all = O(SHARED) | O(KEY), .none = O(REDIS),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s does not combine with --queue",
+	    .all = O(SHARED) | O(QUEUE), .quote = { V(SHARED) } },
+	{ "--shared %s starts the bucket full: --initial does not apply",
+	    .all = O(SHARED) | F(NOT_FULL), .quote = { V(SHARED) } },
 
 	/* Dropping needs something to drop for. */
-	{ .all = F(UNLIMITED), .none = O(BYTE_RATE),
-	    .any = O(DROP) | O(DROP_TO),
-	    .text = "--drop needs a rate: with -r inf nothing is ever dropped" },
+	{ "--drop needs a rate: with -r inf nothing is ever dropped",
+	    .all = F(UNLIMITED), .none = O(BYTE_RATE),
+	    .any = O(DROP) | O(DROP_TO) },
 };
 /* clang-format on */
 
