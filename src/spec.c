@@ -35,6 +35,24 @@ window_limit(const char *rate, const char *burst, const char *initial,
 	return 0;
 }
 
+/* The amount s of option what (-b, --initial): whole units, or a time. */
+static int
+amount_of(const char *what, const char *s, bool bytes, struct amount *a,
+    char *err, size_t errsz)
+{
+	char why[160];
+
+	if (rate_parse_amount(s, bytes, a, why, sizeof why) != 0)
+		return msg_fail(
+		    err, errsz, "invalid %s '%s': %s", what, s, why);
+	if (!a->is_duration && a->den != 1)
+		return msg_fail(err, errsz,
+		    "invalid %s '%s': give a whole number of units, or a "
+		    "duration such as 2s",
+		    what, s);
+	return 0;
+}
+
 /*
  * The burst of out: -b, in units or as time at the rate.  Without it, one
  * unit, or 10 ms of the rate for a token bucket of bytes; a leaky bucket
@@ -45,7 +63,6 @@ burst_of(const char *burst, bool bytes, enum algorithm alg, struct limit *out,
     char *err, size_t errsz)
 {
 	struct amount a = { true, BYTE_BURST_NS, 1 };
-	char why[160];
 
 	out->burst = 1;
 	if (bytes && !out->rate.inf && alg == ALG_TOKEN &&
@@ -54,14 +71,8 @@ burst_of(const char *burst, bool bytes, enum algorithm alg, struct limit *out,
 		out->burst = 1;
 	if (burst == NULL)
 		return 0;
-	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid burst '%s': %s", burst, why);
-	if (!a.is_duration && a.den != 1)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': give a whole "
-		    "number of units, or a duration such as 2s",
-		    burst);
+	if (amount_of("burst", burst, bytes, &a, err, errsz) != 0)
+		return -1;
 	if (!a.is_duration && a.num == 0)
 		return msg_fail(err, errsz,
 		    "invalid burst '%s': must be at least "
@@ -85,19 +96,12 @@ initial_of(
     const char *initial, bool bytes, struct limit *out, char *err, size_t errsz)
 {
 	struct amount a;
-	char why[160];
 
 	out->initial = out->burst;
 	if (initial == NULL)
 		return 0;
-	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid --initial '%s': %s", initial, why);
-	if (!a.is_duration && a.den != 1)
-		return msg_fail(err, errsz,
-		    "invalid --initial '%s': give a whole "
-		    "number of units, or a duration such as 2s",
-		    initial);
+	if (amount_of("--initial", initial, bytes, &a, err, errsz) != 0)
+		return -1;
 	if (!out->rate.inf &&
 	    (rate_amount_units(&a, &out->rate, &out->initial) != 0 ||
 		out->initial > out->burst))
