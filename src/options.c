@@ -1083,18 +1083,20 @@ static enum parse_result
 parse(struct parsed *p, int argc, char **argv)
 {
 	struct config *cfg = &p->cfg;
-	const char *last = argv[argc - 1];
+	const char *last = argc > 0 ? argv[argc - 1] : "";
+	const struct option_row *o;
 	int c, i, rc, li;
 
 	getopt_tables();
 	opterr = 0;
 	/* A new scan, its state too: glibc, musl and the BSDs agree on 0. */
 	optind = 0;
-	while (
-	    (li = -1, c = getopt_long(argc, argv, shortopts, longopts, &li)) !=
-	    -1) {
-		const struct option_row *o = row_of(c);
-
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, shortopts, longopts, &li);
+		if (c == -1)
+			break;
+		o = row_of(c);
 		if (c == ':' || c == '?' || o == NULL) {
 			refuse_option(p, c, last, argv);
 			return OPT_ERROR;
