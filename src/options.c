@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "msg.h"
 #include "options.h"
 #include "timestamp.h"
@@ -50,7 +51,7 @@ enum fact {
 	F_BAD_SHARED, /* --shared names no bucket */
 	NBITS
 };
-_Static_assert(NBITS <= 64, "the options and facts fit in a uint64_t");
+_Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 
 #define BIT(i) (UINT64_C(1) << (i))
 #define O(x) BIT(O_##x)
@@ -72,12 +73,9 @@ struct parsed {
 	int nrates;
 	const char *lead_burst; /* a -b before any -r */
 	const char *initial, *byte_rate, *byte_burst, *retune, *speed;
-	bool inf_among;		       /* -r inf was one of several -r */
-	uint64_t seen;		       /* the bits of the options given */
-	unsigned char order[NOPTIONS]; /* the options given, in that order */
-	int norder;
-	const char *word[NOPTIONS]; /* as first typed, if as --name */
-	char *err;		    /* the reason for OPT_ERROR */
+	bool inf_among;	   /* -r inf was one of several -r */
+	struct cmdline cl; /* the options given, in turn */
+	char *err;	   /* the reason for OPT_ERROR */
 	size_t errsz;
 };
 
@@ -96,24 +94,7 @@ refuse(const struct parsed *p, const char *fmt, ...)
 
 /* ---- the options ---- */
 
-/* What an option stores, at the offset of its row. */
-enum kind {
-	K_SEEN,	    /* nothing but that it was given */
-	K_TEXT,	    /* the text, a const char *; .bad refuses it empty */
-	K_COUNT,    /* a whole number from 1 to .n */
-	K_DURATION, /* a duration from 0 to .n ns, as int64_t */
-	K_WORD,	    /* the index of the word among .choice's */
-	K_CONST,    /* the value .n, of .choice's */
-	K_STOP	    /* nothing: reading stops with parse_result .n */
-};
-
-/* The values one field may take, by name, and how two given are told. */
-struct choice {
-	const char *const *names; /* by value: the words, or the options */
-	int nnames;
-	const char *bad;      /* a word not among them, %s */
-	const char *conflict; /* two values, %1$s and %2$s; NULL: the last */
-};
+/* The words and flags of the options that choose one of several. */
 /* clang-format off */
 #define CHOICE(names, bad, conflict) \
 	{ names, (int)(sizeof names / sizeof names[0]), bad, conflict }
@@ -127,14 +108,14 @@ static const char *const fallback_words[] = { [FALLBACK_BLOCK] = "block",
 	[FALLBACK_LOCAL] = "local", [FALLBACK_FAIL] = "fail" };
 static const char *const stats_words[] = { "text", "json" };
 
-static const struct choice units = CHOICE(unit_flags, NULL,
+static const struct cmdline_choice units = CHOICE(unit_flags, NULL,
     "%2$s conflicts with %1$s: give one of -l, -0, -d, -c");
-static const struct choice algorithms = CHOICE(alg_words,
+static const struct cmdline_choice algorithms = CHOICE(alg_words,
     "invalid algorithm '%s': use token, leaky, sliding or fixed",
     "conflicting algorithms: -a %1$s and -a %2$s; give one");
-static const struct choice fallbacks = CHOICE(fallback_words,
+static const struct cmdline_choice fallbacks = CHOICE(fallback_words,
     "invalid --redis-fallback '%s': use block, local or fail", NULL);
-static const struct choice formats = CHOICE(stats_words,
+static const struct cmdline_choice formats = CHOICE(stats_words,
     "invalid --stats format '%s': use text or json", NULL);
 /* clang-format on */
 _Static_assert(sizeof(enum unit_mode) == sizeof(unsigned) &&
@@ -142,36 +123,17 @@ _Static_assert(sizeof(enum unit_mode) == sizeof(unsigned) &&
 	sizeof(enum redis_fallback) == sizeof(unsigned),
     "choices are stored as unsigned");
 
-struct option_row {
-	const char *name;  /* --name */
-	const char *value; /* what the value is called in --help */
-	char letter;	   /* -letter, or 0 for none */
-	/* no_argument, required_argument, or optional_argument: that one
-	 * only as --name=value, and the short form takes no value. */
-	signed char arg;
-	unsigned char kind; /* enum kind */
-	bool why; /* K_DURATION: a value that is no amount is told why */
-	const char *help; /* lines of --help, without the last newline */
-	size_t off, size; /* of the value in struct parsed */
-	size_t flag;	  /* offset of a bool set when given, or 0 */
-	uint64_t n;	  /* see enum kind */
-	const struct choice *choice;
-	const char *bad, *big; /* for a bad value, and one above .n */
-	/* Called with the value first, if not NULL: 0, or -1 to refuse it. */
-	int (*check)(struct parsed *, const char *);
-};
-
 /* Option rows: the kind and where the value goes. */
 #define AT(f) \
 	.off = offsetof(struct parsed, f), \
 	.size = sizeof(((struct parsed *)0)->f)
-#define SEEN .kind = K_SEEN
-#define TEXT(f) .kind = K_TEXT, AT(f)
-#define COUNT(f, max) .kind = K_COUNT, AT(f), .n = (max)
-#define DURATION(f, max) .kind = K_DURATION, AT(f), .n = (max)
-#define WORD(f, c) .kind = K_WORD, AT(f), .choice = &(c)
-#define CONST(f, c, v) .kind = K_CONST, AT(f), .choice = &(c), .n = (v)
-#define STOP(r) .kind = K_STOP, .n = (r)
+#define SEEN .kind = CL_SEEN
+#define TEXT(f) .kind = CL_TEXT, AT(f)
+#define COUNT(f, max) .kind = CL_COUNT, AT(f), .n = (max)
+#define DURATION(f, max) .kind = CL_DURATION, AT(f), .n = (max)
+#define WORD(f, c) .kind = CL_WORD, AT(f), .choice = &(c)
+#define CONST(f, c, v) .kind = CL_CONST, AT(f), .choice = &(c), .n = (v)
+#define STOP(r) .kind = CL_STOP, .n = (r)
 #define FLAG(f) .flag = offsetof(struct parsed, f)
 #define NONE no_argument
 #define REQ required_argument
@@ -228,13 +190,20 @@ target_ok(const char *t)
 	    *t != '0';
 }
 
-/* ---- the checks of options with a grammar of their own ---- */
+/*
+ * The checks of options with a grammar of their own.  Each is called with
+ * the struct parsed and the value, and returns 0, or -1 with the reason
+ * in err.
+ */
 
 static int
-set_rate(struct parsed *p, const char *arg)
+set_rate(void *base, const char *arg, char *err, size_t errsz)
 {
+	struct parsed *p = base;
+
 	if (p->nrates == MAX_LIMITS)
-		return refuse(p, "too many -r: at most %d limits", MAX_LIMITS);
+		return msg_fail(
+		    err, errsz, "too many -r: at most %d limits", MAX_LIMITS);
 	p->rates[p->nrates++] = arg;
 	return 0;
 }
@@ -244,64 +213,72 @@ static const char burst_twice[] =
 
 /* A -b belongs to the -r before it. */
 static int
-set_burst(struct parsed *p, const char *arg)
+set_burst(void *base, const char *arg, char *err, size_t errsz)
 {
+	struct parsed *p = base;
 	const char **slot = p->nrates > 0 ? &p->bursts[p->nrates - 1] :
 					    &p->lead_burst;
 
 	if (*slot != NULL)
-		return refuse(p, burst_twice, *slot, arg);
+		return msg_fail(err, errsz, burst_twice, *slot, arg);
 	*slot = arg;
 	return 0;
 }
 
 static int
-set_delim(struct parsed *p, const char *arg)
+set_delim(void *base, const char *arg, char *err, size_t errsz)
 {
-	return parse_delim(arg, &p->cfg.delim, p->err, p->errsz);
+	return parse_delim(
+	    arg, &((struct parsed *)base)->cfg.delim, err, errsz);
 }
 
 static int
-set_separator(struct parsed *p, const char *arg)
+set_separator(void *base, const char *arg, char *err, size_t errsz)
 {
 	unsigned char sep = 0;
 
-	if (parse_delim(arg, &sep, p->err, p->errsz) != 0)
+	if (parse_delim(arg, &sep, err, errsz) != 0)
 		return -1;
-	p->cfg.key_sep = sep;
+	((struct parsed *)base)->cfg.key_sep = sep;
 	return 0;
 }
 
 static int
-set_redis(struct parsed *p, const char *arg)
+set_redis(void *base, const char *arg, char *err, size_t errsz)
 {
-	return redisurl_parse(arg, &p->cfg.redis_url, p->err, p->errsz);
+	return redisurl_parse(
+	    arg, &((struct parsed *)base)->cfg.redis_url, err, errsz);
 }
 
 static int
-set_speed(struct parsed *p, const char *arg)
+set_speed(void *base, const char *arg, char *err, size_t errsz)
 {
+	struct config *cfg = &((struct parsed *)base)->cfg;
+
 	return spec_speed_parse(
-	    arg, &p->cfg.speed_num, &p->cfg.speed_den, p->err, p->errsz);
+	    arg, &cfg->speed_num, &cfg->speed_den, err, errsz);
 }
 
 static int
-check_time_format(struct parsed *p, const char *arg)
+check_time_format(void *base, const char *arg, char *err, size_t errsz)
 {
 	char why[160];
 
+	(void)base;
 	if (timestamp_check_format(arg, why, sizeof why) != 0)
-		return refuse(p, "invalid --time-format '%s': %s", arg, why);
+		return msg_fail(
+		    err, errsz, "invalid --time-format '%s': %s", arg, why);
 	return 0;
 }
 
 static int
-check_name(struct parsed *p, const char *arg)
+check_name(void *base, const char *arg, char *err, size_t errsz)
 {
+	(void)base;
 	/* All digits would read as a process id, a '-' as an option. */
 	if (!shared_name_ok(arg) || arg[0] == '-' ||
 	    arg[strspn(arg, "0123456789")] == '\0')
-		return refuse(p,
+		return msg_fail(err, errsz,
 		    "invalid --name '%s': use up to 64 letters, digits, '.', "
 		    "'_' and '-', not all digits, not starting with '.' or '-'",
 		    arg);
@@ -309,7 +286,7 @@ check_name(struct parsed *p, const char *arg)
 }
 
 /* clang-format off */
-static const struct option_row options[NOPTIONS] = {
+static const struct cmdline_option options[NOPTIONS] = {
 	[O_RATE] = { "rate", "RATE", 'r', REQ, SEEN, .check = set_rate,
 	    .help = "units per period: 5, 90/min, 3/10s, 2k/s, inf;\n"
 	    "repeat for several limits, each -b after its -r\n"
@@ -431,232 +408,12 @@ static const struct option_row options[NOPTIONS] = {
 };
 /* clang-format on */
 
-/* ---- what each kind stores ---- */
-
-/* The number of size bytes at at: a bool, an unsigned or a uint64_t. */
-static uint64_t
-get(const char *at, size_t size)
-{
-	unsigned char b;
-	unsigned u;
-	uint64_t v;
-
-	if (size == 1) {
-		memcpy(&b, at, 1);
-		return b;
-	}
-	if (size == sizeof u) {
-		memcpy(&u, at, sizeof u);
-		return u;
-	}
-	memcpy(&v, at, sizeof v);
-	return v;
-}
-
-static void
-put(char *at, size_t size, uint64_t v)
-{
-	unsigned char b = (unsigned char)v;
-	unsigned u = (unsigned)v;
-
-	if (size == 1)
-		memcpy(at, &b, 1);
-	else if (size == sizeof u)
-		memcpy(at, &u, sizeof u);
-	else
-		memcpy(at, &v, sizeof v);
-}
-
-/* How the messages call o: -letter, or --name. */
-static const char *
-called(const struct option_row *o, char *buf, size_t size)
-{
-	if (o->letter != 0)
-		snprintf(buf, size, "-%c", o->letter);
-	else
-		snprintf(buf, size, "--%s", o->name);
-	return buf;
-}
-
-/* A count, or a duration in ns, from 0 or 1 to .n: K_COUNT, K_DURATION. */
-static int
-take_amount(struct parsed *p, const struct option_row *o, const char *arg)
-{
-	struct amount a;
-	char why[160], name[24];
-	bool bad = rate_parse_amount(arg, false, &a, why, sizeof why) != 0;
-	int64_t ns;
-
-	called(o, name, sizeof name);
-	if (o->kind == K_COUNT) {
-		if (bad || a.is_duration || a.den != 1 || a.num == 0 ||
-		    a.num > o->n)
-			return refuse(p,
-			    "invalid %s '%s': give a whole number from 1 to %llu",
-			    name, arg, (unsigned long long)o->n);
-		put((char *)p + o->off, o->size, a.num);
-		return 0;
-	}
-	if (bad || (!a.is_duration && a.num != 0))
-		return refuse(p, "invalid %s '%s': %s", name, arg,
-		    bad && o->why ? why : o->bad);
-	if (a.num / a.den > o->n)
-		return refuse(p, "invalid %s '%s': %s", name, arg, o->big);
-	ns = (int64_t)(a.num / a.den);
-	memcpy((char *)p + o->off, &ns, sizeof ns);
-	return 0;
-}
-
-/*
- * Option o sets its field to value v of its choice.  Another value given
- * before, by o or an option of the same choice, is a conflict if the
- * choice says so; else the last one counts.
- */
-static int
-choose(struct parsed *p, const struct option_row *o, uint64_t v)
-{
-	const struct choice *c = o->choice;
-	uint64_t was = get((char *)p + o->off, o->size);
-
-	if (c->conflict != NULL && was != v)
-		for (int i = 0; i < NOPTIONS; i++)
-			if (options[i].choice == c && (p->seen & BIT(i)) != 0)
-				return refuse(
-				    p, c->conflict, c->names[was], c->names[v]);
-	put((char *)p + o->off, o->size, v);
-	return 0;
-}
-
-/* The index of word s among c's; no word at all (--stats) is the first. */
-static int
-word_of(const struct choice *c, const char *s)
-{
-	for (int i = 0; i < c->nnames; i++)
-		if (s == NULL || strcmp(s, c->names[i]) == 0)
-			return i;
-	return -1;
-}
-
-/*
- * Store arg, the value of o, as o's kind says.  0 to read on, -1 with the
- * reason in p->err, or OPT_HELP or OPT_VERSION to stop there.  An option
- * given twice keeps its last value unless its check or choice says not.
- */
-static int
-take(struct parsed *p, const struct option_row *o, const char *arg)
-{
-	const bool given = true;
-	char name[24];
-	int i;
-
-	if (o->check != NULL && o->check(p, arg) != 0)
-		return -1;
-	if (o->flag != 0)
-		memcpy((char *)p + o->flag, &given, sizeof given);
-	switch (o->kind) {
-	case K_SEEN:
-		return 0;
-	case K_TEXT:
-		if (o->bad != NULL && arg != NULL && arg[0] == '\0')
-			return refuse(p, "invalid %s '': %s",
-			    called(o, name, sizeof name), o->bad);
-		memcpy((char *)p + o->off, &arg, sizeof arg);
-		return 0;
-	case K_COUNT:
-	case K_DURATION:
-		return take_amount(p, o, arg);
-	case K_WORD:
-		if ((i = word_of(o->choice, arg)) < 0)
-			return refuse(p, o->choice->bad, arg);
-		return choose(p, o, (uint64_t)i);
-	case K_CONST:
-		return choose(p, o, o->n);
-	case K_STOP:
-		return (int)o->n;
-	}
-	return 0;
-}
-
-/* ---- getopt_long and --help ---- */
-
-/* getopt_long's value for options[i] without a letter. */
-#define FIRST_LONG 256
-
-/* The tables getopt_long reads, made from options once. */
-static struct option longopts[NOPTIONS + 1];
-static char shortopts[2 + 2 * NOPTIONS];
-
-static void
-getopt_tables(void)
-{
-	size_t n = 0;
-
-	if (shortopts[0] != '\0')
-		return;
-	/* A leading ':' makes a missing value ':', not '?'. */
-	shortopts[n++] = ':';
-	for (int i = 0; i < NOPTIONS; i++) {
-		const struct option_row *o = &options[i];
-
-		longopts[i] = (struct option){ o->name, o->arg, NULL,
-			o->letter != 0 ? o->letter : FIRST_LONG + i };
-		if (o->letter == 0)
-			continue;
-		shortopts[n++] = o->letter;
-		if (o->arg == required_argument)
-			shortopts[n++] = ':';
-	}
-	shortopts[n] = '\0';
-}
-
-/* The row getopt_long's c stands for, or NULL. */
-static const struct option_row *
-row_of(int c)
-{
-	if (c >= FIRST_LONG && c < FIRST_LONG + NOPTIONS)
-		return &options[c - FIRST_LONG];
-	for (int i = 0; i < NOPTIONS; i++)
-		if (options[i].letter != 0 && options[i].letter == c)
-			return &options[i];
-	return NULL;
-}
+/* ---- --help ---- */
 
 const char *
 options_long_name(int i)
 {
 	return i >= 0 && i < NOPTIONS ? options[i].name : NULL;
-}
-
-/* Where the help text starts after the option's names. */
-#define HELP_COLUMN 23
-
-static void
-usage_row(FILE *fp, const struct option_row *o)
-{
-	char names[64];
-	const char *line, *end;
-	int len;
-
-	if (o->letter != 0)
-		len = snprintf(
-		    names, sizeof names, "  -%c, --%s", o->letter, o->name);
-	else
-		len = snprintf(names, sizeof names, "      --%s", o->name);
-	if (o->value != NULL)
-		len += snprintf(names + len, sizeof names - (size_t)len,
-		    o->arg == optional_argument ? "[=%s]" : " %s", o->value);
-	fprintf(
-	    fp, "%s%*s", names, len < HELP_COLUMN ? HELP_COLUMN - len : 2, "");
-	for (line = o->help;; line = end + 1) {
-		end = strchr(line, '\n');
-		if (line != o->help)
-			fprintf(fp, "%*s", HELP_COLUMN, "");
-		if (end == NULL) {
-			fprintf(fp, "%s\n", line);
-			return;
-		}
-		fprintf(fp, "%.*s\n", (int)(end - line), line);
-	}
 }
 
 void
@@ -681,8 +438,7 @@ options_usage(FILE *fp)
 	    "records or bytes no faster than RATE.\n"
 	    "\n",
 	    fp);
-	for (int i = 0; i < NOPTIONS; i++)
-		usage_row(fp, &options[i]);
+	cmdline_usage(fp, options, NOPTIONS);
 	fputs(
 	    "\n"
 	    "RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day;\n"
@@ -691,57 +447,6 @@ options_usage(FILE *fp)
 	    "0 on success, 1 on a read or write error, 2 on a usage error.\n"
 	    "See tbthrottle(1) for the full grammar and examples.\n",
 	    fp);
-}
-
-/*
- * The long option word (--name[=value]) that getopt_long refused: one
- * that takes no value given one, one that names several, or none.
- */
-static void
-refuse_long(struct parsed *p, const char *word)
-{
-	size_t len = strcspn(word + 2, "="), used;
-	const struct option_row *o = NULL;
-	int matches = 0;
-
-	used = (size_t)snprintf(p->err, p->errsz,
-	    "option '--%.*s' is ambiguous; possibilities:", (int)len, word + 2);
-	for (int i = 0; i < NOPTIONS && len > 0; i++) {
-		if (strncmp(options[i].name, word + 2, len) != 0)
-			continue;
-		o = &options[i];
-		if (strlen(o->name) == len) {
-			matches = 1;
-			break;
-		}
-		matches++;
-		if (used < p->errsz)
-			used += (size_t)snprintf(
-			    p->err + used, p->errsz - used, " '--%s'", o->name);
-	}
-	if (matches == 1 && word[2 + len] == '=')
-		refuse(p, "option '--%s' takes no value (see --help)", o->name);
-	else if (matches <= 1)
-		refuse(p, "unknown option '%.*s' (see --help)", (int)len + 2,
-		    word);
-}
-
-/*
- * Say what getopt_long refused, from what glibc and musl agree on.  Only
- * the last word, last, can lack its value (musl may have moved it by
- * then); a short option it does not know is optopt (argv[optind - 1] may
- * be a word before it); else the long option is the word just passed.
- */
-static void
-refuse_option(struct parsed *p, int c, const char *last, char **argv)
-{
-	if (c == ':')
-		refuse(p, "option '%s' needs a value (see --help)", last);
-	else if (optopt != 0 && row_of(optopt) == NULL)
-		refuse(p, "unknown option '-%c' (see --help)",
-		    (unsigned char)optopt);
-	else
-		refuse_long(p, argv[optind - 1]);
 }
 
 /* ---- refused combinations ---- */
@@ -756,7 +461,7 @@ refuse_option(struct parsed *p, int c, const char *last, char **argv)
 static int
 list_only(struct parsed *p)
 {
-	return (p->seen & O(LIST)) != 0;
+	return (p->cl.seen & O(LIST)) != 0;
 }
 
 /*
@@ -844,7 +549,7 @@ facts(const struct parsed *p)
 	const struct limit *l = &c->limits[0];
 
 #define IF(f, cond) ((cond) ? BIT(f) : 0)
-	return p->seen | IF(F_FILES, c->nfiles > 0) |
+	return p->cl.seen | IF(F_FILES, c->nfiles > 0) |
 	    IF(F_LEAD, p->lead_burst != NULL) | IF(F_B0, p->bursts[0] != NULL) |
 	    IF(F_NO_RATE, p->nrates == 0 || p->lead_burst != NULL) |
 	    IF(F_SEVERAL, p->nrates > 1) | IF(F_INF_AMONG, p->inf_among) |
@@ -1020,35 +725,19 @@ static const char *
 quote(
     const struct parsed *p, const struct rule *r, int q, char *buf, size_t size)
 {
-	const struct option_row *o;
-	const char *text;
-	int i = 0;
-
-	if (q == Q_NONE)
+	switch (q) {
+	case Q_NONE:
 		return "";
-	if (q == Q_LEAD || q == Q_B0)
-		return q == Q_LEAD ? p->lead_burst : p->bursts[0];
-	if (q >= Q_VALUE) {
-		o = &options[q - Q_VALUE];
-		if (o->kind != K_COUNT) {
-			memcpy(&text, (const char *)p + o->off, sizeof text);
-			return text;
-		}
-		snprintf(buf, size, "%llu",
-		    (unsigned long long)get((const char *)p + o->off, o->size));
-		return buf;
+	case Q_LEAD:
+		return p->lead_burst;
+	case Q_B0:
+		return p->bursts[0];
+	case Q_WORD:
+	case Q_NAME:
+		return cmdline_first(&p->cl, r->any, q == Q_WORD, buf, size);
+	default:
+		return cmdline_value(&p->cl, q - Q_VALUE, buf, size);
 	}
-	while (i < p->norder - 1 && (r->any & BIT(p->order[i])) == 0)
-		i++;
-	o = &options[p->order[i]];
-	text = p->word[p->order[i]];
-	if (q == Q_NAME)
-		snprintf(buf, size, "--%s", o->name);
-	else if (text != NULL)
-		snprintf(buf, size, "%.*s", (int)strcspn(text, "="), text);
-	else
-		snprintf(buf, size, "-%c", o->letter);
-	return buf;
 }
 
 /* Run the rules over p, top to bottom. */
@@ -1083,42 +772,20 @@ static enum parse_result
 parse(struct parsed *p, int argc, char **argv)
 {
 	struct config *cfg = &p->cfg;
-	const char *last = argc > 0 ? argv[argc - 1] : "";
-	const struct option_row *o;
-	int c, i, rc, li;
+	int rc;
 
-	getopt_tables();
-	opterr = 0;
-	/* A new scan, its state too: glibc, musl and the BSDs agree on 0. */
-	optind = 0;
-	for (;;) {
-		li = -1;
-		c = getopt_long(argc, argv, shortopts, longopts, &li);
-		if (c == -1)
-			break;
-		o = row_of(c);
-		if (c == ':' || c == '?' || o == NULL) {
-			refuse_option(p, c, last, argv);
-			return OPT_ERROR;
-		}
-		i = (int)(o - options);
-		if ((p->seen & BIT(i)) == 0) {
-			p->order[p->norder++] = (unsigned char)i;
-			/* As typed, before its value if that came apart. */
-			p->word[i] = li < 0 ?
-			    NULL :
-			    argv[optind - 1 - (optarg == argv[optind - 1])];
-		}
-		rc = take(p, o, optarg);
-		p->seen |= BIT(i);
-		if (rc != 0)
-			return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
-	}
+	p->cl = (struct cmdline){ .options = options,
+		.noptions = NOPTIONS,
+		.base = p,
+		.err = p->err,
+		.errsz = p->errsz };
+	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
+		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
 	/* -0 ends records with NUL; -l, the default, with a newline. */
 	if (cfg->mode == UNIT_NULL)
 		cfg->delim = '\0';
-	cfg->files = argv + optind;
-	cfg->nfiles = argc - optind;
+	cfg->files = p->cl.operands;
+	cfg->nfiles = p->cl.noperands;
 	return check_rules(p);
 }
 

@@ -23,6 +23,7 @@ rate 1 p
 framer 1 p
 stats 1 p
 redisurl 1 p
+cmdline 1 p
 options 1 p
 spec 1 p
 tiers 1 p

@@ -35,6 +35,7 @@ main(void)
 	test_option_table();
 	test_limit_parse();
 	test_byte_limit_parse();
+	test_cmdline();
 	test_runname();
 	test_tiers();
 	test_redisurl();
