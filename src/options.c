@@ -1,4 +1,5 @@
 /* Command-line options: one table of options, one of refused combinations. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -6,40 +7,76 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmdline.h"
 #include "msg.h"
 #include "options.h"
 #include "timestamp.h"
 
-/* Longest time a full bucket may take to refill: 100 years. */
-#define MAX_REFILL_NS (100.0L * 365.25L * 86400.0L * 1e9L)
-/* The default byte-mode burst is this much time at the rate. */
-#define BYTE_BURST_NS 10000000ULL
 /* Most units --queue may hold: with a byte each, the queue's buffer. */
 #define QUEUE_MAX_UNITS 1000000000ULL
+/* The last field -k and --time-field may name. */
+#define MAX_FIELD 1000000
+/* Longest --catch-up, and --max-gap, in ns. */
+#define MAX_CATCHUP_NS (3600ULL * 1000000000)
+#define MAX_GAP_NS ((uint64_t)INT64_MAX / 2)
+
+/* The options, in the order of --help. */
+/* clang-format off */
+enum opt {
+	O_RATE, O_BURST, O_LINES, O_NULL, O_DELIM, O_BYTES, O_BYTE_RATE,
+	O_BYTE_BURST, O_ALG, O_LEAKY, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
+	O_MAX_KEYS, O_TIERS, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
+	O_DROP,
+	O_DROP_TO, O_REPLAY, O_SPEED, O_MAX_GAP, O_TIME_FIELD, O_TIME_FORMAT,
+	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_HELP,
+	O_VERSION, NOPTIONS
+};
+/* clang-format on */
+
+/*
+ * What the rules know besides the options given, a bit each after theirs.
+ * Those marked (limits) hold once the -r have been read.
+ */
+enum fact {
+	F_FILES = NOPTIONS, /* FILE operands */
+	F_LEAD,		    /* a -b before any -r */
+	F_B0,		    /* a -b after the first -r */
+	F_NO_RATE,	    /* no -r, or a -b before the first */
+	F_SEVERAL,	    /* more than one -r */
+	F_INF_AMONG,	    /* -r inf among several (limits) */
+	F_INF,		    /* one -r, inf (limits) */
+	F_UNLIMITED,	    /* options_unlimited() (limits) */
+	F_NOT_FULL,   /* the first -r starts short of its burst (limits) */
+	F_WINDOW,     /* -a sliding or fixed */
+	F_BAD_TARGET, /* -R names neither a process id nor a name */
+	F_BAD_SHARED, /* --shared names no bucket */
+	NBITS
+};
+_Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
+
+#define BIT(i) (UINT64_C(1) << (i))
+#define O(x) BIT(O_##x)
+#define F(x) BIT(F_##x)
+#define ALL_OPTIONS (BIT(NOPTIONS) - 1)
+/* What -R takes; the options that need --replay. */
+#define RETUNE_OPTIONS \
+	(O(RATE) | O(BURST) | O(STATS) | O(RETUNE) | O(RELOAD) | O(SPEED))
+#define REPLAY_OPTIONS (O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_FORMAT))
 
 /*
  * The command line as read.  Values that depend on other options stay
  * text until the rules below have seen them all.
  */
 struct parsed {
-	struct config *cfg;
+	struct config cfg;
 	const char *rates[MAX_LIMITS];	/* every -r */
 	const char *bursts[MAX_LIMITS]; /* the -b after each -r, or NULL */
 	int nrates;
 	const char *lead_burst; /* a -b before any -r */
-	const char *initial;	/* --initial */
-	const char *byte_rate;	/* --byte-rate */
-	const char *byte_burst; /* --byte-burst */
-	const char *retune;	/* -R NAME|PID */
-	const char *other_opt;	/* the first option -R does not take */
-	bool list_other;	/* an option besides --list */
-	bool mode_set, alg_set, sep_set, max_set, fallback_set;
-	bool inf_among; /* -r inf was one of several -r */
-	/* The first of --speed, --max-gap, --time-field, --time-format given,
-	 * for a run without --replay; --speed's value, for -R. */
-	const char *replay_opt;
-	const char *speed;
-	char *err; /* the reason for OPT_ERROR */
+	const char *initial, *byte_rate, *byte_burst, *retune, *speed;
+	bool inf_among;	   /* -r inf was one of several -r */
+	struct cmdline cl; /* the options given, in turn */
+	char *err;	   /* the reason for OPT_ERROR */
 	size_t errsz;
 };
 
@@ -56,29 +93,51 @@ refuse(const struct parsed *p, const char *fmt, ...)
 	return -1;
 }
 
-/* ---- values ---- */
+/* ---- the options ---- */
 
-/* Parse --catch-up: a duration up to an hour, or 0. */
-static int
-parse_catchup(const char *s, int64_t *ns, char *err, size_t errsz)
-{
-	struct amount a;
-	char why[160];
+/* The words and flags of the options that choose one of several. */
+/* clang-format off */
+#define CHOICE(names, bad, conflict) \
+	{ names, (int)(sizeof names / sizeof names[0]), bad, conflict }
 
-	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid --catch-up '%s': %s", s, why);
-	if (!a.is_duration && a.num != 0)
-		return msg_fail(err, errsz,
-		    "invalid --catch-up '%s': give a "
-		    "duration such as 10ms or 0",
-		    s);
-	if (a.num / a.den > 3600ULL * 1000000000)
-		return msg_fail(
-		    err, errsz, "invalid --catch-up '%s': at most 1h", s);
-	*ns = (int64_t)(a.num / a.den);
-	return 0;
-}
+static const char *const unit_flags[] = { [UNIT_LINES] = "-l",
+	[UNIT_NULL] = "-0", [UNIT_DELIM] = "-d", [UNIT_BYTES] = "-c" };
+static const char *const alg_words[] = { [ALG_TOKEN] = "token",
+	[ALG_LEAKY] = "leaky", [ALG_SLIDING] = "sliding",
+	[ALG_FIXED] = "fixed" };
+static const char *const fallback_words[] = { [FALLBACK_BLOCK] = "block",
+	[FALLBACK_LOCAL] = "local", [FALLBACK_FAIL] = "fail" };
+static const char *const stats_words[] = { "text", "json" };
+
+static const struct cmdline_choice units = CHOICE(unit_flags, NULL,
+    "%2$s conflicts with %1$s: give one of -l, -0, -d, -c");
+static const struct cmdline_choice algorithms = CHOICE(alg_words,
+    "invalid algorithm '%s': use token, leaky, sliding or fixed",
+    "conflicting algorithms: -a %1$s and -a %2$s; give one");
+static const struct cmdline_choice fallbacks = CHOICE(fallback_words,
+    "invalid --redis-fallback '%s': use block, local or fail", NULL);
+static const struct cmdline_choice formats = CHOICE(stats_words,
+    "invalid --stats format '%s': use text or json", NULL);
+/* clang-format on */
+_Static_assert(sizeof(enum unit_mode) == sizeof(unsigned) &&
+	sizeof(enum algorithm) == sizeof(unsigned) &&
+	sizeof(enum redis_fallback) == sizeof(unsigned),
+    "choices are stored as unsigned");
+
+/* Option rows: the kind and where the value goes. */
+#define AT(f) \
+	.off = offsetof(struct parsed, f), \
+	.size = sizeof(((struct parsed *)0)->f)
+#define SEEN .kind = CL_SEEN
+#define TEXT(f) .kind = CL_TEXT, AT(f)
+#define COUNT(f, max) .kind = CL_COUNT, AT(f), .n = (max)
+#define DURATION(f, max) .kind = CL_DURATION, AT(f), .n = (max)
+#define WORD(f, c) .kind = CL_WORD, AT(f), .choice = &(c)
+#define CONST(f, c, v) .kind = CL_CONST, AT(f), .choice = &(c), .n = (v)
+#define STOP(r) .kind = CL_STOP, .n = (r)
+#define FLAG(f) .flag = offsetof(struct parsed, f)
+#define NONE no_argument
+#define REQ required_argument
 
 /* Parse a delimiter: one byte, or \n \t \r \0 \\ \xHH. */
 static int
@@ -86,885 +145,280 @@ parse_delim(const char *s, unsigned char *out, char *err, size_t errsz)
 {
 	static const char esc_from[] = "ntr0\\", esc_to[] = "\n\t\r\0\\";
 	const char *e;
-	unsigned v = 0;
 
 	if (s[0] == '\0')
 		return msg_fail(err, errsz,
-		    "invalid delimiter '': give one byte "
-		    "such as ',' or '\\t'");
-	if (s[1] == '\0') {
+		    "invalid delimiter '': give one byte such as ',' or '\\t'");
+	if (s[1] == '\0')
 		*out = (unsigned char)s[0];
-		return 0;
-	}
-	if (s[0] == '\\' && s[1] != '\0' && s[2] == '\0' &&
-	    (e = strchr(esc_from, s[1])) != NULL) {
+	else if (s[0] == '\\' && s[2] == '\0' &&
+	    (e = strchr(esc_from, s[1])) != NULL)
 		*out = (unsigned char)esc_to[e - esc_from];
-		return 0;
-	}
-	if (s[0] == '\\' && s[1] == 'x' && s[2] != '\0') {
-		int i;
-
-		for (i = 2; i < 4 && s[i] != '\0'; i++) {
-			char c = s[i];
-
-			if (c >= '0' && c <= '9')
-				v = v * 16 + (unsigned)(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				v = v * 16 + (unsigned)(c - 'a' + 10);
-			else if (c >= 'A' && c <= 'F')
-				v = v * 16 + (unsigned)(c - 'A' + 10);
-			else
-				break;
-		}
-		if (s[i] == '\0') {
-			*out = (unsigned char)v;
-			return 0;
-		}
-	}
-	return msg_fail(err, errsz,
-	    "invalid delimiter '%s': give one byte, or "
-	    "\\n \\t \\r \\0 \\\\ \\xHH",
-	    s);
-}
-
-/* Parse a whole number from 1 to max for option name. */
-static int
-parse_count(const char *name, const char *s, uint64_t max, uint64_t *n,
-    char *err, size_t errsz)
-{
-	struct amount a;
-	char why[160];
-
-	if (rate_parse_amount(s, false, &a, why, sizeof why) != 0 ||
-	    a.is_duration || a.den != 1 || a.num == 0 || a.num > max)
-		return msg_fail(err, errsz,
-		    "invalid %s '%s': give a whole number "
-		    "from 1 to %llu",
-		    name, s, (unsigned long long)max);
-	*n = a.num;
-	return 0;
-}
-
-/* -a sliding or fixed: N/PERIOD is the window; N is the only burst. */
-static int
-window_limit(const char *rate, const char *burst, const char *initial,
-    enum algorithm alg, struct limit *out, char *err, size_t errsz)
-{
-	if (burst != NULL || initial != NULL)
-		return msg_fail(err, errsz,
-		    "%s does not apply to -a %s: N in "
-		    "N/PERIOD is the most units in a window",
-		    burst != NULL ? "-b" : "--initial",
-		    alg == ALG_FIXED ? "fixed" : "sliding");
-	if (out->rate.count == 0 || out->rate.period_ns == 0)
-		return msg_fail(err, errsz,
-		    "invalid rate '%s' for a window: give "
-		    "a whole count per period, such as 100/min or 1/2s",
-		    rate);
-	if (out->rate.count > MAX_WINDOW_UNITS && alg == ALG_SLIDING)
-		return msg_fail(err, errsz,
-		    "invalid rate '%s' for -a sliding: at "
-		    "most %llu units per window",
-		    rate, (unsigned long long)MAX_WINDOW_UNITS);
-	out->burst = out->initial = out->rate.count;
-	return 0;
-}
-
-/*
- * The burst of out: -b, in units or as time at the rate.  Without it, one
- * unit, or 10 ms of the rate for a token bucket of bytes; a leaky bucket
- * holds one unit.  -b is checked, but not used, with a rate of inf.
- */
-static int
-burst_of(const char *burst, bool bytes, enum algorithm alg, struct limit *out,
-    char *err, size_t errsz)
-{
-	struct amount a = { true, BYTE_BURST_NS, 1 };
-	char why[160];
-
-	out->burst = 1;
-	if (bytes && !out->rate.inf && alg == ALG_TOKEN &&
-	    (rate_amount_units(&a, &out->rate, &out->burst) != 0 ||
-		out->burst == 0))
-		out->burst = 1;
-	if (burst == NULL)
-		return 0;
-	if (rate_parse_amount(burst, bytes, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid burst '%s': %s", burst, why);
-	if (!a.is_duration && a.den != 1)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': give a whole "
-		    "number of units, or a duration such as 2s",
-		    burst);
-	if (!a.is_duration && a.num == 0)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': must be at least "
-		    "1 unit",
-		    burst);
-	if (out->rate.inf)
-		return 0;
-	if (rate_amount_units(&a, &out->rate, &out->burst) != 0)
-		return msg_fail(
-		    err, errsz, "invalid burst '%s': too large", burst);
-	if (out->burst == 0)
-		return msg_fail(err, errsz, "invalid burst '%s': %s", burst,
-		    a.is_duration ? "less than one unit at this rate" :
-				    "must be at least 1 unit");
-	return 0;
-}
-
-/* The tokens out starts with: --initial, or a full bucket. */
-static int
-initial_of(
-    const char *initial, bool bytes, struct limit *out, char *err, size_t errsz)
-{
-	struct amount a;
-	char why[160];
-
-	out->initial = out->burst;
-	if (initial == NULL)
-		return 0;
-	if (rate_parse_amount(initial, bytes, &a, why, sizeof why) != 0)
-		return msg_fail(
-		    err, errsz, "invalid --initial '%s': %s", initial, why);
-	if (!a.is_duration && a.den != 1)
-		return msg_fail(err, errsz,
-		    "invalid --initial '%s': give a whole "
-		    "number of units, or a duration such as 2s",
-		    initial);
-	if (!out->rate.inf &&
-	    (rate_amount_units(&a, &out->rate, &out->initial) != 0 ||
-		out->initial > out->burst))
-		return msg_fail(err, errsz,
-		    "invalid --initial '%s': more than the "
-		    "burst of %llu",
-		    initial, (unsigned long long)out->burst);
-	return 0;
-}
-
-/* A token or leaky bucket, or a rate of inf under any algorithm. */
-static int
-bucket_limit(const char *rate, const char *burst, const char *initial,
-    bool bytes, enum algorithm alg, struct limit *out, char *err, size_t errsz)
-{
-	if (burst_of(burst, bytes, alg, out, err, errsz) != 0 ||
-	    initial_of(initial, bytes, out, err, errsz) != 0)
-		return -1;
-	if (!out->rate.inf &&
-	    (long double)out->burst * out->rate.d / out->rate.n > MAX_REFILL_NS)
-		return msg_fail(err, errsz,
-		    "invalid burst '%s': takes more than "
-		    "100 years to refill at %s",
-		    burst != NULL ? burst : "", rate);
-	return 0;
-}
-
-int
-options_limit_parse(const char *rate, const char *burst, const char *initial,
-    enum unit_mode mode, enum algorithm alg, struct limit *out, char *err,
-    size_t errsz)
-{
-	bool bytes = mode == UNIT_BYTES;
-	char why[160];
-	int rc;
-
-	if (rate_parse(rate, bytes, &out->rate, why, sizeof why) != 0)
-		rc = msg_fail(err, errsz, "invalid rate '%s': %s", rate, why);
-	else if (burst != NULL && alg == ALG_LEAKY)
-		rc = msg_fail(err, errsz,
-		    "-b %s does not apply to -a leaky, which "
-		    "releases one unit every 1/RATE",
-		    burst);
-	else if ((alg == ALG_SLIDING || alg == ALG_FIXED) && !out->rate.inf)
-		rc = window_limit(rate, burst, initial, alg, out, err, errsz);
+	else if (s[0] == '\\' && s[1] == 'x' && isxdigit((unsigned char)s[2]) &&
+	    (s[3] == '\0' || (isxdigit((unsigned char)s[3]) && s[4] == '\0')))
+		*out = (unsigned char)strtoul(s + 2, NULL, 16);
 	else
-		rc = bucket_limit(
-		    rate, burst, initial, bytes, alg, out, err, errsz);
-	/* A value quoted in the message must not break it over lines. */
-	if (rc != 0)
-		msg_escape(err, errsz);
-	return rc;
-}
-
-int
-options_speed_parse(
-    const char *s, uint64_t *num, uint64_t *den, char *err, size_t errsz)
-{
-	const char *p = s;
-	uint64_t n = 0, d = 1, g;
-	int digits = 0, frac = 0;
-
-	for (; *p >= '0' && *p <= '9'; p++, digits++)
-		if (n <= MAX_SPEED * 10)
-			n = n * 10 + (uint64_t)(*p - '0');
-	/* After a point, if any: the integer part stops at a non-digit. */
-	if (*p == '.')
-		p++;
-	for (; *p >= '0' && *p <= '9'; p++, digits++) {
-		if (frac++ < MAX_SPEED_DIGITS) {
-			n = n * 10 + (uint64_t)(*p - '0');
-			d *= 10;
-		} else if (*p != '0') {
-			msg_fail(err, errsz,
-			    "invalid --speed '%s': at most %d digits after "
-			    "the point",
-			    s, MAX_SPEED_DIGITS);
-			msg_escape(err, errsz);
-			return -1;
-		}
-	}
-	if (digits == 0 || *p != '\0' || n == 0 || n > MAX_SPEED * d) {
-		msg_fail(err, errsz,
-		    "invalid --speed '%s': give a number above 0 and up to "
-		    "%llu, such as 2, 0.5 or 60",
-		    s, (unsigned long long)MAX_SPEED);
-		msg_escape(err, errsz);
-		return -1;
-	}
-	g = rate_gcd(n, d);
-	*num = n / g;
-	*den = d / g;
+		return msg_fail(err, errsz,
+		    "invalid delimiter '%s': give one byte, or "
+		    "\\n \\t \\r \\0 \\\\ \\xHH",
+		    s);
 	return 0;
 }
 
-bool
-options_shared_name_ok(const char *name)
+/* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
+ * not starting with '.'? */
+static bool
+shared_name_ok(const char *name)
 {
-	size_t len = strlen(name);
+	size_t len = strspn(name,
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
 
-	if (len == 0 || len > 64 || name[0] == '.')
-		return false;
-	for (size_t i = 0; i < len; i++)
-		if (!(name[i] >= 'a' && name[i] <= 'z') &&
-		    !(name[i] >= 'A' && name[i] <= 'Z') &&
-		    !(name[i] >= '0' && name[i] <= '9') &&
-		    strchr("._-", name[i]) == NULL)
-			return false;
-	return true;
+	return len > 0 && len <= 64 && name[len] == '\0' && name[0] != '.';
 }
 
-/* ---- what each option stores ---- */
+/* -R's target: a process id, or a name as --name takes. */
+static bool
+target_ok(const char *t)
+{
+	char *end;
+	long pid;
+
+	if (t[strspn(t, "0123456789")] != '\0')
+		return shared_name_ok(t) && t[0] != '-';
+	errno = 0;
+	pid = strtol(t, &end, 10);
+	return errno == 0 && *end == '\0' && pid >= 1 && pid <= INT_MAX &&
+	    *t != '0';
+}
 
 /*
- * Each returns 0 to read on, -1 with the reason in p->err, or OPT_HELP or
- * OPT_VERSION to stop there.  An option given twice keeps its last value
- * unless said otherwise.
+ * The checks of options with a grammar of their own.  Each is called with
+ * the struct parsed and the value, and returns 0, or -1 with the reason
+ * in err.
  */
 
 static int
-set_rate(struct parsed *p, const char *arg)
+set_rate(void *base, const char *arg, char *err, size_t errsz)
 {
+	struct parsed *p = base;
+
 	if (p->nrates == MAX_LIMITS)
-		return refuse(p, "too many -r: at most %d limits", MAX_LIMITS);
+		return msg_fail(
+		    err, errsz, "too many -r: at most %d limits", MAX_LIMITS);
 	p->rates[p->nrates++] = arg;
 	return 0;
 }
 
+static const char burst_twice[] =
+    "-b given twice ('%s' and '%s') for one -r: give one burst";
+
 /* A -b belongs to the -r before it. */
 static int
-set_burst(struct parsed *p, const char *arg)
+set_burst(void *base, const char *arg, char *err, size_t errsz)
 {
+	struct parsed *p = base;
 	const char **slot = p->nrates > 0 ? &p->bursts[p->nrates - 1] :
 					    &p->lead_burst;
 
 	if (*slot != NULL)
-		return refuse(p,
-		    "-b given twice ('%s' and '%s') for one -r: "
-		    "give one burst",
-		    *slot, arg);
+		return msg_fail(err, errsz, burst_twice, *slot, arg);
 	*slot = arg;
 	return 0;
 }
 
-static const char *
-mode_flag(enum unit_mode m)
-{
-	static const char *const flags[] = { "-l", "-0", "-d", "-c" };
-
-	return flags[m];
-}
-
-/* -l, -0, -d and -c choose the unit: one of them, any number of times. */
 static int
-set_mode(struct parsed *p, enum unit_mode mode)
+set_delim(void *base, const char *arg, char *err, size_t errsz)
 {
-	struct config *cfg = p->cfg;
-
-	if (p->mode_set && mode != cfg->mode)
-		return refuse(p,
-		    "%s conflicts with %s: give one of -l, -0, "
-		    "-d, -c",
-		    mode_flag(mode), mode_flag(cfg->mode));
-	p->mode_set = true;
-	cfg->mode = mode;
-	if (mode == UNIT_LINES)
-		cfg->delim = '\n';
-	else if (mode == UNIT_NULL)
-		cfg->delim = '\0';
-	return 0;
+	return parse_delim(
+	    arg, &((struct parsed *)base)->cfg.delim, err, errsz);
 }
 
 static int
-set_lines(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	return set_mode(p, UNIT_LINES);
-}
-
-static int
-set_null(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	return set_mode(p, UNIT_NULL);
-}
-
-static int
-set_delim(struct parsed *p, const char *arg)
-{
-	if (parse_delim(arg, &p->cfg->delim, p->err, p->errsz) != 0)
-		return -1;
-	return set_mode(p, UNIT_DELIM);
-}
-
-static int
-set_bytes(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	return set_mode(p, UNIT_BYTES);
-}
-
-static int
-set_byte_rate(struct parsed *p, const char *arg)
-{
-	p->byte_rate = arg;
-	return 0;
-}
-
-static int
-set_byte_burst(struct parsed *p, const char *arg)
-{
-	p->byte_burst = arg;
-	return 0;
-}
-
-static const char *const alg_names[] = { [ALG_TOKEN] = "token",
-	[ALG_LEAKY] = "leaky",
-	[ALG_SLIDING] = "sliding",
-	[ALG_FIXED] = "fixed" };
-
-/* -a and --leaky: one algorithm, any number of times. */
-static int
-set_alg(struct parsed *p, enum algorithm alg)
-{
-	if (p->alg_set && alg != p->cfg->algorithm)
-		return refuse(p,
-		    "conflicting algorithms: -a %s and -a %s; "
-		    "give one",
-		    alg_names[p->cfg->algorithm], alg_names[alg]);
-	p->alg_set = true;
-	p->cfg->algorithm = alg;
-	return 0;
-}
-
-static int
-set_algorithm(struct parsed *p, const char *arg)
-{
-	const char *const *names = alg_names;
-
-	for (size_t i = 0; i < sizeof alg_names / sizeof alg_names[0]; i++)
-		if (strcmp(arg, names[i]) == 0)
-			return set_alg(p, (enum algorithm)i);
-	return refuse(p,
-	    "invalid algorithm '%s': use token, leaky, sliding "
-	    "or fixed",
-	    arg);
-}
-
-static int
-set_leaky(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	return set_alg(p, ALG_LEAKY);
-}
-
-static int
-set_initial(struct parsed *p, const char *arg)
-{
-	p->initial = arg;
-	return 0;
-}
-
-static int
-set_catchup(struct parsed *p, const char *arg)
-{
-	return parse_catchup(arg, &p->cfg->catchup_ns, p->err, p->errsz);
-}
-
-static int
-set_key(struct parsed *p, const char *arg)
-{
-	uint64_t field = 0;
-
-	if (parse_count("-k", arg, 1000000, &field, p->err, p->errsz) != 0)
-		return -1;
-	p->cfg->key_field = (unsigned)field;
-	return 0;
-}
-
-static int
-set_separator(struct parsed *p, const char *arg)
+set_separator(void *base, const char *arg, char *err, size_t errsz)
 {
 	unsigned char sep = 0;
 
-	if (parse_delim(arg, &sep, p->err, p->errsz) != 0)
+	if (parse_delim(arg, &sep, err, errsz) != 0)
 		return -1;
-	p->cfg->key_sep = sep;
-	p->sep_set = true;
+	((struct parsed *)base)->cfg.key_sep = sep;
 	return 0;
 }
 
 static int
-set_max_keys(struct parsed *p, const char *arg)
+set_redis(void *base, const char *arg, char *err, size_t errsz)
 {
-	p->max_set = true;
-	return parse_count("--max-keys", arg, MAX_MAX_KEYS, &p->cfg->max_keys,
-	    p->err, p->errsz);
-}
-
-/* The file is read when the limits are built. */
-static int
-set_tiers(struct parsed *p, const char *arg)
-{
-	if (arg[0] == '\0')
-		return refuse(p, "invalid --tiers '': give the name of a file");
-	p->cfg->tiers_file = arg;
-	return 0;
+	return redisurl_parse(
+	    arg, &((struct parsed *)base)->cfg.redis_url, err, errsz);
 }
 
 static int
-set_reload(struct parsed *p, const char *arg)
+set_speed(void *base, const char *arg, char *err, size_t errsz)
 {
-	(void)arg;
-	p->cfg->control_reload = true;
-	return 0;
-}
+	struct config *cfg = &((struct parsed *)base)->cfg;
 
-/* The name is checked after the limits, in the rules below. */
-static int
-set_shared(struct parsed *p, const char *arg)
-{
-	p->cfg->shared = arg;
-	return 0;
+	return spec_speed_parse(
+	    arg, &cfg->speed_num, &cfg->speed_den, err, errsz);
 }
 
 static int
-set_redis(struct parsed *p, const char *arg)
-{
-	if (redisurl_parse(arg, &p->cfg->redis_url, p->err, p->errsz) != 0)
-		return -1;
-	p->cfg->redis = true;
-	return 0;
-}
-
-static int
-set_fallback(struct parsed *p, const char *arg)
-{
-	static const char *const names[] = { [FALLBACK_BLOCK] = "block",
-		[FALLBACK_LOCAL] = "local",
-		[FALLBACK_FAIL] = "fail" };
-
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(arg, names[i]) == 0) {
-			p->cfg->redis_fallback = (enum redis_fallback)i;
-			p->fallback_set = true;
-			return 0;
-		}
-	return refuse(p,
-	    "invalid --redis-fallback '%s': use block, local or "
-	    "fail",
-	    arg);
-}
-
-static int
-set_allow_eviction(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	p->cfg->redis_allow_eviction = true;
-	return 0;
-}
-
-static int
-set_queue(struct parsed *p, const char *arg)
-{
-	return parse_count(
-	    "--queue", arg, QUEUE_MAX_UNITS, &p->cfg->queue, p->err, p->errsz);
-}
-
-static int
-set_drop(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	p->cfg->drop = true;
-	return 0;
-}
-
-static int
-set_drop_to(struct parsed *p, const char *arg)
-{
-	if (*arg == '\0')
-		return refuse(p, "invalid --drop-to '': give a file name");
-	p->cfg->drop = true;
-	p->cfg->drop_to = arg;
-	return 0;
-}
-
-/* -s, or --stats with an optional format. */
-static int
-set_stats(struct parsed *p, const char *arg)
-{
-	p->cfg->stats = true;
-	if (arg == NULL || strcmp(arg, "text") == 0)
-		p->cfg->stats_json = false;
-	else if (strcmp(arg, "json") == 0)
-		p->cfg->stats_json = true;
-	else
-		return refuse(p,
-		    "invalid --stats format '%s': use text or "
-		    "json",
-		    arg);
-	return 0;
-}
-
-static int
-set_replay(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	p->cfg->replay = true;
-	return 0;
-}
-
-/* Note the first option that needs --replay. */
-static void
-replay_option(struct parsed *p, const char *name)
-{
-	if (p->replay_opt == NULL)
-		p->replay_opt = name;
-}
-
-static int
-set_speed(struct parsed *p, const char *arg)
-{
-	struct config *cfg = p->cfg;
-
-	replay_option(p, "--speed");
-	p->speed = arg;
-	return options_speed_parse(
-	    arg, &cfg->speed_num, &cfg->speed_den, p->err, p->errsz);
-}
-
-/* --max-gap: a duration, or 0. */
-static int
-set_max_gap(struct parsed *p, const char *arg)
-{
-	struct amount a;
-	char why[160];
-
-	replay_option(p, "--max-gap");
-	if (rate_parse_amount(arg, false, &a, why, sizeof why) != 0 ||
-	    (!a.is_duration && a.num != 0))
-		return refuse(p,
-		    "invalid --max-gap '%s': give a duration such as 1s, "
-		    "250ms or 0",
-		    arg);
-	if (a.num / a.den > (uint64_t)INT64_MAX / 2)
-		return refuse(p, "invalid --max-gap '%s': too long", arg);
-	p->cfg->max_gap_ns = (int64_t)(a.num / a.den);
-	return 0;
-}
-
-static int
-set_time_field(struct parsed *p, const char *arg)
-{
-	uint64_t field = 0;
-
-	replay_option(p, "--time-field");
-	if (parse_count(
-		"--time-field", arg, 1000000, &field, p->err, p->errsz) != 0)
-		return -1;
-	p->cfg->time_field = (unsigned)field;
-	return 0;
-}
-
-static int
-set_time_format(struct parsed *p, const char *arg)
+check_time_format(void *base, const char *arg, char *err, size_t errsz)
 {
 	char why[160];
 
-	replay_option(p, "--time-format");
+	(void)base;
 	if (timestamp_check_format(arg, why, sizeof why) != 0)
-		return refuse(p, "invalid --time-format '%s': %s", arg, why);
-	p->cfg->time_format = arg;
+		return msg_fail(
+		    err, errsz, "invalid --time-format '%s': %s", arg, why);
 	return 0;
 }
 
 static int
-set_progress(struct parsed *p, const char *arg)
+check_name(void *base, const char *arg, char *err, size_t errsz)
 {
-	(void)arg;
-	p->cfg->progress = true;
-	return 0;
-}
-
-/* The target is checked once every option is read, in the rules below. */
-static int
-set_retune(struct parsed *p, const char *arg)
-{
-	p->retune = arg;
-	return 0;
-}
-
-static int
-set_name(struct parsed *p, const char *arg)
-{
+	(void)base;
 	/* All digits would read as a process id, a '-' as an option. */
-	if (!options_shared_name_ok(arg) || arg[0] == '-' ||
+	if (!shared_name_ok(arg) || arg[0] == '-' ||
 	    arg[strspn(arg, "0123456789")] == '\0')
-		return refuse(p,
-		    "invalid --name '%s': use up to 64 letters, "
-		    "digits, '.', '_' and '-', not all digits, not starting "
-		    "with '.' or '-'",
+		return msg_fail(err, errsz,
+		    "invalid --name '%s': use up to 64 letters, digits, '.', "
+		    "'_' and '-', not all digits, not starting with '.' or '-'",
 		    arg);
-	p->cfg->name = arg;
 	return 0;
 }
 
-static int
-set_list(struct parsed *p, const char *arg)
-{
-	(void)arg;
-	p->cfg->list = true;
-	return 0;
-}
-
-static int
-set_help(struct parsed *p, const char *arg)
-{
-	(void)p, (void)arg;
-	return OPT_HELP;
-}
-
-static int
-set_version(struct parsed *p, const char *arg)
-{
-	(void)p, (void)arg;
-	return OPT_VERSION;
-}
-
-/* ---- the options ---- */
-
-struct option_row {
-	const char *name; /* --name */
-	char letter;	  /* -letter, or 0 for none */
-	/* no_argument, required_argument, or optional_argument: that one
-	 * only as --name=value, and the short form takes no value. */
-	int arg;
-	const char *value; /* what the value is called in --help */
-	int (*set)(struct parsed *, const char *); /* arg NULL if none */
-	const char *help; /* lines of --help, without the last newline */
-};
-
-/* In the order of --help. */
 /* clang-format off */
-static const struct option_row options[] = {
-	{ "rate", 'r', required_argument, "RATE", set_rate,
-	    "units per period: 5, 90/min, 3/10s, 2k/s, inf;\n"
+static const struct cmdline_option options[NOPTIONS] = {
+	[O_RATE] = { "rate", "RATE", 'r', REQ, SEEN, .check = set_rate,
+	    .help = "units per period: 5, 90/min, 3/10s, 2k/s, inf;\n"
 	    "repeat for several limits, each -b after its -r\n"
 	    "(with -c: 500k/s, 64KiB/s, 1.5MB/s, 2g/min)" },
-	{ "burst", 'b', required_argument, "N", set_burst,
-	    "bucket size in units, or a duration such as 2s\n"
+	[O_BURST] = { "burst", "N", 'b', REQ, SEEN, .check = set_burst,
+	    .help = "bucket size in units, or a duration such as 2s\n"
 	    "(default: 1 record; with -c, 10ms of the rate)" },
-	{ "lines", 'l', no_argument, NULL, set_lines,
-	    "a unit is a line ending in newline (default)" },
-	{ "null", '0', no_argument, NULL, set_null,
-	    "a unit is a record ending in NUL" },
-	{ "delimiter", 'd', required_argument, "C", set_delim,
-	    "a unit is a record ending in byte C (',' '\\t' '\\x1e')" },
-	{ "bytes", 'c', no_argument, NULL, set_bytes, "a unit is a byte" },
-	{ "byte-rate", 0, required_argument, "RATE", set_byte_rate,
-	    "also limit records by their bytes: 1M/s, 64KiB/s;\n"
+	[O_LINES] = { "lines", NULL, 'l', NONE,
+	    CONST(cfg.mode, units, UNIT_LINES),
+	    .help = "a unit is a line ending in newline (default)" },
+	[O_NULL] = { "null", NULL, '0', NONE, CONST(cfg.mode, units, UNIT_NULL),
+	    .help = "a unit is a record ending in NUL" },
+	[O_DELIM] = { "delimiter", "C", 'd', REQ,
+	    CONST(cfg.mode, units, UNIT_DELIM), .check = set_delim,
+	    .help = "a unit is a record ending in byte C (',' '\\t' '\\x1e')" },
+	[O_BYTES] = { "bytes", NULL, 'c', NONE,
+	    CONST(cfg.mode, units, UNIT_BYTES), .help = "a unit is a byte" },
+	[O_BYTE_RATE] = { "byte-rate", "RATE", 0, REQ, TEXT(byte_rate),
+	    .help = "also limit records by their bytes: 1M/s, 64KiB/s;\n"
 	    "-r may then be left out" },
-	{ "byte-burst", 0, required_argument, "N", set_byte_burst,
-	    "bytes the byte limit may burst, or a duration\n"
+	[O_BYTE_BURST] = { "byte-burst", "N", 0, REQ, TEXT(byte_burst),
+	    .help = "bytes the byte limit may burst, or a duration\n"
 	    "(default: 10ms of the byte rate)" },
-	{ "algorithm", 'a', required_argument, "ALG", set_algorithm,
-	    "token: bursts up to BURST (default);\n"
+	[O_ALG] = { "algorithm", "ALG", 'a', REQ,
+	    WORD(cfg.algorithm, algorithms),
+	    .help = "token: bursts up to BURST (default);\n"
 	    "leaky: one unit every 1/RATE, evenly spaced;\n"
 	    "sliding: at most N in any PERIOD of RATE N/PERIOD;\n"
 	    "fixed: at most N per PERIOD on the wall clock" },
-	{ "leaky", 0, no_argument, NULL, set_leaky, "same as -a leaky" },
-	{ "initial", 0, required_argument, "N", set_initial,
-	    "tokens in the bucket at start (default: full)" },
-	{ "catch-up", 0, required_argument, "T", set_catchup,
-	    "how late a unit may be and keep its slot (10ms)" },
-	{ "key", 'k', required_argument, "FIELD", set_key,
-	    "a bucket of its own for each value of field FIELD\n"
+	[O_LEAKY] = { "leaky", NULL, 0, NONE,
+	    CONST(cfg.algorithm, algorithms, ALG_LEAKY),
+	    .help = "same as -a leaky" },
+	[O_INITIAL] = { "initial", "N", 0, REQ, TEXT(initial),
+	    .help = "tokens in the bucket at start (default: full)" },
+	[O_CATCHUP] = { "catch-up", "T", 0, REQ,
+	    DURATION(cfg.catchup_ns, MAX_CATCHUP_NS), .why = true,
+	    .bad = "give a duration such as 10ms or 0", .big = "at most 1h",
+	    .help = "how late a unit may be and keep its slot (10ms)" },
+	[O_KEY] = { "key", "FIELD", 'k', REQ, COUNT(cfg.key_field, MAX_FIELD),
+	    .help = "a bucket of its own for each value of field FIELD\n"
 	    "(1-based) of a record; best with --drop" },
-	{ "field-separator", 'F', required_argument, "C", set_separator,
-	    "fields end at byte C (default: runs of blanks)" },
-	{ "max-keys", 0, required_argument, "N", set_max_keys,
-	    "most keys with a live bucket (1000000); beyond,\n"
+	[O_SEP] = { "field-separator", "C", 'F', REQ, SEEN,
+	    .check = set_separator,
+	    .help = "fields end at byte C (default: runs of blanks)" },
+	[O_MAX_KEYS] = { "max-keys", "N", 0, REQ,
+	    COUNT(cfg.max_keys, MAX_MAX_KEYS),
+	    .help = "most keys with a live bucket (1000000); beyond,\n"
 	    "new keys share one bucket" },
-	{ "tiers", 0, required_argument, "FILE", set_tiers,
-	    "rates by key from FILE, a line PATTERN RATE [BURST]\n"
+	[O_TIERS] = { "tiers", "FILE", 0, REQ, TEXT(cfg.tiers_file),
+	    .bad = "give the name of a file",
+	    .help = "rates by key from FILE, a line PATTERN RATE [BURST]\n"
 	    "each: the first glob that matches a key gives its\n"
 	    "rate; other keys take -r, or with --drop and no -r\n"
 	    "are dropped" },
-	{ "shared", 0, required_argument, "NAME", set_shared,
-	    "draw from the bucket NAME, shared by every\n"
+	[O_SHARED] = { "shared", "NAME", 0, REQ, TEXT(cfg.shared),
+	    .help = "draw from the bucket NAME, shared by every\n"
 	    "tbthrottle of yours started with it" },
-	{ "redis", 0, required_argument, "URL", set_redis,
-	    "keep the --shared bucket in Redis, for many hosts:\n"
+	[O_REDIS] = { "redis", "URL", 0, REQ, SEEN, FLAG(cfg.redis),
+	    .check = set_redis,
+	    .help = "keep the --shared bucket in Redis, for many hosts:\n"
 	    "redis://[[user]:password@]host[:port][/db] or\n"
 	    "unix:///path/to/redis.sock[?db=N]" },
-	{ "redis-fallback", 0, required_argument, "F", set_fallback,
-	    "while Redis is down: block (default), local\n"
+	[O_FALLBACK] = { "redis-fallback", "F", 0, REQ,
+	    WORD(cfg.redis_fallback, fallbacks),
+	    .help = "while Redis is down: block (default), local\n"
 	    "(limit this process alone) or fail" },
-	{ "redis-allow-eviction", 0, no_argument, NULL, set_allow_eviction,
-	    "run on a server whose maxmemory-policy evicts\n"
+	[O_EVICTION] = { "redis-allow-eviction", NULL, 0, NONE, SEEN,
+	    FLAG(cfg.redis_allow_eviction),
+	    .help = "run on a server whose maxmemory-policy evicts\n"
 	    "keys (the limits reset when it does)" },
-	{ "queue", 0, required_argument, "N", set_queue,
-	    "at most N records wait: reading pauses, or with\n"
+	[O_QUEUE] = { "queue", "N", 0, REQ, COUNT(cfg.queue, QUEUE_MAX_UNITS),
+	    .help = "at most N records wait: reading pauses, or with\n"
 	    "--drop a record that finds N waiting is dropped" },
-	{ "drop", 0, no_argument, NULL, set_drop,
-	    "drop units that find no token instead of waiting" },
-	{ "drop-to", 0, required_argument, "FILE", set_drop_to,
-	    "the same, appending dropped units whole to FILE" },
-	{ "replay", 0, no_argument, NULL, set_replay,
-	    "release each record at its own timestamp, as far\n"
+	[O_DROP] = { "drop", NULL, 0, NONE, SEEN, FLAG(cfg.drop),
+	    .help = "drop units that find no token instead of waiting" },
+	[O_DROP_TO] = { "drop-to", "FILE", 0, REQ, TEXT(cfg.drop_to),
+	    FLAG(cfg.drop), .bad = "give a file name",
+	    .help = "the same, appending dropped units whole to FILE" },
+	[O_REPLAY] = { "replay", NULL, 0, NONE, SEEN, FLAG(cfg.replay),
+	    .help = "release each record at its own timestamp, as far\n"
 	    "after the first as its time says; -r, -b and\n"
 	    "--byte-rate then cap it, --drop drops the excess" },
-	{ "speed", 0, required_argument, "X", set_speed,
-	    "replay X times as fast: 60, 0.5 (default: 1);\n"
+	[O_SPEED] = { "speed", "X", 0, REQ, TEXT(speed), .check = set_speed,
+	    .help = "replay X times as fast: 60, 0.5 (default: 1);\n"
 	    "with -R, change a running replay's speed" },
-	{ "max-gap", 0, required_argument, "T", set_max_gap,
-	    "replay no wait longer than T between records" },
-	{ "time-field", 0, required_argument, "N", set_time_field,
-	    "the timestamp starts field N (1-based, as for -k)" },
-	{ "time-format", 0, required_argument, "FMT", set_time_format,
-	    "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"
+	[O_MAX_GAP] = { "max-gap", "T", 0, REQ,
+	    DURATION(cfg.max_gap_ns, MAX_GAP_NS),
+	    .bad = "give a duration such as 1s, 250ms or 0",
+	    .big = "too long",
+	    .help = "replay no wait longer than T between records" },
+	[O_TIME_FIELD] = { "time-field", "N", 0, REQ,
+	    COUNT(cfg.time_field, MAX_FIELD),
+	    .help = "the timestamp starts field N (1-based, as for -k)" },
+	[O_TIME_FORMAT] = { "time-format", "FMT", 0, REQ,
+	    TEXT(cfg.time_format), .check = check_time_format,
+	    .help = "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"
 	    "(default: detect RFC 3339, syslog, CLF or epoch)" },
-	{ "stats", 's', optional_argument, "json", set_stats,
-	    "report units and bytes in, out, dropped on exit\n"
+	[O_STATS] = { "stats", "json", 's', optional_argument,
+	    WORD(cfg.stats_json, formats), FLAG(cfg.stats),
+	    .help = "report units and bytes in, out, dropped on exit\n"
 	    "(and on SIGUSR1) to standard error" },
-	{ "progress", 'P', no_argument, NULL, set_progress,
-	    "a live status line on stderr, if it is a terminal" },
-	{ "name", 0, required_argument, "NAME", set_name,
-	    "call this run NAME, for -R NAME and --list" },
-	{ "retune", 'R', required_argument, "NAME|PID", set_retune,
-	    "change the -r and -b of your running tbthrottle\n"
+	[O_PROGRESS] = { "progress", NULL, 'P', NONE, SEEN,
+	    FLAG(cfg.progress),
+	    .help = "a live status line on stderr, if it is a terminal" },
+	[O_NAME] = { "name", "NAME", 0, REQ, TEXT(cfg.name),
+	    .check = check_name,
+	    .help = "call this run NAME, for -R NAME and --list" },
+	[O_RETUNE] = { "retune", "NAME|PID", 'R', REQ, TEXT(retune),
+	    .help = "change the -r and -b of your running tbthrottle\n"
 	    "NAME or PID; a -r without -b keeps its burst;\n"
 	    "with --stats[=json], print its report instead" },
-	{ "reload", 0, no_argument, NULL, set_reload,
-	    "with -R: make it read its --tiers file again" },
-	{ "list", 0, no_argument, NULL, set_list,
-	    "list your running tbthrottles with a rate or a name:\n"
+	[O_RELOAD] = { "reload", NULL, 0, NONE, SEEN,
+	    FLAG(cfg.control_reload),
+	    .help = "with -R: make it read its --tiers file again" },
+	[O_LIST] = { "list", NULL, 0, NONE, SEEN, FLAG(cfg.list),
+	    .help = "list your running tbthrottles with a rate or a name:\n"
 	    "pid, name, limits, units in, out, dropped, waiting,\n"
 	    "and age" },
-	{ "help", 'h', no_argument, NULL, set_help, "show this help and exit" },
-	{ "version", 'V', no_argument, NULL, set_version,
-	    "show the version and exit" },
+	[O_HELP] = { "help", NULL, 'h', NONE, STOP(OPT_HELP),
+	    .help = "show this help and exit" },
+	[O_VERSION] = { "version", NULL, 'V', NONE, STOP(OPT_VERSION),
+	    .help = "show the version and exit" },
 };
 /* clang-format on */
 
-#define NOPTIONS ((int)(sizeof options / sizeof options[0]))
-/* getopt_long's value for options[i] without a letter. */
-#define FIRST_LONG 256
-
-/* The tables getopt_long reads, made from options once. */
-static struct option longopts[NOPTIONS + 1];
-static char shortopts[2 + 2 * NOPTIONS];
-
-static void
-getopt_tables(void)
-{
-	size_t n = 0;
-
-	if (shortopts[0] != '\0')
-		return;
-	/* A leading ':' makes a missing value ':', not '?'. */
-	shortopts[n++] = ':';
-	for (int i = 0; i < NOPTIONS; i++) {
-		const struct option_row *o = &options[i];
-
-		longopts[i] = (struct option){ o->name, o->arg, NULL,
-			o->letter != 0 ? o->letter : FIRST_LONG + i };
-		if (o->letter == 0)
-			continue;
-		shortopts[n++] = o->letter;
-		if (o->arg == required_argument)
-			shortopts[n++] = ':';
-	}
-	shortopts[n] = '\0';
-}
-
-/* Is o one of the options -R takes: -r, -b, --stats, and itself? */
-static bool
-with_retune(const struct option_row *o)
-{
-	return o->set == set_rate || o->set == set_burst ||
-	    o->set == set_stats || o->set == set_retune ||
-	    o->set == set_reload || o->set == set_speed;
-}
-
-/* The row getopt_long's c stands for, or NULL. */
-static const struct option_row *
-row_of(int c)
-{
-	if (c >= FIRST_LONG && c < FIRST_LONG + NOPTIONS)
-		return &options[c - FIRST_LONG];
-	for (int i = 0; i < NOPTIONS; i++)
-		if (options[i].letter != 0 && options[i].letter == c)
-			return &options[i];
-	return NULL;
-}
+/* ---- --help ---- */
 
 const char *
 options_long_name(int i)
 {
 	return i >= 0 && i < NOPTIONS ? options[i].name : NULL;
-}
-
-/* Where the help text starts after the option's names. */
-#define HELP_COLUMN 23
-
-static void
-usage_row(FILE *fp, const struct option_row *o)
-{
-	char names[64];
-	const char *line, *end;
-	int len;
-
-	if (o->letter != 0)
-		len = snprintf(
-		    names, sizeof names, "  -%c, --%s", o->letter, o->name);
-	else
-		len = snprintf(names, sizeof names, "      --%s", o->name);
-	if (o->value != NULL)
-		len += snprintf(names + len, sizeof names - (size_t)len,
-		    o->arg == optional_argument ? "[=%s]" : " %s", o->value);
-	fprintf(
-	    fp, "%s%*s", names, len < HELP_COLUMN ? HELP_COLUMN - len : 2, "");
-	for (line = o->help;; line = end + 1) {
-		end = strchr(line, '\n');
-		if (line != o->help)
-			fprintf(fp, "%*s", HELP_COLUMN, "");
-		if (end == NULL) {
-			fprintf(fp, "%s\n", line);
-			return;
-		}
-		fprintf(fp, "%.*s\n", (int)(end - line), line);
-	}
 }
 
 void
@@ -990,8 +444,7 @@ options_usage(FILE *fp)
 	    "records or bytes no faster than RATE.\n"
 	    "\n",
 	    fp);
-	for (int i = 0; i < NOPTIONS; i++)
-		usage_row(fp, &options[i]);
+	cmdline_usage(fp, options, NOPTIONS);
 	fputs(
 	    "\n"
 	    "RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day;\n"
@@ -1002,422 +455,7 @@ options_usage(FILE *fp)
 	    fp);
 }
 
-/*
- * Describe the option getopt_long refused.  optopt is no help for long
- * options (glibc sets it to the option's value), so read the word itself.
- */
-/*
- * Is name[0..len) the start of more than one long option?  Then say which
- * it could be, as getopt does.
- */
-static bool
-ambiguous(const char *name, size_t len, char *err, size_t errsz)
-{
-	size_t used;
-	int matches = 0;
-
-	used = (size_t)snprintf(err, errsz,
-	    "option '--%.*s' is ambiguous; "
-	    "possibilities:",
-	    (int)len, name);
-	for (int i = 0; i < NOPTIONS; i++) {
-		if (len == 0 || strncmp(options[i].name, name, len) != 0)
-			continue;
-		matches++;
-		if (used < errsz)
-			used += (size_t)snprintf(err + used, errsz - used,
-			    " '--%s'", options[i].name);
-	}
-	return matches > 1;
-}
-
-static void
-bad_option(const char *word, char *err, size_t errsz)
-{
-	size_t len;
-
-	if (strncmp(word, "--", 2) != 0) {
-		if (optopt > ' ' && optopt < 127)
-			msg_fail(err, errsz,
-			    "unknown option '-%c' (see --help)", optopt);
-		else
-			msg_fail(err, errsz, "unknown option '%s' (see --help)",
-			    word);
-		return;
-	}
-	len = strcspn(word + 2, "=");
-	for (int i = 0; i < NOPTIONS; i++) {
-		const struct option_row *o = &options[i];
-
-		if (strlen(o->name) == len &&
-		    strncmp(o->name, word + 2, len) == 0 &&
-		    o->arg == no_argument && word[2 + len] == '=') {
-			msg_fail(err, errsz,
-			    "option '--%s' takes no value (see "
-			    "--help)",
-			    o->name);
-			return;
-		}
-	}
-	if (ambiguous(word + 2, len, err, errsz))
-		return;
-	msg_fail(err, errsz, "unknown option '%.*s' (see --help)",
-	    (int)(len + 2), word);
-}
-
 /* ---- refused combinations ---- */
-
-/* Does cfg's first limit start with less than a full bucket? */
-static bool
-first_not_full(const struct config *cfg)
-{
-	return cfg->nlimits > 0 &&
-	    cfg->limits[0].initial != cfg->limits[0].burst;
-}
-
-static bool
-is_bucket(enum algorithm alg)
-{
-	return alg == ALG_TOKEN || alg == ALG_LEAKY;
-}
-
-static bool
-retune_other(const struct parsed *p)
-{
-	return p->retune != NULL && p->other_opt != NULL;
-}
-
-static bool
-retune_files(const struct parsed *p)
-{
-	return p->retune != NULL && p->cfg->nfiles > 0;
-}
-
-static bool
-retune_no_rate(const struct parsed *p)
-{
-	return p->retune != NULL && !p->cfg->stats && !p->cfg->control_reload &&
-	    p->speed == NULL && (p->nrates == 0 || p->lead_burst != NULL);
-}
-
-static bool
-retune_reload_and_other(const struct parsed *p)
-{
-	return p->retune != NULL && p->cfg->control_reload &&
-	    (p->cfg->stats || p->nrates > 0 || p->lead_burst != NULL ||
-		p->speed != NULL);
-}
-
-static bool
-reload_alone(const struct parsed *p)
-{
-	return p->cfg->control_reload && p->retune == NULL;
-}
-
-static bool
-tiers_alone(const struct parsed *p)
-{
-	return p->cfg->tiers_file != NULL && p->cfg->key_field == 0;
-}
-
-static bool
-retune_speed_other(const struct parsed *p)
-{
-	return p->retune != NULL && p->speed != NULL &&
-	    (p->nrates > 0 || p->lead_burst != NULL || p->cfg->stats);
-}
-
-static bool
-replay_option_alone(const struct parsed *p)
-{
-	return p->replay_opt != NULL && !p->cfg->replay;
-}
-
-static bool
-replay_bytes(const struct parsed *p)
-{
-	return p->cfg->replay && p->cfg->mode == UNIT_BYTES;
-}
-
-static bool
-replay_queue(const struct parsed *p)
-{
-	return p->cfg->replay && p->cfg->queue > 0;
-}
-
-static bool
-replay_shared(const struct parsed *p)
-{
-	return p->cfg->replay && p->cfg->shared != NULL;
-}
-
-static bool
-retune_stats_and_rate(const struct parsed *p)
-{
-	return p->retune != NULL && p->cfg->stats &&
-	    (p->nrates > 0 || p->lead_burst != NULL);
-}
-
-static bool
-list_other(const struct parsed *p)
-{
-	return p->cfg->list && (p->list_other || p->cfg->nfiles > 0);
-}
-
-static bool
-byte_burst_alone(const struct parsed *p)
-{
-	return p->byte_burst != NULL && p->byte_rate == NULL;
-}
-
-static bool
-byte_rate_bytes(const struct parsed *p)
-{
-	return p->byte_rate != NULL && p->cfg->mode == UNIT_BYTES;
-}
-
-static bool
-alg_without_rate(const struct parsed *p)
-{
-	return p->nrates == 0 && p->alg_set && p->cfg->byte_limited;
-}
-
-static bool
-lead_burst_several(const struct parsed *p)
-{
-	return p->lead_burst != NULL && p->nrates > 1;
-}
-
-static bool
-lead_burst_twice(const struct parsed *p)
-{
-	return p->lead_burst != NULL && p->bursts[0] != NULL;
-}
-
-static bool
-initial_several(const struct parsed *p)
-{
-	return p->initial != NULL && p->nrates > 1;
-}
-
-static bool
-burst_without_rate(const struct parsed *p)
-{
-	return p->lead_burst != NULL && p->nrates == 0 &&
-	    (p->cfg->byte_limited || p->cfg->replay);
-}
-
-static bool
-initial_without_rate(const struct parsed *p)
-{
-	return p->initial != NULL && p->nrates == 0 &&
-	    (p->cfg->byte_limited || p->cfg->replay);
-}
-
-static bool
-no_rate(const struct parsed *p)
-{
-	return p->nrates == 0 && !p->cfg->byte_limited &&
-	    p->cfg->tiers_file == NULL && !p->cfg->replay;
-}
-
-static bool
-inf_among_rates(const struct parsed *p)
-{
-	return p->inf_among;
-}
-
-static bool
-queue_bytes(const struct parsed *p)
-{
-	return p->cfg->queue > 0 && p->cfg->mode == UNIT_BYTES;
-}
-
-static bool
-queue_byte_rate(const struct parsed *p)
-{
-	return p->cfg->queue > 0 && p->cfg->byte_limited;
-}
-
-static bool
-queue_unlimited(const struct parsed *p)
-{
-	return p->cfg->queue > 0 && options_unlimited(p->cfg);
-}
-
-static bool
-separator_alone(const struct parsed *p)
-{
-	return p->sep_set && p->cfg->key_field == 0 && p->cfg->time_field == 0;
-}
-
-static bool
-max_keys_alone(const struct parsed *p)
-{
-	return p->max_set && p->cfg->key_field == 0;
-}
-
-static bool
-key_bytes(const struct parsed *p)
-{
-	return p->cfg->key_field > 0 && p->cfg->mode == UNIT_BYTES;
-}
-
-static bool
-key_unlimited(const struct parsed *p)
-{
-	return p->cfg->key_field > 0 && p->cfg->nlimits == 0 &&
-	    (p->nrates > 0 || p->cfg->tiers_file == NULL);
-}
-
-static bool
-key_several(const struct parsed *p)
-{
-	return p->cfg->key_field > 0 && p->cfg->nlimits > 1;
-}
-
-static bool
-key_queue(const struct parsed *p)
-{
-	return p->cfg->key_field > 0 && p->cfg->queue > 0;
-}
-
-static bool
-key_initial(const struct parsed *p)
-{
-	return p->cfg->key_field > 0 && first_not_full(p->cfg);
-}
-
-static bool
-redis_alone(const struct parsed *p)
-{
-	return p->cfg->redis && p->cfg->shared == NULL;
-}
-
-static bool
-fallback_alone(const struct parsed *p)
-{
-	return p->fallback_set && p->cfg->shared == NULL;
-}
-
-static bool
-eviction_alone(const struct parsed *p)
-{
-	return p->cfg->redis_allow_eviction && !p->cfg->redis;
-}
-
-static bool
-shared_unlimited(const struct parsed *p)
-{
-	return p->cfg->shared != NULL && options_unlimited(p->cfg);
-}
-
-static bool
-shared_several(const struct parsed *p)
-{
-	return p->cfg->shared != NULL && p->cfg->nlimits > 1;
-}
-
-static bool
-shared_window(const struct parsed *p)
-{
-	return p->cfg->shared != NULL && !is_bucket(p->cfg->algorithm);
-}
-
-static bool
-shared_key(const struct parsed *p)
-{
-	return p->cfg->shared != NULL && p->cfg->key_field > 0 &&
-	    !p->cfg->redis;
-}
-
-static bool
-shared_queue(const struct parsed *p)
-{
-	return p->cfg->shared != NULL && p->cfg->queue > 0;
-}
-
-static bool
-shared_initial(const struct parsed *p)
-{
-	return p->cfg->shared != NULL && first_not_full(p->cfg);
-}
-
-static bool
-drop_unlimited(const struct parsed *p)
-{
-	return p->cfg->drop && options_unlimited(p->cfg) &&
-	    !p->cfg->byte_limited;
-}
-
-/* The values the messages quote; each fmt takes the one named. */
-
-static void
-say_other(const struct parsed *p, const char *fmt)
-{
-	/* The option only, never its value: it may be a password. */
-	refuse(p, fmt, (int)strcspn(p->other_opt, "="), p->other_opt);
-}
-
-static void
-say_retune(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->retune);
-}
-
-static void
-say_replay_option(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->replay_opt);
-}
-
-static void
-say_byte_rate(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->byte_rate);
-}
-
-static void
-say_byte_burst(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->byte_burst);
-}
-
-static void
-say_lead_burst(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->lead_burst);
-}
-
-static void
-say_both_bursts(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->lead_burst, p->bursts[0]);
-}
-
-static void
-say_initial(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->initial);
-}
-
-static void
-say_queue(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, (unsigned long long)p->cfg->queue);
-}
-
-static void
-say_key(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->cfg->key_field);
-}
-
-static void
-say_shared(const struct parsed *p, const char *fmt)
-{
-	refuse(p, fmt, p->cfg->shared);
-}
 
 /*
  * The steps between the rules: each turns text into values that the rules
@@ -1427,38 +465,9 @@ say_shared(const struct parsed *p, const char *fmt)
 
 /* --list: nothing more to read. */
 static int
-check_list(struct parsed *p)
+list_only(struct parsed *p)
 {
-	return p->cfg->list ? 1 : 0;
-}
-
-/* -R NAME|PID: a process id, or a name as --name takes. */
-static int
-check_retune_target(struct parsed *p)
-{
-	const char *t = p->retune;
-	char *end;
-	long pid;
-
-	if (t == NULL)
-		return 0;
-	if (t[strspn(t, "0123456789")] == '\0') {
-		errno = 0;
-		pid = strtol(t, &end, 10);
-		if (errno != 0 || *end != '\0' || pid < 1 || pid > INT_MAX ||
-		    *t == '0')
-			return refuse(p,
-			    "invalid -R '%s': give the name or the "
-			    "process id of a running tbthrottle",
-			    t);
-		return 0;
-	}
-	if (!options_shared_name_ok(t) || t[0] == '-')
-		return refuse(p,
-		    "invalid -R '%s': give the name or the process "
-		    "id of a running tbthrottle",
-		    t);
-	return 0;
+	return (p->cl.seen & O(LIST)) != 0;
 }
 
 /*
@@ -1469,7 +478,7 @@ check_retune_target(struct parsed *p)
 static int
 check_retune(struct parsed *p)
 {
-	struct config *cfg = p->cfg;
+	struct config *cfg = &p->cfg;
 	struct rate r;
 	struct amount a;
 	char why[160];
@@ -1499,39 +508,12 @@ check_retune(struct parsed *p)
 static int
 resolve_bytes(struct parsed *p)
 {
-	struct limit *l = &p->cfg->byte_limit;
-	struct amount a = { true, BYTE_BURST_NS, 1 };
-	const char *rate = p->byte_rate, *burst = p->byte_burst;
-	char why[160];
-
-	if (rate == NULL)
+	if (p->byte_rate == NULL)
 		return 0;
-	if (rate_parse(rate, true, &l->rate, why, sizeof why) != 0)
-		return refuse(p, "invalid --byte-rate '%s': %s", rate, why);
-	if (l->rate.inf)
-		return refuse(p,
-		    "invalid --byte-rate '%s': give a finite rate "
-		    "such as 1M/s",
-		    rate);
-	if (burst != NULL &&
-	    rate_parse_amount(burst, true, &a, why, sizeof why) != 0)
-		return refuse(p, "invalid --byte-burst '%s': %s", burst, why);
-	if (rate_amount_units(&a, &l->rate, &l->burst) != 0 ||
-	    (long double)l->burst * l->rate.d / l->rate.n > MAX_REFILL_NS)
-		return refuse(p,
-		    "invalid --byte-burst '%s': takes more than "
-		    "100 years to refill",
-		    burst);
-	if (l->burst == 0) {
-		if (burst != NULL)
-			return refuse(p,
-			    "invalid --byte-burst '%s': must be "
-			    "at least 1 byte",
-			    burst);
-		l->burst = 1;
-	}
-	l->initial = l->burst;
-	p->cfg->byte_limited = true;
+	if (spec_byte_limit_parse(p->byte_rate, p->byte_burst,
+		&p->cfg.byte_limit, p->err, p->errsz) != 0)
+		return -1;
+	p->cfg.byte_limited = true;
 	return 0;
 }
 
@@ -1544,12 +526,12 @@ resolve_bytes(struct parsed *p)
 static int
 resolve_limits(struct parsed *p)
 {
-	struct config *cfg = p->cfg;
+	struct config *cfg = &p->cfg;
 
 	if (p->nrates == 1 && p->bursts[0] == NULL)
 		p->bursts[0] = p->lead_burst;
 	for (int i = p->nrates - 1; i >= 0; i--) {
-		if (options_limit_parse(p->rates[i], p->bursts[i], p->initial,
+		if (spec_limit_parse(p->rates[i], p->bursts[i], p->initial,
 			cfg->mode, cfg->algorithm, &cfg->limits[i], p->err,
 			p->errsz) != 0)
 			return -1;
@@ -1565,29 +547,48 @@ resolve_limits(struct parsed *p)
 	return 0;
 }
 
-/* The name of --shared: a file name, and a Redis key. */
-static int
-check_shared_name(struct parsed *p)
+/* The options given, and the facts about them that hold now. */
+static uint64_t
+facts(const struct parsed *p)
 {
-	const char *name = p->cfg->shared;
+	const struct config *c = &p->cfg;
+	const struct limit *l = &c->limits[0];
 
-	if (name == NULL || options_shared_name_ok(name))
-		return 0;
-	return refuse(p,
-	    "invalid --shared name '%s': use up to 64 letters, "
-	    "digits, '.', '_' and '-'",
-	    name);
+#define IF(f, cond) ((cond) ? BIT(f) : 0)
+	return p->cl.seen | IF(F_FILES, c->nfiles > 0) |
+	    IF(F_LEAD, p->lead_burst != NULL) | IF(F_B0, p->bursts[0] != NULL) |
+	    IF(F_NO_RATE, p->nrates == 0 || p->lead_burst != NULL) |
+	    IF(F_SEVERAL, p->nrates > 1) | IF(F_INF_AMONG, p->inf_among) |
+	    IF(F_INF, c->nlimits == 0 && p->nrates > 0) |
+	    IF(F_UNLIMITED, options_unlimited(c)) |
+	    IF(F_NOT_FULL, c->nlimits > 0 && l->initial != l->burst) |
+	    IF(F_WINDOW,
+		c->algorithm == ALG_SLIDING || c->algorithm == ALG_FIXED) |
+	    IF(F_BAD_TARGET, p->retune != NULL && !target_ok(p->retune)) |
+	    IF(F_BAD_SHARED, c->shared != NULL && !shared_name_ok(c->shared));
+#undef IF
 }
 
+/* What a rule's message quotes: a value, or the option that broke it. */
+enum quote {
+	Q_NONE,
+	Q_LEAD,	 /* the -b before any -r */
+	Q_B0,	 /* the -b after the first -r */
+	Q_WORD,	 /* the first of the rule's any given, as typed */
+	Q_NAME,	 /* ... by its --name */
+	Q_VALUE, /* Q_VALUE + O_x: the value of option x */
+};
+#define V(x) (Q_VALUE + O_##x)
+
 /*
- * A rule refuses the command line when refused() holds, with text (or
- * say's rendering of text, which quotes a value).  A row with a step
- * instead resolves values there, and may refuse one.
+ * A rule refuses the command line when every bit of all and none of none
+ * hold, and one of any if any, with text: its %s are the quotes.  A row
+ * with a step instead runs it there.
  */
 struct rule {
-	bool (*refused)(const struct parsed *);
 	const char *text;
-	void (*say)(const struct parsed *, const char *);
+	uint64_t all, none, any;
+	unsigned char quote[2];
 	int (*step)(struct parsed *);
 };
 
@@ -1596,118 +597,164 @@ struct rule {
  * several apply, the first is the one named.  The steps show where values
  * are parsed, so a bad value wins over every rule below its step.
  *
- * Found while the options are read, not here: a second -l, -0, -d or -c
- * of another unit, a second -a of another algorithm, two -b for one -r,
- * and a ninth -r.  options_limit_parse refuses -b with -a leaky, and -b or
- * --initial with -a sliding or fixed, as -R needs that too.
+ * Found while the options are read, not here: a bad value, a second -l,
+ * -0, -d or -c of another unit, a second -a of another algorithm, two -b
+ * for one -r, and a ninth -r.  spec_limit_parse refuses -b with -a leaky,
+ * and -b or --initial with -a sliding or fixed, as -R needs that too.
  */
 /* clang-format off */
 static const struct rule rules[] = {
-	/* -R PID sends its -r and -b to a running tbthrottle. */
 	/* --list lists, and takes nothing else. */
-	{ list_other, "--list takes no other options or operands", NULL,
-	    NULL },
-	{ .step = check_list },
+	{ "--list takes no other options or operands", .all = O(LIST),
+	    .any = (ALL_OPTIONS & ~O(LIST)) | F(FILES) },
+	{ .step = list_only },
+
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
-	{ reload_alone, "--reload needs -R NAME|PID: the run to reload",
-	    NULL, NULL },
-	{ retune_other, "-R takes only -r and -b, --stats, --reload or "
-	    "--speed, not '%.*s'", say_other, NULL },
-	{ retune_files, "-R takes only -r and -b, --stats, --reload or "
-	    "--speed, not FILE operands", NULL, NULL },
-	{ .step = check_retune_target },
-	{ retune_stats_and_rate, "-R %s takes -r and -b, or --stats, not "
-	    "both", say_retune, NULL },
-	{ retune_reload_and_other, "-R %s takes --reload alone, without -r, "
-	    "-b, --stats or --speed", say_retune, NULL },
-	{ retune_no_rate, "-R %s needs -r RATE [-b BURST] for each limit to "
-	    "change, --stats, --reload or --speed", say_retune, NULL },
-	{ retune_speed_other, "-R %s takes --speed alone, not with -r, -b "
-	    "or --stats", say_retune, NULL },
+	{ "--reload needs -R NAME|PID: the run to reload", .all = O(RELOAD),
+	    .none = O(RETUNE) },
+	{ "-R takes only -r and -b, --stats, --reload or --speed, not '%s'",
+	    .all = O(RETUNE), .any = ALL_OPTIONS & ~RETUNE_OPTIONS,
+	    .quote = { Q_WORD } },
+	{ "-R takes only -r and -b, --stats, --reload or --speed, not FILE "
+	    "operands", .all = O(RETUNE) | F(FILES) },
+	{ "invalid -R '%s': give the name or the process id of a running "
+	    "tbthrottle", .all = O(RETUNE) | F(BAD_TARGET),
+	    .quote = { V(RETUNE) } },
+	{ "-R %s takes -r and -b, or --stats, not both",
+	    .all = O(RETUNE) | O(STATS), .any = O(RATE) | O(BURST),
+	    .quote = { V(RETUNE) } },
+	{ "-R %s takes --reload alone, without -r, -b, --stats or --speed",
+	    .all = O(RETUNE) | O(RELOAD),
+	    .any = O(STATS) | O(RATE) | O(BURST) | O(SPEED),
+	    .quote = { V(RETUNE) } },
+	{ "-R %s needs -r RATE [-b BURST] for each limit to change, --stats, "
+	    "--reload or --speed", .all = O(RETUNE) | F(NO_RATE),
+	    .none = O(STATS) | O(RELOAD) | O(SPEED), .quote = { V(RETUNE) } },
+	{ "-R %s takes --speed alone, not with -r, -b or --stats",
+	    .all = O(RETUNE) | O(SPEED), .any = O(RATE) | O(BURST) | O(STATS),
+	    .quote = { V(RETUNE) } },
 	{ .step = check_retune },
 
 	/* --replay: records at their own timestamps, whole. */
-	{ replay_option_alone, "%s needs --replay", say_replay_option, NULL },
-	{ replay_bytes, "--replay times records by their timestamps; it does "
-	    "not apply to -c", NULL, NULL },
-	{ replay_queue, "--replay does not combine with --queue", NULL, NULL },
-	{ replay_shared, "--replay does not combine with --shared", NULL,
-	    NULL },
+	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,
+	    .quote = { Q_NAME } },
+	{ "--replay times records by their timestamps; it does not apply to "
+	    "-c", .all = O(REPLAY) | O(BYTES) },
+	{ "--replay does not combine with --queue",
+	    .all = O(REPLAY) | O(QUEUE) },
+	{ "--replay does not combine with --shared",
+	    .all = O(REPLAY) | O(SHARED) },
 
 	/* Records limited by their bytes too. */
-	{ byte_burst_alone, "--byte-burst %s needs --byte-rate",
-	    say_byte_burst, NULL },
-	{ byte_rate_bytes, "--byte-rate applies to records; with -c give the "
-	    "byte rate as -r %s", say_byte_rate, NULL },
+	{ "--byte-burst %s needs --byte-rate", .all = O(BYTE_BURST),
+	    .none = O(BYTE_RATE), .quote = { V(BYTE_BURST) } },
+	{ "--byte-rate applies to records; with -c give the byte rate as "
+	    "-r %s", .all = O(BYTE_RATE) | O(BYTES),
+	    .quote = { V(BYTE_RATE) } },
 	{ .step = resolve_bytes },
-	{ alg_without_rate, "-a applies to -r, and there is none: "
-	    "--byte-rate is always a token bucket", NULL, NULL },
+	{ "-a applies to -r, and there is none: --byte-rate is always a "
+	    "token bucket", .all = O(BYTE_RATE), .none = O(RATE),
+	    .any = O(ALG) | O(LEAKY) },
 
 	/* The limits: each -r with its -b, and --initial. */
-	{ lead_burst_several, "-b %s comes before any -r: with several -r, "
-	    "give each -b after its -r", say_lead_burst, NULL },
-	{ lead_burst_twice, "-b given twice ('%s' and '%s') for one -r: give "
-	    "one burst", say_both_bursts, NULL },
-	{ initial_several, "--initial applies to a single -r", NULL, NULL },
-	{ burst_without_rate, "-b %s applies to -r, and there is none (for "
-	    "the bytes, give --byte-burst)", say_lead_burst, NULL },
-	{ initial_without_rate, "--initial %s applies to -r, and there is "
-	    "none (for the bytes, give --byte-burst)", say_initial, NULL },
-	{ no_rate, "missing -r RATE (for example -r 10/s or -c -r 1M/s; see "
-	    "--help)", NULL, NULL },
+	{ "-b %s comes before any -r: with several -r, give each -b after "
+	    "its -r", .all = F(LEAD) | F(SEVERAL), .quote = { Q_LEAD } },
+	{ burst_twice, .all = F(LEAD) | F(B0), .quote = { Q_LEAD, Q_B0 } },
+	{ "--initial applies to a single -r",
+	    .all = O(INITIAL) | F(SEVERAL) },
+	{ "-b %s applies to -r, and there is none (for the bytes, give "
+	    "--byte-burst)", .all = F(LEAD), .none = O(RATE),
+	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { Q_LEAD } },
+	{ "--initial %s applies to -r, and there is none (for the bytes, "
+	    "give --byte-burst)", .all = O(INITIAL), .none = O(RATE),
+	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { V(INITIAL) } },
+	{ "missing -r RATE (for example -r 10/s or -c -r 1M/s; see --help)",
+	    .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY) },
 	{ .step = resolve_limits },
-	{ inf_among_rates, "-r inf cannot be combined with other rates",
-	    NULL, NULL },
+	{ "-r inf cannot be combined with other rates", .all = F(INF_AMONG) },
 
 	/* --queue holds whole records under record limits only. */
-	{ queue_bytes, "--queue %llu counts records; it does not apply to -c",
-	    say_queue, NULL },
-	{ queue_byte_rate, "--queue %llu does not combine with --byte-rate",
-	    say_queue, NULL },
-	{ queue_unlimited, "--queue %llu needs a rate: with -r inf nothing "
-	    "ever waits", say_queue, NULL },
+	{ "--queue %s counts records; it does not apply to -c",
+	    .all = O(QUEUE) | O(BYTES), .quote = { V(QUEUE) } },
+	{ "--queue %s does not combine with --byte-rate",
+	    .all = O(QUEUE) | O(BYTE_RATE), .quote = { V(QUEUE) } },
+	{ "--queue %s needs a rate: with -r inf nothing ever waits",
+	    .all = O(QUEUE) | F(UNLIMITED), .quote = { V(QUEUE) } },
 
 	/* -k keeps a limit per key, for one -r, or by --tiers. */
-	{ separator_alone, "-F needs -k FIELD or --time-field N", NULL, NULL },
-	{ tiers_alone, "--tiers needs -k FIELD: tiers give the rates of "
-	    "keys", NULL, NULL },
-	{ max_keys_alone, "--max-keys needs -k FIELD", NULL, NULL },
-	{ key_bytes, "-k %u keys records; it does not apply to -c", say_key,
-	    NULL },
-	{ key_unlimited, "-k %u needs a rate for each key", say_key, NULL },
-	{ key_several, "-k %u takes one -r, the rate of each key", say_key,
-	    NULL },
-	{ key_queue, "-k %u does not combine with --queue", say_key, NULL },
-	{ key_initial, "-k %u starts every key with a full bucket: --initial "
-	    "does not apply", say_key, NULL },
+	{ "-F needs -k FIELD or --time-field N", .all = O(SEP),
+	    .none = O(KEY) | O(TIME_FIELD) },
+	{ "--tiers needs -k FIELD: tiers give the rates of keys",
+	    .all = O(TIERS), .none = O(KEY) },
+	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY) },
+	{ "-k %s keys records; it does not apply to -c",
+	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },
+	{ "-k %s needs a rate for each key", .all = O(KEY),
+	    .any = F(UNLIMITED) | F(INF), .quote = { V(KEY) } },
+	{ "-k %s takes one -r, the rate of each key",
+	    .all = O(KEY) | F(SEVERAL), .quote = { V(KEY) } },
+	{ "-k %s does not combine with --queue", .all = O(KEY) | O(QUEUE),
+	    .quote = { V(KEY) } },
+	{ "-k %s starts every key with a full bucket: --initial does not "
+	    "apply", .all = O(KEY) | F(NOT_FULL), .quote = { V(KEY) } },
 
 	/* --shared is one token bucket, in a file or in Redis. */
-	{ redis_alone, "--redis needs --shared NAME", NULL, NULL },
-	{ fallback_alone, "--redis-fallback needs --shared NAME", NULL, NULL },
-	{ eviction_alone, "--redis-allow-eviction needs --redis URL", NULL,
-	    NULL },
-	{ .step = check_shared_name },
-	{ shared_unlimited, "--shared %s needs a rate", say_shared, NULL },
-	{ shared_several, "--shared %s takes one -r", say_shared, NULL },
-	{ shared_window, "--shared %s needs -a token or -a leaky", say_shared,
-	    NULL },
-	{ shared_key, "--shared %s does not combine with -k (except with "
-	    "--redis)", say_shared, NULL },
-	{ shared_queue, "--shared %s does not combine with --queue",
-	    say_shared, NULL },
-	{ shared_initial, "--shared %s starts the bucket full: --initial does "
-	    "not apply", say_shared, NULL },
+	{ "--redis needs --shared NAME", .all = O(REDIS), .none = O(SHARED) },
+	{ "--redis-fallback needs --shared NAME", .all = O(FALLBACK),
+	    .none = O(SHARED) },
+	{ "--redis-allow-eviction needs --redis URL", .all = O(EVICTION),
+	    .none = O(REDIS) },
+	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
+	    "'_' and '-'", .all = O(SHARED) | F(BAD_SHARED),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s needs a rate", .all = O(SHARED) | F(UNLIMITED),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s takes one -r", .all = O(SHARED) | F(SEVERAL),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s needs -a token or -a leaky",
+	    .all = O(SHARED) | F(WINDOW), .quote = { V(SHARED) } },
+	{ "--shared %s does not combine with -k (except with --redis)",
+	    .all = O(SHARED) | O(KEY), .none = O(REDIS),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s does not combine with --queue",
+	    .all = O(SHARED) | O(QUEUE), .quote = { V(SHARED) } },
+	{ "--shared %s starts the bucket full: --initial does not apply",
+	    .all = O(SHARED) | F(NOT_FULL), .quote = { V(SHARED) } },
 
 	/* Dropping needs something to drop for. */
-	{ drop_unlimited, "--drop needs a rate: with -r inf nothing is ever "
-	    "dropped", NULL, NULL },
+	{ "--drop needs a rate: with -r inf nothing is ever dropped",
+	    .all = F(UNLIMITED), .none = O(BYTE_RATE),
+	    .any = O(DROP) | O(DROP_TO) },
 };
 /* clang-format on */
+
+/* The text of quote q of rule r, made in buf[0..size) if need be. */
+static const char *
+quote(
+    const struct parsed *p, const struct rule *r, int q, char *buf, size_t size)
+{
+	switch (q) {
+	case Q_NONE:
+		return "";
+	case Q_LEAD:
+		return p->lead_burst;
+	case Q_B0:
+		return p->bursts[0];
+	case Q_WORD:
+	case Q_NAME:
+		return cmdline_first(&p->cl, r->any, q == Q_WORD, buf, size);
+	default:
+		return cmdline_value(&p->cl, q - Q_VALUE, buf, size);
+	}
+}
 
 /* Run the rules over p, top to bottom. */
 static enum parse_result
 check_rules(struct parsed *p)
 {
+	uint64_t have = facts(p);
+	char one[64], two[64];
+
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
 		const struct rule *r = &rules[i];
 		int rc;
@@ -1715,11 +762,12 @@ check_rules(struct parsed *p)
 		if (r->step != NULL) {
 			if ((rc = r->step(p)) != 0)
 				return rc < 0 ? OPT_ERROR : OPT_RUN;
-		} else if (r->refused(p)) {
-			if (r->say != NULL)
-				r->say(p, r->text);
-			else
-				refuse(p, "%s", r->text);
+			have = facts(p);
+		} else if ((have & r->all) == r->all && (have & r->none) == 0 &&
+		    (r->any == 0 || (have & r->any) != 0)) {
+			refuse(p, r->text,
+			    quote(p, r, r->quote[0], one, sizeof one),
+			    quote(p, r, r->quote[1], two, sizeof two));
 			return OPT_ERROR;
 		}
 	}
@@ -1728,58 +776,24 @@ check_rules(struct parsed *p)
 
 /* ---- the command line ---- */
 
-/* The word of the option just read, before a separate value. */
-static const char *
-option_word(char **argv)
-{
-	return argv[optind -
-	    (optarg != NULL && optarg == argv[optind - 1] && optind >= 2 ? 2 :
-									   1)];
-}
-
 static enum parse_result
 parse(struct parsed *p, int argc, char **argv)
 {
-	struct config *cfg = p->cfg;
-	int c, rc;
+	struct config *cfg = &p->cfg;
+	int rc;
 
-	memset(cfg, 0, sizeof *cfg);
-	cfg->mode = UNIT_LINES;
-	cfg->delim = '\n';
-	cfg->algorithm = ALG_TOKEN;
-	cfg->catchup_ns = DEFAULT_CATCHUP_NS;
-	cfg->key_sep = -1;
-	cfg->max_keys = DEFAULT_MAX_KEYS;
-	cfg->speed_num = cfg->speed_den = 1;
-	cfg->max_gap_ns = -1;
-	getopt_tables();
-	opterr = 0;
-#ifdef __GLIBC__
-	optind = 0; /* also resets glibc's scan state */
-#else
-	optind = 1;
-#endif
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const struct option_row *o = row_of(c);
-
-		if (c == ':') {
-			refuse(p, "option '%s' needs a value (see --help)",
-			    argv[optind - 1]);
-			return OPT_ERROR;
-		}
-		if (o == NULL) {
-			bad_option(argv[optind - 1], p->err, p->errsz);
-			return OPT_ERROR;
-		}
-		if (!with_retune(o) && p->other_opt == NULL)
-			p->other_opt = option_word(argv);
-		if (o->set != set_list)
-			p->list_other = true;
-		if ((rc = o->set(p, optarg)) != 0)
-			return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
-	}
-	cfg->files = argv + optind;
-	cfg->nfiles = argc - optind;
+	p->cl = (struct cmdline){ .options = options,
+		.noptions = NOPTIONS,
+		.base = p,
+		.err = p->err,
+		.errsz = p->errsz };
+	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
+		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
+	/* -0 ends records with NUL; -l, the default, with a newline. */
+	if (cfg->mode == UNIT_NULL)
+		cfg->delim = '\0';
+	cfg->files = p->cl.operands;
+	cfg->nfiles = p->cl.noperands;
 	return check_rules(p);
 }
 
@@ -1787,9 +801,19 @@ enum parse_result
 options_parse(
     struct config *cfg, int argc, char **argv, char *err, size_t errsz)
 {
-	struct parsed p = { .cfg = cfg, .err = err, .errsz = errsz };
+	static const struct config defaults = { .mode = UNIT_LINES,
+		.delim = '\n',
+		.algorithm = ALG_TOKEN,
+		.catchup_ns = DEFAULT_CATCHUP_NS,
+		.key_sep = -1,
+		.max_keys = DEFAULT_MAX_KEYS,
+		.speed_num = 1,
+		.speed_den = 1,
+		.max_gap_ns = -1 };
+	struct parsed p = { .cfg = defaults, .err = err, .errsz = errsz };
 	enum parse_result r = parse(&p, argc, argv);
 
+	*cfg = p.cfg;
 	/* A value quoted in the message must not break it over lines. */
 	if (r == OPT_ERROR)
 		msg_escape(err, errsz);

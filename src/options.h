@@ -8,12 +8,10 @@
 #include <stdio.h>
 
 #include "redisurl.h"
-#include "rate.h"
+#include "spec.h"
 
 #define TBTHROTTLE_VERSION "0.1.0"
 
-enum unit_mode { UNIT_LINES, UNIT_NULL, UNIT_DELIM, UNIT_BYTES };
-enum algorithm { ALG_TOKEN, ALG_LEAKY, ALG_SLIDING, ALG_FIXED };
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 
 /* Most -r options in one run. */
@@ -24,24 +22,10 @@ enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 #define MAX_MAX_KEYS 1000000000ULL
 
 /*
- * --catch-up by default, and the most units in a window of -a sliding.
- * They are BUCKET_CATCHUP_NS and SLIDING_MAX_LIMIT (the unit tests check
- * it), named here so that options need not include the limiters.
+ * --catch-up by default: BUCKET_CATCHUP_NS (the unit tests check it), named
+ * here so that options need not include the limiters.
  */
 #define DEFAULT_CATCHUP_NS 10000000LL
-#define MAX_WINDOW_UNITS 1000000ULL
-
-/* The fastest --speed, and the most digits after its point: the speed's
- * numerator and denominator then multiply to less than 2^63. */
-#define MAX_SPEED 1000000ULL
-#define MAX_SPEED_DIGITS 6
-
-/* One -r with its -b and --initial, validated. */
-struct limit {
-	struct rate rate;
-	uint64_t burst;	  /* units; 1 when the rate is inf */
-	uint64_t initial; /* tokens at start, <= burst */
-};
 
 struct config {
 	/*
@@ -108,29 +92,6 @@ options_unlimited(const struct config *cfg)
  */
 enum parse_result options_parse(
     struct config *cfg, int argc, char **argv, char *err, size_t errsz);
-
-/*
- * Parse one limit: the text of a -r, of its -b and of --initial (NULL when
- * not given), for units of mode under algorithm alg.  The command line and
- * -R both use it.  Returns 0 with the limit in out, or -1 with a one-line
- * reason in err.  A rate of inf gives out->rate.inf, burst and initial 1.
- */
-int options_limit_parse(const char *rate, const char *burst,
-    const char *initial, enum unit_mode mode, enum algorithm alg,
-    struct limit *out, char *err, size_t errsz);
-
-/*
- * Parse a --speed: a positive decimal number up to MAX_SPEED with at most
- * MAX_SPEED_DIGITS after the point, as the fraction num/den in lowest
- * terms.  The command line and -R both use it.  Returns 0, or -1 with a
- * one-line reason naming the value in err.
- */
-int options_speed_parse(
-    const char *s, uint64_t *num, uint64_t *den, char *err, size_t errsz);
-
-/* Is name fit for --shared: up to 64 letters, digits, '.', '_' and '-',
- * not starting with '.'? */
-bool options_shared_name_ok(const char *name);
 
 /* Print the --help text. */
 void options_usage(FILE *fp);

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "retune.h"
 #include "signals.h"
+#include "spec.h"
 
 /* The replay whose speed -R may change, or NULL. */
 static struct replay *replaying;
@@ -34,7 +35,7 @@ apply_speed(const char *text, char *reply, size_t size)
 		    "replaying (--replay)\n");
 		return;
 	}
-	if (options_speed_parse(text, &num, &den, why, sizeof why) != 0) {
+	if (spec_speed_parse(text, &num, &den, why, sizeof why) != 0) {
 		snprintf(reply, size, "error: %s\n", why);
 		return;
 	}
@@ -90,7 +91,7 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	}
 	/* Last to first, and inf refused, as on the command line. */
 	for (int i = n - 1; i >= 0; i--) {
-		if (options_limit_parse(rates[i], bursts[i], NULL, cfg->mode,
+		if (spec_limit_parse(rates[i], bursts[i], NULL, cfg->mode,
 			cfg->algorithm, &new[i], why, sizeof why) != 0) {
 			snprintf(reply, size, "error: %s\n", why);
 			return;

@@ -171,8 +171,8 @@ parse_fields(struct build *b, char *buf, size_t n)
 		    f[0], b->catchall);
 	if (b->ntiers == TIERS_MAX)
 		return fail(b, "more than %d tiers", TIERS_MAX);
-	if (options_limit_parse(f[1], nf == 3 ? f[2] : NULL, NULL, b->mode,
-		b->alg, &l, why, sizeof why) != 0)
+	if (spec_limit_parse(f[1], nf == 3 ? f[2] : NULL, NULL, b->mode, b->alg,
+		&l, why, sizeof why) != 0)
 		return fail(b, "%s", why);
 	if (catchall(f[0]))
 		b->catchall = b->line;

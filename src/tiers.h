@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "options.h"
+#include "spec.h"
 
 /* Most tiers in a file; comments and blank lines do not count. */
 #define TIERS_MAX 10000
@@ -36,7 +36,7 @@ struct tiers {
  * Parse the tiers file called name, text[0..len), for units of mode under
  * algorithm alg (the caller reads the file).  A line is PATTERN RATE
  * [BURST], fields separated by blanks (spaces and tabs), so no field is
- * empty; RATE and BURST mean what -r and -b do, through options_limit_parse, and
+ * empty; RATE and BURST mean what -r and -b do, through spec_limit_parse, and
  * a RATE of inf makes a tier without a limit.  A field that starts with
  * '#' starts a comment to the end of the line; a '#' inside a field is
  * kept.  A backslash keeps the byte after it in its field, so '\ ' puts

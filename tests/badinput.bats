@@ -86,6 +86,10 @@ cases() {
 -r 1/s --bogus	'--bogus'
 -r 1/s -x	'-x'
 -r 1/s --drop=1	takes no value
+--lea=1 -r 1/s	option '--leaky' takes no value
+-r 1/s --drop -xl	unknown option '-x' (
+-R x -Ps	not '-P'
+-R x -k1	not '-k'
 -r	needs a value
 -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s -r 1/s	at most 8
 -r inf -r 1/s	-r inf

@@ -28,7 +28,9 @@ framer 1 p
 stats 1 p
 redisurl 1 p
 eviction 1 p
+cmdline 1 p
 options 1 p
+spec 1 p
 tiers 1 p
 wildcard 1 p
 timestamp 1 p

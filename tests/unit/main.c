@@ -35,6 +35,8 @@ main(void)
 	test_options();
 	test_option_table();
 	test_limit_parse();
+	test_byte_limit_parse();
+	test_cmdline();
 	test_runname();
 	test_request();
 	test_tiers();

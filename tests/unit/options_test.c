@@ -155,6 +155,22 @@ test_options(void)
 	opt_bad("unknown option '--frobnicate'", "--frobnicate", (char *)NULL);
 	opt_bad("unknown option '-x'", "-x", (char *)NULL);
 	opt_bad("option '-r' needs a value", "-r", (char *)NULL);
+	opt_bad("option '--rate' needs a value", "-l", "--rate", (char *)NULL);
+	/* The option itself is named, not the word getopt last passed. */
+	opt_bad(
+	    "unknown option '-x' (", "-r", "1", "--drop", "-xl", (char *)NULL);
+	opt_bad("unknown option '-x' (", "--lines", "-xl", (char *)NULL);
+	opt_bad("unknown option '-\\x01' (", "-r", "1", "-\001l", (char *)NULL);
+	opt_bad("option '--leaky' takes no value", "--lea=1", (char *)NULL);
+	opt_bad("not '-P'", "-R", "x", "-Ps", (char *)NULL);
+	opt_bad("not '-k'", "-R", "x", "-sk1", (char *)NULL);
+	opt_bad("not '--ke'", "-R", "x", "--ke=1", (char *)NULL);
+	/* A scan stopped in the middle of a word leaves nothing behind. */
+	opt_bad("unknown option '-x' (", "-xl", (char *)NULL);
+	check(
+	    parse(&cfg, err, sizeof err, "-r", "1", (char *)NULL) == OPT_RUN &&
+		cfg.nlimits == 1,
+	    "a fresh scan after an error mid-word: %s", err);
 	check(parse(&cfg, err, sizeof err, "-r", "1000/s", "-b", "5000", "-r",
 		  "5000/s", "-b", "10", (char *)NULL) == OPT_RUN &&
 		cfg.nlimits == 2 && cfg.limits[0].burst == 5000 &&
@@ -245,61 +261,7 @@ test_option_table(void)
 	}
 	check(i == 36, "36 long options: %d", i);
 	free(text);
-	/* options.h names these so as not to include the limiters. */
+	/* options.h and spec.h name these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");
 	check(MAX_WINDOW_UNITS == SLIDING_MAX_LIMIT, "window limit");
-}
-
-/* One limit, as the command line and -R read it. */
-void
-test_limit_parse(void)
-{
-	struct limit l;
-	char err[512];
-
-	current = "options_limit_parse";
-	check(options_limit_parse("10/s", NULL, NULL, UNIT_LINES, ALG_TOKEN, &l,
-		  err, sizeof err) == 0 &&
-		l.burst == 1 && l.initial == 1 && l.rate.n == 1 &&
-		l.rate.d == NS / 10,
-	    "10/s: one record");
-	check(options_limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_TOKEN, &l,
-		  err, sizeof err) == 0 &&
-		l.burst == 10485,
-	    "1M/s of bytes: 10 ms");
-	check(options_limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_LEAKY, &l,
-		  err, sizeof err) == 0 &&
-		l.burst == 1,
-	    "leaky bytes: one");
-	check(options_limit_parse("5/s", "2s", "3", UNIT_NULL, ALG_TOKEN, &l,
-		  err, sizeof err) == 0 &&
-		l.burst == 10 && l.initial == 3,
-	    "burst as time, initial");
-	check(options_limit_parse("inf", "5", NULL, UNIT_LINES, ALG_TOKEN, &l,
-		  err, sizeof err) == 0 &&
-		l.rate.inf && l.burst == 1,
-	    "inf");
-	check(options_limit_parse("1/min", "5", NULL, UNIT_LINES, ALG_LEAKY, &l,
-		  err, sizeof err) != 0 &&
-		strcmp(err,
-		    "-b 5 does not apply to -a "
-		    "leaky, which releases one unit every 1/RATE") == 0,
-	    "%s", err);
-	check(options_limit_parse("1/3650day", "5000", NULL, UNIT_LINES,
-		  ALG_TOKEN, &l, err, sizeof err) != 0 &&
-		strcmp(err,
-		    "invalid burst '5000': "
-		    "takes more than 100 years to refill at 1/3650day") == 0,
-	    "%s", err);
-	check(options_limit_parse("7/min", "2", NULL, UNIT_LINES, ALG_SLIDING,
-		  &l, err, sizeof err) != 0 &&
-		strcmp(err,
-		    "-b does not apply to -a "
-		    "sliding: N in N/PERIOD is the most units in a window") ==
-		    0,
-	    "%s", err);
-	check(options_limit_parse("5/\n", NULL, NULL, UNIT_LINES, ALG_TOKEN, &l,
-		  err, sizeof err) != 0 &&
-		strchr(err, '\n') == NULL && strstr(err, "'5/\\x0a'") != NULL,
-	    "one line: %s", err);
 }

@@ -388,19 +388,16 @@ test_replay_options(void)
 		cfg.speed_num == 1 && cfg.speed_den == 1 &&
 		cfg.max_gap_ns == -1,
 	    "--replay alone: speed 1, no gap");
-	check(
-	    options_speed_parse("0.000250", &num, &den, err, sizeof err) == 0 &&
+	check(spec_speed_parse("0.000250", &num, &den, err, sizeof err) == 0 &&
 		num == 1 && den == 4000,
 	    "0.000250 is 1/4000: %" PRIu64 "/%" PRIu64, num, den);
-	check(
-	    options_speed_parse("1000000", &num, &den, err, sizeof err) == 0 &&
+	check(spec_speed_parse("1000000", &num, &den, err, sizeof err) == 0 &&
 		num * den == 1000000,
 	    "the fastest");
-	check(options_speed_parse("0", &num, &den, err, sizeof err) == -1 &&
+	check(spec_speed_parse("0", &num, &den, err, sizeof err) == -1 &&
 		strstr(err, "'0'") != NULL,
 	    "0: %s", err);
-	check(
-	    options_speed_parse("1000000.5", &num, &den, err, sizeof err) == -1,
+	check(spec_speed_parse("1000000.5", &num, &den, err, sizeof err) == -1,
 	    "beyond the fastest");
 }
 

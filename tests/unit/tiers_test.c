@@ -124,8 +124,8 @@ test_tiers_limits(void)
 	current = "tiers limits";
 	check(tiers_parse(&t, "t", "* 1M/s\n", 7, UNIT_BYTES, ALG_TOKEN, err,
 		  sizeof err) == 0 &&
-		options_limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_TOKEN,
-		    &l, err, sizeof err) == 0 &&
+		spec_limit_parse("1M/s", NULL, NULL, UNIT_BYTES, ALG_TOKEN, &l,
+		    err, sizeof err) == 0 &&
 		t.tier[0].limit.burst == l.burst && l.burst == 10485,
 	    "bytes: 10 ms of burst, as -c -r");
 	tiers_free(&t);

@@ -75,6 +75,10 @@ void test_progress(void);
 void test_options(void);
 void test_option_table(void);
 void test_limit_parse(void);
+void test_byte_limit_parse(void);
+
+/* cmdline_test.c */
+void test_cmdline(void);
 
 /* runname_test.c */
 void test_runname(void);

@@ -1,0 +1,361 @@
+/* A command line read by a table: a setter per kind, getopt_long, --help. */
+#include <getopt.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "msg.h"
+#include "rate.h"
+
+/* getopt_long's value for options[i] without a letter. */
+#define FIRST_LONG 256
+/* Where the help text starts after the option's names. */
+#define HELP_COLUMN 23
+
+/* The number of size bytes at at: a bool, an unsigned or a uint64_t. */
+static uint64_t
+get(const char *at, size_t size)
+{
+	unsigned char b;
+	unsigned u;
+	uint64_t v;
+
+	if (size == 1) {
+		memcpy(&b, at, 1);
+		return b;
+	}
+	if (size == sizeof u) {
+		memcpy(&u, at, sizeof u);
+		return u;
+	}
+	memcpy(&v, at, sizeof v);
+	return v;
+}
+
+static void
+put(char *at, size_t size, uint64_t v)
+{
+	unsigned char b = (unsigned char)v;
+	unsigned u = (unsigned)v;
+
+	if (size == 1)
+		memcpy(at, &b, 1);
+	else if (size == sizeof u)
+		memcpy(at, &u, sizeof u);
+	else
+		memcpy(at, &v, sizeof v);
+}
+
+/* How the messages call o: -letter, or --name. */
+static const char *
+called(const struct cmdline_option *o, char *buf, size_t size)
+{
+	if (o->letter != 0)
+		snprintf(buf, size, "-%c", o->letter);
+	else
+		snprintf(buf, size, "--%s", o->name);
+	return buf;
+}
+
+/* A count, or a duration in ns, from 1 or 0 to .n: CL_COUNT, CL_DURATION. */
+static int
+take_amount(struct cmdline *cl, const struct cmdline_option *o, const char *arg)
+{
+	struct amount a;
+	char why[160], name[24];
+	bool bad = rate_parse_amount(arg, false, &a, why, sizeof why) != 0;
+	int64_t ns;
+
+	called(o, name, sizeof name);
+	if (o->kind == CL_COUNT) {
+		if (bad || a.is_duration || a.den != 1 || a.num == 0 ||
+		    a.num > o->n)
+			return msg_fail(cl->err, cl->errsz,
+			    "invalid %s '%s': give a whole number from 1 to %llu",
+			    name, arg, (unsigned long long)o->n);
+		put((char *)cl->base + o->off, o->size, a.num);
+		return 0;
+	}
+	if (bad || (!a.is_duration && a.num != 0))
+		return msg_fail(cl->err, cl->errsz, "invalid %s '%s': %s", name,
+		    arg, bad && o->why ? why : o->bad);
+	if (a.num / a.den > o->n)
+		return msg_fail(cl->err, cl->errsz, "invalid %s '%s': %s", name,
+		    arg, o->big);
+	ns = (int64_t)(a.num / a.den);
+	memcpy((char *)cl->base + o->off, &ns, sizeof ns);
+	return 0;
+}
+
+/*
+ * Option o sets its field to value v of its choice.  Another value given
+ * before, by o or an option of the same choice, is a conflict if the
+ * choice says so; else the last one counts.
+ */
+static int
+choose(struct cmdline *cl, const struct cmdline_option *o, uint64_t v)
+{
+	const struct cmdline_choice *c = o->choice;
+	uint64_t was = get((char *)cl->base + o->off, o->size);
+
+	if (c->conflict != NULL && was != v)
+		for (int i = 0; i < cl->noptions; i++)
+			if (cl->options[i].choice == c &&
+			    (cl->seen & UINT64_C(1) << i) != 0)
+				return msg_fail(cl->err, cl->errsz, c->conflict,
+				    c->names[was], c->names[v]);
+	put((char *)cl->base + o->off, o->size, v);
+	return 0;
+}
+
+/* The index of word s among c's; no word at all (--stats) is the first. */
+static int
+word_of(const struct cmdline_choice *c, const char *s)
+{
+	for (int i = 0; i < c->nnames; i++)
+		if (s == NULL || strcmp(s, c->names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * Store arg, the value of o, as o's kind says: 0, -1 with the reason in
+ * cl->err, or the .n of a CL_STOP option.  An option given twice keeps
+ * its last value unless its check or choice says not.
+ */
+static int
+take(struct cmdline *cl, const struct cmdline_option *o, const char *arg)
+{
+	const bool given = true;
+	char name[24];
+	int i;
+
+	if (o->check != NULL && o->check(cl->base, arg, cl->err, cl->errsz))
+		return -1;
+	if (o->flag != 0)
+		memcpy((char *)cl->base + o->flag, &given, sizeof given);
+	switch (o->kind) {
+	case CL_TEXT:
+		if (o->bad != NULL && arg != NULL && arg[0] == '\0')
+			return msg_fail(cl->err, cl->errsz, "invalid %s '': %s",
+			    called(o, name, sizeof name), o->bad);
+		memcpy((char *)cl->base + o->off, &arg, sizeof arg);
+		return 0;
+	case CL_COUNT:
+	case CL_DURATION:
+		return take_amount(cl, o, arg);
+	case CL_WORD:
+		if ((i = word_of(o->choice, arg)) < 0)
+			return msg_fail(
+			    cl->err, cl->errsz, o->choice->bad, arg);
+		return choose(cl, o, (uint64_t)i);
+	case CL_CONST:
+		return choose(cl, o, o->n);
+	case CL_STOP:
+		return (int)o->n;
+	}
+	return 0;
+}
+
+/* The option getopt_long's c stands for, or NULL. */
+static const struct cmdline_option *
+option_of(const struct cmdline *cl, int c)
+{
+	if (c >= FIRST_LONG && c < FIRST_LONG + cl->noptions)
+		return &cl->options[c - FIRST_LONG];
+	for (int i = 0; i < cl->noptions; i++)
+		if (cl->options[i].letter != 0 && cl->options[i].letter == c)
+			return &cl->options[i];
+	return NULL;
+}
+
+/*
+ * The long option word (--name[=value]) that getopt_long refused: one
+ * that takes no value given one, one that names several, or none.
+ */
+static void
+refuse_long(struct cmdline *cl, const char *word)
+{
+	size_t len = strcspn(word + 2, "="), used;
+	const struct cmdline_option *o = NULL;
+	int matches = 0;
+
+	used = (size_t)snprintf(cl->err, cl->errsz,
+	    "option '--%.*s' is ambiguous; possibilities:", (int)len, word + 2);
+	for (int i = 0; i < cl->noptions && len > 0; i++) {
+		if (strncmp(cl->options[i].name, word + 2, len) != 0)
+			continue;
+		o = &cl->options[i];
+		if (strlen(o->name) == len) {
+			matches = 1;
+			break;
+		}
+		matches++;
+		if (used < cl->errsz)
+			used += (size_t)snprintf(cl->err + used,
+			    cl->errsz - used, " '--%s'", o->name);
+	}
+	if (matches == 1 && word[2 + len] == '=')
+		msg_fail(cl->err, cl->errsz,
+		    "option '--%s' takes no value (see --help)", o->name);
+	else if (matches <= 1)
+		msg_fail(cl->err, cl->errsz,
+		    "unknown option '%.*s' (see --help)", (int)len + 2, word);
+}
+
+/*
+ * Say what getopt_long refused, from what glibc and musl agree on.  Only
+ * the last word, last, can lack its value (musl may have moved it by
+ * then); a short option it does not know is optopt (argv[optind - 1] may
+ * be a word before it); else the long option is the word just passed.
+ */
+static void
+refuse_option(struct cmdline *cl, int c, const char *last, char **argv)
+{
+	if (c == ':')
+		msg_fail(cl->err, cl->errsz,
+		    "option '%s' needs a value (see --help)", last);
+	else if (optopt != 0 && option_of(cl, optopt) == NULL)
+		msg_fail(cl->err, cl->errsz,
+		    "unknown option '-%c' (see --help)", (unsigned char)optopt);
+	else
+		refuse_long(cl, argv[optind - 1]);
+}
+
+/* The tables getopt_long reads, made from cl's options. */
+static void
+getopt_tables(
+    const struct cmdline *cl, struct option *longopts, char *shortopts)
+{
+	size_t n = 0;
+
+	/* A leading ':' makes a missing value ':', not '?'. */
+	shortopts[n++] = ':';
+	for (int i = 0; i < cl->noptions; i++) {
+		const struct cmdline_option *o = &cl->options[i];
+
+		longopts[i] = (struct option){ o->name, o->arg, NULL,
+			o->letter != 0 ? o->letter : FIRST_LONG + i };
+		if (o->letter == 0)
+			continue;
+		shortopts[n++] = o->letter;
+		if (o->arg == required_argument)
+			shortopts[n++] = ':';
+	}
+	longopts[cl->noptions] = (struct option){ NULL, 0, NULL, 0 };
+	shortopts[n] = '\0';
+}
+
+int
+cmdline_read(struct cmdline *cl, int argc, char **argv)
+{
+	struct option longopts[CMDLINE_MAX + 1];
+	char shortopts[2 + 2 * CMDLINE_MAX];
+	const char *last = argc > 0 ? argv[argc - 1] : "";
+	const struct cmdline_option *o;
+	int c, i, rc, li;
+
+	getopt_tables(cl, longopts, shortopts);
+	opterr = 0;
+	/* A new scan, its state too: glibc, musl and the BSDs agree on 0. */
+	optind = 0;
+	for (;;) {
+		li = -1;
+		c = getopt_long(argc, argv, shortopts, longopts, &li);
+		if (c == -1)
+			break;
+		o = option_of(cl, c);
+		if (c == ':' || c == '?' || o == NULL) {
+			refuse_option(cl, c, last, argv);
+			return -1;
+		}
+		i = (int)(o - cl->options);
+		if ((cl->seen & UINT64_C(1) << i) == 0) {
+			cl->order[cl->norder++] = (unsigned char)i;
+			/* As typed, before its value if that came apart. */
+			cl->word[i] = li < 0 ?
+			    NULL :
+			    argv[optind - 1 - (optarg == argv[optind - 1])];
+		}
+		rc = take(cl, o, optarg);
+		cl->seen |= UINT64_C(1) << i;
+		if (rc != 0)
+			return rc;
+	}
+	cl->operands = argv + optind;
+	cl->noperands = argc - optind;
+	return 0;
+}
+
+const char *
+cmdline_value(const struct cmdline *cl, int i, char *buf, size_t size)
+{
+	const struct cmdline_option *o = &cl->options[i];
+	const char *text;
+
+	if (o->kind == CL_COUNT) {
+		snprintf(buf, size, "%llu",
+		    (unsigned long long)get(
+			(const char *)cl->base + o->off, o->size));
+		return buf;
+	}
+	memcpy(&text, (const char *)cl->base + o->off, sizeof text);
+	return text;
+}
+
+const char *
+cmdline_first(
+    const struct cmdline *cl, uint64_t mask, bool typed, char *buf, size_t size)
+{
+	const struct cmdline_option *o;
+	const char *word;
+	int i = 0;
+
+	while (i < cl->norder - 1 && (mask & UINT64_C(1) << cl->order[i]) == 0)
+		i++;
+	o = &cl->options[cl->order[i]];
+	word = cl->word[cl->order[i]];
+	if (!typed)
+		snprintf(buf, size, "--%s", o->name);
+	else if (word != NULL)
+		snprintf(buf, size, "%.*s", (int)strcspn(word, "="), word);
+	else
+		snprintf(buf, size, "-%c", o->letter);
+	return buf;
+}
+
+/* One option's lines of --help. */
+static void
+usage_row(FILE *fp, const struct cmdline_option *o)
+{
+	char names[64];
+	const char *line, *end;
+	int len;
+
+	if (o->letter != 0)
+		len = snprintf(
+		    names, sizeof names, "  -%c, --%s", o->letter, o->name);
+	else
+		len = snprintf(names, sizeof names, "      --%s", o->name);
+	if (o->value != NULL)
+		len += snprintf(names + len, sizeof names - (size_t)len,
+		    o->arg == optional_argument ? "[=%s]" : " %s", o->value);
+	fprintf(
+	    fp, "%s%*s", names, len < HELP_COLUMN ? HELP_COLUMN - len : 2, "");
+	for (line = o->help;; line = end + 1) {
+		end = strchr(line, '\n');
+		if (line != o->help)
+			fprintf(fp, "%*s", HELP_COLUMN, "");
+		if (end == NULL) {
+			fprintf(fp, "%s\n", line);
+			return;
+		}
+		fprintf(fp, "%.*s\n", (int)(end - line), line);
+	}
+}
+
+void
+cmdline_usage(FILE *fp, const struct cmdline_option *options, int n)
+{
+	for (int i = 0; i < n; i++)
+		usage_row(fp, &options[i]);
+}
