@@ -5,6 +5,10 @@ MANDIR ?= $(PREFIX)/share/man
 # Where bash-completion looks, when it is installed; else under PREFIX.
 BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
 	2>/dev/null || echo $(PREFIX)/share/bash-completion/completions)
+# Where Debian's zsh and fish look for the completions of packages (zsh
+# elsewhere: ZSHCOMPDIR=$(PREFIX)/share/zsh/site-functions).
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 VERSION := $(shell sed -n 's/^\#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
 	src/options.h)
 CC ?= cc
@@ -94,11 +98,16 @@ check: tbthrottle tests/unit/run tests/stamp tests/fakeserver
 
 install: tbthrottle
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(INSTALL_STRIP) tbthrottle $(DESTDIR)$(BINDIR)/tbthrottle
 	install -m 644 man/tbthrottle.1 $(DESTDIR)$(MANDIR)/man1/tbthrottle.1
 	install -m 644 completion/tbthrottle.bash \
 		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle
+	install -m 644 completion/tbthrottle.zsh \
+		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle
+	install -m 644 completion/tbthrottle.fish \
+		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
 
 install-strip:
 	$(MAKE) INSTALL_STRIP=-s install
@@ -106,7 +115,9 @@ install-strip:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbthrottle \
 		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1 \
-		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle
+		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle \
+		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle \
+		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
 
 # A source tarball of the files git tracks (or, outside a checkout, of
 # the source tree), which builds and passes make check on its own.
@@ -133,6 +144,18 @@ lint:
 	clang-format --dry-run --Werror $(C_FILES)
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
+	@if command -v zsh >/dev/null; then \
+		echo "zsh -n completion/tbthrottle.zsh tests/zcomplete.zsh"; \
+		zsh -n completion/tbthrottle.zsh && zsh -n tests/zcomplete.zsh; \
+	else \
+		echo "lint: zsh is not installed: its completion is not checked"; \
+	fi
+	@if command -v fish >/dev/null; then \
+		echo "fish -n completion/tbthrottle.fish"; \
+		fish -n completion/tbthrottle.fish; \
+	else \
+		echo "lint: fish is not installed: its completion is not checked"; \
+	fi
 
 valgrind: tbthrottle tests/unit/run
 	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run

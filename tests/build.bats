@@ -16,19 +16,35 @@ setup_file() {
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make install DESTDIR=… PREFIX=/usr: binary, man page and completion; uninstall removes them" {
-	local d=$BATS_TEST_TMPDIR/root comp
+@test "make install DESTDIR=… PREFIX=/usr: binary, man page and the three completions; uninstall removes them" {
+	local d=$BATS_TEST_TMPDIR/root comp zcomp fcomp
 	make -C "$SRC" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
 	[[ -x $d/usr/bin/tbthrottle ]]
 	[[ -f $d/usr/share/man/man1/tbthrottle.1 ]]
 	comp=$d/usr/share/bash-completion/completions/tbthrottle
-	[[ -f $comp ]]
+	zcomp=$d/usr/share/zsh/vendor-completions/_tbthrottle
+	fcomp=$d/usr/share/fish/vendor_completions.d/tbthrottle.fish
+	[[ -f $comp && -f $zcomp && -f $fcomp ]]
+	if command -v zsh >/dev/null; then zsh -n "$zcomp"; fi
+	if command -v fish >/dev/null; then fish -n "$fcomp"; fi
 	"$d/usr/bin/tbthrottle" --version
 	make -C "$SRC" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
 	[[ ! -e $d/usr/bin/tbthrottle && ! -e $comp ]]
+	[[ ! -e $zcomp && ! -e $fcomp ]]
 	[[ ! -e $d/usr/share/man/man1/tbthrottle.1 ]]
+}
+
+@test "make install: ZSHCOMPDIR and FISHCOMPDIR choose where the zsh and fish completions go" {
+	local d=$BATS_TEST_TMPDIR/root
+	make -C "$SRC" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/opt/tb \
+	    BASHCOMPDIR=/b ZSHCOMPDIR=/z FISHCOMPDIR=/f
+	[[ -f $d/b/tbthrottle && -f $d/z/_tbthrottle && -f $d/f/tbthrottle.fish ]]
+	[[ ! -e $d/opt/tb/share/zsh && ! -e $d/opt/tb/share/fish ]]
+	make -C "$SRC" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/opt/tb \
+	    BASHCOMPDIR=/b ZSHCOMPDIR=/z FISHCOMPDIR=/f
+	[[ ! -e $d/z/_tbthrottle && ! -e $d/f/tbthrottle.fish ]]
 }
 
 @test "make install-strip installs a binary without symbols" {
@@ -66,7 +82,7 @@ setup_file() {
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make dist: a tarball that unpacks, builds and runs its unit tests" {
+@test "make dist: a tarball, with the completions, that unpacks, builds and runs its unit tests" {
 	local d=$BATS_TEST_TMPDIR version
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
 	    "$SRC/src/options.h")
@@ -74,6 +90,8 @@ setup_file() {
 	[[ -f $SRC/tbthrottle-$version.tar.gz ]]
 	tar -xzf "$SRC/tbthrottle-$version.tar.gz" -C "$d"
 	[[ -f $d/tbthrottle-$version/LICENSE ]]
+	[[ -f $d/tbthrottle-$version/completion/tbthrottle.zsh ]]
+	[[ -f $d/tbthrottle-$version/completion/tbthrottle.fish ]]
 	make -C "$d/tbthrottle-$version" -s CFLAGS=-O0 tbthrottle \
 	    tests/unit/run >/dev/null 2>&1
 	run -0 "$d/tbthrottle-$version/tests/unit/run"
