@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The Makefile: install and uninstall with DESTDIR and PREFIX, stripping,
-# the source tarball, REDIS= and the flags a build remembers.  Each runs in
-# a copy of the source, so the build under test is left alone.
+# the source tarball, REDIS= and the flags a build remembers; the Debian
+# package's version.  Each runs in a copy of the source, so the build under
+# test is left alone.
 
 load helpers
 
@@ -9,7 +10,7 @@ setup_file() {
 	local top=$BATS_TEST_DIRNAME/..
 	export SRC=$BATS_FILE_TMPDIR/src
 	mkdir -p "$SRC"
-	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench} \
+	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench,debian} \
 	    "$SRC"/
 	rm -f "$SRC"/src/*.o "$SRC"/tbthrottle "$SRC"/tests/unit/run \
 	    "$SRC"/tests/stamp
@@ -82,7 +83,7 @@ setup_file() {
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make dist: a tarball, with the completions, that unpacks, builds and runs its unit tests" {
+@test "make dist: a tarball, with the completions and debian/, that unpacks, builds and runs its unit tests" {
 	local d=$BATS_TEST_TMPDIR version
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
 	    "$SRC/src/options.h")
@@ -92,8 +93,20 @@ setup_file() {
 	[[ -f $d/tbthrottle-$version/LICENSE ]]
 	[[ -f $d/tbthrottle-$version/completion/tbthrottle.zsh ]]
 	[[ -f $d/tbthrottle-$version/completion/tbthrottle.fish ]]
+	[[ -x $d/tbthrottle-$version/debian/rules ]]
+	[[ -f $d/tbthrottle-$version/debian/source/format ]]
 	make -C "$d/tbthrottle-$version" -s CFLAGS=-O0 tbthrottle \
 	    tests/unit/run >/dev/null 2>&1
 	run -0 "$d/tbthrottle-$version/tests/unit/run"
 	[[ $output == "unit: "*" passed, 0 failed" ]]
+}
+
+@test "debian/changelog's newest version is the tool's version" {
+	local version changelog
+	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
+	    "$SRC/src/options.h")
+	changelog=$(sed -n '1s/^tbthrottle (\([^)]*\)).*/\1/p' \
+	    "$SRC/debian/changelog")
+	[[ -n $version ]]
+	assert_eq "$changelog" "$version" "debian/changelog"
 }
