@@ -5,6 +5,10 @@ MANDIR ?= $(PREFIX)/share/man
 # Where bash-completion looks, when it is installed; else under PREFIX.
 BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
 	2>/dev/null || echo $(PREFIX)/share/bash-completion/completions)
+# Where Debian's zsh and fish look for the completions of packages (zsh
+# elsewhere: ZSHCOMPDIR=$(PREFIX)/share/zsh/site-functions).
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 VERSION := $(shell sed -n 's/^\#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
 	src/options.h)
 CC ?= cc
@@ -101,11 +105,16 @@ check: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
 
 install: tbthrottle
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(BASHCOMPDIR)
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
+		$(DESTDIR)$(FISHCOMPDIR)
 	install -m 755 $(INSTALL_STRIP) tbthrottle $(DESTDIR)$(BINDIR)/tbthrottle
 	install -m 644 man/tbthrottle.1 $(DESTDIR)$(MANDIR)/man1/tbthrottle.1
 	install -m 644 completion/tbthrottle.bash \
 		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle
+	install -m 644 completion/tbthrottle.zsh \
+		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle
+	install -m 644 completion/tbthrottle.fish \
+		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
 
 install-strip:
 	$(MAKE) INSTALL_STRIP=-s install
@@ -113,20 +122,47 @@ install-strip:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tbthrottle \
 		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1 \
-		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle
+		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle \
+		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle \
+		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
 
 # A source tarball of the files git tracks (or, outside a checkout, of
-# the source tree), which builds and passes make check on its own.
+# the source tree), which builds and passes make check on its own; CI's
+# files stay out.
 dist:
-	@files=$$(git ls-files 2>/dev/null | grep -v '^\.ci/') || true; \
+	@files=$$(git ls-files 2>/dev/null | grep -v '^\.ci/\|^\.github/') || \
+		true; \
 	[ -n "$$files" ] || files=$$(find LICENSE README.md Makefile \
 		.clang-format .gitignore bench completion man src tests \
+		debian/changelog debian/control debian/copyright debian/rules \
+		debian/source/format \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
 		! -name fakeserver ! -name silent ! -name '*-fuzz' ! -name '*.log' \
 		! -name recv ! -name floor ! -name count); \
 	tar -czf tbthrottle-$(VERSION).tar.gz \
 		--transform 's,^,tbthrottle-$(VERSION)/,' $$files
 	@echo "tbthrottle-$(VERSION).tar.gz"
+
+# The Debian package, built by dpkg-buildpackage from what make dist
+# packs (a clean tree, whatever this one holds), left here with its
+# .changes; lintian, where installed, then fails it on an error.
+# DEB_BUILD_OPTIONS=nocheck leaves make check out of the build.
+deb: dist
+	@command -v dpkg-buildpackage >/dev/null || { echo "make deb:" \
+		"dpkg-buildpackage is missing (apt-get install dpkg-dev" \
+		"debhelper)" >&2; exit 1; }
+	@tmp=$$(mktemp -d) && \
+	tar -xzf tbthrottle-$(VERSION).tar.gz -C "$$tmp" && \
+	(cd "$$tmp/tbthrottle-$(VERSION)" && dpkg-buildpackage -us -uc -b) && \
+	mv "$$tmp"/*.deb "$$tmp"/*.buildinfo "$$tmp"/*.changes . ; \
+	rc=$$?; rm -rf "$$tmp"; exit $$rc
+	@if command -v lintian >/dev/null; then \
+		echo "lintian tbthrottle_$(VERSION)_*.changes"; \
+		lintian --fail-on error tbthrottle_$(VERSION)_*.changes; \
+	else \
+		echo "make deb: lintian is not installed; not checked"; \
+	fi
+	@ls tbthrottle*_$(VERSION)_*.deb
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
@@ -140,6 +176,18 @@ lint:
 	clang-format --dry-run --Werror $(C_FILES)
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
+	@if command -v zsh >/dev/null; then \
+		echo "zsh -n completion/tbthrottle.zsh tests/zcomplete.zsh"; \
+		zsh -n completion/tbthrottle.zsh && zsh -n tests/zcomplete.zsh; \
+	else \
+		echo "lint: zsh is not installed: its completion is not checked"; \
+	fi
+	@if command -v fish >/dev/null; then \
+		echo "fish -n completion/tbthrottle.fish"; \
+		fish -n completion/tbthrottle.fish; \
+	else \
+		echo "lint: fish is not installed: its completion is not checked"; \
+	fi
 
 valgrind: tbthrottle tests/unit/run
 	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
@@ -201,7 +249,8 @@ clean:
 	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver \
 		tests/silent src/*.o \
 		bench/recv bench/floor bench/count tests/fuzz/*-fuzz .build-flags \
-		tbthrottle-*.tar.gz
+		tbthrottle-*.tar.gz tbthrottle_*.deb tbthrottle-dbgsym_*.deb \
+		tbthrottle_*.buildinfo tbthrottle_*.changes
 
 .PHONY: all check install install-strip uninstall clean lint format bench \
-	bench-quick bench-count fuzz valgrind dist FORCE
+	bench-quick bench-count fuzz valgrind dist deb FORCE

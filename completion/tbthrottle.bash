@@ -3,9 +3,10 @@
 
 _tbthrottle_running()
 {
-	# The names and pids of this user's running tbthrottles.
+	# The names and pids of this user's running tbthrottles: the lines
+	# of --list that start with a pid.
 	command tbthrottle --list 2>/dev/null |
-	    awk '{ print $1; if ($2 != "-") print $2 }'
+	    awk '$1 ~ /^[0-9]+$/ { print $1; if ($2 != "-") print $2 }'
 }
 
 _tbthrottle()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The Makefile: install and uninstall with DESTDIR and PREFIX, stripping,
-# the source tarball, REDIS= and the flags a build remembers.  Each runs in
-# a copy of the source, so the build under test is left alone.
+# the source tarball, REDIS= and the flags a build remembers; the Debian
+# package's version.  Each runs in a copy of the source, so the build under
+# test is left alone.
 
 load helpers
 
@@ -9,26 +10,42 @@ setup_file() {
 	local top=$BATS_TEST_DIRNAME/..
 	export SRC=$BATS_FILE_TMPDIR/src
 	mkdir -p "$SRC"
-	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench} \
+	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench,debian} \
 	    "$SRC"/
 	rm -f "$SRC"/src/*.o "$SRC"/tbthrottle "$SRC"/tests/unit/run \
 	    "$SRC"/tests/stamp
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make install DESTDIR=… PREFIX=/usr: binary, man page and completion; uninstall removes them" {
-	local d=$BATS_TEST_TMPDIR/root comp
+@test "make install DESTDIR=… PREFIX=/usr: binary, man page and the three completions; uninstall removes them" {
+	local d=$BATS_TEST_TMPDIR/root comp zcomp fcomp
 	make -C "$SRC" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
 	[[ -x $d/usr/bin/tbthrottle ]]
 	[[ -f $d/usr/share/man/man1/tbthrottle.1 ]]
 	comp=$d/usr/share/bash-completion/completions/tbthrottle
-	[[ -f $comp ]]
+	zcomp=$d/usr/share/zsh/vendor-completions/_tbthrottle
+	fcomp=$d/usr/share/fish/vendor_completions.d/tbthrottle.fish
+	[[ -f $comp && -f $zcomp && -f $fcomp ]]
+	if command -v zsh >/dev/null; then zsh -n "$zcomp"; fi
+	if command -v fish >/dev/null; then fish -n "$fcomp"; fi
 	"$d/usr/bin/tbthrottle" --version
 	make -C "$SRC" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
 	[[ ! -e $d/usr/bin/tbthrottle && ! -e $comp ]]
+	[[ ! -e $zcomp && ! -e $fcomp ]]
 	[[ ! -e $d/usr/share/man/man1/tbthrottle.1 ]]
+}
+
+@test "make install: ZSHCOMPDIR and FISHCOMPDIR choose where the zsh and fish completions go" {
+	local d=$BATS_TEST_TMPDIR/root
+	make -C "$SRC" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/opt/tb \
+	    BASHCOMPDIR=/b ZSHCOMPDIR=/z FISHCOMPDIR=/f
+	[[ -f $d/b/tbthrottle && -f $d/z/_tbthrottle && -f $d/f/tbthrottle.fish ]]
+	[[ ! -e $d/opt/tb/share/zsh && ! -e $d/opt/tb/share/fish ]]
+	make -C "$SRC" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/opt/tb \
+	    BASHCOMPDIR=/b ZSHCOMPDIR=/z FISHCOMPDIR=/f
+	[[ ! -e $d/z/_tbthrottle && ! -e $d/f/tbthrottle.fish ]]
 }
 
 @test "make install-strip installs a binary without symbols" {
@@ -66,7 +83,7 @@ setup_file() {
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make dist: a tarball that unpacks, builds and runs its unit tests" {
+@test "make dist: a tarball, with the completions and debian/, that unpacks, builds and runs its unit tests" {
 	local d=$BATS_TEST_TMPDIR version
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
 	    "$SRC/src/options.h")
@@ -74,8 +91,22 @@ setup_file() {
 	[[ -f $SRC/tbthrottle-$version.tar.gz ]]
 	tar -xzf "$SRC/tbthrottle-$version.tar.gz" -C "$d"
 	[[ -f $d/tbthrottle-$version/LICENSE ]]
+	[[ -f $d/tbthrottle-$version/completion/tbthrottle.zsh ]]
+	[[ -f $d/tbthrottle-$version/completion/tbthrottle.fish ]]
+	[[ -x $d/tbthrottle-$version/debian/rules ]]
+	[[ -f $d/tbthrottle-$version/debian/source/format ]]
 	make -C "$d/tbthrottle-$version" -s CFLAGS=-O0 tbthrottle \
 	    tests/unit/run >/dev/null 2>&1
 	run -0 "$d/tbthrottle-$version/tests/unit/run"
 	[[ $output == "unit: "*" passed, 0 failed" ]]
+}
+
+@test "debian/changelog's newest version is the tool's version" {
+	local version changelog
+	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
+	    "$SRC/src/options.h")
+	changelog=$(sed -n '1s/^tbthrottle (\([^)]*\)).*/\1/p' \
+	    "$SRC/debian/changelog")
+	[[ -n $version ]]
+	assert_eq "$changelog" "$version" "debian/changelog"
 }

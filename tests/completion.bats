@@ -1,10 +1,45 @@
 #!/usr/bin/env bats
-# The bash completion script: sourced as bash-completion would, it
-# completes options, their values, and the running tbthrottles for -R.
+# The completions for bash, zsh and fish, each in its own shell: options
+# (every one --help names), their values, files where an option takes one,
+# and the running tbthrottles for -R.  The zsh and fish tests are skipped,
+# saying so, when that shell is missing.
 
 load helpers
 
-# complete_words WORD...: the completions offered for the last WORD.
+# The long and the short options --help names.
+help_long_options() {
+	"$TB" --help | grep -o -- '--[a-z][a-z-]*' | sort -u
+}
+help_short_options() {
+	"$TB" --help | grep -o -- '^  -[[:alnum:]],' | tr -d ' ,'
+}
+
+# has_line TEXT LINE: LINE is one of the lines of TEXT, else say so.
+has_line() {
+	[[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]] ||
+	    { printf 'no %s among:\n%s\n' "$2" "$1" >&2; return 1; }
+}
+
+# Run tbthrottle -c -r 1/min --name NAME on a private runtime directory,
+# findable as tbthrottle on PATH as an installed one is; its pid in $pid.
+start_listed() {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	mkdir -p -m 700 "$XDG_RUNTIME_DIR" "$BATS_TEST_TMPDIR/bin"
+	ln -sf "$TB" "$BATS_TEST_TMPDIR/bin/tbthrottle"
+	export PATH=$BATS_TEST_TMPDIR/bin:$PATH
+	"$TB" -c -r 1/min --name "$1" </dev/zero >/dev/null 3>&- &
+	pid=$!
+	wait_running "$pid"
+}
+
+stop_listed() {
+	kill "$pid"
+	wait "$pid" || true
+}
+
+# ---- bash: the completion sourced, its function called as bash would ----
+
+# complete_words WORD...: the completions bash offers for the last WORD.
 complete_words() {
 	bash --norc --noprofile -c '
 		source "$1"; shift
@@ -15,12 +50,12 @@ complete_words() {
 	    "$BATS_TEST_DIRNAME/../completion/tbthrottle.bash" "$@"
 }
 
-@test "completion: options from a prefix" {
+@test "bash completion: options from a prefix" {
 	run -0 complete_words tbthrottle --dr
 	assert_eq "$output" $'--drop\n--drop-to' "completions"
 }
 
-@test "completion: every long option of --help can be completed" {
+@test "bash completion: every long option of --help can be completed" {
 	local opt
 	for opt in $("$TB" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		run -0 complete_words tbthrottle "$opt"
@@ -29,7 +64,7 @@ complete_words() {
 	done
 }
 
-@test "completion: algorithms, fallbacks and stats formats" {
+@test "bash completion: algorithms, fallbacks and stats formats" {
 	run -0 complete_words tbthrottle -a s
 	assert_eq "$output" sliding "-a s"
 	run -0 complete_words tbthrottle --redis-fallback ''
@@ -38,7 +73,7 @@ complete_words() {
 	assert_eq "$output" --stats=json "--stats="
 }
 
-@test "completion: -R offers the names and pids of the running tbthrottles" {
+@test "bash completion: -R offers the names and pids of the running tbthrottles" {
 	local pid d=$BATS_TEST_TMPDIR
 	export XDG_RUNTIME_DIR=$d/run
 	mkdir -m 700 "$XDG_RUNTIME_DIR" "$d/bin"
@@ -54,4 +89,167 @@ complete_words() {
 	    { echo "completions: $output" >&2; return 1; }
 	[[ $'\n'$output$'\n' == *$'\n'compl$'\n'* ]] ||
 	    { echo "completions: $output" >&2; return 1; }
+}
+
+@test "bash completion: every short option of --help is offered after -" {
+	local opt
+	run -0 complete_words tbthrottle -
+	for opt in $(help_short_options); do
+		has_line "$output" "$opt" || return 1
+	done
+}
+
+# ---- zsh: the completion loaded by compinit and run by ZLE on a pty ----
+
+need_zsh() {
+	command -v zsh >/dev/null ||
+	    skip "zsh is not installed (apt-get install zsh)"
+	zsh -fc 'zmodload zsh/zpty' 2>/dev/null ||
+	    skip "this zsh has no zsh/zpty module to drive its completion"
+}
+
+# zsh_words WORD...: the matches zsh adds for the end of the command line
+# WORD... (a last word '' completes a new word).
+zsh_words() {
+	timeout -k 2 20 zsh -f "$BATS_TEST_DIRNAME/zcomplete.zsh" \
+	    "$BATS_TEST_DIRNAME/../completion/tbthrottle.zsh" "$*"
+}
+
+@test "zsh completion: the file parses (zsh -n)" {
+	need_zsh
+	zsh -n "$BATS_TEST_DIRNAME/../completion/tbthrottle.zsh"
+}
+
+@test "zsh completion: options from a prefix" {
+	need_zsh
+	run -0 zsh_words tbthrottle --dr
+	assert_eq "$output" $'--drop\n--drop-to' "completions"
+}
+
+@test "zsh completion: every option of --help is offered" {
+	local opt
+	need_zsh
+	run -0 zsh_words tbthrottle -
+	for opt in $(help_long_options) $(help_short_options); do
+		has_line "$output" "$opt" || return 1
+	done
+}
+
+@test "zsh completion: algorithms, fallbacks, stats formats, rates and bytes" {
+	need_zsh
+	run -0 zsh_words tbthrottle -a s
+	assert_eq "$output" sliding "-a s"
+	run -0 zsh_words tbthrottle --algorithm=l
+	assert_eq "$output" leaky "--algorithm=l"
+	run -0 zsh_words tbthrottle --redis-fallback ''
+	assert_eq "$(sort <<<"$output")" $'block\nfail\nlocal' "--redis-fallback"
+	run -0 zsh_words tbthrottle --stats=j
+	assert_eq "$output" json "--stats="
+	run -0 zsh_words tbthrottle -r 1/s -b ''
+	has_line "$output" 10ms || return 1
+	run -0 zsh_words tbthrottle -c -r 1
+	has_line "$output" 1M/s || return 1
+	run -0 zsh_words tbthrottle -d ''
+	has_line "$output" '\t' || return 1
+}
+
+@test "zsh completion: files for --tiers, --drop-to and operands" {
+	local d=$BATS_TEST_TMPDIR/files
+	need_zsh
+	mkdir "$d" && touch "$d/tiers.txt" "$d/other"
+	run -0 zsh_words tbthrottle -k 1 --tiers "$d/ti"
+	assert_eq "$output" tiers.txt "--tiers"
+	run -0 zsh_words tbthrottle --drop-to "$d/o"
+	assert_eq "$output" other "--drop-to"
+	run -0 zsh_words tbthrottle -r 1/s "$d/"
+	assert_eq "$(sort <<<"$output")" $'other\ntiers.txt' "operands"
+}
+
+@test "zsh completion: -R offers the names and pids of the running tbthrottles" {
+	local pid
+	need_zsh
+	start_listed zcompl
+	run -0 zsh_words tbthrottle -R ''
+	stop_listed
+	has_line "$output" "$pid" && has_line "$output" zcompl
+}
+
+# ---- fish: the completion sourced, and fish's complete -C ----
+
+need_fish() {
+	command -v fish >/dev/null ||
+	    skip "fish is not installed (apt-get install fish)"
+}
+
+# fish_words WORD...: the completions fish offers for the end of the
+# command line WORD..., without their descriptions.  No other completion
+# file is loaded (an empty fish_complete_path).
+fish_words() {
+	timeout -k 2 20 fish --no-config -c '
+		set -g fish_complete_path
+		source $argv[1]; and complete -C $argv[2]' \
+	    "$BATS_TEST_DIRNAME/../completion/tbthrottle.fish" "$*" |
+	    cut -f 1
+}
+
+@test "fish completion: the file parses (fish -n)" {
+	need_fish
+	fish -n "$BATS_TEST_DIRNAME/../completion/tbthrottle.fish"
+}
+
+@test "fish completion: options from a prefix" {
+	need_fish
+	run -0 fish_words tbthrottle --dr
+	assert_eq "$output" $'--drop\n--drop-to' "completions"
+}
+
+@test "fish completion: every option of --help is offered" {
+	local opt
+	need_fish
+	run -0 fish_words tbthrottle -
+	for opt in $(help_long_options) $(help_short_options); do
+		has_line "$output" "$opt" || return 1
+	done
+}
+
+@test "fish completion: algorithms, fallbacks, stats formats, rates and bytes" {
+	need_fish
+	run -0 fish_words tbthrottle -a s
+	assert_eq "$output" sliding "-a s"
+	run -0 fish_words tbthrottle --algorithm=l
+	assert_eq "$output" --algorithm=leaky "--algorithm=l"
+	run -0 fish_words tbthrottle --redis-fallback ''
+	assert_eq "$(sort <<<"$output")" $'block\nfail\nlocal' "--redis-fallback"
+	run -0 fish_words tbthrottle --stats=j
+	assert_eq "$output" --stats=json "--stats="
+	run -0 fish_words tbthrottle -r 1/s -b ''
+	has_line "$output" 10ms || return 1
+	run -0 fish_words tbthrottle -c -r 1
+	has_line "$output" 1M/s || return 1
+	run -0 fish_words tbthrottle -d ''
+	has_line "$output" '\t' || return 1
+}
+
+@test "fish completion: files for --tiers, --drop-to and operands; none for -k" {
+	local d=$BATS_TEST_TMPDIR/files
+	need_fish
+	mkdir "$d" && touch "$d/tiers.txt" "$d/other"
+	run -0 fish_words tbthrottle -k 1 --tiers "$d/ti"
+	assert_eq "$output" "$d/tiers.txt" "--tiers"
+	run -0 fish_words tbthrottle --drop-to "$d/o"
+	assert_eq "$output" "$d/other" "--drop-to"
+	run -0 fish_words tbthrottle -r 1/s "$d/"
+	assert_eq "$(sort <<<"$output")" "$d/other"$'\n'"$d/tiers.txt" "operands"
+	cd "$d"
+	run -0 fish_words tbthrottle -k ''
+	assert_eq "$output" "" "-k"
+}
+
+@test "fish completion: -R offers the names and pids of the running tbthrottles" {
+	local pid
+	need_fish
+	start_listed fcompl
+	run -0 fish_words tbthrottle -R ''
+	stop_listed
+	has_line "$output" "$pid" && has_line "$output" fcompl
 }

@@ -1,0 +1,70 @@
+# Fish completion for tbthrottle(1): options, their values, and for -R the
+# running tbthrottles of this user.  make install puts it where fish looks.
+
+# The pids and names of this user's running tbthrottles, from the lines
+# of --list that start with a pid (then the name or '-', and the limits),
+# each described by the other.
+function __tbthrottle_running
+    command -q tbthrottle; or return
+    command tbthrottle --list 2>/dev/null | while read -l pid name rest
+        string match -qr '^[0-9]+$' -- $pid; or continue
+        set -l limits (string split -m 1 ';' -- (string trim -- $rest))[1]
+        if test "$name" = -
+            printf '%s\t%s\n' $pid $limits
+        else
+            printf '%s\t%s\n' $pid "$name, $limits" $name "pid $pid, $limits"
+        end
+    end
+end
+
+set -l rates '10/s 100/min 1000/h 1/day 500k/s 1M/s inf'
+set -l bursts '1 10 100 1s 10ms'
+set -l bytes ",\t'a comma' '\\\\t'\t'a tab' '\\\\0'\tNUL '|'\t'a bar' '\\\\x1e'\t'the record separator'"
+
+# Files are the operands.
+complete -c tbthrottle -s r -l rate -x -a $rates -d 'Units per period; repeat for several limits'
+complete -c tbthrottle -s b -l burst -x -a $bursts -d 'Bucket size of the -r before it'
+complete -c tbthrottle -s l -l lines -d 'A unit is a line ending in newline'
+complete -c tbthrottle -s 0 -l null -d 'A unit is a record ending in NUL'
+complete -c tbthrottle -s d -l delimiter -x -a $bytes -d 'A unit is a record ending in byte C'
+complete -c tbthrottle -s c -l bytes -d 'A unit is a byte'
+complete -c tbthrottle -l byte-rate -x -a $rates -d 'Also limit records by their bytes'
+complete -c tbthrottle -l byte-burst -x -a $bursts -d 'Bytes the byte limit may burst'
+complete -c tbthrottle -s a -l algorithm -x -d 'The limiting algorithm' -a "
+    token\t'bursts up to BURST (default)'
+    leaky\t'one unit every 1/RATE, evenly spaced'
+    sliding\t'at most N in any PERIOD'
+    fixed\t'at most N per PERIOD on the wall clock'"
+complete -c tbthrottle -l leaky -d 'Same as -a leaky'
+complete -c tbthrottle -l initial -x -a $bursts -d 'Tokens in the bucket at start'
+complete -c tbthrottle -l catch-up -x -a '0 1ms 10ms 100ms' -d 'How late a unit may be and keep its slot'
+complete -c tbthrottle -s k -l key -x -d 'A bucket of its own for each value of field FIELD'
+complete -c tbthrottle -s F -l field-separator -x -a $bytes -d 'Fields end at byte C'
+complete -c tbthrottle -l max-keys -x -d 'Most keys with a live bucket'
+complete -c tbthrottle -l tiers -r -F -d 'Rates by key from FILE'
+complete -c tbthrottle -l shared -x -d 'Draw from the bucket NAME, shared by your runs'
+complete -c tbthrottle -l redis -x -a 'redis://127.0.0.1:6379 unix:///run/redis/redis.sock' -d 'Keep the --shared bucket in Redis'
+complete -c tbthrottle -l redis-fallback -x -d 'What to do while Redis is down' -a "
+    block\t'wait for Redis (default)'
+    local\t'limit this process alone'
+    fail\t'exit with an error'"
+complete -c tbthrottle -l redis-allow-eviction -d 'Run on a server that evicts keys'
+complete -c tbthrottle -l queue -x -d 'At most N records wait'
+complete -c tbthrottle -l drop -d 'Drop units that find no token instead of waiting'
+complete -c tbthrottle -l drop-to -r -F -d 'Drop units that find no token, appending them to FILE'
+complete -c tbthrottle -l replay -d 'Release each record at its own timestamp'
+complete -c tbthrottle -l speed -x -a '0.5 2 10 60' -d 'Replay X times as fast'
+complete -c tbthrottle -l max-gap -x -a '100ms 1s 10s' -d 'Replay no wait longer than T'
+complete -c tbthrottle -l time-field -x -d 'The timestamp starts field N'
+complete -c tbthrottle -l time-format -x -d 'Read timestamps in a strptime(3) format' -a "
+    '%Y-%m-%d %H:%M:%S' '%d/%b/%Y:%H:%M:%S %z' '%s'"
+# -s takes no value; --stats takes one only after '='.
+complete -c tbthrottle -s s -d 'Report units in, out and dropped on exit'
+complete -c tbthrottle -l stats -a 'text json' -d 'Report on exit, as text or json'
+complete -c tbthrottle -s P -l progress -d 'A live status line on a terminal'
+complete -c tbthrottle -l name -x -d 'Call this run NAME, for -R and --list'
+complete -c tbthrottle -s R -l retune -x -a '(__tbthrottle_running)' -d 'Change or ask a running tbthrottle'
+complete -c tbthrottle -l reload -d 'With -R: read the --tiers file again'
+complete -c tbthrottle -l list -d 'List your running tbthrottles'
+complete -c tbthrottle -s h -l help -d 'Show the help and exit'
+complete -c tbthrottle -s V -l version -d 'Show the version and exit'

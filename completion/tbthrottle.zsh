@@ -1,0 +1,84 @@
+#compdef tbthrottle
+# Zsh completion for tbthrottle(1): options, their values, and for -R the
+# running tbthrottles of this user.  make install puts it where zsh looks,
+# as _tbthrottle.
+
+# The pids and names of this user's running tbthrottles, from the lines
+# of --list that start with a pid (then the name or '-', and the limits),
+# each described by the other.
+_tbthrottle_running() {
+	local pid name rest
+	local -a runs
+	command tbthrottle --list 2>/dev/null | while read -r pid name rest; do
+		if [[ $pid != <-> ]]; then
+			continue
+		elif [[ $name == - ]]; then
+			runs+=("$pid:${rest%%;*}")
+		else
+			runs+=("$pid:$name, ${rest%%;*}" "$name:pid $pid, ${rest%%;*}")
+		fi
+	done
+	_describe -t tbthrottles 'running tbthrottle' runs
+}
+
+# A record delimiter or field separator: one byte, or an escape of one.
+_tbthrottle_byte() {
+	local -a bytes=(',:a comma' '\\t:a tab' '\\0:NUL' '|:a bar'
+	    '\\x1e:the record separator')
+	_describe -t bytes 'byte' bytes
+}
+
+_tbthrottle_time_format() {
+	local expl
+	_wanted formats expl 'strptime(3) format' compadd -- \
+	    '%Y-%m-%d %H:%M:%S' '%d/%b/%Y:%H:%M:%S %z' '%s'
+}
+
+_tbthrottle() {
+	local rate='rate:(10/s 100/min 1000/h 1/day 500k/s 1M/s inf)'
+	local burst='burst (units, or a duration):(1 10 100 1s 10ms)'
+	local unit='(-l --lines -0 --null -d --delimiter -c --bytes)'
+	local alone='(- *)'
+
+	_arguments -s -S : \
+	    '*'{-r+,--rate=}"[units per period; repeat for several limits]:$rate" \
+	    '*'{-b+,--burst=}"[bucket size of the -r before it]:$burst" \
+	    "$unit"{-l,--lines}'[a unit is a line ending in newline]' \
+	    "$unit"{-0,--null}'[a unit is a record ending in NUL]' \
+	    "$unit"{-d+,--delimiter=}'[a unit is a record ending in byte C]:byte:_tbthrottle_byte' \
+	    "$unit"{-c,--bytes}'[a unit is a byte]' \
+	    "--byte-rate=[also limit records by their bytes]:$rate" \
+	    "--byte-burst=[bytes the byte limit may burst]:$burst" \
+	    '(-a --algorithm --leaky)'{-a+,--algorithm=}'[the limiting algorithm]:algorithm:((token\:"bursts up to BURST (default)" leaky\:"one unit every 1/RATE, evenly spaced" sliding\:"at most N in any PERIOD" fixed\:"at most N per PERIOD on the wall clock"))' \
+	    '(-a --algorithm --leaky)--leaky[same as -a leaky]' \
+	    "--initial=[tokens in the bucket at start]:$burst" \
+	    '--catch-up=[how late a unit may be and keep its slot]:duration:(0 1ms 10ms 100ms)' \
+	    '(-k --key)'{-k+,--key=}'[a bucket of its own for each value of a field]:field number (1-based): ' \
+	    '(-F --field-separator)'{-F+,--field-separator=}'[fields end at byte C]:byte:_tbthrottle_byte' \
+	    '--max-keys=[most keys with a live bucket]:number of keys: ' \
+	    '--tiers=[rates by key from a file of PATTERN RATE \[BURST\]]:tiers file:_files' \
+	    '--shared=[draw from the bucket NAME, shared by your runs]:bucket name: ' \
+	    '--redis=[keep the --shared bucket in Redis]:Redis URL:(redis\://127.0.0.1\:6379 unix\:///run/redis/redis.sock)' \
+	    '--redis-fallback=[what to do while Redis is down]:fallback:((block\:"wait for Redis (default)" local\:"limit this process alone" fail\:"exit with an error"))' \
+	    '--redis-allow-eviction[run on a server that evicts keys]' \
+	    '--queue=[at most N records wait]:number of records: ' \
+	    '(--drop-to)--drop[drop units that find no token instead of waiting]' \
+	    '(--drop)--drop-to=[drop units that find no token, appending them to FILE]:drop file:_files' \
+	    '--replay[release each record at its own timestamp]' \
+	    '--speed=[replay X times as fast]:speed:(0.5 2 10 60)' \
+	    '--max-gap=[replay no wait longer than T]:duration:(100ms 1s 10s)' \
+	    '--time-field=[the timestamp starts field N]:field number (1-based): ' \
+	    '--time-format=[read timestamps in a strptime(3) format]:format:_tbthrottle_time_format' \
+	    '(-s --stats)-s[report units in, out and dropped on exit]' \
+	    '(-s --stats)--stats=-[report on exit, as text or json]::format:(text json)' \
+	    '(-P --progress)'{-P,--progress}'[a live status line on a terminal]' \
+	    '--name=[call this run NAME, for -R and --list]:run name: ' \
+	    '(-R --retune)'{-R+,--retune=}'[change or ask a running tbthrottle]:running tbthrottle:_tbthrottle_running' \
+	    '--reload[with -R: read the --tiers file again]' \
+	    "$alone--list[list your running tbthrottles]" \
+	    "$alone"{-h,--help}'[show the help and exit]' \
+	    "$alone"{-V,--version}'[show the version and exit]' \
+	    '*:file:_files'
+}
+
+_tbthrottle "$@"
