@@ -8,25 +8,27 @@ enum verdict { V_PASS, V_DROP, V_NONE };
 /*
  * Judge a record of cost bytes whose first byte arrived at t_ns: does it
  * find a token, and room in the byte limit?  A record longer than the
- * byte burst needs a full bucket and leaves it in debt.  Nothing is
- * charged unless both allow it.  V_NONE: the limit could not say.
+ * byte burst needs a full bucket and leaves it in debt; so does one not
+ * yet whole (longer than the buffer), whose bytes are charged as they
+ * pass.  Nothing is charged unless both allow it.  V_NONE: the limit
+ * could not say.
  */
 static enum verdict
-judge(const struct gate *g, int64_t t_ns, size_t cost)
+judge(const struct gate *g, int64_t t_ns, size_t cost, bool whole)
 {
 	struct bucket *bb = g->byte_limit;
 	uint64_t got = 1;
 
 	if (bb != NULL &&
 	    bucket_avail(bb, t_ns, t_ns) <
-		(cost < bb->burst ? cost : bb->burst))
+		(whole && cost < bb->burst ? cost : bb->burst))
 		return V_DROP;
 	/* take decides: a bucket shared with other processes may be
 	 * emptied between a look and the take. */
 	if (g->limit != NULL &&
 	    (got = limiter_take(g->limit, t_ns, t_ns, 1)) != 1)
 		return got == LIMITER_UNDECIDED ? V_NONE : V_DROP;
-	if (bb != NULL)
+	if (bb != NULL && whole)
 		bucket_charge(bb, t_ns, t_ns, cost);
 	return V_PASS;
 }
@@ -125,7 +127,7 @@ judge_record(struct drop *d, const struct view *v, const char *p, size_t size,
 		return verdict_of(d, v, at);
 	if (g->select != NULL)
 		g->select(g->select_ctx, p, size, whole, at);
-	return judge(g, at, size);
+	return judge(g, at, size, whole);
 }
 
 static void
