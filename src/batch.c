@@ -3,15 +3,17 @@
 
 size_t
 batch_plan(struct batch *bt, const struct framer *f, const struct view *v,
-    size_t off, uint64_t per, int64_t first_ns)
+    size_t off, uint64_t per, uint64_t room, size_t max, int64_t first_ns)
 {
 	size_t want = per > SIZE_MAX ? SIZE_MAX : (size_t)per;
 	size_t n = 0;
 
-	while (n < BATCH_MAX && off < v->len) {
+	if (max > BATCH_MAX)
+		max = BATCH_MAX;
+	while (n < max && off < v->len) {
 		size_t units;
-		size_t bytes = policy_span(f, v->b + off, v->len - off, v->eof,
-		    want, UINT64_MAX, &units);
+		size_t bytes = policy_span(
+		    f, v->b + off, v->len - off, v->eof, want, room, &units);
 
 		if (units == 0)
 			break;
@@ -47,14 +49,4 @@ batch_due(struct batch *bt, int64_t now_ns, uint64_t *units, int64_t *due_ns)
 	}
 	bt->done = i;
 	return bytes;
-}
-
-void
-batch_retuned(struct batch *bt, int64_t now_ns)
-{
-	size_t i = bt->done;
-
-	while (i < bt->n && bt->b[i].due_ns <= now_ns)
-		i++;
-	bt->n = i;
 }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "framer.h"
-#include "limiter.h"
+#include "gate.h"
 #include "policy.h"
 
 /*
@@ -25,13 +25,15 @@ struct batch {
 
 /*
  * Plan the next batch: the whole units of v from byte off on (a last
- * record without its delimiter at the end of input too), per units a
- * booking (per is 1 with -k: a record each), at most BATCH_MAX.  The
- * first booking arrived at first_ns, the others at v->read_ns.  Returns
- * how many; none when the unit at off is not whole yet.
+ * record without its delimiter at the end of input too), at most per
+ * units in at most room bytes a booking (per is 1 with -k: a record
+ * each), at most max (and BATCH_MAX) bookings.  The first booking arrived
+ * at first_ns, the others at v->read_ns.  Returns how many; none when the
+ * unit at off is not whole yet.
  */
 size_t batch_plan(struct batch *bt, const struct framer *f,
-    const struct view *v, size_t off, uint64_t per, int64_t first_ns);
+    const struct view *v, size_t off, uint64_t per, uint64_t room, size_t max,
+    int64_t first_ns);
 
 /* Keep only the first n bookings planned: those that were booked. */
 void batch_booked(struct batch *bt, size_t n);
@@ -45,17 +47,19 @@ void batch_booked(struct batch *bt, size_t n);
 size_t batch_due(
     struct batch *bt, int64_t now_ns, uint64_t *units, int64_t *due_ns);
 
-/*
- * The limits changed at now_ns: forget the bookings not due by then, to
- * be booked again at the new rates, as the head was before batches.
- */
-void batch_retuned(struct batch *bt, int64_t now_ns);
-
 /* Are bookings made and not yet carried out? */
 static inline bool
 batch_pending(const struct batch *bt)
 {
 	return bt->done < bt->n;
+}
+
+/* The bookings not yet carried out, and how many. */
+static inline struct booking *
+batch_head(struct batch *bt, size_t *n)
+{
+	*n = bt->n - bt->done;
+	return &bt->b[bt->done];
 }
 
 #endif

@@ -5,34 +5,6 @@
 
 enum verdict { V_PASS, V_DROP, V_NONE };
 
-/*
- * Judge a record of cost bytes whose first byte arrived at t_ns: does it
- * find a token, and room in the byte limit?  A record longer than the
- * byte burst needs a full bucket and leaves it in debt; so does one not
- * yet whole (longer than the buffer), whose bytes are charged as they
- * pass.  Nothing is charged unless both allow it.  V_NONE: the limit
- * could not say.
- */
-static enum verdict
-judge(const struct gate *g, int64_t t_ns, size_t cost, bool whole)
-{
-	struct bucket *bb = g->byte_limit;
-	uint64_t got = 1;
-
-	if (bb != NULL &&
-	    bucket_avail(bb, t_ns, t_ns) <
-		(whole && cost < bb->burst ? cost : bb->burst))
-		return V_DROP;
-	/* take decides: a bucket shared with other processes may be
-	 * emptied between a look and the take. */
-	if (g->limit != NULL &&
-	    (got = limiter_take(g->limit, t_ns, t_ns, 1)) != 1)
-		return got == LIMITER_UNDECIDED ? V_NONE : V_DROP;
-	if (bb != NULL && whole)
-		bucket_charge(bb, t_ns, t_ns, cost);
-	return V_PASS;
-}
-
 /* Send or drop the run of judged records at the head. */
 static void
 flush_run(struct drop *d, struct action *a)
@@ -47,7 +19,10 @@ flush_run(struct drop *d, struct action *a)
 static void
 judge_bytes(struct drop *d, const struct view *v, struct action *a)
 {
-	uint64_t n;
+	struct booking b = { .rec = v->b,
+		.bytes = v->len,
+		.units = v->len,
+		.at_ns = v->read_ns };
 
 	if (d->rest > 0) {
 		policy_move(a, ACT_DROP, 0, d->rest, d->rest, INT64_MIN);
@@ -55,79 +30,75 @@ judge_bytes(struct drop *d, const struct view *v, struct action *a)
 		return;
 	}
 	if (v->len == 0) {
-		policy_read(a, false, false);
+		policy_read(a);
 		return;
 	}
-	n = limiter_take(d->gate->limit, v->read_ns, v->read_ns, v->len);
-	if (n == LIMITER_UNDECIDED) {
+	if (gate_judge(d->gate, &b, 1) == 0) {
 		policy_wait(a, INT64_MAX, false); /* for the stop */
 		return;
 	}
-	d->rest = v->len - (size_t)n;
-	if (n == 0)
+	d->rest = v->len - (size_t)b.taken;
+	if (b.taken == 0)
 		judge_bytes(d, v, a);
 	else
-		policy_move(a, ACT_SEND, 0, (size_t)n, n, INT64_MIN);
+		policy_move(
+		    a, ACT_SEND, 0, (size_t)b.taken, b.taken, INT64_MIN);
 }
 
 /*
- * Judge the whole records of v from the head on, first arrived at
- * first_ns, in one round trip through the gate's book; their verdicts
- * wait in d->batch.  False when a stop came first: none was judged.
+ * Judge the whole records of v from the end of the run on, the first
+ * arrived at first_ns, as many as one call of the gate is worth; their
+ * verdicts wait in d->batch.  False when a stop came first: none was
+ * judged.
  */
 static bool
 judge_batch(struct drop *d, const struct view *v, int64_t first_ns)
 {
 	const struct gate *g = d->gate;
 	struct batch *bt = &d->batch;
-	size_t n = batch_plan(bt, &g->framer, v, 0, 1, first_ns);
+	size_t n = batch_plan(bt, &g->framer, v, d->run_bytes, 1, UINT64_MAX,
+	    gate_batch(g), first_ns);
 
 	/* Not before a live change: the limits know nothing of the time
 	 * before it. */
 	for (size_t i = 0; i < n; i++)
 		if (bt->b[i].at_ns < d->changed_ns)
 			bt->b[i].at_ns = d->changed_ns;
-	batch_booked(bt, g->book(g->book_ctx, bt->b, n, true, first_ns));
+	batch_booked(bt, gate_judge(g, bt->b, n));
 	return batch_pending(bt);
 }
 
 /*
- * The verdict on the whole record at the head of what is not yet judged,
- * which arrived at at_ns: from the batch when one is in hand.  V_NONE
- * when a batch is spent while a run is held, so that the run goes first
- * and nothing more is judged after a stop.
- */
-static enum verdict
-verdict_of(struct drop *d, const struct view *v, int64_t at_ns)
-{
-	struct batch *bt = &d->batch;
-
-	if (!batch_pending(bt) &&
-	    (d->run_bytes > 0 || !judge_batch(d, v, at_ns)))
-		return V_NONE;
-	return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
-}
-
-/*
  * The verdict on the record p[0..size) that follows the run (whole: its
- * delimiter is there, or the input ended), as of when it arrived.
+ * delimiter is there, or the input ended; else the first bytes of one
+ * longer than the buffer), as of when it arrived: from the verdicts in
+ * hand, or judged now.  V_NONE when a stop came first, or when a batch
+ * that is a round trip would be judged while a run is held: the run goes
+ * first, and nothing more is judged after a stop.
  */
 static enum verdict
 judge_record(struct drop *d, const struct view *v, const char *p, size_t size,
     bool whole)
 {
 	const struct gate *g = d->gate;
+	struct batch *bt = &d->batch;
 	int64_t at = d->first_set ? d->first_ns : v->read_ns;
+	struct booking b = {
+		.rec = p, .bytes = size, .units = 1, .outgrown = true
+	};
 
-	/* Not before a live change: the limits know nothing of the time
-	 * before it. */
 	if (at < d->changed_ns)
 		at = d->changed_ns;
-	if (d->batched && whole)
-		return verdict_of(d, v, at);
-	if (g->select != NULL)
-		g->select(g->select_ctx, p, size, whole, at);
-	return judge(g, at, size, whole);
+	if (!whole) {
+		b.at_ns = at;
+		if (gate_judge(g, &b, 1) == 0)
+			return V_NONE;
+		return b.taken > 0 ? V_PASS : V_DROP;
+	}
+	if (!batch_pending(bt) &&
+	    ((d->run_bytes > 0 && gate_batch(g) > 1) || !judge_batch(d, v, at)))
+		return V_NONE;
+	return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
 }
 
 static void
@@ -189,8 +160,9 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 			d->run_bytes = size;
 			d->run_units = 1;
 			d->run_ok = ok;
-			/* Verdicts in hand go on into its run. */
-			d->flush_pending = !d->batched;
+			/* Verdicts in hand go on into its run; else it goes
+			 * alone. */
+			d->flush_pending = !batch_pending(&d->batch);
 			return;
 		}
 		d->run_ok = ok;
@@ -200,20 +172,18 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	if (d->run_bytes > 0)
 		flush_run(d, a);
 	else
-		policy_read(a, false, false);
+		policy_read(a);
 }
 
 /* The bytes of a long record that went out are charged as they arrived. */
 static void
-drop_streamed(
-    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
+drop_streamed(void *self, const struct moved *m, int64_t now_ns)
 {
 	const struct drop *d = self;
 
 	(void)now_ns;
-	if (pass && d->gate->byte_limit != NULL)
-		bucket_charge(
-		    d->gate->byte_limit, v->read_ns, v->read_ns, bytes);
+	if (m->pass)
+		gate_streamed(d->gate, m->read_ns, m->read_ns, m->bytes);
 }
 
 static void
@@ -237,8 +207,6 @@ void
 drop_policy(struct policy *p, struct drop *d, const struct gate *g)
 {
 	*d = (struct drop){ .gate = g, .changed_ns = INT64_MIN };
-	d->batched = g->book != NULL && g->byte_limit == NULL &&
-	    !g->framer.bytes;
 	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
-		drop_owes, false };
+		drop_owes, false, READ_COPY };
 }

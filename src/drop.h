@@ -10,7 +10,6 @@
 
 struct drop {
 	const struct gate *gate;
-	bool batched;	    /* records are judged through the gate's book */
 	struct batch batch; /* verdicts given, not yet carried out */
 	/* Records judged at the head, not yet sent or dropped: a run of
 	 * one verdict goes out in one write. */

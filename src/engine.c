@@ -150,22 +150,13 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 	return WAKE_DUE;
 }
 
-/* Read more input, round the buffer where the policy allows; false to stop. */
+/* Read more input, as the policy's reads may take it; false to stop. */
 static bool
-read_more(struct run *r, bool splice, bool claim)
+read_more(struct run *r, enum read_mode mode)
 {
-	ssize_t got;
-
 	if (r->s.eof)
 		return false;
-	if (claim)
-		return stream_claim(&r->s, r->pol->uses_ready) >= 0;
-	if (splice && !r->s.in.no_splice) {
-		got = stream_splice(&r->s);
-		if (got != SPLICE_UNSUPPORTED)
-			return got != -1;
-	}
-	return stream_fill(&r->s, r->pol->uses_ready) >= 0;
+	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
 }
 
 /* Note how late units due at due_ns went at now_ns. */
@@ -205,7 +196,7 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 			return stream_fill(&r->s, r->pol->uses_ready) >= 0;
 		return w != WAKE_STOP;
 	case ACT_READ:
-		return read_more(r, a->splice, a->claim);
+		return read_more(r, r->pol->read);
 	}
 	return false;
 }
@@ -214,18 +205,16 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 static bool
 move_long(struct run *r)
 {
-	struct view v;
+	struct moved m;
 	size_t n;
-	bool pass;
 
-	stream_view(&r->s, &v);
 	around_output(r, false);
-	n = stream_move_long(&r->s, &pass);
+	n = stream_move_long(&r->s, &m);
 	around_output(r, true);
 	if (n == 0)
 		return r->s.longrec == LONG_NONE;
 	if (r->pol->streamed != NULL)
-		r->pol->streamed(r->pol->self, &v, n, pass, clock_now_ns());
+		r->pol->streamed(r->pol->self, &m, clock_now_ns());
 	return true;
 }
 
@@ -266,7 +255,7 @@ finish_drop(struct run *r)
 	policy_next(r->pol, &v, clock_now_ns(), &a);
 	if (a.kind == ACT_DROP)
 		return act(r, &a, clock_now_ns());
-	return read_more(r, false, false);
+	return read_more(r, READ_COPY);
 }
 
 /* One turn of the loop; false to stop. */
@@ -286,7 +275,7 @@ turn(struct run *r)
 	if (r->s.out_gone)
 		return false;
 	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
-		return move_long(r) || read_more(r, false, false);
+		return move_long(r) || read_more(r, READ_COPY);
 	if (signals_stop_requested())
 		return r->s.drop_open && finish_drop(r);
 	stream_view(&r->s, &v);

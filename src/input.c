@@ -446,3 +446,9 @@ input_slurp(const char *path, size_t max, char **text, size_t *len, char *err,
 	*len = got;
 	return 0;
 }
+
+void
+input_hold_stop(struct input *in, bool hold)
+{
+	in->finish = hold;
+}

@@ -66,6 +66,12 @@ ssize_t input_read(struct input *in, char *b, size_t room, bool *fresh);
  * moved, 0 at the end of all input, -1 when a stop was requested, or
  * SPLICE_UNSUPPORTED when this operand must be read instead.
  */
+/*
+ * Whether a stop must wait for the rest of a record begun (sent or set
+ * aside in part): reads then go on through a stop until it ends.
+ */
+void input_hold_stop(struct input *in, bool hold);
+
 ssize_t input_splice(struct input *in);
 
 /*

@@ -1,4 +1,4 @@
-/* The interface every limit algorithm offers the policies. */
+/* The interface every limit algorithm offers, and the gate's in memory. */
 #include <string.h>
 
 #include "bucket.h"
@@ -46,13 +46,13 @@ w_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_bucket(struct limiter *l, struct bucket *b)
 {
-	*l = (struct limiter){ b, b_ready_at, b_avail, b_take, NULL };
+	*l = (struct limiter){ b, b_ready_at, b_avail, b_take };
 }
 
 void
 limiter_of_sliding(struct limiter *l, struct sliding *w)
 {
-	*l = (struct limiter){ w, w_ready_at, w_avail, w_take, NULL };
+	*l = (struct limiter){ w, w_ready_at, w_avail, w_take };
 }
 
 static int64_t
@@ -76,7 +76,7 @@ f_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_fixed(struct limiter *l, struct fixed *f)
 {
-	*l = (struct limiter){ f, f_ready_at, f_avail, f_take, NULL };
+	*l = (struct limiter){ f, f_ready_at, f_avail, f_take };
 }
 
 static int64_t
@@ -125,7 +125,7 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_set(struct limiter *l, struct limiter_set *s)
 {
-	*l = (struct limiter){ s, s_ready_at, s_avail, s_take, NULL };
+	*l = (struct limiter){ s, s_ready_at, s_avail, s_take };
 }
 
 static int64_t
@@ -185,7 +185,7 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 void
 limiter_of_keys(struct limiter *l, struct keytab *t)
 {
-	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, NULL };
+	*l = (struct limiter){ t, k_ready_at, k_avail, k_take };
 }
 
 /* Are a and b bookings in the same bucket: the same key, or none? */
@@ -230,4 +230,111 @@ limiter_book_all(const struct limiter *l, struct booking *b, size_t n,
 			return i + 1;
 	}
 	return i;
+}
+
+/* ---- the gate's backends in memory ---- */
+
+static size_t
+l_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	(void)now_ns;
+	if (n == 0)
+		return 0;
+	b->due_ns = limiter_ready_at(self, b->at_ns, b->units);
+	return 1;
+}
+
+static uint64_t
+l_grant(void *self, const struct booking *b, int64_t now_ns)
+{
+	return limiter_avail(self, b->at_ns, now_ns);
+}
+
+static void
+l_take(void *self, const struct booking *b, uint64_t units, int64_t now_ns)
+{
+	(void)limiter_take(self, b->at_ns, now_ns, units);
+}
+
+static size_t
+l_judge(void *self, struct booking *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i].taken = limiter_take(
+		    self, b[i].at_ns, b[i].at_ns, b[i].units);
+	return n;
+}
+
+void
+limiter_backend(struct gate_backend *be, struct limiter *l)
+{
+	*be = (struct gate_backend){ l, l_plan, l_grant, l_take, l_judge, false,
+		1 };
+}
+
+/* Select the key of b's record in k's table at now_ns. */
+static void
+k_select(struct keys_backend *k, const struct booking *b, int64_t now_ns)
+{
+	keys_select_record(k->t, b->rec, b->bytes, !b->outgrown, now_ns);
+	k->planned = b;
+}
+
+static size_t
+kb_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	struct keys_backend *k = self;
+
+	if (n == 0)
+		return 0;
+	k_select(k, b, now_ns);
+	b->due_ns = limiter_ready_at(&k->l, b->at_ns, b->units);
+	return 1;
+}
+
+static uint64_t
+kb_grant(void *self, const struct booking *b, int64_t now_ns)
+{
+	struct keys_backend *k = self;
+	uint64_t n;
+
+	if (b != k->planned)
+		k_select(k, b, now_ns);
+	n = limiter_avail(&k->l, b->at_ns, now_ns);
+	/* One record at a time: the next may have another key. */
+	return n > 1 ? 1 : n;
+}
+
+static void
+kb_take(void *self, const struct booking *b, uint64_t units, int64_t now_ns)
+{
+	struct keys_backend *k = self;
+
+	if (b != k->planned)
+		k_select(k, b, now_ns);
+	(void)limiter_take(&k->l, b->at_ns, now_ns, units);
+	k->planned = NULL;
+}
+
+static size_t
+kb_judge(void *self, struct booking *b, size_t n)
+{
+	struct keys_backend *k = self;
+
+	for (size_t i = 0; i < n; i++) {
+		k_select(k, &b[i], b[i].at_ns);
+		b[i].taken = limiter_take(
+		    &k->l, b[i].at_ns, b[i].at_ns, b[i].units);
+	}
+	k->planned = NULL;
+	return n;
+}
+
+void
+keys_backend(struct gate_backend *be, struct keys_backend *k, struct keytab *t)
+{
+	*k = (struct keys_backend){ .t = t };
+	limiter_of_keys(&k->l, t);
+	*be = (struct gate_backend){ k, kb_plan, kb_grant, kb_take, kb_judge,
+		false, 1 };
 }

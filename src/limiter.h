@@ -1,4 +1,4 @@
-/* The interface every limit algorithm offers the policies. */
+/* The interface every limit algorithm offers, and the gate's in memory. */
 #ifndef LIMITER_H
 #define LIMITER_H
 
@@ -6,17 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gate.h"
+
 struct bucket;
 struct fixed;
 struct keytab;
-struct redis_rate;
 struct sliding;
-
-/*
- * What take returns when it could not decide: a stop came while a limit
- * kept elsewhere (Redis) was out of reach.  Nothing was taken.
- */
-#define LIMITER_UNDECIDED UINT64_MAX
 
 /*
  * ready_at, avail and take have the contracts of bucket_ready_at,
@@ -29,11 +24,6 @@ struct limiter {
 	uint64_t (*avail)(const void *self, int64_t ready_ns, int64_t now_ns);
 	uint64_t (*take)(
 	    void *self, int64_t ready_ns, int64_t now_ns, uint64_t max);
-	/*
-	 * NULL, or book units (<= burst) at now_ns for another process's
-	 * limit shared with this one; returns when they may go.
-	 */
-	int64_t (*reserve)(void *self, int64_t now_ns, uint64_t units);
 };
 
 static inline int64_t
@@ -55,33 +45,6 @@ limiter_take(
 	return l->take(l->self, ready_ns, now_ns, max);
 }
 
-/* Book units at now_ns in a limiter shared with other processes
- * (l->reserve is not NULL); returns when they may go. */
-static inline int64_t
-limiter_reserve(const struct limiter *l, int64_t now_ns, uint64_t units)
-{
-	return l->reserve(l->self, now_ns, units);
-}
-
-/*
- * One booking of a batch in a limit shared with other processes (Redis):
- * units for the bytes at rec, and with -k for key[0..key_len) at rate
- * (NULL: the limit's own).  The policy sets rec, bytes, units and at_ns;
- * the gate sets key and rate; the booking sets due_ns or taken.
- */
-struct booking {
-	const char *rec; /* valid only while the batch is booked */
-	size_t bytes;
-	uint64_t units;
-	int64_t at_ns; /* when they arrived: take judges them then */
-	const char *key;
-	size_t key_len;
-	const struct redis_rate *rate;
-	int64_t due_ns; /* book: when they may go; INT64_MAX: never */
-	uint64_t taken; /* take: units taken, the others refused */
-	bool outgrown;	/* a record longer than the buffer: it streams */
-};
-
 /* Choose the limit of b's key in a limiter of keys, before b is booked. */
 typedef void limiter_select_fn(void *ctx, const struct booking *b);
 
@@ -92,8 +55,10 @@ typedef void limiter_select_fn(void *ctx, const struct booking *b);
  * unless the next has the same key (and then within ahead_ns of that
  * first due), so that another key is never booked ahead of now_ns +
  * ahead_ns; or, with take, take each one's units (or what there is room
- * for) at its at_ns.  select (NULL: none) chooses each one's limit first.  Returns
- * how many were booked: a prefix, the rest left as they were.
+ * for) at its at_ns.  select (NULL: none) chooses each one's limit
+ * first.  Returns how many were booked: a prefix, the rest left as they
+ * were.  This is how a limit kept elsewhere books a batch (Redis, and its
+ * local stand-in while it is down).
  */
 size_t limiter_book_all(const struct limiter *l, struct booking *b, size_t n,
     bool take, int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select,
@@ -123,5 +88,26 @@ void limiter_of_keys(struct limiter *l, struct keytab *t);
  * so none is charged for a unit the others refuse.
  */
 void limiter_of_set(struct limiter *l, struct limiter_set *s);
+
+/*
+ * The gate's backend over l, a limit in memory: a plan only looks (the
+ * units are taken when they go), one booking at a time.
+ */
+void limiter_backend(struct gate_backend *be, struct limiter *l);
+
+/* A limit per key, by the key of each booking's record, in t. */
+struct keys_backend {
+	struct keytab *t;
+	struct limiter l;	       /* the key selected in t */
+	const struct booking *planned; /* whose key is selected, or NULL */
+};
+
+/*
+ * The gate's backend over k's table t, as limiter_backend is: each
+ * booking's key is found in its record and selected, at the time of the
+ * plan (or, when judged, of its arrival).
+ */
+void keys_backend(
+    struct gate_backend *be, struct keys_backend *k, struct keytab *t);
 
 #endif

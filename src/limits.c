@@ -155,13 +155,6 @@ random_seed(void)
 	return siphash_key_of(b);
 }
 
-static void
-select_keytab(
-    void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
-{
-	keys_select_record(ctx, rec, len, whole, now_ns);
-}
-
 /* The rule l gives keys, started at start_ns: none when l is NULL. */
 static void
 rule_of_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
@@ -420,105 +413,9 @@ static void
 build_keys(struct limits *L, int64_t start_ns)
 {
 	build_keytab(L, start_ns);
-	limiter_of_keys(&L->members[0], &L->keytab);
-	L->gate.limit = &L->members[0];
-	L->gate.select = select_keytab;
-	L->gate.select_ctx = &L->keytab;
+	keys_backend(&L->units, &L->keys, &L->keytab);
+	gate_set_units(&L->gate, &L->units);
 	L->gate.quantum = 1;
-}
-
-/*
- * The rate in Redis of each rule of the keys (--tiers), into
- * L->redis_rates, and the id that the settings of the name keep: a
- * digest of them all, the same for the same tiers in any file.
- */
-static void
-redis_tiers(struct limits *L, char *id, size_t size)
-{
-	static const struct siphash_key fixed_key = { { 0, 0 } };
-	size_t n = L->keytab.nrules;
-	uint64_t h = 0;
-	char one[TIERS_LINE_MAX + 96];
-
-	free(L->redis_rates);
-	if ((L->redis_rates = calloc(n, sizeof *L->redis_rates)) == NULL)
-		err(1, "tiers");
-	for (size_t i = 0; i < n; i++) {
-		const struct keyrule *r = &L->keytab.rules[i];
-		const struct bucket *b = &r->bucket;
-		int len;
-
-		redis_rate_init(
-		    &L->redis_rates[i], b->n, b->d, b->burst, r->none, r->inf);
-		len = snprintf(one, sizeof one, "%s%c%s%c%s%c%llu",
-		    i < L->tiers.ntiers ? L->tiers.tier[i].pattern : "", 0,
-		    L->redis_rates[i].interval, 0, L->redis_rates[i].burst, 0,
-		    (unsigned long long)h);
-		h = siphash24(&fixed_key, one, (size_t)len);
-	}
-	snprintf(id, size, "tiers %016llx", (unsigned long long)h);
-}
-
-/*
- * The key in Redis of the keys cut at the buffer: the record delimiter
- * alone, which no key holds, so that they share one bucket.
- */
-static const char *
-cut_key(const struct limits *L, const char *key, size_t *len)
-{
-	if (key != NULL)
-		return key;
-	*len = 1;
-	return &L->delim;
-}
-
-static void
-select_redis(void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
-{
-	struct limits *L = ctx;
-	const char *key;
-	size_t n = keys_of_record(&L->keytab.spec, rec, len, whole, &key);
-
-	/* The table holds the keys' rules, and their local limits for
-	 * --redis-fallback local. */
-	keys_select(&L->keytab, key, n, now_ns);
-	key = cut_key(L, key, &n);
-	redis_select(L->redis, key, n,
-	    L->redis_rates != NULL ? &L->redis_rates[L->keytab.sel_rule] :
-				     NULL);
-}
-
-/* Choose b's key in the table of local limits (--redis-fallback local). */
-static void
-select_local(void *ctx, const struct booking *b)
-{
-	struct limits *L = ctx;
-
-	keys_select(&L->keytab, b->key == &L->delim ? NULL : b->key, b->key_len,
-	    b->at_ns);
-}
-
-/*
- * The gate's book with --redis: each record's key (with -k) and its
- * tier's rate, then one round trip for them all.
- */
-static size_t
-book_redis(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
-{
-	struct limits *L = ctx;
-
-	for (size_t i = 0; L->cfg->key_field > 0 && i < n; i++) {
-		b[i].key_len = keys_of_record(&L->keytab.spec, b[i].rec,
-		    b[i].bytes, !b[i].outgrown, &b[i].key);
-		b[i].rate = L->redis_rates != NULL ?
-		    &L->redis_rates[keys_rule_of(
-			&L->keytab, b[i].key, b[i].key_len)] :
-		    NULL;
-		b[i].key = cut_key(L, b[i].key, &b[i].key_len);
-	}
-	return redis_book(L->redis, b, n, take, now_ns,
-	    (int64_t)LIMITS_RECORD_QUANTUM_NS,
-	    L->cfg->key_field > 0 ? select_local : NULL, L);
 }
 
 /* --redis: the bucket, or a bucket per key, kept in Redis. */
@@ -538,13 +435,16 @@ build_redis(struct limits *L, int64_t start_ns)
 	random_bytes(session, sizeof session, "number for Redis");
 	for (size_t i = 0; i < sizeof session; i++)
 		b.session = b.session << 8 | session[i];
-
+	L->remote =
+	    (struct remote){ .ahead_ns = (int64_t)LIMITS_RECORD_QUANTUM_NS,
+		    .delim = (char)cfg->delim };
 	if (cfg->key_field > 0) {
 		/* Each key is limited alone while Redis is down. */
 		build_keytab(L, start_ns);
 		limiter_of_keys(&L->redis_local_limit, &L->keytab);
+		L->remote.kt = &L->keytab;
 		if (cfg->tiers_file != NULL) {
-			redis_tiers(L, id, sizeof id);
+			remote_tiers(&L->remote, &L->tiers, id, sizeof id);
 			b.tiers_id = id;
 		}
 	} else {
@@ -556,19 +456,13 @@ build_redis(struct limits *L, int64_t start_ns)
 		bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
 		limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
 	}
-	if ((L->redis = redis_open(&cfg->redis_url, &b, cfg->redis_fallback,
-		 &L->redis_local_limit, why, sizeof why)) == NULL)
+	if ((L->remote.redis = redis_open(&cfg->redis_url, &b,
+		 cfg->redis_fallback, &L->redis_local_limit, why,
+		 sizeof why)) == NULL)
 		errx(1, "%s", why);
-	redis_limiter(&L->members[0], L->redis);
-	L->gate.limit = &L->members[0];
-	L->gate.quantum = limits_quantum(L);
-	L->gate.book = book_redis;
-	L->gate.book_ctx = L;
-	if (cfg->key_field > 0) {
-		L->gate.select = select_redis;
-		L->gate.select_ctx = L;
-		L->gate.quantum = 1;
-	}
+	remote_backend(&L->units, &L->remote);
+	gate_set_units(&L->gate, &L->units);
+	L->gate.quantum = cfg->key_field > 0 ? 1 : limits_quantum(L);
 }
 
 /* A reply of one line, as printf, its control bytes escaped. */
@@ -594,10 +488,10 @@ retier_redis(struct limits *L)
 {
 	char id[TIERS_ID_MAX], why[512];
 
-	redis_tiers(L, id, sizeof id);
+	remote_tiers(&L->remote, &L->tiers, id, sizeof id);
 	/* The keys follow the new tiers here at once; if Redis cannot be
 	 * told now, newcomers see the old settings until this run books. */
-	if (redis_retier(L->redis, id, why, sizeof why) != 0)
+	if (redis_retier(L->remote.redis, id, why, sizeof why) != 0)
 		warnx("--reload: the tiers in Redis stay as they were until "
 		      "it is back: %s",
 		    why);
@@ -634,7 +528,7 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 	tiers_free(&L->tiers);
 	L->tiers = t;
 	L->keytab.tiers = &L->tiers; /* it kept the address of t */
-	if (L->redis != NULL)
+	if (L->remote.redis != NULL)
 		retier_redis(L);
 	free(L->tier_stats);
 	L->tier_stats = rows;
@@ -696,22 +590,36 @@ build_shared(struct limits *L)
 		msg_escape(why, sizeof why);
 		errx(1, "%s", why);
 	}
-	shared_limiter(&L->members[0], &L->shared);
-	L->gate.limit = &L->members[0];
+	shared_backend(&L->units, &L->shared);
+	gate_set_units(&L->gate, &L->units);
 	L->gate.quantum = limits_quantum(L);
+}
+
+/* --byte-rate: records cost their length, in a bucket of bytes. */
+static void
+build_bytes(struct limits *L, int64_t start_ns)
+{
+	const struct limit *l = &L->cfg->byte_limit;
+
+	bucket_init(&L->byte_bucket, l->rate.n, l->rate.d, l->burst, l->initial,
+	    start_ns);
+	bucket_set_catchup(&L->byte_bucket, L->cfg->catchup_ns);
+	gate_set_bytes(&L->gate, &L->byte_bucket,
+	    quantum(l, LIMITS_BYTE_QUANTUM_NS, true));
 }
 
 void
 limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
     struct stats *stats)
 {
+	struct framer f = { .bytes = cfg->mode == UNIT_BYTES,
+		.delim = cfg->delim };
+
 	memset(L, 0, sizeof *L);
 	L->cfg = cfg;
 	L->stats = stats;
 	memcpy(L->now, cfg->limits, sizeof L->now);
-	L->gate = (struct gate){ .framer = { .bytes = cfg->mode == UNIT_BYTES,
-				     .delim = cfg->delim },
-		.quantum = 1 };
+	gate_init(&L->gate, &f, 1);
 	if (cfg->redis) {
 		build_redis(L, start_ns);
 	} else if (cfg->key_field > 0) {
@@ -719,20 +627,17 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 	} else if (cfg->shared != NULL) {
 		build_shared(L);
 	} else if (!options_unlimited(cfg)) {
-		L->gate.limit = build_rates(L, start_ns);
+		limiter_backend(&L->units, build_rates(L, start_ns));
+		gate_set_units(&L->gate, &L->units);
 		L->gate.quantum = limits_quantum(L);
 	} else if (cfg->byte_limited) {
 		L->gate.quantum = ENGINE_BUF_BYTES; /* bytes set the pace */
 	}
-	if (cfg->byte_limited) {
-		const struct limit *l = &cfg->byte_limit;
-
-		bucket_init(&L->byte_bucket, l->rate.n, l->rate.d, l->burst,
-		    l->initial, start_ns);
-		bucket_set_catchup(&L->byte_bucket, cfg->catchup_ns);
-		L->gate.byte_limit = &L->byte_bucket;
-		L->gate.byte_quantum = quantum(l, LIMITS_BYTE_QUANTUM_NS, true);
-	}
+	if (cfg->byte_limited)
+		build_bytes(L, start_ns);
+	/* Bytes counted and not looked at may wait in the input, unless
+	 * each is booked where another process books them too. */
+	L->gate.claim = f.bytes && !cfg->redis;
 	if (stats != NULL) {
 		limits_describe(L, &stats->limit);
 		stats->tiers = L->tier_stats;
@@ -749,15 +654,17 @@ limits_tally_fn(const struct limits *L)
 void
 limits_free(struct limits *L)
 {
-	for (int i = 0; L->gate.limit != NULL && i < L->cfg->nlimits; i++)
+	bool rates = !L->cfg->redis && L->cfg->key_field == 0 &&
+	    L->cfg->shared == NULL && !options_unlimited(L->cfg);
+
+	for (int i = 0; rates && i < L->cfg->nlimits; i++)
 		if (L->cfg->algorithm == ALG_SLIDING)
 			sliding_free(&L->windows[i]);
 	if (L->keyed)
 		keys_free(&L->keytab);
 	tiers_free(&L->tiers);
 	free(L->tier_stats);
-	free(L->redis_rates);
-	redis_close(L->redis);
+	remote_free(&L->remote);
 }
 
 bool
@@ -768,7 +675,7 @@ limits_retunable(const struct limits *L, const char **why)
 	*why = NULL;
 	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
 		*why = "live changes need -a token or -a leaky";
-	else if (L->gate.select != NULL || cfg->shared != NULL)
+	else if (cfg->key_field > 0 || cfg->shared != NULL)
 		*why = cfg->shared != NULL ?
 		    "the buckets of --shared cannot "
 		    "be changed live" :

@@ -12,6 +12,7 @@
 #include "options.h"
 #include "policy.h"
 #include "redis.h"
+#include "remote.h"
 #include "shared.h"
 #include "stats.h"
 #include "sliding.h"
@@ -37,6 +38,8 @@ struct limits {
 	struct limiter members[MAX_LIMITS];
 	struct limiter_set set;
 	struct limiter all;
+	struct gate_backend units; /* the gate's limit on units */
+	struct keys_backend keys;
 	struct bucket byte_bucket;
 	struct keytab keytab;
 	bool keyed;		       /* keytab is in use (-k, not in Redis) */
@@ -45,8 +48,7 @@ struct limits {
 	struct stats_tier *tier_stats; /* a row per tier, then the rest */
 	size_t ntier_stats;
 	struct shared shared;
-	struct redis *redis;
-	struct redis_rate *redis_rates; /* with --tiers: a rate per rule */
+	struct remote remote; /* --redis */
 	/* The limit while Redis is down, with --redis-fallback=local. */
 	struct bucket redis_local;
 	struct limiter redis_local_limit;

@@ -34,7 +34,7 @@ choose_policy(const struct config *cfg, struct gate *g, struct policy *p)
 	}
 	if (cfg->drop)
 		drop_policy(p, &drop, g);
-	else if (g->limit != NULL || g->byte_limit != NULL)
+	else if (gate_limits(g))
 		shape_policy(p, &shape, g);
 	else
 		pass_policy(p, g);

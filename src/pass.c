@@ -14,12 +14,14 @@ pass_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		    INT64_MIN);
 	else if (v->full)
 		policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
-	else /* Bytes need no framing: they may go round the buffer. */
-		policy_read(a, f->bytes && v->len == 0, false);
+	else
+		policy_read(a);
 }
 
 void
 pass_policy(struct policy *p, struct gate *g)
 {
-	*p = (struct policy){ g, pass_next, NULL, NULL, NULL, false };
+	/* Bytes need no framing: they may go round the buffer. */
+	*p = (struct policy){ g, pass_next, NULL, NULL, NULL, false,
+		g->framer.bytes ? READ_SPLICE : READ_COPY };
 }

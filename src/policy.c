@@ -46,12 +46,9 @@ policy_span_on(const struct framer *f, const char *b, size_t len, bool at_eof,
 }
 
 void
-policy_read(struct action *a, bool splice, bool claim)
+policy_read(struct action *a)
 {
-	*a = (struct action){ .kind = ACT_READ,
-		.due_ns = INT64_MIN,
-		.splice = splice,
-		.claim = claim };
+	*a = (struct action){ .kind = ACT_READ, .due_ns = INT64_MIN };
 }
 
 void

@@ -6,37 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bucket.h"
 #include "framer.h"
-#include "limiter.h"
-
-/*
- * What every unit must pass: the limits, how many units to gather per
- * wake-up, and how records are framed.  Built by limits.c; a live change
- * (-R) may change quantum.
- */
-struct gate {
-	struct framer framer;
-	struct limiter *limit; /* NULL: no limit on units */
-	uint64_t quantum;      /* units to gather before a wake-up, >= 1 */
-	/* With -k: select the bucket of record rec[0..len) (delimiter and
-	 * all; with whole false, the first bytes of a record longer than
-	 * the buffer) before the limit is asked about it; else NULL. */
-	void (*select)(
-	    void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns);
-	void *select_ctx;
-	struct bucket *byte_limit; /* NULL, or records cost their length */
-	uint64_t byte_quantum;	   /* bytes to gather before a wake-up, >= 1 */
-	/*
-	 * NULL, or book b[0..n) at now_ns in a limit kept elsewhere (Redis)
-	 * in one round trip, as limiter_book_all says: returns how many were
-	 * booked, a prefix; 0 when a stop came first (nothing was booked).
-	 * Used in place of select and limit when there is no byte_limit.
-	 */
-	size_t (*book)(
-	    void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns);
-	void *book_ctx;
-};
+#include "gate.h"
 
 /* The input the engine holds and has not yet released, as policies see it. */
 struct view {
@@ -66,9 +37,23 @@ struct action {
 			 * SEND, LONG: when it was due, or INT64_MIN */
 	bool read;	/* WAIT: read input meanwhile */
 	bool pass;	/* LONG: the record goes out, else it is dropped */
-	bool splice;	/* READ: the bytes may bypass the buffer */
-	bool claim;	/* READ: the bytes need not be seen: they may wait
-			 * in the input, to be spliced out when sent */
+};
+
+/*
+ * How a policy's reads may take bytes when nothing is held: into the
+ * buffer; or, with bytes that need no framing, round it (splice: they go
+ * out at once), or left in the input to be spliced out when sent (claim:
+ * they need only be counted).
+ */
+enum read_mode { READ_COPY, READ_SPLICE, READ_CLAIM };
+
+/* Bytes of a long record that left, as a policy is told of them. */
+struct moved {
+	size_t bytes;
+	bool pass;	  /* they went out; else they were dropped */
+	bool ended;	  /* the record's end was among them */
+	int64_t ready_ns; /* the input's, as in struct view */
+	int64_t read_ns;
 };
 
 /*
@@ -80,17 +65,16 @@ struct policy {
 	void *self;
 	void (*next)(
 	    void *self, const struct view *v, int64_t now_ns, struct action *a);
-	/* NULL, or: bytes at the head of v of a long record were sent
-	 * (pass) or dropped at now_ns. */
-	void (*streamed)(void *self, const struct view *v, size_t bytes,
-	    bool pass, int64_t now_ns);
+	/* NULL, or: bytes of a long record left at now_ns. */
+	void (*streamed)(void *self, const struct moved *m, int64_t now_ns);
 	/* NULL, or: the limits changed at now_ns; forget any decision made
 	 * before. */
 	void (*retuned)(void *self, int64_t now_ns);
 	/* NULL, or: has next decided on units (taken their tokens) that it
 	 * has not yet handed out as actions? */
 	bool (*owes)(const void *self);
-	bool uses_ready; /* next reads v->ready_ns */
+	bool uses_ready;     /* next reads v->ready_ns */
+	enum read_mode read; /* how its reads take bytes */
 };
 
 static inline void
@@ -118,8 +102,8 @@ size_t policy_span_on(const struct framer *f, const char *b, size_t len,
     bool at_eof, size_t max, uint64_t room, size_t done, size_t done_units,
     size_t *units);
 
-/* Act a: read more input; splice, claim: as in struct action. */
-void policy_read(struct action *a, bool splice, bool claim);
+/* Act a: read more input (as the policy's read mode says). */
+void policy_read(struct action *a);
 
 /* Act a: wait until due_ns, reading meanwhile if read. */
 void policy_wait(struct action *a, int64_t due_ns, bool read);

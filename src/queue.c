@@ -96,30 +96,33 @@ release_due(struct queue *q, const struct view *v, int64_t now_ns,
 {
 	const struct gate *g = q->gate;
 	size_t want = g->quantum > SIZE_MAX ? SIZE_MAX : (size_t)g->quantum;
-	int64_t since = q->arrived[q->first];
+	struct booking b = { .rec = v->b, .at_ns = q->arrived[q->first] };
+	uint64_t max, room;
 	size_t units, n;
 
 	*due_ns = INT64_MAX;
 	if (q->queued == 0)
 		return false;
-	(void)head_units(q, v, want, &units);
+	b.bytes = head_units(q, v, want, &units);
 	if (units == 0 && !(v->full && q->judged == v->len))
 		return false; /* the head record is still arriving */
-	if (units == 0)
-		units = 1; /* it outgrew the buffer: pay, then stream */
-	*due_ns = limiter_ready_at(g->limit, since, units);
+	/* It outgrew the buffer: pay, then stream. */
+	b.outgrown = units == 0;
+	b.units = units == 0 ? 1 : units;
+	(void)gate_plan(g, &b, 1, now_ns);
+	*due_ns = b.due_ns;
 	if (now_ns < *due_ns)
 		return false;
-	want = (size_t)limiter_avail(g->limit, since, now_ns);
-	n = head_units(q, v, want, &units);
+	gate_grant(g, &b, b.units, b.bytes, now_ns, &max, &room);
+	n = head_units(q, v, max > SIZE_MAX ? SIZE_MAX : (size_t)max, &units);
 	if (units == 0) {
 		/* It leaves the queue now and streams out from here. */
-		(void)limiter_take(g->limit, since, now_ns, 1);
+		gate_take(g, &b, 1, 0, now_ns);
 		pop(q, 1, 0);
 		policy_move(a, ACT_LONG, 0, 0, 1, *due_ns);
 		return true;
 	}
-	(void)limiter_take(g->limit, since, now_ns, units);
+	gate_take(g, &b, units, n, now_ns);
 	pop(q, units, n);
 	policy_move(a, ACT_SEND, 0, n, units, *due_ns);
 	return true;
@@ -143,7 +146,7 @@ queue_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	else if (due_ns != INT64_MAX)
 		policy_wait(a, due_ns, false);
 	else /* nothing to read and nothing due: all is out */
-		policy_read(a, false, false);
+		policy_read(a);
 }
 
 /*
@@ -151,20 +154,16 @@ queue_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
  * the queue's bytes, and once its end has gone, the next record is new.
  */
 static void
-queue_streamed(
-    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
+queue_streamed(void *self, const struct moved *m, int64_t now_ns)
 {
 	struct queue *q = self;
-	bool ended = bytes > 0 &&
-	    ((unsigned char)v->b[bytes - 1] == q->gate->framer.delim ||
-		(v->eof && bytes == v->len));
 
-	(void)pass, (void)now_ns;
-	if (q->judged >= bytes) {
-		q->judged -= bytes;
+	(void)now_ns;
+	if (q->judged >= m->bytes) {
+		q->judged -= m->bytes;
 	} else {
 		q->judged = 0;
-		if (ended)
+		if (m->ended)
 			q->open = false;
 	}
 }
@@ -180,8 +179,8 @@ queue_policy(struct policy *p, struct queue *q, const struct gate *g,
 						QUEUE_BUF_BYTES;
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
-	*p = (struct policy){ q, queue_next, queue_streamed, NULL, NULL,
-		false };
+	*p = (struct policy){ q, queue_next, queue_streamed, NULL, NULL, false,
+		READ_COPY };
 	return 0;
 }
 

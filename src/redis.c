@@ -42,13 +42,6 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	return NULL;
 }
 
-void
-redis_select(
-    struct redis *r, const char *key, size_t len, const struct redis_rate *rate)
-{
-	(void)r, (void)key, (void)len, (void)rate;
-}
-
 int
 redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 {
@@ -64,12 +57,6 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 	(void)r, (void)b, (void)n, (void)take, (void)now_ns, (void)ahead_ns;
 	(void)select, (void)ctx;
 	return 0;
-}
-
-void
-redis_limiter(struct limiter *l, struct redis *r)
-{
-	(void)l, (void)r;
 }
 
 void
@@ -1076,78 +1063,6 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	set_settings(r, was, true);
 	clean(r, err, errsz);
 	return -1;
-}
-
-void
-redis_select(
-    struct redis *r, const char *key, size_t len, const struct redis_rate *rate)
-{
-	r->at = rate != NULL ? rate : &r->own;
-	/* Keys of any length stay apart: the name grows to fit, and goes
-	 * to Redis with its length, binary and all. */
-	if (len > SIZE_MAX / 2 - r->key_base)
-		errx(1, "key of %zu bytes", len);
-	if (r->key_base + 1 + len > r->key_size) {
-		size_t size = (r->key_base + 1 + len) * 2;
-		char *p = realloc(r->key, size);
-
-		if (p == NULL)
-			err(1, "key of %zu bytes", len);
-		r->key = p;
-		r->key_size = size;
-	}
-	r->key[r->key_base] = ':';
-	memcpy(r->key + r->key_base + 1, key, len);
-	r->key_len = r->key_base + 1 + len;
-}
-
-static int64_t
-r_ready_at(const void *self, int64_t ready_ns, uint64_t units)
-{
-	(void)self, (void)units;
-	return ready_ns; /* not used: shaping books instead */
-}
-
-static uint64_t
-r_avail(const void *self, int64_t ready_ns, int64_t now_ns)
-{
-	const struct redis_rate *at = ((const struct redis *)self)->at;
-
-	(void)ready_ns, (void)now_ns;
-	return at->inf ? UINT64_MAX : at->burst_units;
-}
-
-static uint64_t
-r_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
-{
-	struct redis *r = self;
-	struct booking b = { .units = max, .at_ns = now_ns, .rate = r->at };
-
-	(void)ready_ns;
-	if (r->at->none || r->at->inf)
-		return r->at->none ? 0 : max;
-	return redis_book(r, &b, 1, true, now_ns, 0, NULL, NULL) == 1 ?
-	    b.taken :
-	    LIMITER_UNDECIDED;
-}
-
-static int64_t
-r_reserve(void *self, int64_t now_ns, uint64_t units)
-{
-	struct redis *r = self;
-	struct booking b = { .units = units, .at_ns = now_ns, .rate = r->at };
-
-	if (r->at->inf)
-		return now_ns;
-	return redis_book(r, &b, 1, false, now_ns, 0, NULL, NULL) == 1 ?
-	    b.due_ns :
-	    INT64_MAX;
-}
-
-void
-redis_limiter(struct limiter *l, struct redis *r)
-{
-	*l = (struct limiter){ r, r_ready_at, r_avail, r_take, r_reserve };
 }
 
 void

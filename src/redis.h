@@ -44,7 +44,7 @@ struct redis_rate {
 };
 
 /*
- * The rate n units every d ns, burst burst, for redis_select; none for
+ * The rate n units every d ns, burst burst, of a booking's key; none for
  * nothing, inf for everything.
  */
 void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
@@ -64,13 +64,6 @@ void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
 struct redis *redis_open(const struct redis_url *u,
     const struct redis_bucket *b, enum redis_fallback fallback,
     struct limiter *local, char *err, size_t errsz);
-
-/*
- * Use the bucket of key[0..len) (with -k) for the next units, at rate
- * (NULL: the bucket's own), which must last until the next select.
- */
-void redis_select(struct redis *r, const char *key, size_t len,
-    const struct redis_rate *rate);
 
 /*
  * The keys' rates changed (a reload of --tiers): keep tiers_id as the
@@ -93,9 +86,6 @@ int redis_retier(
  */
 size_t redis_book(struct redis *r, struct booking *b, size_t n, bool take,
     int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx);
-
-/* A limiter on r: take and reserve go to Redis. */
-void redis_limiter(struct limiter *l, struct redis *r);
 
 void redis_close(struct redis *r);
 

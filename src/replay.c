@@ -156,11 +156,16 @@ parse_at(struct replay *r, const struct view *v, size_t off)
 	return true;
 }
 
-/* The bytes the byte limit charges the head record up front. */
-static uint64_t
-byte_cost(const struct replay *r, const struct bucket *bb)
+/* The head record, as the gate books it, to go at at_ns. */
+static void
+booking_of(const struct replay *r, const struct view *v, int64_t at_ns,
+    struct booking *b)
 {
-	return r->outgrown || r->bytes > bb->burst ? bb->burst : r->bytes;
+	*b = (struct booking){ .rec = v->b,
+		.bytes = r->outgrown ? v->len : r->bytes,
+		.units = 1,
+		.at_ns = at_ns,
+		.outgrown = r->outgrown };
 }
 
 /*
@@ -170,42 +175,19 @@ byte_cost(const struct replay *r, const struct bucket *bb)
 static void
 book(struct replay *r, const struct view *v, int64_t now_ns)
 {
-	const struct gate *g = r->gate;
-	struct bucket *bb = g->byte_limit;
-	int64_t at, t;
+	int64_t at;
 
 	replay_plan(&r->sched, r->timed, r->ts, now_ns, &r->slot);
 	/* The limits count a record from its time, or, if it came late,
 	 * from when it came. */
 	at = r->slot.due_ns > v->ready_ns ? r->slot.due_ns : v->ready_ns;
-	r->at_ns = r->due_ns = at;
-	if (g->select != NULL)
-		g->select(g->select_ctx, v->b, r->outgrown ? v->len : r->bytes,
-		    !r->outgrown, at);
-	if (!r->drop && g->limit != NULL &&
-	    (t = limiter_ready_at(g->limit, at, 1)) > r->due_ns)
-		r->due_ns = t;
-	if (!r->drop && bb != NULL &&
-	    (t = bucket_ready_at(bb, at, byte_cost(r, bb))) > r->due_ns)
-		r->due_ns = t;
+	booking_of(r, v, at, &r->b);
+	r->due_ns = at;
+	/* Dropping, it is judged when it goes, at its time. */
+	if (!r->drop && gate_plan(r->gate, &r->b, 1, at) == 1 &&
+	    r->b.due_ns > r->due_ns)
+		r->due_ns = r->b.due_ns;
 	r->booked = true;
-}
-
-/* Does the ceiling carry the head record at its time?  Charged if so. */
-static bool
-judge(const struct replay *r)
-{
-	const struct gate *g = r->gate;
-	struct bucket *bb = g->byte_limit;
-	int64_t at = r->at_ns;
-
-	if (bb != NULL && bucket_avail(bb, at, at) < byte_cost(r, bb))
-		return false;
-	if (g->limit != NULL && limiter_take(g->limit, at, at, 1) != 1)
-		return false;
-	if (bb != NULL && !r->outgrown)
-		bucket_charge(bb, at, at, r->bytes);
-	return true;
 }
 
 /* The record planned in slot went at now_ns: commit it, count it. */
@@ -255,27 +237,23 @@ release(
     struct replay *r, const struct view *v, int64_t now_ns, struct action *a)
 {
 	const struct gate *g = r->gate;
-	struct bucket *bb = g->byte_limit;
 	struct replay_slot slot = r->slot;
 	bool pass = true, outgrown = r->outgrown;
 	size_t bytes = r->bytes;
 	uint64_t units = 1;
 
-	if (r->drop) {
-		pass = judge(r);
-	} else {
-		if (g->limit != NULL)
-			(void)limiter_take(g->limit, r->at_ns, now_ns, 1);
-		if (bb != NULL && !outgrown)
-			bucket_charge(bb, r->at_ns, now_ns, bytes);
-	}
+	/* Does the ceiling carry it at its time?  Charged if so. */
+	if (r->drop)
+		pass = gate_judge(g, &r->b, 1) == 1 && r->b.taken > 0;
+	else
+		gate_take(g, &r->b, 1, outgrown ? 0 : bytes, now_ns);
 	gone(r, &slot, now_ns);
 	if (outgrown) {
 		policy_move(a, ACT_LONG, 0, 0, 1, r->due_ns);
 		a->pass = pass;
 		return;
 	}
-	if (pass && g->limit == NULL && bb == NULL)
+	if (pass && !gate_limits(g))
 		bytes = more_due(r, v, bytes, now_ns, &units);
 	policy_move(a, pass ? ACT_SEND : ACT_DROP, 0, bytes, units,
 	    pass ? r->due_ns : INT64_MIN);
@@ -287,7 +265,7 @@ replay_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	struct replay *r = self;
 
 	if (!r->parsed && !parse_at(r, v, 0)) {
-		policy_read(a, false, false);
+		policy_read(a);
 		return;
 	}
 	if (!r->booked)
@@ -300,23 +278,24 @@ replay_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 
 /* The bytes of a long record that went out are charged as they pass. */
 static void
-replay_streamed(
-    void *self, const struct view *v, size_t bytes, bool pass, int64_t now_ns)
+replay_streamed(void *self, const struct moved *m, int64_t now_ns)
 {
 	const struct replay *r = self;
 
-	if (pass && r->gate->byte_limit != NULL)
-		bucket_charge(r->gate->byte_limit, v->ready_ns, now_ns, bytes);
+	if (m->pass)
+		gate_streamed(r->gate, m->ready_ns, now_ns, m->bytes);
 }
 
-/* The limits, or the speed, changed: plan the head record again. */
+/*
+ * The limits, or the speed, changed: plan the head record again, unless
+ * the limits booked it ahead and it is due by now_ns.
+ */
 static void
 replay_retuned(void *self, int64_t now_ns)
 {
 	struct replay *r = self;
 
-	(void)now_ns;
-	r->booked = false;
+	r->booked = r->booked && gate_held(r->gate, &r->b, 1, now_ns) == 1;
 }
 
 void
@@ -334,7 +313,7 @@ replay_policy(struct policy *p, struct replay *r, const struct gate *g,
 		stats->speed_den = sched->den;
 	}
 	*p = (struct policy){ r, replay_next, replay_streamed, replay_retuned,
-		NULL, true };
+		NULL, true, READ_COPY };
 }
 
 void

@@ -82,8 +82,9 @@ struct replay {
 	/* ... and once planned: */
 	bool booked;
 	struct replay_slot slot;
-	int64_t at_ns;	/* when the ceiling is asked: slot due or later */
-	int64_t due_ns; /* the later of the slot and the ceiling */
+	struct booking b; /* as the ceiling is asked: from the slot's time or
+			   * later */
+	int64_t due_ns;	  /* the later of the slot and the ceiling */
 };
 
 /*

@@ -157,7 +157,7 @@ retune_serve(struct limits *L, const char *name)
 
 	/* SIGIO never kills us; it says a request may be waiting. */
 	signals_on_control(on_control, L);
-	if (L->gate.limit == NULL && replaying == NULL && name == NULL)
+	if (L->gate.units == NULL && replaying == NULL && name == NULL)
 		return; /* nothing to change, and no name to answer to */
 	rc = control_serve(name, why, sizeof why);
 	if (rc == -2)

@@ -344,13 +344,6 @@ check_size(struct shared *s, int64_t now_ns)
 		damaged(s);
 }
 
-/* The bucket's word, checked. */
-static int64_t
-load_word(const struct shared *s)
-{
-	return valid_word(s, atomic_load(&s->st->tat));
-}
-
 /* Scaled time of t_ns; times beyond the range stick at its end. */
 static int64_t
 scaled(const struct shared *s, int64_t t_ns)
@@ -360,36 +353,16 @@ scaled(const struct shared *s, int64_t t_ns)
 	return t >= 0 ? t : GCRA_MAX_SCALED;
 }
 
-static int64_t
-s_ready_at(const void *self, int64_t ready_ns, uint64_t units)
-{
-	const struct shared *s = self;
-	int64_t at, now = scaled(s, ready_ns);
-
-	(void)gcra_reserve(&s->g, load_word(s), now, units, &at);
-	return at > now ? gcra_unscale(&s->g, s->epoch_ns, at) : ready_ns;
-}
-
+/* Take up to max units at now_ns, or at the present if later. */
 static uint64_t
-s_avail(const void *self, int64_t ready_ns, int64_t now_ns)
+take(struct shared *s, int64_t now_ns, uint64_t max)
 {
-	const struct shared *s = self;
-
-	(void)ready_ns;
-	return gcra_avail(&s->g, load_word(s), scaled(s, now_ns));
-}
-
-static uint64_t
-s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
-{
-	struct shared *s = self;
 	int64_t now, present, tat = atomic_load(&s->st->tat), at;
 	uint64_t got;
 
 	/* Judged at a past arrival, a unit would take a token the bucket
 	 * had then, which other processes may since have taken: book at the
 	 * present instead. */
-	(void)ready_ns;
 	present = clock_now_ns();
 	check_size(s, present);
 	now = scaled(s, present > now_ns ? present : now_ns);
@@ -404,10 +377,10 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	return got;
 }
 
+/* Book units at now_ns, in line with the other processes; when they go. */
 static int64_t
-s_reserve(void *self, int64_t now_ns, uint64_t units)
+reserve(struct shared *s, int64_t now_ns, uint64_t units)
 {
-	struct shared *s = self;
 	int64_t now = scaled(s, now_ns), tat = atomic_load(&s->st->tat), at;
 
 	check_size(s, now_ns);
@@ -417,8 +390,25 @@ s_reserve(void *self, int64_t now_ns, uint64_t units)
 	return at > now ? gcra_unscale(&s->g, s->epoch_ns, at) : now_ns;
 }
 
-void
-shared_limiter(struct limiter *l, struct shared *s)
+static size_t
+s_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
 {
-	*l = (struct limiter){ s, s_ready_at, s_avail, s_take, s_reserve };
+	if (n == 0)
+		return 0;
+	b->due_ns = reserve(self, now_ns, b->units);
+	return 1;
+}
+
+static size_t
+s_judge(void *self, struct booking *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i].taken = take(self, b[i].at_ns, b[i].units);
+	return n;
+}
+
+void
+shared_backend(struct gate_backend *be, struct shared *s)
+{
+	*be = (struct gate_backend){ s, s_plan, NULL, NULL, s_judge, true, 1 };
 }

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "gcra.h"
-#include "limiter.h"
+#include "gate.h"
 
 struct shared_state;
 
@@ -33,12 +33,12 @@ int shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
     uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz);
 
 /*
- * A limiter on s: ready_at and avail look, take grants a unit only if the
- * bucket holds it when the atomic update lands, and reserve books units
- * in order, to go at the time it returns.  A bucket file damaged or cut
- * short while in use ends the process with status 1 and one line naming
- * it.
+ * The gate's backend over s: a plan books units in line with the other
+ * processes (it holds them), to go when it says; a judge grants a unit
+ * only if the bucket holds it when the atomic update lands.  A bucket
+ * file damaged or cut short while in use ends the process with status 1
+ * and one line naming it.
  */
-void shared_limiter(struct limiter *l, struct shared *s);
+void shared_backend(struct gate_backend *be, struct shared *s);
 
 #endif

@@ -296,7 +296,7 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 		s->drop_open = (unsigned char)at[bytes - 1] !=
 			s->framer.delim &&
 		    !(s->eof && off + bytes == s->tail - s->head);
-	s->in.finish = s->drop_open || s->longrec != LONG_NONE;
+	input_hold_stop(&s->in, s->drop_open || s->longrec != LONG_NONE);
 	s->st->bytes_dropped += bytes;
 	s->st->units_dropped += units;
 	tally(s, at, bytes, units, STATS_DROPPED);
@@ -316,7 +316,8 @@ void
 stream_begin_long(struct stream *s, bool pass, uint64_t units)
 {
 	s->longrec = pass ? LONG_PASS : LONG_DROP;
-	s->in.finish = true; /* a stop waits for the record's end */
+	/* A stop waits for the record's end. */
+	input_hold_stop(&s->in, true);
 	if (pass)
 		s->st->units_out += units;
 	else
@@ -334,29 +335,31 @@ stream_begin_long(struct stream *s, bool pass, uint64_t units)
 }
 
 size_t
-stream_move_long(struct stream *s, bool *pass)
+stream_move_long(struct stream *s, struct moved *m)
 {
 	size_t len = s->tail - s->head, units;
 	size_t n = framer_span(&s->framer, s->buf + s->head, len, 1, &units);
-	bool ends;
 
-	*pass = s->longrec == LONG_PASS;
-	ends = units == 1 || s->eof;
-	if (ends) {
+	*m = (struct moved){ .pass = s->longrec == LONG_PASS,
+		.ended = units == 1 || s->eof,
+		.ready_ns = s->ready_ns,
+		.read_ns = s->read_ns };
+	if (m->ended) {
 		s->longrec = LONG_NONE; /* its end is here */
-		s->in.finish = s->drop_open;
+		input_hold_stop(&s->in, s->drop_open);
 	}
 	if (units == 0)
 		n = len;
-	if (!*pass)
+	if (!m->pass)
 		stream_drop(s, 0, n, 0);
 	else if (!send_run(s, n, 0, true))
 		return 0;
 	/* Its end left before count_held saw it: what follows is new. */
-	if (ends && s->long_open) {
+	if (m->ended && s->long_open) {
 		s->long_open = false;
 		s->counted = s->head;
 	}
+	m->bytes = n;
 	return n;
 }
 
@@ -395,7 +398,7 @@ stream_fill(struct stream *s, bool fresh)
 	return got;
 }
 
-ssize_t
+static ssize_t
 stream_claim(struct stream *s, bool fresh)
 {
 	bool waited = false;
@@ -422,7 +425,7 @@ stream_claim(struct stream *s, bool fresh)
 	return got;
 }
 
-ssize_t
+static ssize_t
 stream_splice(struct stream *s)
 {
 	ssize_t got = input_splice(&s->in);
@@ -435,6 +438,22 @@ stream_splice(struct stream *s)
 		s->st->units_out += (uint64_t)got;
 	}
 	return got;
+}
+
+ssize_t
+stream_read(struct stream *s, enum read_mode mode, bool fresh)
+{
+	ssize_t got;
+
+	if (mode == READ_CLAIM)
+		return stream_claim(s, fresh);
+	/* Round the buffer only when it holds nothing to keep in order. */
+	if (mode == READ_SPLICE && s->tail == s->head && !s->in.no_splice) {
+		got = stream_splice(s);
+		if (got != SPLICE_UNSUPPORTED)
+			return got;
+	}
+	return stream_fill(s, fresh);
 }
 
 int

@@ -77,10 +77,10 @@ void stream_begin_long(struct stream *s, bool pass, uint64_t units);
 
 /*
  * Move what is held of the long record at the head; returns the bytes
- * moved (0: read more, or the output has gone), *pass whether they were
- * sent.
+ * moved (0: read more, or the output has gone), and tells m of them:
+ * whether they were sent, and whether the record's end was among them.
  */
-size_t stream_move_long(struct stream *s, bool *pass);
+size_t stream_move_long(struct stream *s, struct moved *m);
 
 /*
  * At a stop: append the whole records held (read, not yet released or
@@ -115,17 +115,14 @@ void stream_recount(struct stream *s);
 ssize_t stream_fill(struct stream *s, bool fresh);
 
 /*
- * As stream_fill, but in byte mode, where nobody looks at the bytes:
- * when they can be spliced out later, they are left in the input and
- * only counted (held_in), else read.  Returns as stream_fill.
+ * Read more input as mode says (see enum read_mode): with READ_CLAIM, in
+ * byte mode, where nobody looks at the bytes, when they can be spliced
+ * out later they are left in the input and only counted (held_in); with
+ * READ_SPLICE, when nothing is held, they are moved straight to standard
+ * output, round the buffer (as input_splice); else they are read as
+ * stream_fill reads them, fresh as for it.  Returns as stream_fill.
  */
-ssize_t stream_claim(struct stream *s, bool fresh);
-
-/*
- * Move input straight to standard output, round the buffer.  Returns as
- * input_splice.
- */
-ssize_t stream_splice(struct stream *s);
+ssize_t stream_read(struct stream *s, enum read_mode mode, bool fresh);
 
 /*
  * Wait until input can be read or deadline_ns; as clock_wait_fd, or -1

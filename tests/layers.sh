@@ -40,9 +40,11 @@ sliding 2 p
 fixed 2 p
 keys 2 p
 limiter 2 p
+gate 2 p
 shared 2 s
 redisconn 2 s
 redis 2 s
+remote 2 s
 policy 3 p
 batch 3 p
 pass 3 p

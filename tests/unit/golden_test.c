@@ -176,54 +176,49 @@ struct gshared {
 	int64_t tat;
 };
 
+/* Book units at now_ns in line, as shared.c does; when they go. */
 static int64_t
-gs_ready_at(const void *self, int64_t ready_ns, uint64_t units)
+gs_reserve(struct gshared *p, int64_t now_ns, uint64_t units)
 {
-	const struct gshared *p = self;
-	int64_t at, now = gcra_scale(&p->g, 0, ready_ns);
-
-	(void)gcra_reserve(&p->g, p->tat, now, units, &at);
-	return at > now ? gcra_unscale(&p->g, 0, at) : ready_ns;
-}
-
-static uint64_t
-gs_avail(const void *self, int64_t ready_ns, int64_t now_ns)
-{
-	const struct gshared *p = self;
-
-	(void)ready_ns;
-	return gcra_avail(&p->g, p->tat, gcra_scale(&p->g, 0, now_ns));
-}
-
-static uint64_t
-gs_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
-{
-	struct gshared *p = self;
-	int64_t now = gcra_scale(&p->g, 0, now_ns), at;
-	uint64_t got = gcra_avail(&p->g, p->tat, now);
-
-	(void)ready_ns;
-	if (got > max)
-		got = max;
-	if (got > 0)
-		p->tat = gcra_reserve(&p->g, p->tat, now, got, &at);
-	return got;
-}
-
-static int64_t
-gs_reserve(void *self, int64_t now_ns, uint64_t units)
-{
-	struct gshared *p = self;
 	int64_t now = gcra_scale(&p->g, 0, now_ns), at;
 
 	p->tat = gcra_reserve(&p->g, p->tat, now, units, &at);
 	return at > now ? gcra_unscale(&p->g, 0, at) : now_ns;
 }
 
+static size_t
+gs_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	if (n == 0)
+		return 0;
+	b->due_ns = gs_reserve(self, now_ns, b->units);
+	return 1;
+}
+
+static size_t
+gs_judge(void *self, struct booking *b, size_t n)
+{
+	struct gshared *p = self;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t now = gcra_scale(&p->g, 0, b[i].at_ns), at;
+		uint64_t got = gcra_avail(&p->g, p->tat, now);
+
+		if (got > b[i].units)
+			got = b[i].units;
+		if (got > 0)
+			p->tat = gcra_reserve(&p->g, p->tat, now, got, &at);
+		b[i].taken = got;
+	}
+	return n;
+}
+
 /* Everything behind the gate of one case. */
 struct gstate {
 	const struct gcase *gc;
 	struct gate gate;
+	struct gate_backend be;
+	struct keys_backend kb;
 	struct bucket b[2], bytes;
 	struct sliding w;
 	struct fixed fx;
@@ -277,49 +272,10 @@ gkeys(struct gstate *st, enum keys_kind kind)
 	    g->back == G_TIERS ? &st->tiers : NULL, 1000,
 	    &(struct siphash_key){ { 7, 9 } }, 0);
 	st->kt.spec = (struct keyspec){ 1, -1, '\n' };
-	limiter_of_keys(&st->l, &st->kt);
-}
-
-static void
-gselect(void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
-{
-	keys_select_record(ctx, rec, len, whole, now_ns);
+	keys_backend(&st->be, &st->kb, &st->kt);
 }
 
 /* ---- a limit kept elsewhere, as Redis keeps it ---- */
-
-static int64_t
-rm_ready_at(const void *self, int64_t ready_ns, uint64_t units)
-{
-	(void)self, (void)units;
-	return ready_ns;
-}
-
-static uint64_t
-rm_avail(const void *self, int64_t ready_ns, int64_t now_ns)
-{
-	(void)self, (void)ready_ns, (void)now_ns;
-	return 1;
-}
-
-static uint64_t
-rm_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
-{
-	struct gstate *st = self;
-
-	(void)ready_ns;
-	return limiter_take(&st->keys, now_ns, now_ns, max);
-}
-
-static int64_t
-rm_reserve(void *self, int64_t now_ns, uint64_t units)
-{
-	struct gstate *st = self;
-	int64_t due = limiter_ready_at(&st->keys, now_ns, units);
-
-	(void)limiter_take(&st->keys, now_ns, due, units);
-	return due;
-}
 
 static void
 rm_select_local(void *ctx, const struct booking *b)
@@ -327,10 +283,11 @@ rm_select_local(void *ctx, const struct booking *b)
 	keys_select(ctx, b->key, b->key_len, b->at_ns);
 }
 
+/* Book (or take) b[0..n) as the script does, each record by its key. */
 static size_t
-rm_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
+rm_book(
+    struct gstate *st, struct booking *b, size_t n, bool take, int64_t now_ns)
 {
-	struct gstate *st = ctx;
 	bool k = keyed(st->gc->back);
 
 	for (size_t i = 0; k && i < n; i++)
@@ -338,6 +295,18 @@ rm_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
 		    b[i].bytes, !b[i].outgrown, &b[i].key);
 	return limiter_book_all(&st->keys, b, n, take, now_ns, MS / 2,
 	    k ? rm_select_local : NULL, &st->kt);
+}
+
+static size_t
+rm_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	return rm_book(self, b, n, false, now_ns);
+}
+
+static size_t
+rm_judge(void *self, struct booking *b, size_t n)
+{
+	return n == 0 ? 0 : rm_book(self, b, n, true, b[0].at_ns);
 }
 
 /* Redis's buckets: one, or one per key. */
@@ -353,19 +322,12 @@ gremote(struct gstate *st)
 		    &(struct siphash_key){ { 7, 7 } }, 0);
 		st->kt.spec = (struct keyspec){ 1, -1, '\n' };
 		limiter_of_keys(&st->keys, &st->kt);
-		st->gate.select = gselect;
-		st->gate.select_ctx = &st->kt;
 	} else {
 		st->b[0] = r.bucket;
 		limiter_of_bucket(&st->keys, &st->b[0]);
 	}
-	st->l = (struct limiter){ st, rm_ready_at, rm_avail, rm_take,
-		rm_reserve };
-	st->gate.limit = &st->l;
-	if (!bytes_limited(g->back)) {
-		st->gate.book = rm_book;
-		st->gate.book_ctx = st;
-	}
+	st->be = (struct gate_backend){ st, rm_plan, NULL, NULL, rm_judge, true,
+		256 };
 }
 
 /* The limit on units of case g, not kept elsewhere. */
@@ -399,16 +361,18 @@ glocal(struct gstate *st)
 		st->set = (struct limiter_set){ st->members, 2 };
 		limiter_of_set(&st->l, &st->set);
 	}
+	limiter_backend(&st->be, &st->l);
 }
 
 /* The gate of case g in st. */
 static void
 gbuild(struct gstate *st, const struct gcase *g)
 {
+	static const struct framer lines = { false, '\n' };
+
 	memset(st, 0, sizeof *st);
 	st->gc = g;
-	st->gate = (struct gate){ .framer = { false, '\n' },
-		.quantum = g->quantum };
+	gate_init(&st->gate, &lines, g->quantum);
 	if (remote(g->back)) {
 		gremote(st);
 	} else if (keyed(g->back)) {
@@ -416,25 +380,21 @@ gbuild(struct gstate *st, const struct gcase *g)
 		    g->back == G_KEYS_SLIDING	? KEYS_SLIDING :
 			g->back == G_KEYS_FIXED ? KEYS_FIXED :
 						  KEYS_BUCKET);
-		st->gate.limit = &st->l;
-		st->gate.select = gselect;
-		st->gate.select_ctx = &st->kt;
 	} else if (g->back == G_SHARED) {
 		st->sh = (struct gshared){ { g->n, g->d, g->burst }, 0 };
-		st->l = (struct limiter){ &st->sh, gs_ready_at, gs_avail,
-			gs_take, gs_reserve };
-		st->gate.limit = &st->l;
+		st->be = (struct gate_backend){ &st->sh, gs_plan, NULL, NULL,
+			gs_judge, true, 1 };
 	} else if (g->back != G_BYTES) {
 		glocal(st);
-		st->gate.limit = &st->l;
 	} else {
 		st->gate.quantum = SIM_BUF;
 	}
+	if (g->back != G_BYTES)
+		gate_set_units(&st->gate, &st->be);
 	if (bytes_limited(g->back)) {
 		bucket_init(&st->bytes, g->bn, g->bd, g->bburst, g->bburst, 0);
 		bucket_set_catchup(&st->bytes, g->catchup);
-		st->gate.byte_limit = &st->bytes;
-		st->gate.byte_quantum = g->bquantum;
+		gate_set_bytes(&st->gate, &st->bytes, g->bquantum);
 	}
 }
 

@@ -178,17 +178,11 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 	case P_GCRA:
 		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst }, 0 };
 		pc->l = (struct limiter){ &pc->pg, pg_ready_at, pg_avail,
-			pg_take, NULL };
+			pg_take };
 		break;
 	case P_NALG:
 		break;
 	}
-}
-
-static void
-select_key(void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
-{
-	keys_select_record(ctx, rec, len, whole, now_ns);
 }
 
 /* At most limit releases rel[0..n) in each window of fixed f. */
@@ -282,6 +276,8 @@ test_properties(void)
 		int64_t arrive[SIM_RECORDS], t = 0;
 		int key[SIM_RECORDS], keys = keyed(alg) ? 3 : 1;
 		struct gate g;
+		struct gate_backend be;
+		static struct keys_backend kb;
 		struct policy p;
 		struct shape sh;
 		struct drop dr;
@@ -311,14 +307,15 @@ test_properties(void)
 			arrive[i] = t;
 			key[i] = (int)rng_below((uint64_t)keys);
 		}
-		g = (struct gate){ .framer = { false, '\n' },
-			.limit = &pc.l,
-			.quantum = 1 + rng_below(pc.burst < 4 ? pc.burst : 4) };
+		gate_init(&g, &(struct framer){ false, '\n' },
+		    1 + rng_below(pc.burst < 4 ? pc.burst : 4));
 		if (keyed(alg)) {
-			g.select = select_key;
-			g.select_ctx = &pc.kt;
+			keys_backend(&be, &kb, &pc.kt);
 			g.quantum = 1;
+		} else {
+			limiter_backend(&be, &pc.l);
 		}
+		gate_set_units(&g, &be);
 		if (alg == P_LEAKY)
 			g.quantum = 1;
 		sim_start(
@@ -379,57 +376,34 @@ struct remote {
 	bool keyed;
 };
 
-/* The limiter of one booking at a time: reserve books at now. */
-static int64_t
-rm_ready_at(const void *self, int64_t ready_ns, uint64_t units)
-{
-	(void)self, (void)units;
-	return ready_ns;
-}
-
-static uint64_t
-rm_avail(const void *self, int64_t ready_ns, int64_t now_ns)
-{
-	(void)self, (void)ready_ns, (void)now_ns;
-	return 1;
-}
-
-static uint64_t
-rm_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
-{
-	struct remote *rm = self;
-
-	(void)ready_ns;
-	return limiter_take(&rm->keys, now_ns, now_ns, max);
-}
-
-static int64_t
-rm_reserve(void *self, int64_t now_ns, uint64_t units)
-{
-	struct remote *rm = self;
-	int64_t due = limiter_ready_at(&rm->keys, now_ns, units);
-
-	(void)limiter_take(&rm->keys, now_ns, due, units);
-	return due;
-}
-
 static void
 rm_select_local(void *ctx, const struct booking *b)
 {
 	keys_select(ctx, b->key, b->key_len, b->at_ns);
 }
 
-/* The gate's book over the remote limit, as limits.c's over Redis. */
+/* Book (or take) b[0..n) over the remote limit, as Redis's script does. */
 static size_t
-rm_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
+rm_book(
+    struct remote *rm, struct booking *b, size_t n, bool take, int64_t now_ns)
 {
-	struct remote *rm = ctx;
-
 	for (size_t i = 0; rm->keyed && i < n; i++)
 		b[i].key_len = keys_of_record(&rm->kt.spec, b[i].rec,
 		    b[i].bytes, !b[i].outgrown, &b[i].key);
 	return limiter_book_all(&rm->keys, b, n, take, now_ns, MS / 2,
 	    rm->keyed ? rm_select_local : NULL, &rm->kt);
+}
+
+static size_t
+rm_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	return rm_book(self, b, n, false, now_ns);
+}
+
+static size_t
+rm_judge(void *self, struct booking *b, size_t n)
+{
+	return n == 0 ? 0 : rm_book(self, b, n, true, b[0].at_ns);
 }
 
 /* Three keys (or one) at n per d ns, burst burst, started at 0. */
@@ -456,21 +430,15 @@ remote_run(struct sim *s, const struct pcase *pc, bool keyed, bool drop,
 	static struct remote rm;
 	static struct shape sh;
 	static struct drop dr;
-	struct limiter l = { &rm, rm_ready_at, rm_avail, rm_take, rm_reserve };
-	struct gate g = { .framer = { false, '\n' },
-		.limit = &l,
-		.quantum = keyed ? 1 : quantum };
+	/* One at a time, or up to 256 bookings a call. */
+	struct gate_backend be = { &rm, rm_plan, NULL, NULL, rm_judge, true,
+		batched ? 256 : 1 };
+	struct gate g;
 	struct policy p;
 
 	remote_init(&rm, pc, keyed);
-	if (keyed) {
-		g.select = select_key;
-		g.select_ctx = &rm.kt;
-	}
-	if (batched) {
-		g.book = rm_book;
-		g.book_ctx = &rm;
-	}
+	gate_init(&g, &(struct framer){ false, '\n' }, keyed ? 1 : quantum);
+	gate_set_units(&g, &be);
 	if (drop)
 		drop_policy(&p, &dr, &g);
 	else
