@@ -51,15 +51,15 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
 # The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/batch.o src/bucket.o src/cmdline.o src/drop.o src/eviction.o src/msg.o \
+PURE = src/batch.o src/bucket.o src/cmdline.o src/describe.o src/drop.o src/eviction.o src/msg.o \
 	src/fixed.o src/framer.o src/gate.o src/gcra.o src/keys.o src/limiter.o \
 	src/options.o src/pass.o src/policy.o src/queue.o \
 	src/redisurl.o src/replay.o src/request.o src/runname.o src/shape.o \
-	src/siphash.o src/spec.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
-	src/timestamp.o src/wildcard.o
-OBJS = $(PURE) src/ask.o src/clock.o src/control.o src/engine.o \
-	src/input.o src/limits.o src/main.o src/name.o src/output.o \
-	src/redis.o src/redisconn.o src/remote.o src/retune.o src/rundir.o \
+	src/siphash.o src/spec.o src/stats.o src/rate.o src/sliding.o \
+	src/tiercounts.o src/tiers.o src/timestamp.o src/wildcard.o
+OBJS = $(PURE) src/ask.o src/build.o src/clock.o src/control.o \
+	src/engine.o src/entropy.o src/input.o src/main.o src/name.o src/output.o \
+	src/readfile.o src/redis.o src/redisconn.o src/remote.o src/retune.o src/rundir.o \
 	src/shared.o src/signals.o src/splice.o src/stdfd.o src/stream.o \
 	src/transport.o \
 	src/zone.o

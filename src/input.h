@@ -105,12 +105,4 @@ size_t input_splice_out(struct input *in, size_t len, bool *gone);
  */
 size_t input_take(struct input *in, char *b, size_t len);
 
-/*
- * Read the whole regular file path, of at most max bytes, into a new
- * buffer *text of *len bytes (with a NUL after them), without waiting
- * for anything else.  0, or -1 with "path: reason" in err.
- */
-int input_slurp(const char *path, size_t max, char **text, size_t *len,
-    char *err, size_t size);
-
 #endif

@@ -60,7 +60,7 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	int n = 0;
 	int64_t now_ns;
 
-	if (!limits_retunable(L, &why_not)) {
+	if (!build_retunable(L, &why_not)) {
 		snprintf(reply, size, "error: %s\n", why_not);
 		return;
 	}
@@ -106,7 +106,7 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	}
 	now_ns = clock_now_ns();
 	for (int i = 0; i < n; i++)
-		limits_retune(L, i, &new[i], now_ns);
+		build_retune(L, i, &new[i], now_ns);
 	engine_limits_changed(now_ns);
 	snprintf(reply, size, "ok\n");
 }
@@ -130,7 +130,7 @@ answer(void *arg, const char *req, char *reply, size_t size)
 	} else if (strcmp(req, "reload\n") == 0) {
 		int64_t now_ns = clock_now_ns();
 
-		limits_reload(arg, now_ns, reply, size);
+		build_reload(arg, now_ns, reply, size);
 		if (strncmp(reply, "ok", 2) == 0)
 			engine_limits_changed(now_ns);
 	} else if (strcmp(req, "status\n") == 0) {

@@ -2,7 +2,7 @@
 #ifndef RETUNE_H
 #define RETUNE_H
 
-#include "limits.h"
+#include "build.h"
 #include "options.h"
 #include "replay.h"
 

@@ -9,6 +9,8 @@ cd "$(dirname "$0")/../src"
 # file stem, layer, pure (p) or system-facing (s)
 table='
 clock 0 s
+entropy 0 s
+readfile 0 s
 signals 0 s
 input 0 s
 output 0 s
@@ -30,6 +32,7 @@ redisurl 1 p
 eviction 1 p
 cmdline 1 p
 options 1 p
+describe 1 p
 spec 1 p
 tiers 1 p
 wildcard 1 p
@@ -41,6 +44,7 @@ fixed 2 p
 keys 2 p
 limiter 2 p
 gate 2 p
+tiercounts 2 p
 shared 2 s
 redisconn 2 s
 redis 2 s
@@ -54,7 +58,7 @@ queue 3 p
 replay 3 p
 stream 4 s
 engine 4 s
-limits 4 s
+build 4 s
 retune 4 s
 zone 4 s
 main 5 s

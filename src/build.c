@@ -1,6 +1,4 @@
-/* The limits of a run, built from its options: every limiter and the gate. */
-/* getentropy(3), in POSIX only since 2024, is a BSD and GNU extension. */
-#define _DEFAULT_SOURCE
+/* The gate of a run, built from its options, and every limit behind it. */
 #include <err.h>
 #include <stdarg.h>
 #include <errno.h>
@@ -10,17 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* glibc declares getentropy with _DEFAULT_SOURCE from 2.25 on; other
- * systems read /dev/urandom. */
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 25)
-#define HAVE_GETENTROPY
-#endif
-
 #include "msg.h"
 #include "clock.h"
 #include "engine.h"
-#include "input.h"
-#include "limits.h"
+#include "describe.h"
+#include "entropy.h"
+#include "readfile.h"
+#include "build.h"
 #include "rate.h"
 
 /*
@@ -58,12 +52,12 @@ limits_quantum(const struct limits *L)
 		 * millisecond of slots at a time, each no earlier than its
 		 * own slot. */
 		if (cfg->algorithm == ALG_LEAKY)
-			qi = bytes ? quantum(l, LIMITS_BYTE_QUANTUM_NS, false) :
+			qi = bytes ? quantum(l, BUILD_BYTE_QUANTUM_NS, false) :
 				     1;
 		else
 			qi = quantum(l,
-			    bytes ? LIMITS_BYTE_QUANTUM_NS :
-				    LIMITS_RECORD_QUANTUM_NS,
+			    bytes ? BUILD_BYTE_QUANTUM_NS :
+				    BUILD_RECORD_QUANTUM_NS,
 			    true);
 		if (qi < q)
 			q = qi;
@@ -111,36 +105,6 @@ build_rates(struct limits *L, int64_t start_ns)
 	return &L->all;
 }
 
-/* The n bytes at b from /dev/urandom; -1 if it cannot give them all. */
-static int
-urandom(unsigned char *b, size_t n)
-{
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	ssize_t got = -1;
-
-	if (fd >= 0) {
-		do
-			got = read(fd, b, n);
-		while (got < 0 && errno == EINTR);
-		(void)close(fd);
-	}
-	if (got >= 0 && got != (ssize_t)n)
-		errno = EIO; /* a short read: not all the bytes asked */
-	return got == (ssize_t)n ? 0 : -1;
-}
-
-/* n (at most 256) bytes at b from the kernel's random source, for what. */
-static void
-random_bytes(unsigned char *b, size_t n, const char *what)
-{
-#ifdef HAVE_GETENTROPY
-	if (getentropy(b, n) == 0)
-		return;
-#endif
-	if (urandom(b, n) != 0)
-		err(1, "no random %s from getentropy or /dev/urandom", what);
-}
-
 /*
  * A secret key for the key hash, from the kernel's random source: without
  * it, input could aim keys at one slot of the table.  No key is better
@@ -151,7 +115,7 @@ random_seed(void)
 {
 	unsigned char b[16];
 
-	random_bytes(b, sizeof b, "seed for the key hash");
+	entropy_bytes(b, sizeof b, "seed for the key hash");
 	return siphash_key_of(b);
 }
 
@@ -210,92 +174,6 @@ make_rules(const struct limits *L, const struct tiers *t, int64_t start_ns)
 	rule_of_limit(cfg, cfg->nlimits > 0 ? &cfg->limits[0] : NULL, start_ns,
 	    &r[t->ntiers]);
 	return r;
-}
-
-/* The rate of limit l (NULL: none) as a person reads it, into out. */
-static void
-rate_text(
-    const struct config *cfg, const struct limit *l, char *out, size_t size)
-{
-	if (l == NULL) {
-		snprintf(out, size, "none: dropped");
-		return;
-	}
-	rate_format(&l->rate, cfg->mode == UNIT_BYTES, out, size);
-	if (cfg->algorithm == ALG_TOKEN && !l->rate.inf) {
-		size_t n = strlen(out);
-
-		snprintf(out + n, size - n, ", burst %llu",
-		    (unsigned long long)l->burst);
-	}
-}
-
-/* Order tiers by pattern, for bsearch. */
-static int
-by_pattern(const void *a, const void *b)
-{
-	return strcmp((*(const struct tier *const *)a)->pattern,
-	    (*(const struct tier *const *)b)->pattern);
-}
-
-/* The tier of sorted[0..n) whose pattern is p, or NULL. */
-static const struct tier *
-find_pattern(const struct tier **sorted, size_t n, const char *p)
-{
-	struct tier key = { .pattern = (char *)(uintptr_t)p };
-	const struct tier *kp = &key, **at;
-
-	at = n > 0 ? bsearch(&kp, sorted, n, sizeof *sorted, by_pattern) : NULL;
-	return at != NULL ? *at : NULL;
-}
-
-/*
- * A row of counts per tier of t and one for the rest, carrying the
- * counts of L's rows whose pattern t keeps; NULL when memory runs out.
- */
-static struct stats_tier *
-make_tier_stats(const struct limits *L, const struct tiers *t)
-{
-	const struct config *cfg = L->cfg;
-	struct stats_tier *row = calloc(t->ntiers + 1, sizeof *row);
-	const struct tier **sorted = malloc((t->ntiers + 1) * sizeof *sorted);
-
-	if (row == NULL || sorted == NULL) {
-		free(row);
-		free(sorted);
-		return NULL;
-	}
-	for (size_t i = 0; i < t->ntiers; i++)
-		sorted[i] = &t->tier[i];
-	qsort(sorted, t->ntiers, sizeof *sorted, by_pattern);
-	for (size_t i = 0; i <= t->ntiers; i++) {
-		const struct tier *ti = i < t->ntiers ? &t->tier[i] : NULL;
-
-		row[i].pattern = ti != NULL ? ti->pattern : NULL;
-		row[i].line = ti != NULL ? ti->line : 0;
-		rate_text(cfg,
-		    ti != NULL		 ? &ti->limit :
-			cfg->nlimits > 0 ? &cfg->limits[0] :
-					   NULL,
-		    row[i].limit, sizeof row[i].limit);
-	}
-	/* The rest's counts carry; a tier's, when its pattern stays. */
-	for (size_t j = 0; j < L->ntier_stats; j++) {
-		const struct stats_tier *was = &L->tier_stats[j];
-		const struct tier *now = was->pattern == NULL ?
-		    NULL :
-		    find_pattern(sorted, t->ntiers, was->pattern);
-		struct stats_tier *to = was->pattern == NULL ? &row[t->ntiers] :
-		    now != NULL ? &row[now->index] :
-				  NULL;
-
-		if (to != NULL) {
-			to->units_out += was->units_out;
-			to->units_dropped += was->units_dropped;
-		}
-	}
-	free(sorted);
-	return row;
 }
 
 /*
@@ -364,7 +242,7 @@ read_tiers(const struct config *cfg, struct tiers *t, char *err, size_t size)
 	size_t len = 0;
 	int rc;
 
-	if (input_slurp(name, TIERS_FILE_MAX, &text, &len, err, size) != 0)
+	if (readfile(name, TIERS_FILE_MAX, &text, &len, err, size) != 0)
 		return -1;
 	rc = tiers_parse(
 	    t, name, text, len, cfg->mode, cfg->algorithm, err, size);
@@ -376,6 +254,24 @@ read_tiers(const struct config *cfg, struct tiers *t, char *err, size_t size)
 		return -1;
 	}
 	return 0;
+}
+
+/* The limit of the keys no tier takes: the first -r, or none. */
+static const struct limit *
+rest_limit(const struct config *cfg)
+{
+	return cfg->nlimits > 0 ? &cfg->limits[0] : NULL;
+}
+
+/* Tell the reports of L's limits as they are now, and of its tiers. */
+static void
+show_limits(const struct limits *L)
+{
+	if (L->stats == NULL)
+		return;
+	describe_limits(L->cfg, L->now, L->tiers.ntiers, &L->stats->limit);
+	L->stats->tiers = L->counts.rows;
+	L->stats->ntiers = L->counts.n;
 }
 
 /* The table of -k, its rules by --tiers or by -r, started at start_ns. */
@@ -390,9 +286,11 @@ build_keytab(struct limits *L, int64_t start_ns)
 	if (cfg->tiers_file != NULL) {
 		if (read_tiers(cfg, &L->tiers, why, sizeof why) != 0)
 			errx(2, "%s", why);
-		if ((L->tier_stats = make_tier_stats(L, &L->tiers)) == NULL)
+		L->counts.kt = &L->keytab;
+		if (tiercounts_make(&L->counts, &L->counts, &L->tiers,
+			rest_limit(cfg), cfg->mode == UNIT_BYTES,
+			cfg->algorithm) != 0)
 			err(1, "tiers");
-		L->ntier_stats = L->tiers.ntiers + 1;
 	} else if (check_tiers(cfg, "-r", &L->tiers, why, sizeof why) != 0) {
 		errx(2, "%s", why);
 	}
@@ -432,11 +330,11 @@ build_redis(struct limits *L, int64_t start_ns)
 	unsigned char session[8];
 
 	/* The number Redis knows this process's batches by. */
-	random_bytes(session, sizeof session, "number for Redis");
+	entropy_bytes(session, sizeof session, "number for Redis");
 	for (size_t i = 0; i < sizeof session; i++)
 		b.session = b.session << 8 | session[i];
 	L->remote =
-	    (struct remote){ .ahead_ns = (int64_t)LIMITS_RECORD_QUANTUM_NS,
+	    (struct remote){ .ahead_ns = (int64_t)BUILD_RECORD_QUANTUM_NS,
 		    .delim = (char)cfg->delim };
 	if (cfg->key_field > 0) {
 		/* Each key is limited alone while Redis is down. */
@@ -498,12 +396,12 @@ retier_redis(struct limits *L)
 }
 
 void
-limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
+build_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 {
 	const struct config *cfg = L->cfg;
 	struct tiers t;
 	struct keyrule *rules;
-	struct stats_tier *rows;
+	struct tiercounts counts;
 	char why[1024];
 
 	if (cfg->tiers_file == NULL) {
@@ -515,12 +413,18 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 		return;
 	}
 	rules = make_rules(L, &t, now_ns);
-	rows = rules != NULL ? make_tier_stats(L, &t) : NULL;
-	if (rows == NULL ||
-	    keys_retune(&L->keytab, rules, t.ntiers + 1, &t, now_ns) != 0) {
+	if (rules == NULL ||
+	    tiercounts_make(&counts, &L->counts, &t, rest_limit(cfg),
+		cfg->mode == UNIT_BYTES, cfg->algorithm) != 0) {
+		free(rules);
+		tiers_free(&t);
+		say(reply, size, "error: %s: out of memory", cfg->tiers_file);
+		return;
+	}
+	if (keys_retune(&L->keytab, rules, t.ntiers + 1, &t, now_ns) != 0) {
 		say(reply, size, "error: %s: out of memory", cfg->tiers_file);
 		free(rules);
-		free(rows);
+		tiercounts_free(&counts);
 		tiers_free(&t);
 		return;
 	}
@@ -530,50 +434,11 @@ limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size)
 	L->keytab.tiers = &L->tiers; /* it kept the address of t */
 	if (L->remote.redis != NULL)
 		retier_redis(L);
-	free(L->tier_stats);
-	L->tier_stats = rows;
-	L->ntier_stats = t.ntiers + 1;
-	if (L->stats != NULL) {
-		L->stats->tiers = rows;
-		L->stats->ntiers = L->ntier_stats;
-	}
+	tiercounts_free(&L->counts);
+	L->counts = counts;
+	show_limits(L);
 	say(reply, size, "ok: %zu tier%s from %s", t.ntiers,
 	    t.ntiers == 1 ? "" : "s", cfg->tiers_file);
-}
-
-/*
- * The stream tells each record once that it waits, then its fate: the
- * counts of its tier follow, and a report only reads them.
- */
-static void
-tally(void *ctx, const char *rec, size_t len, bool whole, enum stats_fate fate)
-{
-	struct limits *L = ctx;
-	struct stats_tier *row;
-	const char *key;
-	size_t n;
-
-	if (L->tier_stats == NULL)
-		return;
-	if (rec == NULL) {
-		for (size_t i = 0; i < L->ntier_stats; i++)
-			L->tier_stats[i].units_waiting = 0;
-		return;
-	}
-	n = keys_of_record(&L->keytab.spec, rec, len, whole, &key);
-	row = &L->tier_stats[keys_rule_of(&L->keytab, key, n)];
-	if (fate == STATS_WAITING) {
-		row->units_waiting++;
-		return;
-	}
-	/* Not below 0: a reload between may have moved it to another row,
-	 * until the stream tells it again. */
-	if (row->units_waiting > 0)
-		row->units_waiting--;
-	if (fate == STATS_OUT)
-		row->units_out++;
-	else
-		row->units_dropped++;
 }
 
 /* --shared: one bucket in a file mapped by every process that uses it. */
@@ -604,12 +469,12 @@ build_bytes(struct limits *L, int64_t start_ns)
 	bucket_init(&L->byte_bucket, l->rate.n, l->rate.d, l->burst, l->initial,
 	    start_ns);
 	bucket_set_catchup(&L->byte_bucket, L->cfg->catchup_ns);
-	gate_set_bytes(&L->gate, &L->byte_bucket,
-	    quantum(l, LIMITS_BYTE_QUANTUM_NS, true));
+	gate_set_bytes(
+	    &L->gate, &L->byte_bucket, quantum(l, BUILD_BYTE_QUANTUM_NS, true));
 }
 
 void
-limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
+build_limits(struct limits *L, const struct config *cfg, int64_t start_ns,
     struct stats *stats)
 {
 	struct framer f = { .bytes = cfg->mode == UNIT_BYTES,
@@ -638,21 +503,11 @@ limits_build(struct limits *L, const struct config *cfg, int64_t start_ns,
 	/* Bytes counted and not looked at may wait in the input, unless
 	 * each is booked where another process books them too. */
 	L->gate.claim = f.bytes && !cfg->redis;
-	if (stats != NULL) {
-		limits_describe(L, &stats->limit);
-		stats->tiers = L->tier_stats;
-		stats->ntiers = L->ntier_stats;
-	}
-}
-
-stats_tally_fn *
-limits_tally_fn(const struct limits *L)
-{
-	return L->tier_stats != NULL ? tally : NULL;
+	show_limits(L);
 }
 
 void
-limits_free(struct limits *L)
+build_free(struct limits *L)
 {
 	bool rates = !L->cfg->redis && L->cfg->key_field == 0 &&
 	    L->cfg->shared == NULL && !options_unlimited(L->cfg);
@@ -663,12 +518,12 @@ limits_free(struct limits *L)
 	if (L->keyed)
 		keys_free(&L->keytab);
 	tiers_free(&L->tiers);
-	free(L->tier_stats);
+	tiercounts_free(&L->counts);
 	remote_free(&L->remote);
 }
 
 bool
-limits_retunable(const struct limits *L, const char **why)
+build_retunable(const struct limits *L, const char **why)
 {
 	const struct config *cfg = L->cfg;
 
@@ -685,112 +540,11 @@ limits_retunable(const struct limits *L, const char **why)
 }
 
 void
-limits_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
+build_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
 {
 	L->now[i].rate = l->rate;
 	L->now[i].burst = l->burst;
 	bucket_retune(&L->buckets[i], l->rate.n, l->rate.d, l->burst, now_ns);
 	L->gate.quantum = limits_quantum(L);
-	if (L->stats != NULL)
-		limits_describe(L, &L->stats->limit);
-}
-
-/* Limit l as a person reads it, into out; what it lets through at once. */
-static uint64_t
-describe_limit(
-    const struct limits *L, const struct limit *l, char *out, size_t size)
-{
-	const struct config *cfg = L->cfg;
-	const char *per = cfg->key_field > 0 ? " per key" : "";
-	char rate[64];
-
-	rate_format(&l->rate, cfg->mode == UNIT_BYTES, rate, sizeof rate);
-	switch (cfg->algorithm) {
-	case ALG_SLIDING:
-		snprintf(out, size, "%s%s in any window", rate, per);
-		return l->burst;
-	case ALG_FIXED:
-		snprintf(out, size, "%s%s per clock window", rate, per);
-		return 2 * l->burst; /* two windows meet at an edge */
-	case ALG_LEAKY:
-		snprintf(out, size, "%s%s, leaky", rate, per);
-		return l->initial < l->burst ? l->initial : l->burst;
-	default:
-		/* What the bucket held at start (--initial) is all it let
-		 * through at once. */
-		snprintf(out, size, "%s%s, burst %llu", rate, per,
-		    (unsigned long long)l->burst);
-		return l->initial < l->burst ? l->initial : l->burst;
-	}
-}
-
-/*
- * Every -r limit as a person reads it; the tightest in the long run is
- * the one the achieved rate is compared with.
- */
-static void
-describe_rates(const struct limits *L, struct stats_limit *out)
-{
-	const struct config *cfg = L->cfg;
-	size_t n = 0;
-
-	for (int i = 0; i < cfg->nlimits && n < sizeof out->text; i++) {
-		char one[96];
-		uint64_t allowance = describe_limit(
-		    L, &L->now[i], one, sizeof one);
-		double per_sec = rate_per_sec(&L->now[i].rate);
-
-		n += (size_t)snprintf(out->text + n, sizeof out->text - n,
-		    "%s%s", i > 0 ? " and " : "", one);
-		if (i == 0 || per_sec < out->per_sec) {
-			out->per_sec = per_sec;
-			out->allowance = allowance;
-		}
-	}
-	if (cfg->key_field > 0) {
-		/* All keys together may go faster than one. */
-		out->per_sec = 0;
-		out->allowance = 0;
-	}
-	if (cfg->shared != NULL && n < sizeof out->text)
-		(void)snprintf(out->text + n, sizeof out->text - n,
-		    ", shared as %s", cfg->shared);
-}
-
-void
-limits_describe(const struct limits *L, struct stats_limit *out)
-{
-	const struct config *cfg = L->cfg;
-	size_t n = 0;
-
-	*out = (struct stats_limit){ .text = "none" };
-	if (cfg->tiers_file != NULL) {
-		/* The file's name may be long: the count says enough. */
-		n = (size_t)snprintf(out->text, sizeof out->text,
-		    "%zu tier%s by key, else ", L->tiers.ntiers,
-		    L->tiers.ntiers == 1 ? "" : "s");
-		if (cfg->nlimits == 0)
-			n += (size_t)snprintf(
-			    out->text + n, sizeof out->text - n, "dropped");
-	}
-	if (cfg->nlimits > 0) {
-		struct stats_limit r;
-
-		describe_rates(L, &r);
-		(void)snprintf(
-		    out->text + n, sizeof out->text - n, "%s", r.text);
-		out->per_sec = r.per_sec;
-		out->allowance = r.allowance;
-		n = strlen(out->text);
-	}
-	if (cfg->byte_limited) {
-		char rate[64];
-
-		rate_format(&cfg->byte_limit.rate, true, rate, sizeof rate);
-		(void)snprintf(out->text + n, sizeof out->text - n,
-		    "%sbytes %s, "
-		    "burst %llu",
-		    n > 0 ? "; " : "", rate,
-		    (unsigned long long)cfg->byte_limit.burst);
-	}
+	show_limits(L);
 }
