@@ -51,7 +51,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
 # The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/batch.o src/bucket.o src/cmdline.o src/describe.o src/drop.o src/eviction.o src/msg.o \
+PURE = src/batch.o src/bucket.o src/calendar.o src/cmdline.o src/describe.o src/drop.o src/eviction.o src/msg.o \
 	src/fixed.o src/framer.o src/gate.o src/gcra.o src/keys.o src/limiter.o \
 	src/options.o src/pass.o src/policy.o src/queue.o \
 	src/redisurl.o src/replay.o src/request.o src/runname.o src/shape.o \

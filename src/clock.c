@@ -9,7 +9,6 @@
 #endif
 
 #include "clock.h"
-#include "signals.h"
 
 #define NS_SEC 1000000000LL
 
@@ -236,17 +235,6 @@ clock_wait_fds(struct pollfd *fds, int n, int64_t deadline_ns)
 		if (rc < 0)
 			return errno == EINTR ? EINTR : 1;
 	}
-}
-
-bool
-clock_wait_ready(int fd, short events, bool through_stop)
-{
-	while (clock_wait_fd(fd, events, INT64_MAX) == EINTR) {
-		if (signals_stop_requested() && !through_stop)
-			return false;
-		signals_poll_report();
-	}
-	return true;
 }
 
 bool

@@ -32,7 +32,7 @@ int clock_sleep_until(int64_t deadline_ns);
  * the requests being read on it), for input, and a time wake_ns on
  * CLOCK_MONOTONIC (left INT64_MAX: none).  When one can be read or the
  * time has come, call ready() and return EINTR as a signal would, so that
- * the caller handles it (signals_poll_report) and waits again.  list NULL:
+ * the caller handles it (signals_dispatch) and waits again.  list NULL:
  * stop watching.  For sleeps, this holds while a millisecond or more is
  * left; the rest is slept exactly.
  */
@@ -52,7 +52,7 @@ bool clock_watching(void);
  * Make the waits below also watch fd (-1: none) for events, and the
  * clock for deadline_ns (INT64_MAX: none), once: when fd is ready or the
  * deadline has come, forget them, call due() and return EINTR as a
- * signal would, so that the caller handles it (signals_poll_report) and
+ * signal would, so that the caller handles it (signals_dispatch) and
  * waits again.  For work that goes on in the background of every wait
  * (Redis probed while it is down).  due NULL: watch nothing.
  */
@@ -73,12 +73,6 @@ int clock_wait_fd(int fd, short events, int64_t deadline_ns);
  * once: 1 when one or more are ready, with their revents set.
  */
 int clock_wait_fds(struct pollfd *fds, int n, int64_t deadline_ns);
-
-/*
- * Wait until fd is ready for events after EAGAIN, handling signals
- * meanwhile; false if a stop was requested, unless through_stop.
- */
-bool clock_wait_ready(int fd, short events, bool through_stop);
 
 /* Is fd ready for events now, without waiting (or did poll(2) fail)? */
 bool clock_fd_ready(int fd, short events);

@@ -101,14 +101,71 @@ judge_record(struct drop *d, const struct view *v, const char *p, size_t size,
 	return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
 }
 
+/* What judging the record after the run led to. */
+enum step { STEP_MORE, STEP_WAIT, STEP_ACT };
+
+/*
+ * Judge the record after the run, adding it to the run when it has the
+ * run's verdict: STEP_MORE, then judge the next; STEP_WAIT when it is not
+ * whole yet; STEP_ACT when a is what to do first.
+ */
+static enum step
+judge_next(struct drop *d, const struct view *v, struct action *a)
+{
+	const char *p = v->b + d->run_bytes;
+	const char *q = memchr(p, d->gate->framer.delim, v->len - d->run_bytes);
+	bool whole = q != NULL || v->eof, ok;
+	size_t size = q != NULL ? (size_t)(q - p) + 1 : v->len - d->run_bytes;
+	enum verdict verdict;
+
+	if (!whole && !(d->run_bytes == 0 && v->full)) {
+		/* Wait for the rest of it, remembering when it started. */
+		if (!d->first_set) {
+			d->first_ns = v->read_ns;
+			d->first_set = true;
+		}
+		return STEP_WAIT;
+	}
+	if ((verdict = judge_record(d, v, p, size, whole)) == V_NONE) {
+		/* Unjudged, it waits for the stop that came. */
+		if (d->run_bytes > 0)
+			flush_run(d, a);
+		else
+			policy_wait(a, INT64_MAX, false);
+		return STEP_ACT;
+	}
+	ok = verdict == V_PASS;
+	d->first_set = false;
+	if (!whole) {
+		/* Judged on its first buffer of bytes; the rest keep the
+		 * verdict as they arrive. */
+		policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
+		a->pass = ok;
+		return STEP_ACT;
+	}
+	if (d->run_bytes > 0 && ok != d->run_ok) {
+		flush_run(d, a);
+		d->run_bytes = size;
+		d->run_units = 1;
+		d->run_ok = ok;
+		/* Verdicts in hand go on into its run; else it goes alone. */
+		d->flush_pending = !batch_pending(&d->batch);
+		return STEP_ACT;
+	}
+	d->run_ok = ok;
+	d->run_bytes += size;
+	d->run_units++;
+	return STEP_MORE;
+}
+
 static void
 drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 {
 	struct drop *d = self;
-	const struct gate *g = d->gate;
+	enum step step = STEP_MORE;
 
 	(void)now_ns;
-	if (g->framer.bytes) {
+	if (d->gate->framer.bytes) {
 		judge_bytes(d, v, a);
 		return;
 	}
@@ -119,56 +176,11 @@ drop_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		flush_run(d, a);
 		return;
 	}
-	while (d->run_bytes < v->len) {
-		const char *p = v->b + d->run_bytes, *q;
-		size_t len = v->len - d->run_bytes, size;
-		enum verdict verdict;
-		bool ok, whole;
-
-		q = memchr(p, g->framer.delim, len);
-		whole = q != NULL || v->eof;
-		size = q != NULL ? (size_t)(q - p) + 1 : len;
-		if (!whole && !(d->run_bytes == 0 && v->full)) {
-			/* Wait for the rest of it, remembering when it
-			 * started. */
-			if (!d->first_set) {
-				d->first_ns = v->read_ns;
-				d->first_set = true;
-			}
-			break;
-		}
-		verdict = judge_record(d, v, p, size, whole);
-		if (verdict == V_NONE) {
-			/* Unjudged, it waits for the stop that came. */
-			if (d->run_bytes > 0)
-				flush_run(d, a);
-			else
-				policy_wait(a, INT64_MAX, false);
-			return;
-		}
-		ok = verdict == V_PASS;
-		d->first_set = false;
-		if (!whole) {
-			/* Judged on its first buffer of bytes; the rest keep
-			 * the verdict as they arrive. */
-			policy_move(a, ACT_LONG, 0, 0, 1, INT64_MIN);
-			a->pass = ok;
-			return;
-		}
-		if (d->run_bytes > 0 && ok != d->run_ok) {
-			flush_run(d, a);
-			d->run_bytes = size;
-			d->run_units = 1;
-			d->run_ok = ok;
-			/* Verdicts in hand go on into its run; else it goes
-			 * alone. */
-			d->flush_pending = !batch_pending(&d->batch);
-			return;
-		}
-		d->run_ok = ok;
-		d->run_bytes += size;
-		d->run_units++;
-	}
+	while (
+	    d->run_bytes < v->len && (step = judge_next(d, v, a)) == STEP_MORE)
+		;
+	if (step == STEP_ACT)
+		return;
 	if (d->run_bytes > 0)
 		flush_run(d, a);
 	else

@@ -119,7 +119,7 @@ interrupted(unsigned seen)
 {
 	if (signals_stop_requested())
 		return WAKE_STOP;
-	signals_poll_report();
+	signals_dispatch();
 	return changes != seen ? WAKE_CHANGED : WAKE_DUE;
 }
 
@@ -266,7 +266,7 @@ turn(struct run *r)
 	struct view v;
 	int64_t now_ns;
 
-	signals_poll_report();
+	signals_dispatch();
 	if (changes != r->seen) {
 		r->seen = changes;
 		if (r->pol->retuned != NULL)

@@ -88,7 +88,7 @@ open_operand(const char *path, bool finish)
 	while ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno == EINTR) {
 		if (signals_stop_requested() && !finish)
 			return -1;
-		signals_poll_report();
+		signals_dispatch();
 	}
 	return fd;
 }
@@ -246,7 +246,7 @@ input_splice(struct input *in)
 		} else if (n == -1 && errno == EINTR) {
 			if (signals_stop_requested())
 				return -1;
-			signals_poll_report();
+			signals_dispatch();
 		} else {
 			if (n == -1 && errno == EPIPE) {
 				signals_stop(SIGPIPE); /* the reader left */
@@ -281,7 +281,7 @@ input_peek(struct input *in, size_t max, bool *fresh)
 		if (clock_wait_fd(in->fd, POLLIN, INT64_MAX) == EINTR) {
 			if (signals_stop_requested() && !in->finish)
 				return -1;
-			signals_poll_report();
+			signals_dispatch();
 		}
 	}
 	return in->stopped ? -1 : 0;
@@ -302,14 +302,14 @@ input_splice_out(struct input *in, size_t len, bool *gone)
 			in->file_left -= in->file_left > n ? n : in->file_left;
 			/* A full pipe takes the bytes piecemeal: let asked
 			 * reports and changes in meanwhile. */
-			signals_poll_report();
+			signals_dispatch();
 		} else if (n == 0) {
 			in->file_left = 0;
 			break; /* the file shrank */
 		} else if (errno == EINTR) {
-			signals_poll_report();
+			signals_dispatch();
 		} else if (errno == EAGAIN && clock_fd_ready(in->fd, POLLIN)) {
-			(void)clock_wait_ready(STDOUT_FILENO, POLLOUT, true);
+			(void)signals_wait_ready(STDOUT_FILENO, POLLOUT, true);
 		} else if (errno == EPIPE) {
 			signals_stop(SIGPIPE); /* the reader left */
 			*gone = true;
@@ -336,9 +336,9 @@ input_take(struct input *in, char *b, size_t len)
 		} else if (n == 0) {
 			break;
 		} else if (errno == EINTR) {
-			signals_poll_report();
+			signals_dispatch();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			(void)clock_wait_ready(in->fd, POLLIN, true);
+			(void)signals_wait_ready(in->fd, POLLIN, true);
 		} else {
 			warn("%s", in->name);
 			in->status = 1;
@@ -378,9 +378,9 @@ input_read(struct input *in, char *b, size_t room, bool *fresh)
 		} else if (errno == EINTR) {
 			if (signals_stop_requested() && !in->finish)
 				return -1;
-			signals_poll_report();
+			signals_dispatch();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!clock_wait_ready(in->fd, POLLIN, in->finish))
+			if (!signals_wait_ready(in->fd, POLLIN, in->finish))
 				return -1;
 		} else {
 			warn("%s", in->name);

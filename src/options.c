@@ -447,8 +447,10 @@ options_usage(FILE *fp)
 	cmdline_usage(fp, options, NOPTIONS);
 	fputs(
 	    "\n"
-	    "RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, h, day;\n"
-	    "NUMBER may have an exponent (2.5e3).  Byte suffixes k m g t are 1024-based.\n"
+	    "RATE is NUMBER[SUFFIX][/[N]PERIOD] with PERIOD one of ms, s, min, "
+	    "h, day;\n"
+	    "NUMBER may have an exponent (2.5e3).  Byte suffixes k m g t are "
+	    "1024-based.\n"
 	    "Records go out whole; the last one needs no delimiter.  Exit status is\n"
 	    "0 on success, 1 on a read or write error, 2 on a usage error.\n"
 	    "See tbthrottle(1) for the full grammar and examples.\n",

@@ -99,16 +99,16 @@ write_all(
 			/* A full pipe takes a long write piecemeal: let asked
 			 * reports and changes in meanwhile. */
 			if (done < len)
-				signals_poll_report();
+				signals_dispatch();
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			(void)clock_wait_ready(
+			(void)signals_wait_ready(
 			    fd, POLLOUT, c == NULL || finishing);
 		} else if (errno == EPIPE && fd == STDOUT_FILENO) {
 			/* The reader went away: stop as for a signal. */
 			signals_stop(SIGPIPE);
 			return -1;
 		} else if (errno == EINTR) {
-			signals_poll_report();
+			signals_dispatch();
 		} else {
 			err(1, "write error%s%s", name ? " on " : "",
 			    name ? name : "");
@@ -141,7 +141,7 @@ output_say(const char *b, size_t len)
 			b += n;
 			len -= (size_t)n;
 		} else if (n < 0 && errno == EAGAIN) {
-			(void)clock_wait_ready(STDERR_FILENO, POLLOUT, true);
+			(void)signals_wait_ready(STDERR_FILENO, POLLOUT, true);
 		} else if (n == 0 || errno != EINTR) {
 			return; /* a report never stops the run */
 		}

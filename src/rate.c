@@ -356,12 +356,54 @@ parse_period(const char **sp, struct ratio *ns, char *err, size_t errsz)
 	return 0;
 }
 
+/*
+ * The rate value units every period, of the text as given, into out;
+ * -1 with the reason in err when it is out of range.
+ */
+static int
+rate_in_range(struct ratio value, struct ratio period, bool bytes,
+    struct rate *out, char *err, size_t errsz)
+{
+	struct ratio per_ns, lim;
+	long double exact;
+
+	if (value.num == 0) {
+		snprintf(err, errsz,
+		    "the rate must be above zero "
+		    "(use inf for no limit)");
+		return -1;
+	}
+	/* Range checks on the exact values, in long double to avoid overflow. */
+	exact = (long double)value.num * period.den /
+	    ((long double)value.den * period.num); /* units per ns */
+	if (exact * 1e9L > (long double)RATE_MAX_PER_SEC) {
+		snprintf(err, errsz,
+		    "above the fastest rate, %s (use inf for "
+		    "no limit)",
+		    bytes ? "1TB/s: 10^12 bytes a second" :
+			    "1000G/s: 10^12 records a second");
+		return -1;
+	}
+	if (1.0L / exact > (long double)RATE_MAX_INTERVAL_NS) {
+		snprintf(err, errsz, "below the slowest rate of 1/3650day");
+		return -1;
+	}
+	lim = (struct ratio){ period.den, period.num };
+	if (ratio_mul(value, lim, &per_ns) != 0 || !ratio_small(per_ns))
+		per_ns = ratio_approx(exact);
+	*out = (struct rate){ .inf = false,
+		.n = per_ns.num,
+		.d = per_ns.den,
+		.count = value.den == 1 ? value.num : 0,
+		.period_ns = period.den == 1 ? period.num : 0 };
+	return 0;
+}
+
 static int
 rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 {
-	struct ratio value, period = { NS_SEC, 1 }, per_ns, lim;
+	struct ratio value, period = { NS_SEC, 1 };
 	const char *text = s;
-	long double exact;
 
 	if (strcasecmp(s, "inf") == 0 || strcasecmp(s, "infinity") == 0) {
 		*out = (struct rate){ .inf = true, .n = 1, .d = 1 };
@@ -395,38 +437,7 @@ rate_of(const char *s, bool bytes, struct rate *out, char *err, size_t errsz)
 		    s);
 		return -1;
 	}
-	if (value.num == 0) {
-		snprintf(err, errsz,
-		    "the rate must be above zero "
-		    "(use inf for no limit)");
-		return -1;
-	}
-
-	/* Range checks on the exact values, in long double to avoid overflow. */
-	exact = (long double)value.num * period.den /
-	    ((long double)value.den * period.num); /* units per ns */
-	if (exact * 1e9L > (long double)RATE_MAX_PER_SEC) {
-		snprintf(err, errsz,
-		    "above the fastest rate, %s (use inf for "
-		    "no limit)",
-		    bytes ? "1TB/s: 10^12 bytes a second" :
-			    "1000G/s: 10^12 records a second");
-		return -1;
-	}
-	if (1.0L / exact > (long double)RATE_MAX_INTERVAL_NS) {
-		snprintf(err, errsz, "below the slowest rate of 1/3650day");
-		return -1;
-	}
-
-	lim = (struct ratio){ period.den, period.num };
-	if (ratio_mul(value, lim, &per_ns) != 0 || !ratio_small(per_ns))
-		per_ns = ratio_approx(exact);
-	*out = (struct rate){ .inf = false,
-		.n = per_ns.num,
-		.d = per_ns.den,
-		.count = value.den == 1 ? value.num : 0,
-		.period_ns = period.den == 1 ? period.num : 0 };
-	return 0;
+	return rate_in_range(value, period, bytes, out, err, errsz);
 }
 
 static int

@@ -788,7 +788,7 @@ wait_retry(struct redis *r)
 	while (!signals_stop_requested()) {
 		if (clock_sleep_until(until_ns) != EINTR)
 			return true;
-		signals_poll_report();
+		signals_dispatch();
 	}
 	return false;
 }

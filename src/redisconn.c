@@ -368,7 +368,7 @@ wait_io(struct redisconn *conn, char *why, size_t size)
 			    &conn->t, conn->out_sent < conn->out_len),
 			conn->deadline_ns) != EINTR)
 			return REDISCONN_OK;
-		signals_poll_report();
+		signals_dispatch();
 	}
 }
 

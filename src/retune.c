@@ -50,13 +50,41 @@ apply_speed(const char *text, char *reply, size_t size)
  * empty to keep it) to the first limits of L, checked as
  * the command line would be.  The reply goes to reply[0..size).
  */
+/*
+ * Check the new limits asked for, rates[0..n) and bursts[0..n), as the
+ * command line would, into new; 0, or -1 with the error in reply.
+ */
+static int
+check_change(const struct config *cfg, const char **rates, const char **bursts,
+    int n, struct limit *new, char *reply, size_t size)
+{
+	char why[512];
+
+	/* Last to first, and inf refused, as on the command line. */
+	for (int i = n - 1; i >= 0; i--) {
+		if (spec_limit_parse(rates[i], bursts[i], NULL, cfg->mode,
+			cfg->algorithm, &new[i], why, sizeof why) != 0) {
+			snprintf(reply, size, "error: %s\n", why);
+			return -1;
+		}
+		if (new[i].rate.inf) {
+			snprintf(reply, size, "error: %s\n",
+			    n > 1 ?
+				"-r inf cannot be combined with other rates" :
+				"a running limit cannot be lifted with -r inf");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void
 apply_change(struct limits *L, char *req, char *reply, size_t size)
 {
 	const struct config *cfg = L->cfg;
 	struct limit new[MAX_LIMITS];
 	const char *rates[MAX_LIMITS], *bursts[MAX_LIMITS], *why_not;
-	char kept[MAX_LIMITS][24], why[512], *line, *save = NULL;
+	char kept[MAX_LIMITS][24], *line, *save = NULL;
 	int n = 0;
 	int64_t now_ns;
 
@@ -89,21 +117,8 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 		    cfg->nlimits, cfg->nlimits == 1 ? "" : "s");
 		return;
 	}
-	/* Last to first, and inf refused, as on the command line. */
-	for (int i = n - 1; i >= 0; i--) {
-		if (spec_limit_parse(rates[i], bursts[i], NULL, cfg->mode,
-			cfg->algorithm, &new[i], why, sizeof why) != 0) {
-			snprintf(reply, size, "error: %s\n", why);
-			return;
-		}
-		if (new[i].rate.inf) {
-			snprintf(reply, size, "error: %s\n",
-			    n > 1 ?
-				"-r inf cannot be combined with other rates" :
-				"a running limit cannot be lifted with -r inf");
-			return;
-		}
-	}
+	if (check_change(cfg, rates, bursts, n, new, reply, size) != 0)
+		return;
 	now_ns = clock_now_ns();
 	for (int i = 0; i < n; i++)
 		build_retune(L, i, &new[i], now_ns);

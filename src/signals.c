@@ -318,7 +318,7 @@ signals_on_death(void (*cleanup)(void))
 }
 
 void
-signals_poll_report(void)
+signals_dispatch(void)
 {
 	if (control_wanted && control_fn != NULL) {
 		control_wanted = 0;
@@ -356,4 +356,15 @@ signals_stop(int sig)
 {
 	if (stop_signal == 0)
 		stop_signal = sig;
+}
+
+bool
+signals_wait_ready(int fd, short events, bool through_stop)
+{
+	while (clock_wait_fd(fd, events, INT64_MAX) == EINTR) {
+		if (signals_stop_requested() && !through_stop)
+			return false;
+		signals_dispatch();
+	}
+	return true;
 }

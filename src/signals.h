@@ -15,13 +15,13 @@
 void signals_init(void);
 
 /*
- * Catch SIGUSR1 and run report(arg) from signals_poll_report() after it
+ * Catch SIGUSR1 and run report(arg) from signals_dispatch() after it
  * arrives, as dd(1) does; blocking calls return EINTR so it runs promptly.
  */
 void signals_on_report(void (*report)(void *), void *arg);
 
 /*
- * Also run tick(arg) from signals_poll_report() every interval_ms, driven
+ * Also run tick(arg) from signals_dispatch() every interval_ms, driven
  * by SIGALRM from one interval timer that serves up to two such chores
  * (the -P line and the Redis heartbeat); each runs at the first tick
  * within half the shortest interval of its time.
@@ -41,24 +41,24 @@ bool signals_resized(void);
 void signals_cancel_tick(void (*tick)(void *));
 
 /*
- * Run control(arg) from signals_poll_report() after SIGIO (or SIGUSR2,
+ * Run control(arg) from signals_dispatch() after SIGIO (or SIGUSR2,
  * which older tbthrottles sent) arrives: a request may be waiting on the
  * control socket.
  */
 void signals_on_control(void (*control)(void *), void *arg);
 
-/* Run the control function at the next signals_poll_report(), as if
+/* Run the control function at the next signals_dispatch(), as if
  * SIGIO had come. */
 void signals_request_control(void);
 
 /*
- * Run chore(arg) from signals_poll_report() after signals_request_chore:
+ * Run chore(arg) from signals_dispatch() after signals_request_chore:
  * background work (Redis probed while it is down) whose descriptor or
  * deadline a wait saw come (clock_watch_once).  NULL: none.
  */
 void signals_on_chore(void (*chore)(void *), void *arg);
 
-/* Run the chore at the next signals_poll_report(). */
+/* Run the chore at the next signals_dispatch(). */
 void signals_request_chore(void);
 
 /*
@@ -75,10 +75,11 @@ void signals_on_bus_error(const void *base, size_t len, const char *msg);
 void signals_on_death(void (*cleanup)(void));
 
 /*
- * Run the report if SIGUSR1 arrived, the control function if a request
+ * Do what the signals that came ask for, each by the function it was given
+ * to: the report if SIGUSR1 arrived, the control function if a request
  * came, the chore if it was asked for, and the tick if it is due.
  */
-void signals_poll_report(void);
+void signals_dispatch(void);
 
 /* The signal that asked us to stop, or 0. */
 int signals_stop_requested(void);
@@ -92,5 +93,12 @@ void signals_finish(void);
  * gone, ends the run as a program that leaves SIGPIPE alone would.
  */
 void signals_stop(int sig);
+
+/*
+ * Wait until fd is ready for events after EAGAIN, doing what signals ask
+ * for meanwhile (signals_dispatch); false if a stop was requested, unless
+ * through_stop.
+ */
+bool signals_wait_ready(int fd, short events, bool through_stop);
 
 #endif

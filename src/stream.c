@@ -26,7 +26,7 @@ open_drop(const char *path)
 		    0666)) < 0 &&
 	    errno == EINTR) {
 		signals_finish();
-		signals_poll_report();
+		signals_dispatch();
 	}
 	return fd;
 }

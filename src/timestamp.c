@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calendar.h"
 #include "timestamp.h"
 
 #define NS_PER_S 1000000000LL
@@ -126,76 +127,6 @@ skip_blanks(const unsigned char *p, const unsigned char *end)
 	while (p < end && is_blank(*p))
 		p++;
 	return p;
-}
-
-/* a / b rounded down, for b > 0. */
-static int64_t
-floor_div(int64_t a, int64_t b)
-{
-	return a / b - (a % b < 0);
-}
-
-static bool
-is_leap(int64_t y)
-{
-	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-}
-
-static int
-month_days(int64_t y, int m)
-{
-	static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31,
-		30, 31 };
-
-	return m == 2 && is_leap(y) ? 29 : days[m - 1];
-}
-
-/*
- * The days of the proleptic Gregorian calendar counted in eras of 400
- * years (146097 days), years starting in March so that the leap day
- * ends them: exact without tables, and without overflow for any year in
- * the contract (era * 146097 stays below 2^62).
- */
-int64_t
-timestamp_days_from_civil(int64_t year, int month, int day)
-{
-	int64_t y = year - (month <= 2), era, yoe, doy, doe;
-
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-void
-timestamp_civil_from_days(int64_t days, int64_t *year, int *month, int *day)
-{
-	int64_t z = days + 719468, era, doe, yoe, doy, mp;
-
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
-	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	mp = (5 * doy + 2) / 153;
-	*day = (int)(doy - (153 * mp + 2) / 5 + 1);
-	*month = (int)(mp < 10 ? mp + 3 : mp - 9);
-	*year = yoe + era * 400 + (*month <= 2);
-}
-
-int
-timestamp_print(int64_t ns, char *buf, size_t size)
-{
-	int64_t s = floor_div(ns, NS_PER_S), days = floor_div(s, S_PER_DAY);
-	int64_t tod = s - days * S_PER_DAY, year;
-	int month, day;
-
-	timestamp_civil_from_days(days, &year, &month, &day);
-	return snprintf(buf, size,
-	    "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d."
-	    "%09dZ",
-	    year, month, day, (int)(tod / 3600), (int)(tod / 60 % 60),
-	    (int)(tod % 60), (int)(ns - s * NS_PER_S));
 }
 
 /*
@@ -673,15 +604,15 @@ static int
 day_of(int64_t y, const struct parts *t, int64_t *days)
 {
 	if (t->have & HAVE_YDAY) {
-		if (t->yday < 1 || t->yday > (is_leap(y) ? 366 : 365))
+		if (t->yday < 1 || t->yday > (calendar_is_leap(y) ? 366 : 365))
 			return -1;
-		*days = timestamp_days_from_civil(y, 1, 1) + t->yday - 1;
+		*days = calendar_days_from_civil(y, 1, 1) + t->yday - 1;
 		return 0;
 	}
 	if (t->c.month < 1 || t->c.month > 12 || t->c.day < 1 ||
-	    t->c.day > month_days(y, t->c.month))
+	    t->c.day > calendar_month_days(y, t->c.month))
 		return -1;
-	*days = timestamp_days_from_civil(y, t->c.month, t->c.day);
+	*days = calendar_days_from_civil(y, t->c.month, t->c.day);
 	return 0;
 }
 
@@ -737,22 +668,24 @@ date_of(const struct timestamp_format *fmt, const struct parts *t,
 		return day_of(t->c.year, t, days);
 	if ((t->have & HAVE_DATE) == 0) {
 		if (!fmt->have_prev) {
-			*days = timestamp_days_from_civil(
+			*days = calendar_days_from_civil(
 			    fmt->ref.year, fmt->ref.month, fmt->ref.day);
 			return 0;
 		}
 		return nearest(fmt, t, tod_s,
-		    floor_div(fmt->prev_civil_s, S_PER_DAY), false, days);
+		    calendar_floor_div(fmt->prev_civil_s, S_PER_DAY), false,
+		    days);
 	}
 	if (fmt->have_prev) {
-		timestamp_civil_from_days(
-		    floor_div(fmt->prev_civil_s, S_PER_DAY), &y, &m, &dd);
+		calendar_civil_from_days(
+		    calendar_floor_div(fmt->prev_civil_s, S_PER_DAY), &y, &m,
+		    &dd);
 		return nearest(fmt, t, tod_s, y, true, days);
 	}
 	y = fmt->ref.year;
 	m = t->c.month;
 	if ((t->have & HAVE_YDAY) && day_of(y, t, &d) == 0)
-		timestamp_civil_from_days(d, &y, &m, &dd);
+		calendar_civil_from_days(d, &y, &m, &dd);
 	return day_of(m > fmt->ref.month ? y - 1 : y, t, days);
 }
 
@@ -769,7 +702,7 @@ local_time(const struct timestamp_format *fmt, struct parts *t, int64_t days,
 	struct timestamp_civil c = t->c;
 	int64_t y, u[2], prev_s, d0, d1;
 
-	timestamp_civil_from_days(days, &y, &c.month, &c.day);
+	calendar_civil_from_days(days, &y, &c.month, &c.day);
 	c.year = (int)y;
 	if (fmt->local(fmt->local_arg, &c, u) == -1)
 		return -1;
@@ -778,7 +711,7 @@ local_time(const struct timestamp_format *fmt, struct parts *t, int64_t days,
 			u[i] = u[i] < 0 ? -S_OUT_OF_RANGE : S_OUT_OF_RANGE;
 	*s = u[0];
 	if (fmt->have_prev && u[0] != u[1]) {
-		prev_s = floor_div(fmt->prev_ns, NS_PER_S);
+		prev_s = calendar_floor_div(fmt->prev_ns, NS_PER_S);
 		d0 = u[0] > prev_s ? u[0] - prev_s : prev_s - u[0];
 		d1 = u[1] > prev_s ? u[1] - prev_s : prev_s - u[1];
 		if (d1 <= d0)

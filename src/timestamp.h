@@ -130,22 +130,4 @@ int timestamp_detect(
 int timestamp_parse(
     struct timestamp_format *fmt, const char *rec, size_t len, int64_t *ns);
 
-/*
- * Days from 1970-01-01 to the proleptic Gregorian date year-month-day
- * (month 1-12, day 1-31, not checked against the month), exact for any
- * year within +-10^9.
- */
-int64_t timestamp_days_from_civil(int64_t year, int month, int day);
-
-/* The date days from 1970-01-01, for days within +-3 * 10^11. */
-void timestamp_civil_from_days(
-    int64_t days, int64_t *year, int *month, int *day);
-
-/*
- * ns (nanoseconds since the epoch) as RFC 3339 in UTC, with nine digits of
- * fraction: 2026-11-23T14:05:06.123456789Z.  Returns the length, as
- * snprintf does.
- */
-int timestamp_print(int64_t ns, char *buf, size_t size);
-
 #endif

@@ -37,6 +37,7 @@ spec 1 p
 tiers 1 p
 wildcard 1 p
 timestamp 1 p
+calendar 1 p
 bucket 2 p
 gcra 2 p
 sliding 2 p
