@@ -7,6 +7,7 @@ batch_plan(struct batch *bt, const struct framer *f, const struct view *v,
 {
 	size_t want = per > SIZE_MAX ? SIZE_MAX : (size_t)per;
 	size_t n = 0;
+	struct booking *b;
 
 	if (max > BATCH_MAX)
 		max = BATCH_MAX;
@@ -17,10 +18,15 @@ batch_plan(struct batch *bt, const struct framer *f, const struct view *v,
 
 		if (units == 0)
 			break;
-		bt->b[n] = (struct booking){ .rec = v->b + off,
-			.bytes = bytes,
-			.units = units,
-			.at_ns = n == 0 ? first_ns : v->read_ns };
+		b = &bt->b[n];
+		b->rec = v->b + off;
+		b->bytes = bytes;
+		b->units = units;
+		b->at_ns = n == 0 ? first_ns : v->read_ns;
+		b->outgrown = false;
+		b->key = NULL;
+		b->key_len = 0;
+		b->rate = NULL;
 		off += bytes;
 		n++;
 	}

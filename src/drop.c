@@ -72,8 +72,9 @@ judge_batch(struct drop *d, const struct view *v, int64_t first_ns)
  * The verdict on the record p[0..size) that follows the run (whole: its
  * delimiter is there, or the input ended; else the first bytes of one
  * longer than the buffer), as of when it arrived: from the verdicts in
- * hand, or judged now.  V_NONE when a stop came first, or when a batch
- * that is a round trip would be judged while a run is held: the run goes
+ * hand, or judged now, alone where a call costs nothing, else with the
+ * records after it.  V_NONE when a stop came first, or when a batch that
+ * is a round trip would be judged while a run is held: the run goes
  * first, and nothing more is judged after a stop.
  */
 static enum verdict
@@ -84,19 +85,20 @@ judge_record(struct drop *d, const struct view *v, const char *p, size_t size,
 	struct batch *bt = &d->batch;
 	int64_t at = d->first_set ? d->first_ns : v->read_ns;
 	struct booking b = {
-		.rec = p, .bytes = size, .units = 1, .outgrown = true
+		.rec = p, .bytes = size, .units = 1, .outgrown = !whole
 	};
 
 	if (at < d->changed_ns)
 		at = d->changed_ns;
-	if (!whole) {
+	if (batch_pending(bt))
+		return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
+	if (!whole || gate_batch(g) == 1) {
 		b.at_ns = at;
 		if (gate_judge(g, &b, 1) == 0)
 			return V_NONE;
 		return b.taken > 0 ? V_PASS : V_DROP;
 	}
-	if (!batch_pending(bt) &&
-	    ((d->run_bytes > 0 && gate_batch(g) > 1) || !judge_batch(d, v, at)))
+	if (d->run_bytes > 0 || !judge_batch(d, v, at))
 		return V_NONE;
 	return bt->b[bt->done++].taken > 0 ? V_PASS : V_DROP;
 }

@@ -1,18 +1,32 @@
 /* The gate: the one way the policies ask the limits; pure, time an argument. */
 #include "gate.h"
 
+/*
+ * Bookings worth one call: as the units' limit says, but one at a time
+ * with a byte limit, whose bucket is here.
+ */
+static void
+set_batch(struct gate *g)
+{
+	g->batch = g->units != NULL && g->bytes == NULL && g->units->batch > 1 ?
+	    g->units->batch :
+	    1;
+}
+
 void
 gate_init(struct gate *g, const struct framer *f, uint64_t quantum)
 {
 	*g = (struct gate){ .framer = *f,
 		.quantum = quantum > 0 ? quantum : 1,
-		.room = UINT64_MAX };
+		.room = UINT64_MAX,
+		.batch = 1 };
 }
 
 void
 gate_set_units(struct gate *g, const struct gate_backend *be)
 {
 	g->units = be;
+	set_batch(g);
 }
 
 void
@@ -20,21 +34,13 @@ gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum)
 {
 	g->bytes = b;
 	g->room = quantum < b->burst ? quantum : b->burst;
+	set_batch(g);
 }
 
 bool
 gate_limits(const struct gate *g)
 {
 	return g->units != NULL || g->bytes != NULL;
-}
-
-size_t
-gate_batch(const struct gate *g)
-{
-	/* A byte limit asks one booking at a time: its bucket is here. */
-	return g->units != NULL && g->bytes == NULL && g->units->batch > 1 ?
-	    g->units->batch :
-	    1;
 }
 
 /*
@@ -69,30 +75,6 @@ gate_plan(const struct gate *g, struct booking *b, size_t n, int64_t now_ns)
 	return k;
 }
 
-void
-gate_grant(const struct gate *g, const struct booking *b, uint64_t units,
-    size_t bytes, int64_t now_ns, uint64_t *max_units, uint64_t *room)
-{
-	bool holds = g->units != NULL && g->units->holds;
-
-	*max_units = g->units == NULL ? UINT64_MAX :
-	    holds		      ? units :
-		    g->units->grant(g->units->self, b, now_ns);
-	*room = g->bytes == NULL ? UINT64_MAX :
-	    holds		 ? bytes :
-				   bucket_avail(g->bytes, b->at_ns, now_ns);
-}
-
-void
-gate_take(const struct gate *g, const struct booking *b, uint64_t units,
-    size_t bytes, int64_t now_ns)
-{
-	if (g->units != NULL && !g->units->holds && units > 0)
-		g->units->take(g->units->self, b, units, now_ns);
-	if (g->bytes != NULL && bytes > 0)
-		bucket_charge(g->bytes, b->at_ns, now_ns, bytes);
-}
-
 /*
  * Judge b alone, byte limit first: a record it refuses takes no unit.
  * False when a stop came first.
@@ -115,12 +97,10 @@ judge_one(const struct gate *g, struct booking *b)
 }
 
 size_t
-gate_judge(const struct gate *g, struct booking *b, size_t n)
+gate_judge_each(const struct gate *g, struct booking *b, size_t n)
 {
 	size_t i;
 
-	if (g->bytes == NULL && g->units != NULL)
-		return g->units->judge(g->units->self, b, n);
 	for (i = 0; i < n; i++) {
 		if (g->bytes == NULL)
 			b[i].taken = b[i].units;

@@ -75,6 +75,7 @@ struct gate {
 	struct bucket *bytes; /* records cost their length */
 	uint64_t quantum;     /* units a booking may gather, >= 1 */
 	uint64_t room;	      /* bytes a booking may gather, or UINT64_MAX */
+	size_t batch;	      /* bookings worth one call (gate_batch) */
 	bool claim;	      /* bytes may wait in the input until sent */
 };
 
@@ -97,7 +98,11 @@ void gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum);
 bool gate_limits(const struct gate *g);
 
 /* Bookings worth one call of gate_plan or gate_judge, at least 1. */
-size_t gate_batch(const struct gate *g);
+static inline size_t
+gate_batch(const struct gate *g)
+{
+	return g->batch;
+}
 
 /*
  * Book b[0..n) at now_ns (see struct gate_backend's plan), the byte limit
@@ -113,12 +118,30 @@ size_t gate_plan(
  * them included.  Where the limits were booked ahead (they hold), exactly
  * those; else what the limits allow by now, which may be more.
  */
-void gate_grant(const struct gate *g, const struct booking *b, uint64_t units,
-    size_t bytes, int64_t now_ns, uint64_t *max_units, uint64_t *room);
+static inline void
+gate_grant(const struct gate *g, const struct booking *b, uint64_t units,
+    size_t bytes, int64_t now_ns, uint64_t *max_units, uint64_t *room)
+{
+	bool holds = g->units != NULL && g->units->holds;
+
+	*max_units = g->units == NULL ? UINT64_MAX :
+	    holds		      ? units :
+		    g->units->grant(g->units->self, b, now_ns);
+	*room = g->bytes == NULL ? UINT64_MAX :
+	    holds		 ? bytes :
+				   bucket_avail(g->bytes, b->at_ns, now_ns);
+}
 
 /* units in bytes from b on go at now_ns: take them from the limits. */
-void gate_take(const struct gate *g, const struct booking *b, uint64_t units,
-    size_t bytes, int64_t now_ns);
+static inline void
+gate_take(const struct gate *g, const struct booking *b, uint64_t units,
+    size_t bytes, int64_t now_ns)
+{
+	if (g->units != NULL && !g->units->holds && units > 0)
+		g->units->take(g->units->self, b, units, now_ns);
+	if (g->bytes != NULL && bytes > 0)
+		bucket_charge(g->bytes, b->at_ns, now_ns, bytes);
+}
 
 /*
  * Judge b[0..n) each at its at_ns (--drop): the units each may have,
@@ -126,7 +149,16 @@ void gate_take(const struct gate *g, const struct booking *b, uint64_t units,
  * the byte limit refuses is refused whole.  Returns how many were judged,
  * a prefix: 0 when a stop came first.
  */
-size_t gate_judge(const struct gate *g, struct booking *b, size_t n);
+size_t gate_judge_each(const struct gate *g, struct booking *b, size_t n);
+
+static inline size_t
+gate_judge(const struct gate *g, struct booking *b, size_t n)
+{
+	/* Without a byte limit, the units' limit judges them all. */
+	if (g->bytes == NULL && g->units != NULL)
+		return g->units->judge(g->units->self, b, n);
+	return gate_judge_each(g, b, n);
+}
 
 /* bytes of a long record went out at now_ns, counted from at_ns. */
 void gate_streamed(
