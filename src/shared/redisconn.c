@@ -204,8 +204,8 @@ queue(struct redisconn *conn, int argc, const char **argv, const size_t *lens,
 	}
 	if ((size_t)len > SIZE_MAX / 4 - conn->out_len)
 		errx(1, "commands of %zu bytes", conn->out_len);
-	if (conn->out_len + (size_t)len > conn->out_size) {
-		size_t want = (conn->out_len + (size_t)len) * 2;
+	if (conn->out == NULL || conn->out_len + (size_t)len > conn->out_size) {
+		size_t want = (conn->out_len + (size_t)len) * 2 + 1;
 		char *p = realloc(conn->out, want);
 
 		if (p == NULL)
