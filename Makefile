@@ -10,13 +10,18 @@ BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 VERSION := $(shell sed -n 's/^\#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
-	src/options.h)
+	src/parse/options.h)
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wwrite-strings -Wvla
 STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L
-# src/ is searched for quoted includes only: with -Isrc,
+# The layers, bottom to top, a folder each under src/ (README.md, How it is
+# built).  Each folder is searched for quoted includes only (-iquote), so an
+# #include names a file, not its folder, and no header of ours can hide a
+# system header of the same name (tests/layers.sh refuses one anyway).
+LAYERS = parse sys limit shared policy run
+INCLUDES = $(LAYERS:%=-iquote src/%)
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
@@ -50,19 +55,14 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 .build-flags: FORCE
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
-# The pure modules: no system calls, unit tested with a fake clock.
-PURE = src/batch.o src/bucket.o src/cmdline.o src/drop.o src/eviction.o src/msg.o \
-	src/fixed.o src/framer.o src/gcra.o src/keys.o src/limiter.o \
-	src/options.o src/pass.o src/policy.o src/queue.o \
-	src/redisurl.o src/replay.o src/request.o src/runname.o src/shape.o \
-	src/siphash.o src/spec.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
-	src/timestamp.o src/wildcard.o
-OBJS = $(PURE) src/ask.o src/clock.o src/control.o src/engine.o \
-	src/input.o src/limits.o src/main.o src/name.o src/output.o \
-	src/redis.o src/redisconn.o src/retune.o src/rundir.o src/shared.o \
-	src/signals.o src/splice.o src/stdfd.o src/stream.o src/transport.o \
-	src/zone.o
-HDRS = $(wildcard src/*.h)
+# The pure modules, whose folders make no system calls: unit tested with a
+# fake clock.  Then every module of the tool.
+PURE_LAYERS = parse limit policy
+PURE = $(patsubst %.c,%.o,$(foreach d,$(PURE_LAYERS), \
+	$(wildcard src/$(d)/*.c)))
+OBJS = $(patsubst %.c,%.o,$(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))) \
+	src/main.o
+HDRS = $(wildcard src/*/*.h)
 # The unit tests, a file per module tested; their binary is tests/unit/run.
 UNIT = $(wildcard tests/unit/*.c)
 
@@ -73,14 +73,15 @@ tbthrottle: $(OBJS)
 	@$(REDIS_NOTE)
 
 src/%.o: src/%.c $(HDRS) .build-flags
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
 
-src/redis.o src/redisconn.o: src/%.o: src/%.c $(HDRS) .build-flags
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) -c -o $@ $<
+src/shared/redis.o src/shared/redisconn.o: src/%.o: src/%.c $(HDRS) \
+		.build-flags
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(REDIS_CFLAGS) -c -o $@ $<
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -iquote src $(ALL_LDFLAGS) -o $@ $(UNIT) \
-		$(PURE) -lm
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(ALL_LDFLAGS) -o $@ \
+		$(UNIT) $(PURE) -lm
 
 # The system tests' timestamping receiver.  It measures and is not under
 # test, so it is built without SAN's sanitizers, like bench/recv.
@@ -166,11 +167,13 @@ deb: dist
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr src tests/unit tests/fuzz \
-		bench/recv.c bench/floor.c bench/count.c tests/stamp.c \
-		tests/fakeserver.c tests/silent.c
-	clang-tidy --quiet --checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
-		--warnings-as-errors='*' src/*.c -- $(STDFLAGS) -iquote src
+		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr $(INCLUDES) \
+		src tests/unit tests/fuzz bench/recv.c bench/floor.c \
+		bench/count.c tests/stamp.c tests/fakeserver.c tests/silent.c
+	clang-tidy --quiet \
+		--checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
+		--warnings-as-errors='*' src/*.c src/*/*.c -- $(STDFLAGS) \
+		$(INCLUDES) $(REDIS_CFLAGS)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	clang-format --dry-run --Werror $(C_FILES)
@@ -194,8 +197,8 @@ valgrind: tbthrottle tests/unit/run
 	bash tests/valgrind.sh
 
 # Every C file of ours, formatted by .clang-format; lint checks it is.
-C_FILES = src/*.c src/*.h tests/unit/*.c tests/unit/*.h tests/*.c \
-	tests/fuzz/*.c bench/recv.c bench/floor.c bench/count.c
+C_FILES = src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
+	tests/*.c tests/fuzz/*.c bench/recv.c bench/floor.c bench/count.c
 
 format:
 	clang-format -i $(C_FILES)
@@ -206,7 +209,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = rate options framer tiers timestamp
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all $(STDFLAGS) -iquote src
+	-fno-sanitize-recover=all $(STDFLAGS) $(INCLUDES)
 
 tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(PURE:.o=.c) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(PURE:.o=.c)
@@ -238,16 +241,16 @@ bench-quick: tbthrottle bench/recv bench/floor
 	TB=./tbthrottle bash bench/run.sh --quick
 
 # Finding delimiters, against plain loops, in GB/s; a few seconds.
-bench/count: bench/count.c src/framer.c src/framer.h
-	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -iquote src -o $@ bench/count.c \
-		src/framer.c
+bench/count: bench/count.c src/parse/framer.c src/parse/framer.h
+	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) $(INCLUDES) -o $@ bench/count.c \
+		src/parse/framer.c
 
 bench-count: bench/count
 	./bench/count
 
 clean:
 	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver \
-		tests/silent src/*.o \
+		tests/silent src/*.o src/*/*.o \
 		bench/recv bench/floor bench/count tests/fuzz/*-fuzz .build-flags \
 		tbthrottle-*.tar.gz tbthrottle_*.deb tbthrottle-dbgsym_*.deb \
 		tbthrottle_*.buildinfo tbthrottle_*.changes

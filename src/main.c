@@ -8,7 +8,7 @@
 #include "clock.h"
 #include "drop.h"
 #include "engine.h"
-#include "limits.h"
+#include "build.h"
 #include "options.h"
 #include "queue.h"
 #include "replay.h"
@@ -34,7 +34,7 @@ choose_policy(const struct config *cfg, struct gate *g, struct policy *p)
 	}
 	if (cfg->drop)
 		drop_policy(p, &drop, g);
-	else if (g->limit != NULL || g->byte_limit != NULL)
+	else if (gate_limits(g))
 		shape_policy(p, &shape, g);
 	else
 		pass_policy(p, g);
@@ -95,10 +95,11 @@ run(const struct config *cfg)
 		.stats_at_exit = cfg->stats,
 		.progress = cfg->progress && isatty(STDERR_FILENO) };
 	stats.start_ns = e.start_ns;
-	limits_build(&limits, cfg, e.start_ns, &stats);
+	build_limits(&limits, cfg, e.start_ns, &stats);
 	e.framer = limits.gate.framer;
-	e.tally = limits_tally_fn(&limits);
-	e.tally_ctx = &limits;
+	/* With --tiers, the counts of each tier follow each record. */
+	e.tally = limits.counts.rows != NULL ? tiercounts_tally : NULL;
+	e.tally_ctx = &limits.counts;
 	e.buf_bytes = cfg->replay ?
 	    choose_replay(cfg, &limits.gate, &policy, &stats) :
 	    choose_policy(cfg, &limits.gate, &policy);
@@ -106,7 +107,7 @@ run(const struct config *cfg)
 	status = engine_run(&e);
 	if (cfg->queue > 0)
 		queue_free(policy.self);
-	limits_free(&limits);
+	build_free(&limits);
 	retune_stop();
 	signals_finish();
 	return status;

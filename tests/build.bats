@@ -12,7 +12,7 @@ setup_file() {
 	mkdir -p "$SRC"
 	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench,debian} \
 	    "$SRC"/
-	rm -f "$SRC"/src/*.o "$SRC"/tbthrottle "$SRC"/tests/unit/run \
+	rm -f "$SRC"/src/*.o "$SRC"/src/*/*.o "$SRC"/tbthrottle "$SRC"/tests/unit/run \
 	    "$SRC"/tests/stamp
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
@@ -62,12 +62,12 @@ setup_file() {
 	run -0 make -C "$SRC" CFLAGS=-O0
 	[[ $output != *"-c -o src/"* ]] || { echo "$output" >&2; false; }
 	run -0 make -C "$SRC" CFLAGS=-O1
-	[[ $output == *"-O1 -c -o src/engine.o"* ]] || { echo "$output" >&2; false; }
+	[[ $output == *"-O1 "*"-c -o src/run/engine.o"* ]] || { echo "$output" >&2; false; }
 	run -0 make -C "$SRC" CFLAGS=-O1 CPPFLAGS=-DSOMETHING
-	[[ $output == *"-DSOMETHING"*"-c -o src/engine.o"* ]] ||
+	[[ $output == *"-DSOMETHING"*"-c -o src/run/engine.o"* ]] ||
 	    { echo "$output" >&2; false; }
 	run -0 make -C "$SRC" -n CFLAGS=-O1 SAN=1
-	[[ $output == *"-fsanitize=address,undefined"*"-c -o src/engine.o"* ]] ||
+	[[ $output == *"-fsanitize=address,undefined"*"-c -o src/run/engine.o"* ]] ||
 	    { echo "$output" >&2; false; }
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
@@ -86,7 +86,7 @@ setup_file() {
 @test "make dist: a tarball, with the completions and debian/, that unpacks, builds and runs its unit tests" {
 	local d=$BATS_TEST_TMPDIR version
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
-	    "$SRC/src/options.h")
+	    "$SRC/src/parse/options.h")
 	run -0 make -C "$SRC" -s CFLAGS=-O0 dist
 	[[ -f $SRC/tbthrottle-$version.tar.gz ]]
 	tar -xzf "$SRC/tbthrottle-$version.tar.gz" -C "$d"
@@ -104,7 +104,7 @@ setup_file() {
 @test "debian/changelog's newest version is the tool's version" {
 	local version changelog
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
-	    "$SRC/src/options.h")
+	    "$SRC/src/parse/options.h")
 	changelog=$(sed -n '1s/^tbthrottle (\([^)]*\)).*/\1/p' \
 	    "$SRC/debian/changelog")
 	[[ -n $version ]]

@@ -81,6 +81,25 @@ setup_file() {
 	printf 'b\nc\n' | cmp - "$d/dropped"
 }
 
+@test "--drop with --byte-rate: a record longer than the buffer is charged its bytes once" {
+	local d=$BATS_TEST_TMPDIR
+	# 150 000 bytes outgrow the 128 KiB buffer, then 40 000: 190 002 in
+	# all, within a burst of 200 000 that hardly refills.  Its first
+	# 128 KiB were once charged when it was judged and again as they
+	# passed, so the second record was dropped.
+	{ head -c 150000 /dev/zero | tr '\0' a; echo
+	  head -c 40000 /dev/zero | tr '\0' b; echo; } >"$d/in"
+	run -0 --separate-stderr tb --drop -r 1000/s -b 10 --byte-rate 1/h \
+	    --byte-burst 200000 --stats=json "$d/in"
+	assert_eq "$(json_field units_out)" 2 "units_out"
+	assert_eq "$(json_field bytes_out)" 190002 "bytes_out"
+	# Past the burst, the second is dropped: the check still holds.
+	run -0 --separate-stderr tb --drop -r 1000/s -b 10 --byte-rate 1/h \
+	    --byte-burst 180000 --stats=json "$d/in"
+	assert_eq "$(json_field units_out)" 1 "units_out"
+	assert_eq "$(json_field units_dropped)" 1 "units_dropped"
+}
+
 @test "--drop with -r and --byte-rate: each limit holds" {
 	# Record limit 2, byte burst 20: two 9-byte lines pass both.
 	run -0 --separate-stderr tb --drop -r 1/min -b 2 --byte-rate 1/min \

@@ -1,94 +1,92 @@
 #!/usr/bin/env bash
-# The layering check of `make lint`: a file may include only headers of
-# its own layer or a lower one, and a pure module (no system calls, unit
-# tested on a fake clock) only pure headers.  Every source file must be in
-# the table, so a new file is placed on purpose.
+# The layering check of `make lint`.  A file's folder under src/ is its
+# layer: it may include only headers of its own layer or a lower one, and
+# a file of a pure folder (no system calls, unit tested on a fake clock)
+# only headers of pure folders.  No header of ours takes the name of a
+# system header.  README.md's "How it is built" names every C file, and
+# only files that exist.
 set -euo pipefail
-cd "$(dirname "$0")/../src"
+cd "$(dirname "$0")/.."
 
-# file stem, layer, pure (p) or system-facing (s)
+# folder, layer, pure (p) or system-facing (s); main.c, at the top, wires.
 table='
-clock 0 s
-signals 0 s
-input 0 s
-output 0 s
-splice 0 s
-stdfd 0 s
-rundir 0 s
-transport 0 s
-runname 0 p
-request 0 p
-name 0 s
-control 0 s
-ask 0 s
-msg 1 p
-siphash 1 p
-rate 1 p
-framer 1 p
-stats 1 p
-redisurl 1 p
-eviction 1 p
-cmdline 1 p
-options 1 p
-spec 1 p
-tiers 1 p
-wildcard 1 p
-timestamp 1 p
-bucket 2 p
-gcra 2 p
-sliding 2 p
-fixed 2 p
-keys 2 p
-limiter 2 p
+parse 0 p
+sys 1 s
+limit 2 p
 shared 2 s
-redisconn 2 s
-redis 2 s
 policy 3 p
-batch 3 p
-pass 3 p
-shape 3 p
-drop 3 p
-queue 3 p
-replay 3 p
-stream 4 s
-engine 4 s
-limits 4 s
-retune 4 s
-zone 4 s
-main 5 s
+run 4 s
+. 5 s
 '
-declare -A layer pure
-while read -r stem l p; do
-	[[ -n $stem ]] || continue
-	layer[$stem]=$l
-	pure[$stem]=$p
+declare -A layer pure home
+while read -r dir l p; do
+	[[ -n $dir ]] || continue
+	layer[$dir]=$l
+	pure[$dir]=$p
 done <<<"$table"
 
 bad=0
-for f in *.c *.h; do
-	stem=${f%.*}
-	if [[ -z ${layer[$stem]:-} ]]; then
-		echo "layers: src/$f is in no layer (add it to tests/layers.sh)" >&2
-		bad=1
-		continue
-	fi
+say() {
+	echo "layers: $*" >&2
+	bad=1
+}
+
+# Where each header lives, and no two of one name.
+for f in src/*/*.h; do
+	h=${f##*/}
+	d=${f#src/}
+	d=${d%%/*}
+	[[ -n ${home[$h]:-} ]] && say "$h is in both ${home[$h]} and $d"
+	home[$h]=$d
+done
+
+# A folder of no layer, or a file at the top besides main.c.
+for f in src/*; do
+	[[ -d $f ]] && [[ -z ${layer[${f#src/}]:-} ]] &&
+	    say "$f is no layer (add it to tests/layers.sh)"
+	[[ -f $f && $f != src/main.c ]] && [[ $f != *.o ]] &&
+	    say "$f is in no layer's folder"
+done
+
+# Every include points down, and pure only to pure.
+for f in src/main.c src/*/*.c src/*/*.h; do
+	d=${f#src/}
+	[[ $d == */* ]] && d=${d%%/*} || d=.
 	while read -r inc; do
-		istem=${inc%.h}
-		if [[ -z ${layer[$istem]:-} ]]; then
-			echo "layers: src/$f includes $inc, which is in no layer" >&2
-			bad=1
-		elif ((layer[$istem] > layer[$stem])); then
-			echo "layers: src/$f (layer ${layer[$stem]}) includes" \
-			    "$inc from layer ${layer[$istem]} above it" >&2
-			bad=1
-		elif [[ ${pure[$stem]} == p && ${pure[$istem]} == s ]]; then
-			echo "layers: src/$f is pure but includes $inc," \
-			    "which makes system calls" >&2
-			bad=1
+		i=${home[$inc]:-}
+		if [[ -z $i ]]; then
+			say "$f includes $inc, which is in no layer"
+		elif ((layer[$i] > layer[$d])); then
+			say "$f (layer ${layer[$d]}, $d/) includes $inc from" \
+			    "layer ${layer[$i]} ($i/) above it"
+		elif [[ ${pure[$d]} == p && ${pure[$i]} == s ]]; then
+			say "$f is pure but includes $inc ($i/), which makes" \
+			    "system calls"
 		fi
 	done < <(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f")
 done
+
+# A header named like one of the system's would hide it, or be hidden.
+for h in "${!home[@]}"; do
+	for dir in /usr/include /usr/local/include; do
+		[[ -e $dir/$h ]] && say "src/${home[$h]}/$h has the name of" \
+		    "the system header $dir/$h"
+	done
+done
+
+# README.md's map of the code and the tree, from the same truth.
+mapped=$(awk '/^## How it is built/ { on = 1; next } /^## / { on = 0 }
+	on' README.md | grep -o "\`[a-z./]*\\.c\`" | tr -d '`' | sort -u)
+actual=$( (echo main.c; cd src && ls -- */*.c) | sort -u)
+while read -r f; do
+	[[ -n $f ]] && say "src/$f is not in README.md's How it is built"
+done < <(comm -13 <(echo "$mapped") <(echo "$actual"))
+while read -r f; do
+	[[ -n $f ]] && say "README.md's How it is built names $f," \
+	    "which is not in src/"
+done < <(comm -23 <(echo "$mapped") <(echo "$actual"))
+
 if ((bad)); then
 	exit 1
 fi
-echo "layers: every include points down"
+echo "layers: every include points down; README.md maps every file"

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calendar.h"
 #include "timestamp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -26,7 +27,7 @@ awkward_zone(void *arg, const struct timestamp_civil *tm, int64_t utc_s[2])
 
 	if (tm->hour == 2 && (off & 1))
 		return -1;
-	s = timestamp_days_from_civil(tm->year, tm->month, tm->day) * 86400 +
+	s = calendar_days_from_civil(tm->year, tm->month, tm->day) * 86400 +
 	    tm->hour * 3600 + tm->min * 60 + tm->sec - off;
 	utc_s[0] = s;
 	utc_s[1] = tm->hour == 1 ? s + 3600 : s;
@@ -41,7 +42,7 @@ round_trip(int64_t ns)
 	struct timestamp_format fmt;
 	char buf[64];
 	int64_t back;
-	int n = timestamp_print(ns, buf, sizeof buf);
+	int n = calendar_print(ns, buf, sizeof buf);
 
 	if (n <= 0 || (size_t)n >= sizeof buf)
 		abort();
@@ -107,9 +108,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int32_t days = (int32_t)((uint32_t)data[0] << 24 |
 		    (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3]);
 
-		timestamp_civil_from_days(days, &y, &m, &d);
+		calendar_civil_from_days(days, &y, &m, &d);
 		if (m < 1 || m > 12 || d < 1 || d > 31 ||
-		    timestamp_days_from_civil(y, m, d) != days)
+		    calendar_days_from_civil(y, m, d) != days)
 			abort();
 	}
 	while (size > 0) {

@@ -27,7 +27,7 @@ test_plan(void)
 	struct view v = view_of("a 1\nbb 2\nccc 3\ndd", false, 7);
 	size_t n;
 
-	n = batch_plan(&bt, &lines, &v, 0, 1, 3);
+	n = batch_plan(&bt, &lines, &v, 0, 1, UINT64_MAX, BATCH_MAX, 3);
 	check(
 	    n == 3 && bt.n == 3 && bt.done == 0, "three whole records: %zu", n);
 	check(bt.b[0].bytes == 4 && bt.b[1].bytes == 5 && bt.b[2].bytes == 6,
@@ -37,40 +37,53 @@ test_plan(void)
 	check(bt.b[0].at_ns == 3 && bt.b[1].at_ns == 7 && bt.b[2].at_ns == 7,
 	    "the first arrived when it began, the rest with the last read");
 	v.eof = true;
-	check(batch_plan(&bt, &lines, &v, 0, 1, 3) == 4 && bt.b[3].bytes == 2,
+	check(
+	    batch_plan(&bt, &lines, &v, 0, 1, UINT64_MAX, BATCH_MAX, 3) == 4 &&
+		bt.b[3].bytes == 2,
 	    "at the end of input the last part is a record too");
-	check(batch_plan(&bt, &lines, &v, 0, 2, 3) == 2 && bt.b[0].bytes == 9 &&
-		bt.b[0].units == 2 && bt.b[1].bytes == 8 && bt.b[1].units == 2,
+	check(
+	    batch_plan(&bt, &lines, &v, 0, 2, UINT64_MAX, BATCH_MAX, 3) == 2 &&
+		bt.b[0].bytes == 9 && bt.b[0].units == 2 &&
+		bt.b[1].bytes == 8 && bt.b[1].units == 2,
 	    "two records a booking");
 	check(
-	    batch_plan(&bt, &lines, &v, 4, 1, 3) == 3 && bt.b[0].rec == v.b + 4,
+	    batch_plan(&bt, &lines, &v, 4, 1, UINT64_MAX, BATCH_MAX, 3) == 3 &&
+		bt.b[0].rec == v.b + 4,
 	    "from an offset on");
 	v = view_of("partial", false, 0);
-	check(batch_plan(&bt, &lines, &v, 0, 1, 0) == 0 && bt.n == 0,
+	check(
+	    batch_plan(&bt, &lines, &v, 0, 1, UINT64_MAX, BATCH_MAX, 0) == 0 &&
+		bt.n == 0,
 	    "nothing whole, nothing planned");
 	for (int i = 0; i < 300; i++)
 		memcpy(many + 4 * i, "x 1\n", 4);
 	v = view_of(many, false, 0);
-	check(batch_plan(&bt, &lines, &v, 0, 1, 0) == BATCH_MAX,
+	check(batch_plan(&bt, &lines, &v, 0, 1, UINT64_MAX, BATCH_MAX, 0) ==
+		BATCH_MAX,
 	    "at most BATCH_MAX a round trip");
 	v = view_of(many, false, 0);
-	check(
-	    batch_plan(&bt, &(struct framer){ true, 0 }, &v, 0, 500, 0) == 3 &&
+	check(batch_plan(&bt, &(struct framer){ true, 0 }, &v, 0, 500,
+		  UINT64_MAX, BATCH_MAX, 0) == 3 &&
 		bt.b[0].bytes == 500 && bt.b[2].bytes == 200 &&
 		bt.b[2].units == 200,
 	    "bytes: quantum bytes a booking");
 }
 
+/* A limit that holds what it books: its bookings outlive a change. */
+static const struct gate_backend holding = { NULL, NULL, NULL, NULL, NULL, true,
+	256 };
+
 static void
 test_due(void)
 {
+	struct gate held_gate;
 	static struct batch bt;
 	struct view v = view_of("a\nb\nc\nd\ne\n", false, 0);
 	int64_t due[5] = { 0, 0, 5 * MS, 5 * MS, 9 * MS }, at;
 	uint64_t units;
 	size_t bytes;
 
-	(void)batch_plan(&bt, &lines, &v, 0, 1, 0);
+	(void)batch_plan(&bt, &lines, &v, 0, 1, UINT64_MAX, BATCH_MAX, 0);
 	for (int i = 0; i < 5; i++)
 		bt.b[i].due_ns = due[i];
 	bytes = batch_due(&bt, 0, &units, &at);
@@ -88,12 +101,15 @@ test_due(void)
 	check(bytes == 0 && at == INT64_MAX, "nothing booked: no time");
 	/* Only what was booked counts; a change of the limits keeps what
 	 * is due by then and forgets the rest. */
-	(void)batch_plan(&bt, &lines, &v, 0, 1, 0);
+	(void)batch_plan(&bt, &lines, &v, 0, 1, UINT64_MAX, BATCH_MAX, 0);
 	for (int i = 0; i < 5; i++)
 		bt.b[i].due_ns = due[i];
 	batch_booked(&bt, 4);
 	check(bt.n == 4, "four booked of five");
-	batch_retuned(&bt, 1 * MS);
+	gate_init(&held_gate, &lines, 1);
+	gate_set_units(&held_gate, &holding);
+	bt.n = bt.done +
+	    gate_held(&held_gate, &bt.b[bt.done], bt.n - bt.done, 1 * MS);
 	check(bt.n == 2 && batch_pending(&bt), "two due at the change kept");
 }
 
@@ -146,7 +162,7 @@ book_text(struct batch *bt, const char *text, size_t off, bool fresh, bool take,
 	if (fresh)
 		keys_at_10(&book_t, &l, 1);
 	book_made = true;
-	n = batch_plan(bt, &lines, &v, off, 1, 0);
+	n = batch_plan(bt, &lines, &v, off, 1, UINT64_MAX, BATCH_MAX, 0);
 	key_all(&book_t, bt->b, n);
 	return limiter_book_all(
 	    &l, bt->b, n, take, now_ns, ahead_ns, select_local, &book_t);
@@ -190,16 +206,15 @@ test_book_all(void)
 	book_made = false;
 }
 
-/* A gate's book that answers with dues[] (INT64_MIN: not booked). */
+/* A gate's backend that answers with dues[] (INT64_MIN: not booked). */
 static const int64_t *fake_dues;
 static int fake_calls;
 
 static size_t
-fake_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
+fake_book(struct booking *b, size_t n, bool take)
 {
 	size_t i;
 
-	(void)ctx, (void)now_ns;
 	fake_calls++;
 	for (i = 0; i < n && fake_dues[i] != INT64_MIN; i++) {
 		b[i].due_ns = fake_dues[i];
@@ -207,6 +222,23 @@ fake_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
 	}
 	return i;
 }
+
+static size_t
+fake_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	(void)self, (void)now_ns;
+	return fake_book(b, n, false);
+}
+
+static size_t
+fake_judge(void *self, struct booking *b, size_t n)
+{
+	(void)self;
+	return fake_book(b, n, true);
+}
+
+static const struct gate_backend fake_backend = { NULL, fake_plan, NULL, NULL,
+	fake_judge, true, 256 };
 
 /* What a stop leaves: the policy's actions while it owes, as settle. */
 static int
@@ -242,7 +274,7 @@ test_stop(void)
 	static const int64_t dues[] = { 0, 0, 10 * MS, INT64_MIN };
 	/* 0: taken, else refused; e is the last judged. */
 	static const int64_t verdicts[] = { 0, 1, 1, 0, 0, INT64_MIN };
-	struct gate g = { .framer = lines, .quantum = 1, .book = fake_book };
+	struct gate g;
 	struct policy p;
 	struct action a;
 	struct view v = view_of("a\nb\nc\nd\n", false, 0);
@@ -250,6 +282,8 @@ test_stop(void)
 
 	/* Shaping: of three booked, two due; a stop releases those two,
 	 * not the third before its time, and books nothing more. */
+	gate_init(&g, &lines, 1);
+	gate_set_units(&g, &fake_backend);
 	fake_dues = dues;
 	fake_calls = 0;
 	shape_policy(&p, &sh, &g);
@@ -272,7 +306,6 @@ test_stop(void)
 	 * and nothing more is judged. */
 	fake_dues = verdicts;
 	fake_calls = 0;
-	g.book = fake_book;
 	drop_policy(&p, &dr, &g);
 	v = view_of("a\nb\nc\nd\ne\nf\n", false, 0);
 	policy_next(&p, &v, 0, &a);

@@ -14,6 +14,7 @@
 #include "shape.h"
 #include "drop.h"
 #include "queue.h"
+#include "sim.h"
 #include "unit.h"
 
 enum palg {
@@ -97,140 +98,6 @@ most_in_window(const int64_t *rel, int count, int64_t width)
 
 /* ---- the real policies on a fake clock: a fake engine drives them ---- */
 
-/* Records are REC_BYTES long: "K NNNN\n", key K, number NNNN. */
-#define REC_BYTES 7
-#define SIM_RECORDS 120
-
-/*
- * A fake engine: records arrive at arrive[i] into a small buffer; the
- * policy is asked what to do, and the engine does it at once, except
- * that a wake-up is sometimes late (jitter).  Release and drop times are
- * kept per record.
- */
-struct sim {
-	char buf[64 * REC_BYTES];
-	size_t len;
-	bool eof;
-	int64_t now, ready_ns, read_ns;
-	const int64_t *arrive;
-	const int *key;
-	int count, next;
-	int64_t rel[SIM_RECORDS]; /* release time, or -1 */
-	bool dropped[SIM_RECORDS];
-	int order[SIM_RECORDS], nrel, ndrop;
-	bool jitter;
-	size_t most_held; /* records held while waiting, at most */
-	int bad;	  /* actions the engine cannot take */
-};
-
-/* Deliver every record that has arrived by now, as a read would. */
-static void
-sim_deliver(struct sim *s)
-{
-	while (s->next < s->count && s->arrive[s->next] <= s->now &&
-	    s->len + REC_BYTES <= sizeof s->buf) {
-		char rec[16];
-
-		snprintf(rec, sizeof rec, "%c %04u\n",
-		    'a' + s->key[s->next] % 3, (unsigned)s->next % 10000);
-		memcpy(s->buf + s->len, rec, REC_BYTES);
-		s->len += REC_BYTES;
-		s->next++;
-	}
-	if (s->next == s->count)
-		s->eof = true;
-	s->read_ns = s->now;
-}
-
-/* Take bytes at off out of the buffer, as sent (or dropped) now. */
-static void
-sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
-{
-	if (off % REC_BYTES != 0 || bytes % REC_BYTES != 0 ||
-	    units != bytes / REC_BYTES || off + bytes > s->len) {
-		s->bad++;
-		return;
-	}
-	for (size_t i = off; i < off + bytes; i += REC_BYTES) {
-		int id = atoi(s->buf + i + 2);
-
-		if (send) {
-			s->rel[id] = s->now;
-			s->order[s->nrel++] = id;
-		} else {
-			s->dropped[id] = true;
-			s->ndrop++;
-		}
-	}
-	memmove(s->buf + off, s->buf + off + bytes, s->len - off - bytes);
-	s->len -= bytes;
-}
-
-/* A wake-up at due_ns, sometimes late. */
-static void
-sim_wake(struct sim *s, int64_t due_ns)
-{
-	if (due_ns > s->now)
-		s->now = due_ns +
-		    (s->jitter && rng_below(4) == 0 ?
-			    (int64_t)rng_below(3 * MS) :
-			    0);
-}
-
-/* Run policy p over the arrivals until the input is all out. */
-static void
-sim_run(struct sim *s, const struct policy *p)
-{
-	struct action a;
-	struct view v;
-
-	for (int steps = 0; steps < 100000; steps++) {
-		v = (struct view){ s->buf, s->len, s->eof,
-			s->len == sizeof s->buf, s->ready_ns, s->read_ns };
-		policy_next(p, &v, s->now, &a);
-		/* Once all is admitted (it waits or reads), what it holds. */
-		if ((a.kind == ACT_WAIT || a.kind == ACT_READ) &&
-		    s->len / REC_BYTES > s->most_held)
-			s->most_held = s->len / REC_BYTES;
-		switch (a.kind) {
-		case ACT_SEND:
-		case ACT_DROP:
-			sim_take(
-			    s, a.off, a.bytes, a.units, a.kind == ACT_SEND);
-			break;
-		case ACT_LONG:
-			s->bad++; /* no record outgrows the buffer */
-			return;
-		case ACT_WAIT:
-			if (a.read && s->next < s->count &&
-			    s->arrive[s->next] <= a.due_ns) {
-				if (s->arrive[s->next] > s->now)
-					s->now = s->arrive[s->next];
-				sim_deliver(s);
-			} else if (a.read && s->next == s->count) {
-				sim_deliver(s);
-			} else if (a.due_ns == INT64_MAX) {
-				s->bad++; /* waits for nothing */
-				return;
-			} else {
-				sim_wake(s, a.due_ns);
-			}
-			break;
-		case ACT_READ:
-			if (s->eof)
-				return;
-			if (s->arrive[s->next] > s->now) {
-				/* Nothing was waiting: a fresh start. */
-				s->now = s->arrive[s->next];
-				s->ready_ns = s->now;
-			}
-			sim_deliver(s);
-			break;
-		}
-	}
-	s->bad++; /* never finished */
-}
-
 enum pmode { M_SHAPE, M_DROP, M_QUEUE, M_NMODE };
 static const char *const pmode_name[] = { "shaped", "policed", "queued" };
 
@@ -311,17 +178,11 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 	case P_GCRA:
 		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst }, 0 };
 		pc->l = (struct limiter){ &pc->pg, pg_ready_at, pg_avail,
-			pg_take, NULL };
+			pg_take };
 		break;
 	case P_NALG:
 		break;
 	}
-}
-
-static void
-select_key(void *ctx, const char *rec, size_t len, bool whole, int64_t now_ns)
-{
-	keys_select_record(ctx, rec, len, whole, now_ns);
 }
 
 /* At most limit releases rel[0..n) in each window of fixed f. */
@@ -415,6 +276,8 @@ test_properties(void)
 		int64_t arrive[SIM_RECORDS], t = 0;
 		int key[SIM_RECORDS], keys = keyed(alg) ? 3 : 1;
 		struct gate g;
+		struct gate_backend be;
+		static struct keys_backend kb;
 		struct policy p;
 		struct shape sh;
 		struct drop dr;
@@ -444,23 +307,19 @@ test_properties(void)
 			arrive[i] = t;
 			key[i] = (int)rng_below((uint64_t)keys);
 		}
-		g = (struct gate){ .framer = { false, '\n' },
-			.limit = &pc.l,
-			.quantum = 1 + rng_below(pc.burst < 4 ? pc.burst : 4) };
+		gate_init(&g, &(struct framer){ false, '\n' },
+		    1 + rng_below(pc.burst < 4 ? pc.burst : 4));
 		if (keyed(alg)) {
-			g.select = select_key;
-			g.select_ctx = &pc.kt;
+			keys_backend(&be, &kb, &pc.kt);
 			g.quantum = 1;
+		} else {
+			limiter_backend(&be, &pc.l);
 		}
+		gate_set_units(&g, &be);
 		if (alg == P_LEAKY)
 			g.quantum = 1;
-		memset(&s, 0, sizeof s);
-		s = (struct sim){ .arrive = arrive,
-			.key = key,
-			.count = SIM_RECORDS,
-			.jitter = mode != M_DROP };
-		for (int i = 0; i < SIM_RECORDS; i++)
-			s.rel[i] = -1;
+		sim_start(
+		    &s, arrive, key, SIM_RECORDS, mode != M_DROP, rng_below);
 		if (mode == M_SHAPE)
 			shape_policy(&p, &sh, &g);
 		else if (mode == M_DROP)
@@ -517,57 +376,34 @@ struct remote {
 	bool keyed;
 };
 
-/* The limiter of one booking at a time: reserve books at now. */
-static int64_t
-rm_ready_at(const void *self, int64_t ready_ns, uint64_t units)
-{
-	(void)self, (void)units;
-	return ready_ns;
-}
-
-static uint64_t
-rm_avail(const void *self, int64_t ready_ns, int64_t now_ns)
-{
-	(void)self, (void)ready_ns, (void)now_ns;
-	return 1;
-}
-
-static uint64_t
-rm_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
-{
-	struct remote *rm = self;
-
-	(void)ready_ns;
-	return limiter_take(&rm->keys, now_ns, now_ns, max);
-}
-
-static int64_t
-rm_reserve(void *self, int64_t now_ns, uint64_t units)
-{
-	struct remote *rm = self;
-	int64_t due = limiter_ready_at(&rm->keys, now_ns, units);
-
-	(void)limiter_take(&rm->keys, now_ns, due, units);
-	return due;
-}
-
 static void
 rm_select_local(void *ctx, const struct booking *b)
 {
 	keys_select(ctx, b->key, b->key_len, b->at_ns);
 }
 
-/* The gate's book over the remote limit, as limits.c's over Redis. */
+/* Book (or take) b[0..n) over the remote limit, as Redis's script does. */
 static size_t
-rm_book(void *ctx, struct booking *b, size_t n, bool take, int64_t now_ns)
+rm_book(
+    struct remote *rm, struct booking *b, size_t n, bool take, int64_t now_ns)
 {
-	struct remote *rm = ctx;
-
 	for (size_t i = 0; rm->keyed && i < n; i++)
 		b[i].key_len = keys_of_record(&rm->kt.spec, b[i].rec,
 		    b[i].bytes, !b[i].outgrown, &b[i].key);
 	return limiter_book_all(&rm->keys, b, n, take, now_ns, MS / 2,
 	    rm->keyed ? rm_select_local : NULL, &rm->kt);
+}
+
+static size_t
+rm_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	return rm_book(self, b, n, false, now_ns);
+}
+
+static size_t
+rm_judge(void *self, struct booking *b, size_t n)
+{
+	return n == 0 ? 0 : rm_book(self, b, n, true, b[0].at_ns);
 }
 
 /* Three keys (or one) at n per d ns, burst burst, started at 0. */
@@ -594,21 +430,15 @@ remote_run(struct sim *s, const struct pcase *pc, bool keyed, bool drop,
 	static struct remote rm;
 	static struct shape sh;
 	static struct drop dr;
-	struct limiter l = { &rm, rm_ready_at, rm_avail, rm_take, rm_reserve };
-	struct gate g = { .framer = { false, '\n' },
-		.limit = &l,
-		.quantum = keyed ? 1 : quantum };
+	/* One at a time, or up to 256 bookings a call. */
+	struct gate_backend be = { &rm, rm_plan, NULL, NULL, rm_judge, true,
+		batched ? 256 : 1 };
+	struct gate g;
 	struct policy p;
 
 	remote_init(&rm, pc, keyed);
-	if (keyed) {
-		g.select = select_key;
-		g.select_ctx = &rm.kt;
-	}
-	if (batched) {
-		g.book = rm_book;
-		g.book_ctx = &rm;
-	}
+	gate_init(&g, &(struct framer){ false, '\n' }, keyed ? 1 : quantum);
+	gate_set_units(&g, &be);
 	if (drop)
 		drop_policy(&p, &dr, &g);
 	else
@@ -648,13 +478,8 @@ test_batch_properties(void)
 		for (int run = 0; run < 2; run++) {
 			struct sim *s = run == 0 ? &one : &many;
 
-			memset(s, 0, sizeof *s);
-			*s = (struct sim){ .arrive = arrive,
-				.key = key,
-				.count = SIM_RECORDS,
-				.jitter = jitter && !drop };
-			for (int i = 0; i < SIM_RECORDS; i++)
-				s->rel[i] = -1;
+			sim_start(s, arrive, key, SIM_RECORDS, jitter && !drop,
+			    rng_below);
 			remote_run(s, &pc, keyed, drop, run == 1, quantum);
 		}
 		/* Without jitter, every record goes when it would have gone

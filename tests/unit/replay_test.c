@@ -46,6 +46,7 @@ struct run {
 	struct gate gate;
 	struct bucket bucket;
 	struct limiter limit;
+	struct gate_backend be;
 	struct timestamp_format fmt;
 	struct replay r;
 	struct policy p;
@@ -62,7 +63,7 @@ start(struct run *u, uint64_t num, uint64_t den, int64_t max_gap_ns, bool drop)
 	struct replay_schedule s;
 
 	memset(u, 0, sizeof *u);
-	u->gate = (struct gate){ .framer = { false, '\n' }, .quantum = 1 };
+	gate_init(&u->gate, &(struct framer){ false, '\n' }, 1);
 	timestamp_init(&u->fmt, &ref, NULL, NULL);
 	replay_schedule_init(&s, num, den, max_gap_ns);
 	replay_policy(&u->p, &u->r, &u->gate, &u->fmt, &s, drop, &u->st);
@@ -75,7 +76,8 @@ ceiling(struct run *u, uint64_t n, uint64_t d, uint64_t b)
 {
 	bucket_init(&u->bucket, n, d, b, b, T0);
 	limiter_of_bucket(&u->limit, &u->bucket);
-	u->gate.limit = &u->limit;
+	limiter_backend(&u->be, &u->limit);
+	gate_set_units(&u->gate, &u->be);
 }
 
 /*

@@ -43,6 +43,15 @@ rng(void)
 }
 
 uint64_t
+rng_swap(uint64_t state)
+{
+	uint64_t was = rng_state;
+
+	rng_state = state != 0 ? state : 0x9e3779b97f4a7c15ULL;
+	return was;
+}
+
+uint64_t
 rng_below(uint64_t n)
 {
 	return rng() % n;

@@ -19,6 +19,9 @@ void check(int ok, const char *fmt, ...);
 uint64_t rng(void);
 uint64_t rng_below(uint64_t n);
 
+/* Draw from state from now on (0: a fixed one); the state it had. */
+uint64_t rng_swap(uint64_t state);
+
 /*
  * Whether releases rel[0..count) keep the token bucket's bound: at most
  * burst + rate * (span + catchup_ns) in any span, at rate n per d ns.
@@ -111,6 +114,9 @@ void test_replay(void);
 
 /* policy_test.c */
 void test_policy_span(void);
+
+/* golden_test.c */
+void test_golden(void);
 
 /* batch_test.c */
 void test_batch(void);

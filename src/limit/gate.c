@@ -1,0 +1,132 @@
+/* The gate: the one way the policies ask the limits; pure, time an argument. */
+#include "gate.h"
+
+/*
+ * Bookings worth one call: as the units' limit says, but one at a time
+ * with a byte limit, whose bucket is here.
+ */
+static void
+set_batch(struct gate *g)
+{
+	g->batch = g->units != NULL && g->bytes == NULL && g->units->batch > 1 ?
+	    g->units->batch :
+	    1;
+}
+
+void
+gate_init(struct gate *g, const struct framer *f, uint64_t quantum)
+{
+	*g = (struct gate){ .framer = *f,
+		.quantum = quantum > 0 ? quantum : 1,
+		.room = UINT64_MAX,
+		.batch = 1 };
+}
+
+void
+gate_set_units(struct gate *g, const struct gate_backend *be)
+{
+	g->units = be;
+	set_batch(g);
+}
+
+void
+gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum)
+{
+	g->bytes = b;
+	g->room = quantum < b->burst ? quantum : b->burst;
+	set_batch(g);
+}
+
+bool
+gate_limits(const struct gate *g)
+{
+	return g->units != NULL || g->bytes != NULL;
+}
+
+/*
+ * The bytes the byte limit asks of b: its length, but at most the burst;
+ * a record longer than the buffer, whose length is not known yet, the
+ * whole burst.
+ */
+static uint64_t
+cost(const struct gate *g, const struct booking *b)
+{
+	return b->outgrown || b->bytes > g->bytes->burst ? g->bytes->burst :
+							   b->bytes;
+}
+
+size_t
+gate_plan(const struct gate *g, struct booking *b, size_t n, int64_t now_ns)
+{
+	size_t k = n;
+
+	if (g->units != NULL)
+		k = g->units->plan(g->units->self, b, n, now_ns);
+	else
+		for (size_t i = 0; i < n; i++)
+			b[i].due_ns = b[i].at_ns;
+	for (size_t i = 0; g->bytes != NULL && i < k; i++) {
+		int64_t t = bucket_ready_at(
+		    g->bytes, b[i].at_ns, cost(g, &b[i]));
+
+		if (t > b[i].due_ns)
+			b[i].due_ns = t;
+	}
+	return k;
+}
+
+/*
+ * Judge b alone, byte limit first: a record it refuses takes no unit.
+ * False when a stop came first.
+ */
+static bool
+judge_one(const struct gate *g, struct booking *b)
+{
+	if (bucket_avail(g->bytes, b->at_ns, b->at_ns) < cost(g, b)) {
+		b->taken = 0;
+		return true;
+	}
+	if (g->units == NULL)
+		b->taken = b->units;
+	else if (g->units->judge(g->units->self, b, 1) == 0)
+		return false;
+	/* An outgrown record's bytes are charged as they pass. */
+	if (b->taken > 0 && !b->outgrown)
+		bucket_charge(g->bytes, b->at_ns, b->at_ns, b->bytes);
+	return true;
+}
+
+size_t
+gate_judge_each(const struct gate *g, struct booking *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (g->bytes == NULL)
+			b[i].taken = b[i].units;
+		else if (!judge_one(g, &b[i]))
+			break;
+	}
+	return i;
+}
+
+void
+gate_streamed(
+    const struct gate *g, int64_t at_ns, int64_t now_ns, uint64_t bytes)
+{
+	if (g->bytes != NULL && bytes > 0)
+		bucket_charge(g->bytes, at_ns, now_ns, bytes);
+}
+
+size_t
+gate_held(
+    const struct gate *g, const struct booking *b, size_t n, int64_t until_ns)
+{
+	size_t i = 0;
+
+	if (g->units == NULL || !g->units->holds)
+		return 0;
+	while (i < n && b[i].due_ns <= until_ns)
+		i++;
+	return i;
+}

@@ -1,0 +1,175 @@
+/* The gate: the one way the policies ask the limits; pure, time an argument. */
+#ifndef GATE_H
+#define GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bucket.h"
+#include "framer.h"
+
+struct redis_rate;
+
+/*
+ * One booking: units for the bytes at rec, which arrived at at_ns.  The
+ * policy sets rec, bytes, units, at_ns and outgrown; the gate sets due_ns
+ * (gate_plan) or taken (gate_judge), and key, key_len and rate for its
+ * own use.
+ */
+struct booking {
+	const char *rec; /* valid only while it is booked */
+	size_t bytes;	 /* of the record, or of what is held of it */
+	uint64_t units;
+	int64_t at_ns;
+	bool outgrown;	 /* a record longer than the buffer: its first bytes */
+	int64_t due_ns;	 /* when they may go; INT64_MAX: never */
+	uint64_t taken;	 /* units taken, the others refused */
+	const char *key; /* with -k: the key, as the gate found it */
+	size_t key_len;
+	const struct redis_rate *rate; /* with --redis: the key's rate */
+};
+
+/*
+ * A limit on units behind the gate: a limiter in memory (buckets,
+ * windows, several of them), a limit per key, one shared with other
+ * processes in a file, or one kept in Redis.  Time is an argument; the
+ * limits in memory make no system call.
+ */
+struct gate_backend {
+	void *self;
+	/*
+	 * When b[0..n) may go, booked at now_ns in order, each from its at_ns:
+	 * due_ns of each.  A backend that holds its units (below) takes them
+	 * now; the others only look.  Returns how many were planned, a
+	 * prefix: 0 when a stop came first (nothing was booked).
+	 */
+	size_t (*plan)(void *self, struct booking *b, size_t n, int64_t now_ns);
+	/* Units that may go at now_ns from b on (unused when it holds). */
+	uint64_t (*grant)(void *self, const struct booking *b, int64_t now_ns);
+	/* Take units from b on at now_ns (unused when it holds). */
+	void (*take)(void *self, const struct booking *b, uint64_t units,
+	    int64_t now_ns);
+	/*
+	 * Take what there is room for of the units of b[0..n), each at its
+	 * at_ns, into taken.  Returns how many were judged, a prefix: 0 when
+	 * a stop came first.
+	 */
+	size_t (*judge)(void *self, struct booking *b, size_t n);
+	/* Planned units are taken already (the limit is kept elsewhere, and
+	 * booked in line with other processes'). */
+	bool holds;
+	/* Bookings worth one call of plan or judge: 1 in memory, more
+	 * where a call is a round trip. */
+	size_t batch;
+};
+
+/*
+ * What every unit must pass: the limit on units (NULL: none), a limit on
+ * the bytes of records (NULL: none), and how records are framed.  Built
+ * by the run; a live change (-R) may change quantum.
+ */
+struct gate {
+	struct framer framer;
+	const struct gate_backend *units;
+	struct bucket *bytes; /* records cost their length */
+	uint64_t quantum;     /* units a booking may gather, >= 1 */
+	uint64_t room;	      /* bytes a booking may gather, or UINT64_MAX */
+	size_t batch;	      /* bookings worth one call (gate_batch) */
+	bool claim;	      /* bytes may wait in the input until sent */
+};
+
+/*
+ * A gate over framer f with no limit: every unit passes at once, gathered
+ * quantum at a time.
+ */
+void gate_init(struct gate *g, const struct framer *f, uint64_t quantum);
+
+/* Limit units by be (which must outlive g). */
+void gate_set_units(struct gate *g, const struct gate_backend *be);
+
+/*
+ * Limit records by their bytes too, in b: each booking gathers at most
+ * quantum bytes of them (and not past b's burst).
+ */
+void gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum);
+
+/* Does the gate limit anything? */
+bool gate_limits(const struct gate *g);
+
+/* Bookings worth one call of gate_plan or gate_judge, at least 1. */
+static inline size_t
+gate_batch(const struct gate *g)
+{
+	return g->batch;
+}
+
+/*
+ * Book b[0..n) at now_ns (see struct gate_backend's plan), the byte limit
+ * too: due_ns of each.  A record longer than the byte burst, or outgrown,
+ * is due when the byte bucket is full.  Returns how many were planned.
+ */
+size_t gate_plan(
+    const struct gate *g, struct booking *b, size_t n, int64_t now_ns);
+
+/*
+ * The planned bookings from b on, units and bytes of them, are due at
+ * now_ns: how many units, and in how many bytes, may go now from b on,
+ * them included.  Where the limits were booked ahead (they hold), exactly
+ * those; else what the limits allow by now, which may be more.
+ */
+static inline void
+gate_grant(const struct gate *g, const struct booking *b, uint64_t units,
+    size_t bytes, int64_t now_ns, uint64_t *max_units, uint64_t *room)
+{
+	bool holds = g->units != NULL && g->units->holds;
+
+	*max_units = g->units == NULL ? UINT64_MAX :
+	    holds		      ? units :
+		    g->units->grant(g->units->self, b, now_ns);
+	*room = g->bytes == NULL ? UINT64_MAX :
+	    holds		 ? bytes :
+				   bucket_avail(g->bytes, b->at_ns, now_ns);
+}
+
+/* units in bytes from b on go at now_ns: take them from the limits. */
+static inline void
+gate_take(const struct gate *g, const struct booking *b, uint64_t units,
+    size_t bytes, int64_t now_ns)
+{
+	if (g->units != NULL && !g->units->holds && units > 0)
+		g->units->take(g->units->self, b, units, now_ns);
+	if (g->bytes != NULL && bytes > 0)
+		bucket_charge(g->bytes, b->at_ns, now_ns, bytes);
+}
+
+/*
+ * Judge b[0..n) each at its at_ns (--drop): the units each may have,
+ * into taken, and nothing charged for what is refused.  A record that
+ * the byte limit refuses is refused whole.  Returns how many were judged,
+ * a prefix: 0 when a stop came first.
+ */
+size_t gate_judge_each(const struct gate *g, struct booking *b, size_t n);
+
+static inline size_t
+gate_judge(const struct gate *g, struct booking *b, size_t n)
+{
+	/* Without a byte limit, the units' limit judges them all. */
+	if (g->bytes == NULL && g->units != NULL)
+		return g->units->judge(g->units->self, b, n);
+	return gate_judge_each(g, b, n);
+}
+
+/* bytes of a long record went out at now_ns, counted from at_ns. */
+void gate_streamed(
+    const struct gate *g, int64_t at_ns, int64_t now_ns, uint64_t bytes);
+
+/*
+ * Of the bookings b[0..n), how many at the head already hold their units
+ * and are due by until_ns: after a live change, those still go as booked,
+ * and at a stop, they are owed.
+ */
+size_t gate_held(
+    const struct gate *g, const struct booking *b, size_t n, int64_t until_ns);
+
+#endif

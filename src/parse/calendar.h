@@ -1,0 +1,36 @@
+/* Dates of the proleptic Gregorian calendar as days from 1970; pure. */
+#ifndef CALENDAR_H
+#define CALENDAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* a / b rounded down, for b > 0. */
+int64_t calendar_floor_div(int64_t a, int64_t b);
+
+/* Is y a leap year? */
+bool calendar_is_leap(int64_t y);
+
+/* The days of month m (1-12) of year y. */
+int calendar_month_days(int64_t y, int m);
+
+/*
+ * Days from 1970-01-01 to the proleptic Gregorian date year-month-day
+ * (month 1-12, day 1-31, not checked against the month), exact for any
+ * year within +-10^9.
+ */
+int64_t calendar_days_from_civil(int64_t year, int month, int day);
+
+/* The date days from 1970-01-01, for days within +-3 * 10^11. */
+void calendar_civil_from_days(
+    int64_t days, int64_t *year, int *month, int *day);
+
+/*
+ * ns (nanoseconds since the epoch) as RFC 3339 in UTC, with nine digits of
+ * fraction: 2026-11-23T14:05:06.123456789Z.  Returns the length, as
+ * snprintf does.
+ */
+int calendar_print(int64_t ns, char *buf, size_t size);
+
+#endif

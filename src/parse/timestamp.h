@@ -1,0 +1,133 @@
+/* Records' timestamps for --replay: found, parsed to UTC; pure, no I/O. */
+#ifndef TIMESTAMP_H
+#define TIMESTAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * The times a parse returns, in nanoseconds since the epoch (UTC): within
+ * +-2^62 ns, 1823-11-12 to 2116-02-20, so that the difference of any two
+ * fits in an int64_t.  A timestamp outside is no timestamp.
+ */
+#define TIMESTAMP_MAX_NS ((INT64_C(1) << 62) - 1)
+#define TIMESTAMP_MIN_NS (-TIMESTAMP_MAX_NS - 1)
+
+/* A time as a wall clock shows it, zone aside. */
+struct timestamp_civil {
+	int year;  /* 0-9999 */
+	int month; /* 1-12 */
+	int day;   /* 1-31 */
+	int hour;  /* 0-23 */
+	int min;   /* 0-59 */
+	int sec;   /* 0-59 */
+};
+
+/*
+ * The caller's conversion of a local time (a record's time without a
+ * zone) to seconds since the epoch, UTC, into utc_s[0] <= utc_s[1]: the
+ * same value twice, or, for a time in the hour repeated when clocks go
+ * back, its first and its second passing (mktime with tm_isdst 1, then
+ * 0, each kept only if it gives back the same wall clock time).  Returns
+ * 0, or -1 when there is no such time (a time in the hour skipped when
+ * clocks go forward may instead be given as mktime moves it).  Replays
+ * across a change of daylight saving time thus keep to real elapsed
+ * time, not to the wall clock.
+ */
+typedef int (*timestamp_local_fn)(
+    void *arg, const struct timestamp_civil *tm, int64_t utc_s[2]);
+
+/*
+ * The formats: AUTO (detect on the next record that has a timestamp),
+ * EPOCH (1732370706[.123], or ms, us, ns by their digits), ISO
+ * (2026-11-23T14:05:06.123+01:00, RFC 3339), SYSLOG (Nov 23 14:05:06,
+ * RFC 3164 and ts: no year), CLF ([23/Nov/2026:14:05:06 +0000], access
+ * logs) and FORMAT (--time-format).
+ */
+enum timestamp_kind {
+	TIMESTAMP_AUTO,
+	TIMESTAMP_EPOCH,
+	TIMESTAMP_ISO,
+	TIMESTAMP_SYSLOG,
+	TIMESTAMP_CLF,
+	TIMESTAMP_FORMAT
+};
+
+/*
+ * How to find the timestamps of a stream of records, and what the parse
+ * of the records before has taught: one per stream, started by
+ * timestamp_init.  Fill in field and sep for --time-field; the rest is
+ * set by the functions below.
+ */
+struct timestamp_format {
+	enum timestamp_kind kind;
+	bool anywhere;	  /* ISO, CLF: the first in the record, not
+				 * only one at its start */
+	int epoch_digits; /* EPOCH: 10 (s), 13 (ms), 16 or 19 (ns) */
+	const char *spec; /* FORMAT: kept, not copied */
+	unsigned field;	  /* 0, or where the timestamp starts */
+	int sep;	  /* fields end at this byte, or -1 at blanks */
+	struct timestamp_civil ref; /* the date the first lacks */
+	timestamp_local_fn local;   /* NULL: no zone is UTC */
+	void *local_arg;
+	bool have_prev;	      /* a record was parsed, the last one: */
+	int64_t prev_ns;      /* at this time */
+	int64_t prev_civil_s; /* as written, zone aside */
+};
+
+/*
+ * Start fmt on detection, with the whole record searched.  ref is the
+ * local date to complete the first record's timestamp with, when it has
+ * no year (syslog) or no date: the date the log was written or read.
+ * local converts times written without a zone, with arg; NULL takes them
+ * as UTC.
+ */
+void timestamp_init(struct timestamp_format *fmt,
+    const struct timestamp_civil *ref, timestamp_local_fn local, void *arg);
+
+/*
+ * Check a --time-format: strptime's conversions %Y %y %m %b %B %h %d %e
+ * %j %H %I %p %M %S %s %T %R %D %F %z %Z %a %A %n %t %%, literal bytes,
+ * and whitespace, which matches any whitespace, or none.  A fraction of
+ * a second may follow %S, %T or %s unless the format itself goes on with
+ * the '.' or ',' that would start it.  %Z takes UTC, GMT, UT, Z and
+ * numeric names as UTC and any other name as the local zone.  The format
+ * matches from the start of the record (or of fmt->field) and may run on
+ * past that field.  Returns 0, or -1 with a one-line reason naming the
+ * conversion in err (an unknown one, a format with no date or time, a
+ * day without a month, ...).
+ */
+int timestamp_check_format(const char *spec, char *err, size_t errsz);
+
+/* Check spec as above and, when it is usable, hold it in fmt. */
+int timestamp_set_format(
+    struct timestamp_format *fmt, const char *spec, char *err, size_t errsz);
+
+/*
+ * Find which format the record rec[0..len) (without its delimiter, any
+ * bytes) has a timestamp in: at its start (or at fmt->field), an epoch
+ * time, RFC 3339 or syslog's; else the first bracketed CLF time, else
+ * the first RFC 3339 time anywhere in it.  On success fmt holds that
+ * format, *ns is the time and 0 is returned; else -1, fmt unchanged.
+ */
+int timestamp_detect(
+    struct timestamp_format *fmt, const char *rec, size_t len, int64_t *ns);
+
+/*
+ * The time of the record rec[0..len) in the format fmt holds, in *ns
+ * (nanoseconds since the epoch, UTC); while fmt holds none, detect it
+ * first.  Returns 0, or -1 when the record has no usable timestamp (none,
+ * a malformed one, the 30th of February, hour 24, minute 60, a time out
+ * of range): a record to count, not an error.  A fraction of a second
+ * ('.' or ',' and digits; only '.' after an epoch time) may follow the
+ * seconds in every format; digits past the ninth are dropped.  Second
+ * 60 (a leap second) is the last nanosecond of second 59.  A time
+ * without a zone is local (fmt->local).  A time without a year, or
+ * without a date, takes those that put it nearest the previous record's:
+ * December then January moves on a year.
+ */
+int timestamp_parse(
+    struct timestamp_format *fmt, const char *rec, size_t len, int64_t *ns);
+
+#endif

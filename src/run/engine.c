@@ -1,0 +1,344 @@
+/* The engine: the one loop that reads, waits, writes and handles signals. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "output.h"
+#include "signals.h"
+#include "splice.h"
+#include "stdfd.h"
+#include "stream.h"
+
+/* A run: what the engine works on, and what reports read. */
+struct run {
+	const struct engine *e;
+	const struct policy *pol;
+	struct stream s;
+	unsigned seen;	/* changes of the limits applied */
+	size_t cols;	/* the width of -P's terminal, or 0 */
+	bool share_tty; /* -P's line and the output share a terminal */
+	bool writing;	/* output is being written */
+	bool started;	/* the input and output are open */
+	bool ended;	/* the last report is made */
+};
+
+/* The run: one per process, as reports and requests reach it by signal. */
+static struct run run;
+
+/* Counts live changes of the limits, and when the last was made. */
+static unsigned changes;
+static int64_t changed_ns;
+
+void
+engine_limits_changed(int64_t now_ns)
+{
+	changes++;
+	changed_ns = now_ns;
+	/* The tiers of the records held may be others now. */
+	stream_recount(&run.s);
+}
+
+/* The report, on SIGUSR1 and for --stats. */
+static void
+report(void *arg)
+{
+	struct run *r = arg;
+
+	char line[STATS_LINE_MAX];
+
+	stream_count_waiting(&r->s);
+	output_say(line,
+	    stats_format(r->e->stats, clock_now_ns(), r->e->stats_json, line,
+		sizeof line));
+}
+
+size_t
+engine_report(char *buf, size_t size, bool json)
+{
+	stream_count_waiting(&run.s);
+	return stats_format(run.e->stats, clock_now_ns(), json, buf, size);
+}
+
+size_t
+engine_status(char *buf, size_t size)
+{
+	stream_count_waiting(&run.s);
+	return stats_format_status(run.e->stats, clock_now_ns(), buf, size);
+}
+
+/* Draw -P's line; done ends it. */
+static void
+draw(struct run *r, bool done)
+{
+	char line[STATS_LINE_MAX];
+
+	if (signals_resized())
+		r->cols = stdfd_columns(STDERR_FILENO);
+	stream_count_waiting(&r->s);
+	output_say(line,
+	    stats_format_progress(
+		r->e->stats, clock_now_ns(), done, r->cols, line, sizeof line));
+}
+
+/* The live status line of --progress: not in the middle of output. */
+static void
+tick(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->writing && r->share_tty)
+		return;
+	draw(r, false);
+}
+
+/*
+ * Output is about to reach the terminal that shows -P's line (done:
+ * has reached it): clear the line first, and draw it again after.
+ */
+static void
+around_output(struct run *r, bool done)
+{
+	r->writing = !done;
+	if (!r->share_tty)
+		return;
+	if (done)
+		tick(r);
+	else
+		output_say(STATS_CLEAR, sizeof STATS_CLEAR - 1);
+}
+
+/* How a wait ended. */
+enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
+
+/* Handle the signals that arrived; what they mean for a wait. */
+static enum wake
+interrupted(unsigned seen)
+{
+	if (signals_stop_requested())
+		return WAKE_STOP;
+	signals_dispatch();
+	return changes != seen ? WAKE_CHANGED : WAKE_DUE;
+}
+
+/*
+ * Wait until deadline_ns, and with read until input arrives too, printing
+ * reports as they are asked for.  Returns early when a stop was
+ * requested, or when the limits changed, so the deadline is stale.
+ */
+static enum wake
+wait_until(struct run *r, int64_t deadline_ns, bool read)
+{
+	enum wake w = interrupted(r->seen);
+	int rc;
+
+	/* A stop or a change asked for just before: do not wait on a stale
+	 * deadline. */
+	if (w != WAKE_DUE)
+		return w;
+	if (read) {
+		rc = stream_wait_input(&r->s, deadline_ns);
+		if (rc == EINTR)
+			return interrupted(r->seen);
+		return rc == 0 ? WAKE_DUE : WAKE_INPUT;
+	}
+	while (clock_sleep_until(deadline_ns) == EINTR)
+		if ((w = interrupted(r->seen)) != WAKE_DUE)
+			return w;
+	return WAKE_DUE;
+}
+
+/* Read more input, as the policy's reads may take it; false to stop. */
+static bool
+read_more(struct run *r, enum read_mode mode)
+{
+	if (r->s.eof)
+		return false;
+	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
+}
+
+/* Note how late units due at due_ns went at now_ns. */
+static void
+note_late(struct stats *st, int64_t due_ns, int64_t now_ns)
+{
+	st->next_due_ns = 0;
+	if (due_ns != INT64_MIN && now_ns - due_ns > st->max_late_ns)
+		st->max_late_ns = now_ns - due_ns;
+}
+
+/* Carry out action a, decided at now_ns; false to stop. */
+static bool
+act(struct run *r, const struct action *a, int64_t now_ns)
+{
+	struct stats *st = r->e->stats;
+	enum wake w;
+
+	switch (a->kind) {
+	case ACT_SEND:
+		note_late(st, a->due_ns, now_ns);
+		around_output(r, false);
+		(void)stream_send(&r->s, a->bytes, a->units);
+		around_output(r, true);
+		return true;
+	case ACT_DROP:
+		stream_drop(&r->s, a->off, a->bytes, a->units);
+		return true;
+	case ACT_LONG:
+		note_late(st, a->due_ns, now_ns);
+		stream_begin_long(&r->s, a->pass, a->units);
+		return true;
+	case ACT_WAIT:
+		st->next_due_ns = a->due_ns == INT64_MAX ? 0 : a->due_ns;
+		w = wait_until(r, a->due_ns, a->read);
+		if (w == WAKE_INPUT)
+			return stream_fill(&r->s, r->pol->uses_ready) >= 0;
+		return w != WAKE_STOP;
+	case ACT_READ:
+		return read_more(r, r->pol->read);
+	}
+	return false;
+}
+
+/* Move what is held of a long record; false when more must be read. */
+static bool
+move_long(struct run *r)
+{
+	struct moved m;
+	size_t n;
+
+	around_output(r, false);
+	n = stream_move_long(&r->s, &m);
+	around_output(r, true);
+	if (n == 0)
+		return r->s.longrec == LONG_NONE;
+	if (r->pol->streamed != NULL)
+		r->pol->streamed(r->pol->self, &m, clock_now_ns());
+	return true;
+}
+
+/*
+ * A stop came: carry out what the policy has already decided (tokens
+ * taken, verdicts given), unless the output took no more, then set aside
+ * a copy of the whole records still held where dropped records go.  They
+ * count as waiting.
+ */
+static void
+settle(struct run *r)
+{
+	struct action a;
+	struct view v;
+
+	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
+	    !r->s.out_gone && r->s.unsent == 0) {
+		stream_view(&r->s, &v);
+		policy_next(r->pol, &v, clock_now_ns(), &a);
+		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
+			break;
+		(void)act(r, &a, clock_now_ns());
+	}
+	stream_spill(&r->s);
+}
+
+/*
+ * A stop came while the drop file holds part of a record: drop the rest
+ * of it as it arrives, and release nothing meanwhile.  False when done.
+ */
+static bool
+finish_drop(struct run *r)
+{
+	struct action a;
+	struct view v;
+
+	stream_view(&r->s, &v);
+	policy_next(r->pol, &v, clock_now_ns(), &a);
+	if (a.kind == ACT_DROP)
+		return act(r, &a, clock_now_ns());
+	return read_more(r, READ_COPY);
+}
+
+/* One turn of the loop; false to stop. */
+static bool
+turn(struct run *r)
+{
+	struct action a;
+	struct view v;
+	int64_t now_ns;
+
+	signals_dispatch();
+	if (changes != r->seen) {
+		r->seen = changes;
+		if (r->pol->retuned != NULL)
+			r->pol->retuned(r->pol->self, changed_ns);
+	}
+	if (r->s.out_gone)
+		return false;
+	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
+		return move_long(r) || read_more(r, READ_COPY);
+	if (signals_stop_requested())
+		return r->s.drop_open && finish_drop(r);
+	stream_view(&r->s, &v);
+	now_ns = clock_now_ns();
+	policy_next(r->pol, &v, now_ns, &a);
+	return act(r, &a, now_ns);
+}
+
+/* The last line of -P and the report of -s, once, as a run ends. */
+static void
+finish(struct run *r)
+{
+	if (!r->started || r->ended)
+		return;
+	r->ended = true;
+	if (r->e->progress)
+		draw(r, true);
+	if (r->e->stats_at_exit)
+		report(r);
+}
+
+/*
+ * A run that ends on an error after it started (err(3) calls exit: a
+ * write error, Redis refusing it, --redis-fallback fail) reports as one
+ * that ends normally; the counts are as the error left them.
+ */
+static void
+finish_at_exit(void)
+{
+	finish(&run);
+}
+
+int
+engine_run(const struct engine *e)
+{
+	static bool hooked;
+
+	run = (struct run){ .e = e,
+		.pol = e->policy,
+		.seen = changes,
+		.share_tty = e->progress &&
+		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
+	/* Reports may be asked for while a drop FIFO waits for a reader. */
+	signals_on_report(report, &run);
+	if (e->progress) {
+		/* The line fits the terminal, and follows it when resized. */
+		signals_on_resize();
+		run.cols = stdfd_columns(STDERR_FILENO);
+		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
+	}
+	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
+	    e->drop_to, e->stats, e->start_ns);
+	if (e->progress)
+		e->stats->bytes_total = input_total_bytes(&run.s.in);
+	run.s.tally = e->tally;
+	run.s.tally_ctx = e->tally_ctx;
+	run.started = true;
+	if (!hooked && (e->progress || e->stats_at_exit))
+		hooked = atexit(finish_at_exit) == 0;
+	while (turn(&run))
+		;
+	if (signals_stop_requested())
+		settle(&run);
+	finish(&run);
+	return stream_close(&run.s);
+}

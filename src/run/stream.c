@@ -1,0 +1,482 @@
+/* The stream: the input held between reading and release, and its counts. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "output.h"
+#include "signals.h"
+#include "splice.h"
+#include "stream.h"
+
+/*
+ * Open the drop file for appending.  A FIFO waits for a reader: a signal
+ * meanwhile is handled, and a stop ends the run as it would have.
+ */
+static int
+open_drop(const char *path)
+{
+	int fd;
+
+	while ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		    0666)) < 0 &&
+	    errno == EINTR) {
+		signals_finish();
+		signals_dispatch();
+	}
+	return fd;
+}
+
+void
+stream_open(struct stream *s, size_t cap, const struct framer *f, char **files,
+    int nfiles, const char *drop_to, struct stats *st, int64_t start_ns)
+{
+	int outs[2] = { STDOUT_FILENO, -1 };
+
+	*s = (struct stream){ .cap = cap,
+		.framer = *f,
+		.st = st,
+		.drop_fd = -1,
+		.drop_name = drop_to,
+		.ready_ns = start_ns,
+		.read_ns = start_ns };
+	if ((s->buf = malloc(cap)) == NULL)
+		err(1, "buffer of %zu bytes", cap);
+	if (drop_to != NULL && (s->drop_fd = open_drop(drop_to)) < 0)
+		err(1, "%s", drop_to);
+	outs[1] = s->drop_fd;
+	input_init(&s->in, files, nfiles, outs, 2);
+}
+
+int
+stream_close(struct stream *s)
+{
+	int status = s->in.status;
+
+	input_close(&s->in);
+	if (s->drop_fd >= 0 && close(s->drop_fd) != 0) {
+		warn("%s", s->drop_name);
+		status = 1;
+	}
+	free(s->buf);
+	s->buf = NULL;
+	return status;
+}
+
+void
+stream_view(const struct stream *s, struct view *v)
+{
+	*v = (struct view){ s->buf + s->head + s->unsent,
+		s->tail - s->head - s->unsent, s->eof,
+		s->tail - s->head == s->cap, s->ready_ns, s->read_ns };
+}
+
+/* bytes left the head. */
+static void
+consume(struct stream *s, size_t bytes)
+{
+	s->head += bytes;
+	if (s->head == s->tail) {
+		s->head = s->tail = s->counted = 0;
+		s->held_in = false;
+	} else if (s->counted < s->head) {
+		s->counted = s->head;
+	}
+}
+
+/* The bytes held in the input are read into the buffer after all. */
+static void
+take_held(struct stream *s)
+{
+	size_t want = s->tail - s->head, n;
+
+	if (!s->held_in)
+		return;
+	n = input_take(&s->in, s->buf + s->head, want);
+	s->held_in = false;
+	/* What the input no longer had was never there. */
+	s->tail -= want - n;
+	s->st->bytes_in -= want - n;
+	if (s->counted > s->tail)
+		s->counted = s->tail;
+	consume(s, 0);
+}
+
+/*
+ * Splice the first bytes of those held in the input to standard output;
+ * false when the output's reader has gone.
+ */
+static bool
+send_held(struct stream *s, size_t bytes)
+{
+	bool gone;
+	size_t n = input_splice_out(&s->in, bytes, &gone);
+
+	s->st->bytes_out += n;
+	s->st->units_out += n; /* only bytes are held in the input */
+	consume(s, n);
+	if (gone) {
+		s->out_gone = true;
+		return false;
+	}
+	if (n == bytes)
+		return true;
+	if (signals_stop_requested()) {
+		s->unsent = bytes - n; /* they stay in the input */
+		return true;
+	}
+	/* Splicing failed: read and write the rest.  Or the input ended
+	 * before them: the rest was never there. */
+	take_held(s);
+	n = bytes - n < s->tail - s->head ? bytes - n : s->tail - s->head;
+	return n == 0 || stream_send(s, n, n);
+}
+
+/*
+ * Tell s->tally of each record that is whole in the buffer (or ends the
+ * input) and was not told of yet: it waits.  The bytes that end a long
+ * record already told of are passed over.
+ */
+static void
+count_held(struct stream *s)
+{
+	const char *b, *end = s->buf + s->tail, *nl;
+
+	if (s->tally == NULL || s->framer.bytes)
+		return;
+	for (b = s->buf + s->counted; b < end; b = nl) {
+		nl = memchr(b, s->framer.delim, (size_t)(end - b));
+		if (nl == NULL && !s->eof) {
+			if (s->long_open)
+				b = end;
+			break;
+		}
+		nl = nl != NULL ? nl + 1 : end;
+		if (s->long_open)
+			s->long_open = false;
+		else
+			s->tally(s->tally_ctx, b, (size_t)(nl - b), true,
+			    STATS_WAITING);
+	}
+	s->counted = (size_t)(b - s->buf);
+}
+
+/*
+ * Tell s->tally of the first units records at b[0..bytes): fate.  Each
+ * whole one was told it waits before, by count_held.  A last one cut
+ * short (dropped in pieces) was not: it is told it waits, then its fate,
+ * and the rest of it, when it comes, is no record of its own.
+ */
+static void
+tally(struct stream *s, const char *b, size_t bytes, uint64_t units,
+    enum stats_fate fate)
+{
+	const char *end = b + bytes, *nl;
+	bool whole;
+
+	if (s->tally == NULL || s->framer.bytes)
+		return;
+	count_held(s);
+	for (; units > 0 && b < end; units--, b = nl) {
+		nl = memchr(b, s->framer.delim, (size_t)(end - b));
+		whole = nl != NULL || (s->eof && end == s->buf + s->tail);
+		nl = nl != NULL ? nl + 1 : end;
+		if (!whole) {
+			s->tally(s->tally_ctx, b, (size_t)(nl - b), false,
+			    STATS_WAITING);
+			s->long_open = true;
+		}
+		s->tally(s->tally_ctx, b, (size_t)(nl - b), whole, fate);
+	}
+}
+
+/*
+ * The whole records held and not yet released or dropped: their bytes,
+ * from buf + *off.  The rest of a record already counted (a long one being
+ * moved, or one partly in the drop file) is not among them, nor a last
+ * record whose end has not been read.
+ */
+static size_t
+held_whole(const struct stream *s, size_t *off)
+{
+	const char *b = s->buf + s->head, *end;
+	size_t len = s->tail - s->head, skip = 0;
+
+	if (s->longrec != LONG_NONE || s->drop_open) {
+		end = memchr(b, s->framer.delim, len);
+		skip = end != NULL ? (size_t)(end - b) + 1 : len;
+	}
+	*off = s->head + skip;
+	if (s->eof)
+		return len - skip;
+	return framer_whole(&s->framer, b + skip, len - skip);
+}
+
+void
+stream_count_waiting(struct stream *s)
+{
+	size_t off, n = held_whole(s, &off);
+
+	s->st->units_waiting = framer_count(
+	    &s->framer, s->buf + off, n, s->eof);
+	s->st->bytes_waiting = s->tail - s->head;
+	/* The tiers' counts are kept as records come and go: each record
+	 * not yet told of is told now, and none twice. */
+	count_held(s);
+}
+
+/*
+ * Write the bytes at the head, holding units units; mid: they continue a
+ * record begun.  As stream_send.
+ */
+static bool
+send_run(struct stream *s, size_t bytes, uint64_t units, bool mid)
+{
+	const char *b = s->buf + s->head;
+	ssize_t n;
+
+	if (s->unsent > 0) {
+		s->unsent += bytes; /* nothing may pass those left */
+		return true;
+	}
+	if (s->held_in && !s->out_gone)
+		return send_held(s, bytes);
+	if (s->out_gone ||
+	    (n = output_send(
+		 b, bytes, s->framer.bytes ? -1 : s->framer.delim, mid)) < 0) {
+		/* The reader went away: what was not written still waits. */
+		s->out_gone = true;
+		return false;
+	}
+	if ((size_t)n < bytes) {
+		/* A stop cut the run at a boundary: the rest waits. */
+		units = framer_count(&s->framer, b, (size_t)n, false);
+		s->unsent = bytes - (size_t)n;
+	}
+	s->st->bytes_out += (uint64_t)n;
+	s->st->units_out += units;
+	tally(s, b, (size_t)n, units, STATS_OUT);
+	consume(s, (size_t)n);
+	return true;
+}
+
+void
+stream_recount(struct stream *s)
+{
+	if (s->tally == NULL)
+		return;
+	s->tally(s->tally_ctx, NULL, 0, true, STATS_WAITING);
+	s->counted = s->head;
+	/* The bytes at the head may go on a long record told of. */
+	s->long_open = s->longrec != LONG_NONE;
+}
+
+bool
+stream_send(struct stream *s, size_t bytes, uint64_t units)
+{
+	return send_run(s, bytes, units, false);
+}
+
+void
+stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
+{
+	char *at;
+
+	take_held(s);
+	off += s->unsent; /* from the head of the view */
+	at = s->buf + s->head + off;
+	if (s->drop_fd >= 0)
+		(void)output_write(s->drop_fd, at, bytes, s->drop_name);
+	/* Part of a record in the drop file: a stop waits for the rest. */
+	if (bytes > 0 && !s->framer.bytes)
+		s->drop_open = (unsigned char)at[bytes - 1] !=
+			s->framer.delim &&
+		    !(s->eof && off + bytes == s->tail - s->head);
+	input_hold_stop(&s->in, s->drop_open || s->longrec != LONG_NONE);
+	s->st->bytes_dropped += bytes;
+	s->st->units_dropped += units;
+	tally(s, at, bytes, units, STATS_DROPPED);
+	if (off == 0) {
+		consume(s, bytes);
+	} else {
+		memmove(at, at + bytes, s->tail - (s->head + off + bytes));
+		s->tail -= bytes;
+		/* Whole records, told of: count_held had passed them. */
+		s->counted = s->counted > s->head + off + bytes ?
+		    s->counted - bytes :
+		    s->head + off;
+	}
+}
+
+void
+stream_begin_long(struct stream *s, bool pass, uint64_t units)
+{
+	s->longrec = pass ? LONG_PASS : LONG_DROP;
+	/* A stop waits for the record's end. */
+	input_hold_stop(&s->in, true);
+	if (pass)
+		s->st->units_out += units;
+	else
+		s->st->units_dropped += units;
+	/* Not whole, it was not told it waits: it is now, then its fate;
+	 * the end of it, when it comes, is not a record of its own. */
+	if (s->tally != NULL && !s->framer.bytes && units > 0) {
+		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
+		    false, STATS_WAITING);
+		s->tally(s->tally_ctx, s->buf + s->head, s->tail - s->head,
+		    false, pass ? STATS_OUT : STATS_DROPPED);
+		s->counted = s->head;
+		s->long_open = true;
+	}
+}
+
+size_t
+stream_move_long(struct stream *s, struct moved *m)
+{
+	size_t len = s->tail - s->head, units;
+	size_t n = framer_span(&s->framer, s->buf + s->head, len, 1, &units);
+
+	*m = (struct moved){ .pass = s->longrec == LONG_PASS,
+		.ended = units == 1 || s->eof,
+		.ready_ns = s->ready_ns,
+		.read_ns = s->read_ns };
+	if (m->ended) {
+		s->longrec = LONG_NONE; /* its end is here */
+		input_hold_stop(&s->in, s->drop_open);
+	}
+	if (units == 0)
+		n = len;
+	if (!m->pass)
+		stream_drop(s, 0, n, 0);
+	else if (!send_run(s, n, 0, true))
+		return 0;
+	/* Its end left before count_held saw it: what follows is new. */
+	if (m->ended && s->long_open) {
+		s->long_open = false;
+		s->counted = s->head;
+	}
+	m->bytes = n;
+	return n;
+}
+
+ssize_t
+stream_fill(struct stream *s, bool fresh)
+{
+	bool waited = false;
+	ssize_t got;
+	int64_t now_ns;
+
+	take_held(s);
+	if (s->tail == s->cap && s->head > 0) {
+		memmove(s->buf, s->buf + s->head, s->tail - s->head);
+		s->tail -= s->head;
+		s->counted -= s->counted > s->head ? s->head : s->counted;
+		s->head = 0;
+	}
+	/*
+	 * Units are ready from the time they arrive.  Data that was already
+	 * waiting when we came for it has been ready since we last knew, so
+	 * the schedule keeps its place; only data we had to wait for starts
+	 * afresh, as after an idle period.
+	 */
+	got = input_read(
+	    &s->in, s->buf + s->tail, s->cap - s->tail, fresh ? &waited : NULL);
+	if (got < 0)
+		return -1;
+	now_ns = clock_now_ns();
+	if (got == 0)
+		s->eof = true;
+	s->tail += (size_t)got;
+	s->st->bytes_in += (uint64_t)got;
+	s->read_ns = now_ns;
+	if (waited)
+		s->ready_ns = now_ns;
+	return got;
+}
+
+static ssize_t
+stream_claim(struct stream *s, bool fresh)
+{
+	bool waited = false;
+	ssize_t got;
+	int64_t now_ns;
+
+	/* Held bytes of one operand only: the next may not be spliceable. */
+	if (!s->framer.bytes || s->head != s->tail)
+		return stream_fill(s, fresh);
+	got = input_peek(&s->in, s->cap, fresh ? &waited : NULL);
+	now_ns = clock_now_ns();
+	if (waited)
+		s->ready_ns = now_ns;
+	if (got == SPLICE_UNSUPPORTED)
+		return stream_fill(s, fresh && !waited);
+	if (got < 0)
+		return -1;
+	if (got == 0)
+		s->eof = true;
+	s->tail = (size_t)got;
+	s->held_in = got > 0;
+	s->st->bytes_in += (uint64_t)got;
+	s->read_ns = now_ns;
+	return got;
+}
+
+static ssize_t
+stream_splice(struct stream *s)
+{
+	ssize_t got = input_splice(&s->in);
+
+	if (got == 0)
+		s->eof = true;
+	if (got > 0) {
+		s->st->bytes_in += (uint64_t)got;
+		s->st->bytes_out += (uint64_t)got;
+		s->st->units_out += (uint64_t)got;
+	}
+	return got;
+}
+
+ssize_t
+stream_read(struct stream *s, enum read_mode mode, bool fresh)
+{
+	ssize_t got;
+
+	if (mode == READ_CLAIM)
+		return stream_claim(s, fresh);
+	/* Round the buffer only when it holds nothing to keep in order. */
+	if (mode == READ_SPLICE && s->tail == s->head && !s->in.no_splice) {
+		got = stream_splice(s);
+		if (got != SPLICE_UNSUPPORTED)
+			return got;
+	}
+	return stream_fill(s, fresh);
+}
+
+int
+stream_wait_input(struct stream *s, int64_t deadline_ns)
+{
+	if (!input_open(&s->in)) {
+		if (s->in.stopped)
+			return EINTR;
+		s->eof = true;
+		return -1;
+	}
+	return clock_wait_fd(s->in.fd, POLLIN, deadline_ns);
+}
+
+void
+stream_spill(struct stream *s)
+{
+	size_t off, n;
+
+	/* Bytes held in the input stay there, for whoever reads it next. */
+	if (s->held_in || s->drop_fd < 0)
+		return;
+	n = held_whole(s, &off);
+	if (n > 0)
+		(void)output_write(s->drop_fd, s->buf + off, n, s->drop_name);
+}

@@ -1,0 +1,133 @@
+/* The stream: the input held between reading and release, and its counts. */
+#ifndef STREAM_H
+#define STREAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "framer.h"
+#include "input.h"
+#include "policy.h"
+#include "stats.h"
+
+/* What happens to the long record at the head, if there is one. */
+enum longrec { LONG_NONE, LONG_PASS, LONG_DROP };
+
+/*
+ * Unreleased input is buf[head..tail).  A record longer than the buffer,
+ * once judged, streams out (or is dropped) as it arrives.  Every byte and
+ * unit that leaves is counted in st.
+ */
+struct stream {
+	char *buf;
+	size_t cap, head, tail;
+	bool eof;
+	bool out_gone;	/* the output's reader went away */
+	bool drop_open; /* the drop file holds part of a record */
+	bool held_in;	/* buf[head..tail) is still in the input, unread:
+			 * it is spliced out when sent */
+	size_t unsent;	/* at the head: whole records released that a stop
+			 * left unwritten; policies no longer see them, and
+			 * nothing more is written */
+	enum longrec longrec;
+	struct framer framer;
+	struct input in;
+	struct stats *st;
+	int drop_fd; /* -1: dropped units are discarded */
+	const char *drop_name;
+	int64_t ready_ns;      /* since when the input has been waiting */
+	int64_t read_ns;       /* when the last bytes arrived */
+	stats_tally_fn *tally; /* NULL, or told each record's fate */
+	void *tally_ctx;
+	size_t counted; /* buf[head..counted) told to tally as waiting */
+	bool long_open; /* buf[counted..] goes on a long record, told */
+};
+
+/*
+ * Start a stream of cap bytes over files[0..nfiles) (standard input if
+ * none), framed by f, counting in st, started at start_ns.  Dropped units
+ * are appended to drop_to when it is not NULL; an error opening it ends
+ * the process with status 1.
+ */
+void stream_open(struct stream *s, size_t cap, const struct framer *f,
+    char **files, int nfiles, const char *drop_to, struct stats *st,
+    int64_t start_ns);
+
+/* Close the input and the drop file; returns the exit status so far. */
+int stream_close(struct stream *s);
+
+/* What the policies see of s. */
+void stream_view(const struct stream *s, struct view *v);
+
+/*
+ * Write the bytes at the head, holding units units.  False when the
+ * output's reader has gone: they stay, waiting, and a stop is asked for.
+ * A stop meanwhile ends the write at a record boundary (output_send): the
+ * rest stays, unsent, and counts as waiting.
+ */
+bool stream_send(struct stream *s, size_t bytes, uint64_t units);
+
+/* Drop the bytes at offset off from the head, holding units units. */
+void stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units);
+
+/* The head record outgrew the buffer: count it, then send or drop it. */
+void stream_begin_long(struct stream *s, bool pass, uint64_t units);
+
+/*
+ * Move what is held of the long record at the head; returns the bytes
+ * moved (0: read more, or the output has gone), and tells m of them:
+ * whether they were sent, and whether the record's end was among them.
+ */
+size_t stream_move_long(struct stream *s, struct moved *m);
+
+/*
+ * At a stop: append the whole records held (read, not yet released or
+ * dropped) to the drop file, if there is one.  They still count as
+ * waiting: nothing decided their fate.  A record not yet whole is left
+ * out, as stream_count_waiting leaves it out.
+ */
+void stream_spill(struct stream *s);
+
+/*
+ * Count what s holds as waiting in s->st: units, the whole records
+ * stream_spill would set aside (a record whose end has not been read is
+ * no unit yet; at the end of input it is); bytes, every byte held.  And
+ * tell s->tally of each record held that it was not told of yet: it waits
+ * (until it is told of its fate).  Each record is told once, so this
+ * costs a count of the delimiters held and the records read since it was
+ * last called.
+ */
+void stream_count_waiting(struct stream *s);
+
+/*
+ * The limits changed (their tiers, maybe): s->tally forgets what waits,
+ * and is told of every record held again when next asked.
+ */
+void stream_recount(struct stream *s);
+
+/*
+ * Read more input at the tail; with fresh, input that had to be waited
+ * for starts a new wait (ready_ns).  Returns the bytes read, 0 at the end
+ * of all input, -1 when a stop was requested.
+ */
+ssize_t stream_fill(struct stream *s, bool fresh);
+
+/*
+ * Read more input as mode says (see enum read_mode): with READ_CLAIM, in
+ * byte mode, where nobody looks at the bytes, when they can be spliced
+ * out later they are left in the input and only counted (held_in); with
+ * READ_SPLICE, when nothing is held, they are moved straight to standard
+ * output, round the buffer (as input_splice); else they are read as
+ * stream_fill reads them, fresh as for it.  Returns as stream_fill.
+ */
+ssize_t stream_read(struct stream *s, enum read_mode mode, bool fresh);
+
+/*
+ * Wait until input can be read or deadline_ns; as clock_wait_fd, or -1
+ * when there is no more input (eof is then set).
+ */
+int stream_wait_input(struct stream *s, int64_t deadline_ns);
+
+#endif

@@ -1,0 +1,1082 @@
+/* A token bucket kept in Redis, for processes on many hosts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis.h"
+
+void
+redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d, uint64_t burst,
+    bool none, bool inf)
+{
+	memset(rt, 0, sizeof *rt);
+	rt->none = none;
+	rt->inf = inf;
+	if (none || inf)
+		return;
+	snprintf(rt->interval, sizeof rt->interval, "%.17Lg",
+	    (long double)d / n / 1000);
+	snprintf(
+	    rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
+	rt->burst_units = burst;
+}
+
+#ifndef HAVE_HIREDIS
+
+bool
+redis_available(void)
+{
+	return false;
+}
+
+struct redis *
+redis_open(const struct redis_url *u, const struct redis_bucket *b,
+    enum redis_fallback fallback, struct limiter *local, char *err,
+    size_t errsz)
+{
+	(void)u, (void)b, (void)fallback, (void)local;
+	snprintf(err, errsz,
+	    "--redis: this tbthrottle was built without "
+	    "Redis support (install libhiredis-dev and pkg-config, then "
+	    "rebuild)");
+	return NULL;
+}
+
+int
+redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
+{
+	(void)r, (void)tiers_id;
+	snprintf(err, errsz, "built without Redis support");
+	return -1;
+}
+
+size_t
+redis_book(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
+{
+	(void)r, (void)b, (void)n, (void)take, (void)now_ns, (void)ahead_ns;
+	(void)select, (void)ctx;
+	return 0;
+}
+
+void
+redis_close(struct redis *r)
+{
+	(void)r;
+}
+
+#else
+
+#include <err.h>
+#include <errno.h>
+
+#include "clock.h"
+#include "eviction.h"
+#include "msg.h"
+#include "redisconn.h"
+#include "signals.h"
+
+#define MS 1000000LL
+/* A booking that waits for Redis (block): its first retry, the longest wait. */
+#define RETRY_FIRST_NS (100 * MS)
+#define RETRY_MAX_NS (2000 * MS)
+/* While Redis is down, the wait from a failed try to the next probe. */
+#define PROBE_AFTER_NS (1000 * MS)
+/*
+ * The settings key lives this long after its last refresh (and at least
+ * as long as any bucket of its name holds anything); each process
+ * refreshes it at least every HEARTBEAT_MS * 3 / 2, under half of that.
+ */
+#define SETTINGS_TTL_MS 10000
+#define HEARTBEAT_MS 3000
+
+/*
+ * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
+ * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
+ * settings, holds i and b, the interval in microseconds and the burst,
+ * u, the unit, and r, the rate as given: set by the first process,
+ * checked by each newcomer (claim), and kept while any process uses the
+ * bucket (every call refreshes its expiry).  KEYS[2] holds this
+ * process's last batch: s, its number, and r, its answer.  KEYS[3...]
+ * are the buckets of a batch, in order: each holds t, the time it is
+ * full again (GCRA), and i, the interval it was booked at, and expires
+ * then, carrying nothing.  Booked at another interval (its tier's rate
+ * was changed), what it owes is re-rated from that moment.
+ * ARGV: op, rate text, unit, settings TTL (ms), the settings i and b that
+ * newcomers must give (the interval and burst, or with --tiers a digest
+ * of every tier's and "tiers"), the batch's number, how far ahead to book
+ * (us), then interval, burst and units of each bucket.
+ * op: claim returns 0, or the settings when they differ; reset sets
+ * them, whatever they were, and returns 0; keep returns 0.  book books
+ * each bucket's units from when the one before may go (the first now),
+ * as if each were booked as the one before went, and stops after one
+ * due beyond the look-ahead, unless the next is of the same bucket and
+ * within the look-ahead of the first due beyond it: it returns how many
+ * it booked, then the wait of each in microseconds.  take takes what there is room for, up
+ * to units, in each, and returns how many buckets, then how many units
+ * each gave.  A batch asked again (its answer was lost) is answered as
+ * before, booking nothing twice.  Booking uses this process's settings
+ * even if another's were set while it could not refresh them: a running
+ * process never fails for a newcomer.
+ */
+static const char script[] =
+    "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
+    "local op = ARGV[1]\n"
+    "local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r')\n"
+    "if not s[1] or op == 'reset' then\n"
+    "  redis.call('HSET', KEYS[1], 'i', ARGV[5], 'b', ARGV[6], 'u', ARGV[3],\n"
+    "    'r', ARGV[2])\n"
+    "elseif op == 'claim' and (s[1] ~= ARGV[5] or s[2] ~= ARGV[6] or\n"
+    "    s[3] ~= ARGV[3]) then\n"
+    "  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
+    "    tostring(s[3] or '?')}\n"
+    "end\n"
+    "local function hold(ms)\n"
+    "  if redis.call('PTTL', KEYS[1]) < ms then\n"
+    "    redis.call('PEXPIRE', KEYS[1], ms)\n"
+    "  end\n"
+    "end\n"
+    "hold(tonumber(ARGV[4]))\n"
+    "if op ~= 'book' and op ~= 'take' then return 0 end\n"
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+    "local out, keep = {0}, {0}\n"
+    "local m = redis.call('HMGET', KEYS[2], 's', 'r')\n"
+    "if m[1] == ARGV[7] and m[2] then\n"
+    "  out = {}\n"
+    "  for w in string.gmatch(m[2], '%S+') do\n"
+    "    local x = tonumber(w)\n"
+    "    if op == 'book' and #out > 0 then\n"
+    "      x = math.ceil(math.max(x - now, 0))\n"
+    "    end\n"
+    "    out[#out + 1] = x\n"
+    "  end\n"
+    "  return out\n"
+    "end\n"
+    "local ahead, from, most, lead = tonumber(ARGV[8]), now, 0, nil\n"
+    "for k = 3, #KEYS do\n"
+    "  local iv, burst = tonumber(ARGV[3 * k]), tonumber(ARGV[3 * k + 1])\n"
+    "  local units = tonumber(ARGV[3 * k + 2])\n"
+    "  local b = redis.call('HMGET', KEYS[k], 't', 'i')\n"
+    "  local tat = tonumber(b[1] or '0') or 0\n"
+    "  if tat ~= tat or tat == math.huge then tat = 0 end\n"
+    "  local was = tonumber(b[2] or '')\n"
+    "  if tat > now and was and was > 0 and was ~= iv then\n"
+    "    tat = now + (tat - now) * iv / was\n"
+    "    redis.call('HSET', KEYS[k], 't', string.format('%.17g', tat), 'i',\n"
+    "      ARGV[3 * k])\n"
+    "  end\n"
+    "  if tat < from then tat = from end\n"
+    "  if op == 'take' then\n"
+    "    local room = math.floor((now + burst * iv - tat) / iv)\n"
+    "    if room < units then units = math.max(room, 0) end\n"
+    "  end\n"
+    "  if units > 0 then\n"
+    "    local ttl = math.ceil((tat + units * iv - now) / 1000) + 1\n"
+    "    redis.call('HSET', KEYS[k], 't',\n"
+    "      string.format('%.17g', tat + units * iv), 'i', ARGV[3 * k])\n"
+    "    redis.call('PEXPIRE', KEYS[k], ttl)\n"
+    "    most = math.max(most, ttl)\n"
+    "  end\n"
+    "  out[1] = out[1] + 1\n"
+    "  if op == 'take' then\n"
+    "    out[k - 1] = units\n"
+    "    keep[k - 1] = units\n"
+    "  else\n"
+    "    local at = math.max(tat + (units - burst) * iv, from)\n"
+    "    out[k - 1] = math.ceil(at - now)\n"
+    "    keep[k - 1] = string.format('%.17g', at)\n"
+    "    if at - now > ahead then\n"
+    "      lead = lead or at\n"
+    "      if KEYS[k + 1] ~= KEYS[k] or at - lead > ahead then break end\n"
+    "    end\n"
+    "    from = at\n"
+    "  end\n"
+    "end\n"
+    "keep[1] = out[1]\n"
+    "hold(most)\n"
+    "redis.call('HSET', KEYS[2], 's', ARGV[7], 'r', table.concat(keep, ' '))\n"
+    "redis.call('PEXPIRE', KEYS[2], 60000)\n"
+    "return out\n";
+
+/* Most arguments of a call of the script: its keys and arguments. */
+#define CALL_ARGS (13 + 4 * REDIS_BATCH_MAX)
+
+struct redis {
+	struct redis_url url;
+	struct redisconn conn;
+	char sha[41];
+	char *key;	 /* "tbthrottle:NAME", and with -k ":KEY" */
+	size_t key_base; /* length of "tbthrottle:NAME" */
+	size_t key_len, key_size;
+	char settings[96]; /* "tbthrottle-settings:NAME" */
+	char last[128];	   /* "tbthrottle-settings:NAME:last:ID" */
+	char rate_text[TIERS_ID_MAX], name[80];
+	char asks[TIERS_ID_MAX + 64]; /* the settings, as messages say */
+	struct redis_rate own;	      /* the bucket's rate, -r's */
+	const struct redis_rate *at;  /* the selected key's */
+	char id_i[80], id_b[24];      /* the settings newcomers must give */
+	const char *unit;	      /* "bytes" or "records" */
+	uint64_t burst_units;	      /* burst, as a number */
+	enum redis_fallback fallback;
+	struct limiter *local;
+	struct eviction mem; /* what the server said of its memory */
+	bool mem_checked;    /* its eviction was judged, or cannot be */
+	bool allow_eviction; /* --redis-allow-eviction */
+	char mem_why[160];   /* why it could not be told */
+	bool claimed;	     /* the settings were checked in Redis */
+	bool loaded;	     /* the script is loaded on this connection */
+	bool ran;	     /* units were booked, here or locally */
+	bool busy;	     /* a call is under way: no chore now */
+	bool down;	     /* reported as down, not yet back */
+	int64_t retry_ns;    /* blocking: wait before the next connect */
+	int64_t next_try_ns; /* down: when to probe it next */
+	int64_t kept_ns;     /* when the settings were last refreshed */
+	uint64_t seq;	     /* the number of the batch under way */
+	/* The call of the script: its words, and the text of some. */
+	const char *argv[CALL_ARGS];
+	size_t lens[CALL_ARGS];
+	char head[4][24]; /* keys, TTL, batch, look-ahead */
+	char units[REDIS_BATCH_MAX][24];
+	size_t asked[REDIS_BATCH_MAX]; /* the bookings Redis is asked */
+	char *names;		       /* the buckets' names, end to end */
+	size_t names_size;
+};
+
+bool
+redis_available(void)
+{
+	return true;
+}
+
+/* why, made fit for a message: no password, no control characters. */
+static void
+clean(const struct redis *r, char *why, size_t size)
+{
+	redisurl_scrub(&r->url, why, size);
+	msg_escape(why, size);
+}
+
+/* A reply that books nothing: Redis counts as down for now. */
+static enum redisconn_result
+unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
+{
+	snprintf(why, size, "%s",
+	    rep->type == REDIS_REPLY_ERROR ? rep->str : "a reply out of range");
+	freeReplyObject(rep);
+	redisconn_close(&r->conn);
+	return REDISCONN_DOWN;
+}
+
+/* The command w[0..n) in argv and lens, for a step; n. */
+static int
+words(const char **argv, size_t *lens, const char *const *w, int n)
+{
+	for (int i = 0; i < n; i++) {
+		argv[i] = w[i];
+		lens[i] = strlen(w[i]);
+	}
+	return n;
+}
+
+/* SCRIPT LOAD, unless the script is loaded on this connection. */
+static int
+load_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "SCRIPT", "LOAD", script };
+
+	return ((const struct redis *)ctx)->loaded ? 0 :
+						     words(argv, lens, w, 3);
+}
+
+/* The script's digest, or why Redis cannot load it now. */
+static enum redisconn_result
+load_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
+	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
+		redisconn_fatal(&r->conn, "cannot load the script: %s",
+		    rep->type == REDIS_REPLY_ERROR ? rep->str :
+						     "no digest in the reply");
+	memcpy(r->sha, rep->str, 40);
+	r->sha[40] = '\0';
+	r->loaded = true;
+	return REDISCONN_OK;
+}
+
+/* Load the script again, after a restart flushed it. */
+static enum redisconn_result
+load_script(struct redis *r, char *why, size_t size)
+{
+	const char *argv[REDISCONN_STEP_WORDS];
+	size_t lens[REDISCONN_STEP_WORDS];
+	enum redisconn_result rc;
+	redisReply *rep;
+
+	r->loaded = false;
+	if ((rc = redisconn_command(&r->conn, load_words(r, argv, lens), argv,
+		 lens, &rep, why, size)) != REDISCONN_OK)
+		return rc;
+	rc = load_answer(r, rep, why, size);
+	freeReplyObject(rep);
+	if (rc != REDISCONN_OK)
+		redisconn_close(&r->conn);
+	return rc;
+}
+
+/* The rate of booking b: its key's, or the bucket's own. */
+static const struct redis_rate *
+rate_of(const struct redis *r, const struct booking *b)
+{
+	return b->rate != NULL ? b->rate : &r->own;
+}
+
+/*
+ * The names of the buckets of b[asked[0..m)], end to end in r->names, the
+ * length of each in lens: a key's own, or without one the bucket
+ * selected.
+ */
+static void
+name_buckets(struct redis *r, const struct booking *b, size_t m, size_t *lens)
+{
+	size_t total = 0, at = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->asked[j]];
+
+		lens[j] = bj->key != NULL ? r->key_base + 1 + bj->key_len :
+					    r->key_len;
+		if (lens[j] > SIZE_MAX / 4 - total)
+			errx(1, "keys of %zu bytes", total);
+		total += lens[j];
+	}
+	if (total > r->names_size) {
+		char *p = realloc(r->names, total * 2);
+
+		if (p == NULL)
+			err(1, "keys of %zu bytes", total);
+		r->names = p;
+		r->names_size = total * 2;
+	}
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->asked[j]];
+
+		if (bj->key == NULL) {
+			memcpy(r->names + at, r->key, r->key_len);
+		} else {
+			memcpy(r->names + at, r->key, r->key_base);
+			r->names[at + r->key_base] = ':';
+			memcpy(r->names + at + r->key_base + 1, bj->key,
+			    bj->key_len);
+		}
+		at += lens[j];
+	}
+}
+
+/*
+ * The words of the script's call for op, with the buckets of
+ * b[asked[0..m)] looking ahead ahead_ns, into r->argv; how many.
+ */
+static int
+call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
+    int64_t ahead_ns)
+{
+	const char **w = r->argv;
+	size_t *lens = r->lens, off = 0;
+	int n = 0;
+
+	snprintf(r->head[0], sizeof r->head[0], "%zu", m + 2);
+	snprintf(r->head[1], sizeof r->head[1], "%d", SETTINGS_TTL_MS);
+	snprintf(
+	    r->head[2], sizeof r->head[2], "%llu", (unsigned long long)r->seq);
+	snprintf(r->head[3], sizeof r->head[3], "%lld",
+	    (long long)(ahead_ns / 1000));
+	name_buckets(r, b, m, lens + 5);
+	w[n++] = "EVALSHA";
+	w[n++] = r->sha;
+	w[n++] = r->head[0];
+	w[n++] = r->settings;
+	w[n++] = r->last;
+	for (size_t j = 0; j < m; j++) {
+		w[n++] = r->names + off;
+		off += lens[n - 1];
+	}
+	w[n++] = op;
+	w[n++] = r->rate_text;
+	w[n++] = r->unit;
+	w[n++] = r->head[1];
+	w[n++] = r->id_i;
+	w[n++] = r->id_b;
+	w[n++] = r->head[2];
+	w[n++] = r->head[3];
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->asked[j]];
+
+		snprintf(r->units[j], sizeof r->units[j], "%llu",
+		    (unsigned long long)bj->units);
+		w[n++] = rate_of(r, bj)->interval;
+		w[n++] = rate_of(r, bj)->burst;
+		w[n++] = r->units[j];
+	}
+	for (int i = 0; i < n; i++)
+		if (i < 5 || i >= 5 + (int)m)
+			lens[i] = strlen(w[i]);
+	return n;
+}
+
+/*
+ * Run the script's op for the buckets of b[asked[0..m)] (none: the
+ * settings alone); the reply in *rep.
+ */
+static enum redisconn_result
+eval(struct redis *r, const char *op, const struct booking *b, size_t m,
+    int64_t ahead_ns, redisReply **rep, char *why, size_t size)
+{
+	int argc = call_words(r, op, b, m, ahead_ns);
+	enum redisconn_result rc;
+
+	for (int tries = 0;; tries++) {
+		if ((rc = redisconn_command(&r->conn, argc, r->argv, r->lens,
+			 rep, why, size)) != REDISCONN_OK)
+			return rc;
+		if ((*rep)->type != REDIS_REPLY_ERROR) {
+			r->kept_ns = clock_now_ns();
+			return REDISCONN_OK;
+		}
+		if (strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
+			return REDISCONN_OK;
+		/* The server restarted, or its scripts were flushed. */
+		freeReplyObject(*rep);
+		if ((rc = load_script(r, why, size)) != REDISCONN_OK)
+			return rc;
+		r->argv[1] = r->sha;
+	}
+}
+
+/* Settings rate, burst, unit as messages say them, into out. */
+static void
+settings_text(const char *rate, const char *burst, const char *unit, char *out,
+    size_t size)
+{
+	if (strcmp(burst, "tiers") == 0)
+		snprintf(out, size, "%s", rate);
+	else
+		snprintf(out, size, "-r %s, burst %s%s", rate, burst,
+		    strcmp(unit, "bytes") == 0 ? " (bytes)" : "");
+}
+
+/*
+ * The settings: claimed (checked against those kept in Redis, and set if
+ * there are none) the first time, kept (their expiry pushed back) after.
+ */
+static int
+settings_words(void *ctx, const char **argv, size_t *lens)
+{
+	struct redis *r = ctx;
+	int n = call_words(r, r->claimed ? "keep" : "claim", NULL, 0, 0);
+
+	memcpy(argv, r->argv, (size_t)n * sizeof *argv);
+	memcpy(lens, r->lens, (size_t)n * sizeof *lens);
+	return n;
+}
+
+/*
+ * A claim answered with the settings kept in Redis, which are not this
+ * run's: a newcomer that asks for others is refused; a process that has
+ * run already (limiting locally while Redis was out of reach) goes on
+ * with its own.
+ */
+static void
+differ(const struct redis *r, redisReply *const *e)
+{
+	char was[TIERS_ID_MAX + 64];
+
+	settings_text(e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
+	if (!r->ran)
+		redisconn_fatal(&r->conn,
+		    "shared bucket '%s' is %s; "
+		    "this run asks for %s (give the "
+		    "same, or wait until no process uses it and it "
+		    "is full)",
+		    r->name, was, r->asks);
+	msg_escape(was, sizeof was);
+	warnx("%s: shared bucket '%s' was set to %s while out of "
+	      "reach; this run goes on with %s",
+	    r->conn.shown, r->name, was, r->asks);
+}
+
+static enum redisconn_result
+settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+	redisReply *const *e = rep->element;
+
+	if (rep->type == REDIS_REPLY_ERROR) {
+		/* Flushed: load it at the next chance. */
+		if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
+			r->loaded = false;
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
+	if (!r->claimed && rep->type == REDIS_REPLY_ARRAY &&
+	    rep->elements == 3 && e[0]->type == REDIS_REPLY_STRING &&
+	    e[1]->type == REDIS_REPLY_STRING &&
+	    e[2]->type == REDIS_REPLY_STRING) {
+		differ(r, e);
+	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
+		snprintf(why, size, "a reply out of range");
+		return REDISCONN_DOWN;
+	}
+	r->claimed = true;
+	r->kept_ns = clock_now_ns();
+	return REDISCONN_OK;
+}
+
+/* INFO memory, until the server's eviction is judged. */
+static int
+info_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "INFO", "memory" };
+
+	return ((const struct redis *)ctx)->mem_checked ?
+	    0 :
+	    words(argv, lens, w, 2);
+}
+
+/*
+ * After a reply to what (INFO memory, CONFIG GET): judge the server's
+ * eviction once it is known.  An evicting server ends the run, unless
+ * allowed: its buckets, settings and answers kept for a lost batch
+ * would vanish, and the limits reset without a word.  A reply that
+ * does not tell is noted for the warning.
+ */
+static enum redisconn_result
+judge_memory(struct redis *r, const char *what, const redisReply *rep,
+    char *why, size_t size)
+{
+	const struct eviction *e = &r->mem;
+
+	if (eviction_known(e)) {
+		r->mem_checked = true;
+		if (eviction_evicts(e) && !r->allow_eviction)
+			redisconn_fatal(&r->conn,
+			    "maxmemory-policy %s (maxmemory %llu) evicts "
+			    "the keys of tbthrottle%s, resetting its limits: "
+			    "set maxmemory-policy noeviction, or give "
+			    "--redis-allow-eviction",
+			    e->policy, (unsigned long long)e->maxmemory,
+			    strncmp(e->policy, "volatile", 8) == 0 ?
+				" (they all expire)" :
+				"");
+		return REDISCONN_OK;
+	}
+	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+		snprintf(why, size, "%s", rep->str);
+		return REDISCONN_DOWN;
+	}
+	if (r->mem_why[0] == '\0')
+		snprintf(r->mem_why, sizeof r->mem_why, "%s: %s", what,
+		    rep->type == REDIS_REPLY_ERROR ? rep->str :
+						     "no maxmemory-policy");
+	return REDISCONN_OK;
+}
+
+static enum redisconn_result
+info_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+
+	if (rep->type == REDIS_REPLY_STRING)
+		eviction_from_info(&r->mem, rep->str, rep->len);
+	return judge_memory(r, "INFO memory", rep, why, size);
+}
+
+/* CONFIG GET, when INFO memory did not tell (managed servers may not). */
+static int
+config_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "CONFIG", "GET", "maxmemory*" };
+
+	return ((const struct redis *)ctx)->mem_checked ?
+	    0 :
+	    words(argv, lens, w, 3);
+}
+
+static enum redisconn_result
+config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+	enum redisconn_result rc;
+
+	for (size_t i = 0;
+	     rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
+		if (rep->element[i]->type == REDIS_REPLY_STRING &&
+		    rep->element[i + 1]->type == REDIS_REPLY_STRING)
+			eviction_from_config(&r->mem, rep->element[i]->str,
+			    rep->element[i + 1]->str);
+	if ((rc = judge_memory(r, "CONFIG GET", rep, why, size)) !=
+		REDISCONN_OK ||
+	    r->mem_checked)
+		return rc;
+	clean(r, r->mem_why, sizeof r->mem_why);
+	warnx("%s: cannot tell whether the server evicts keys (%s); one "
+	      "that does resets the limits (maxmemory-policy noeviction "
+	      "keeps them)",
+	    r->conn.shown, r->mem_why);
+	r->mem_checked = true;
+	return REDISCONN_OK;
+}
+
+/*
+ * Meeting Redis on a connection: connect and log in if need be, judge
+ * whether it evicts keys (once), load the script, and claim the
+ * settings, or keep them.  In the foreground as a run starts and before
+ * a booking, in the background otherwise.
+ */
+static const struct redisconn_step session[] = {
+	{ info_words, info_answer, true },
+	{ config_words, config_answer, true },
+	{ load_words, load_answer, false },
+	{ settings_words, settings_answer, false },
+};
+
+/* Start meeting Redis (session), unless it is under way. */
+static void
+start(struct redis *r)
+{
+	if (redisconn_busy(&r->conn))
+		return;
+	if (!redisconn_connected(&r->conn))
+		r->loaded = false;
+	redisconn_errand(
+	    &r->conn, session, sizeof session / sizeof session[0], r);
+}
+
+/* Meet Redis, waiting: OK, DOWN or STOP, the reason in why. */
+static enum redisconn_result
+setup(struct redis *r, char *why, size_t size)
+{
+	start(r);
+	return redisconn_finish(&r->conn, why, size);
+}
+
+/* Is Redis asked about booking b: has its key a limit that lets some go? */
+static bool
+asks(const struct redis *r, const struct booking *b)
+{
+	return !rate_of(r, b)->inf && !rate_of(r, b)->none;
+}
+
+/* Answer booking b, of no limit (inf) or none, here: due at due_ns. */
+static void
+answer_here(const struct redis *r, struct booking *b, int64_t due_ns)
+{
+	b->taken = rate_of(r, b)->inf ? b->units : 0;
+	b->due_ns = due_ns;
+}
+
+/* Longest wait believed from Redis: a reply beyond is a broken one. */
+#define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
+
+/*
+ * Is rep the script's answer for m buckets (take: for each; book: for
+ * at least the first), each number in range?  Else why says what is not.
+ */
+static bool
+answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
+    const redisReply *rep, char *why, size_t size)
+{
+	long long k;
+
+	snprintf(why, size, "a reply out of range");
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 2 ||
+	    rep->element[0]->type != REDIS_REPLY_INTEGER)
+		return false;
+	k = rep->element[0]->integer;
+	if (k < 1 || (size_t)k > m || (take && (size_t)k != m) ||
+	    rep->elements != (size_t)k + 1)
+		return false;
+	for (size_t j = 0; j < (size_t)k; j++) {
+		const redisReply *e = rep->element[j + 1];
+
+		if (e->type != REDIS_REPLY_INTEGER || e->integer < 0 ||
+		    (take && (uint64_t)e->integer > b[asked[j]].units))
+			return false;
+		if (!take && e->integer > WAIT_MAX_US) {
+			snprintf(why, size, "a wait of %lld us", e->integer);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Book (or, with take, take what there is room for of) the units of
+ * b[0..n) now in one round trip, looking ahead ahead_ns, as
+ * limiter_book_all says; keys of no limit (inf) are not asked, and at
+ * least one must be.  Returns
+ * OK with how many were booked in *got; DOWN when Redis cannot be reached
+ * or answers nonsense, or STOP (the reason in why).
+ */
+static enum redisconn_result
+book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
+    size_t *got, char *why, size_t size)
+{
+	enum redisconn_result rc;
+	redisReply *rep;
+	int64_t now_ns, last_ns;
+	size_t m = 0, j = 0, i;
+
+	for (i = 0; i < n; i++)
+		if (asks(r, &b[i]))
+			r->asked[m++] = i;
+	if ((!redisconn_connected(&r->conn) || redisconn_busy(&r->conn)) &&
+	    (rc = setup(r, why, size)) != REDISCONN_OK)
+		return rc;
+	if ((rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
+		 size)) != REDISCONN_OK)
+		return rc;
+	if (!answer_ok(b, r->asked, m, take, rep, why, size))
+		return unexpected(r, rep, why, size);
+	now_ns = last_ns = clock_now_ns();
+	for (i = 0; i < n; i++) {
+		if (!asks(r, &b[i])) {
+			answer_here(r, &b[i], last_ns);
+			continue;
+		}
+		if (j + 1 >= rep->elements)
+			break;
+		b[i].taken = (uint64_t)rep->element[j + 1]->integer;
+		b[i].due_ns = last_ns = now_ns +
+		    rep->element[j + 1]->integer * 1000;
+		j++;
+	}
+	freeReplyObject(rep);
+	*got = i;
+	return REDISCONN_OK;
+}
+
+/* Report Redis down (once) or back. */
+static void
+report(struct redis *r, bool down, char *why, size_t size)
+{
+	if (down && !r->down) {
+		clean(r, why, size);
+		warnx("%s: %s; %s", r->conn.shown, why,
+		    r->fallback == FALLBACK_LOCAL ?
+			"limiting locally until it is back" :
+			"waiting for it");
+	} else if (!down && r->down) {
+		warnx("%s: reached again", r->conn.shown);
+	}
+	r->down = down;
+}
+
+/* Wait before trying Redis again, handling signals; false on a stop. */
+static bool
+wait_retry(struct redis *r)
+{
+	int64_t until_ns = clock_now_ns() + r->retry_ns;
+
+	if (r->retry_ns < RETRY_MAX_NS)
+		r->retry_ns *= 2;
+	while (!signals_stop_requested()) {
+		if (clock_sleep_until(until_ns) != EINTR)
+			return true;
+		signals_dispatch();
+	}
+	return false;
+}
+
+/* Book b[0..n) at now_ns in the local limit (FALLBACK_LOCAL). */
+static size_t
+ask_local(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
+{
+	r->ran = true;
+	return limiter_book_all(
+	    r->local, b, n, take, now_ns, ahead_ns, select, ctx);
+}
+
+/*
+ * Book b[0..n) at now_ns through Redis, as the fallback says while it is
+ * down; returns how many were booked, or 0 when a stop came first
+ * (nothing booked: the caller releases nothing).  Asked again after a
+ * lost answer, Redis answers as before: a batch is booked once.
+ */
+static size_t
+ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
+    int64_t ahead_ns, limiter_select_fn *select, void *ctx)
+{
+	char why[512] = "";
+	size_t got = 0;
+	enum redisconn_result rc;
+
+	r->seq++;
+	for (;;) {
+		/* Down, it is probed in the background (chore): until a
+		 * probe succeeds, the local limit decides, at once. */
+		if (r->fallback == FALLBACK_LOCAL && r->down)
+			return ask_local(
+			    r, b, n, take, now_ns, ahead_ns, select, ctx);
+		rc = book(r, b, n, take, ahead_ns, &got, why, sizeof why);
+		if (rc == REDISCONN_OK) {
+			report(r, false, why, sizeof why);
+			r->retry_ns = RETRY_FIRST_NS;
+			r->ran = true;
+			return got;
+		}
+		if (rc == REDISCONN_STOP)
+			break;
+		if (r->fallback == FALLBACK_FAIL)
+			redisconn_fatal(&r->conn, "%s", why);
+		report(r, true, why, sizeof why);
+		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
+		if (r->fallback != FALLBACK_LOCAL && !wait_retry(r))
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Have the waits go on with the errand under way, or probe Redis when
+ * the time comes while it is down.
+ */
+static void
+watch(const struct redis *r)
+{
+	if (redisconn_busy(&r->conn))
+		redisconn_watch(&r->conn, signals_request_chore);
+	else if (r->down)
+		clock_watch_once(-1, 0, r->next_try_ns, signals_request_chore);
+	else
+		clock_watch_once(-1, 0, INT64_MAX, NULL);
+}
+
+/*
+ * Start what is due in the background: while Redis is down, a probe each
+ * PROBE_AFTER_NS; while it is up, the settings kept.  False when nothing
+ * is due.
+ */
+static bool
+start_due(struct redis *r)
+{
+	int64_t now_ns = clock_now_ns();
+
+	if (r->down ? now_ns < r->next_try_ns :
+		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS)
+		return false;
+	start(r);
+	return true;
+}
+
+/* The errand of the background ended: OK, or DOWN with why. */
+static void
+errand_done(struct redis *r, enum redisconn_result rc, char *why, size_t size)
+{
+	int64_t now_ns = clock_now_ns();
+
+	if (rc == REDISCONN_OK) {
+		report(r, false, why, size);
+		r->retry_ns = RETRY_FIRST_NS;
+		return;
+	}
+	r->next_try_ns = now_ns + PROBE_AFTER_NS;
+	/* The settings could not be kept: with a local limit to go on by,
+	 * Redis is down from now, and probed at once (it may have only
+	 * restarted); else the next booking tries it. */
+	if (!r->down && r->fallback == FALLBACK_LOCAL) {
+		report(r, true, why, size);
+		r->next_try_ns = now_ns;
+	}
+}
+
+/*
+ * The work done in the background, never waiting: a tick (the settings
+ * kept while this process runs, idle or blocked on its output too), a
+ * wait that saw the errand under way able to go on, or a booking while
+ * Redis is down.  Down, Redis is probed (connected, logged in, the script
+ * loaded and the settings claimed or kept, each step within its own
+ * deadline) and is up again only once a probe has gone through.
+ */
+static void
+chore(void *arg)
+{
+	struct redis *r = arg;
+	char why[512];
+	enum redisconn_result rc;
+
+	if (r->busy || signals_stop_requested())
+		return;
+	r->busy = true;
+	/* Twice: a probe may start as soon as the settings were not kept. */
+	for (int i = 0; i < 2; i++) {
+		if (!redisconn_busy(&r->conn) && !start_due(r))
+			break;
+		rc = redisconn_advance(&r->conn, why, sizeof why);
+		if (rc == REDISCONN_AGAIN)
+			break;
+		errand_done(r, rc, why, sizeof why);
+	}
+	watch(r);
+	r->busy = false;
+}
+
+size_t
+redis_book(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
+{
+	size_t got, i = 0, m = 0;
+
+	if (n > REDIS_BATCH_MAX)
+		n = REDIS_BATCH_MAX;
+	/* A key whose tier lets nothing go waits for a stop, and all
+	 * behind it: only --drop runs have such a tier, and they take. */
+	while (!take && i < n && !rate_of(r, &b[i])->none)
+		i++;
+	if (!take && i == 0 && n > 0) {
+		b[0].due_ns = INT64_MAX;
+		return 1;
+	}
+	n = take ? n : i;
+	for (i = 0; i < n; i++)
+		m += asks(r, &b[i]);
+	if (m == 0) {
+		/* Nothing for Redis to say: no call, and no news of it. */
+		for (i = 0; i < n; i++)
+			answer_here(r, &b[i], now_ns);
+		return n;
+	}
+	if (r->down && r->fallback == FALLBACK_LOCAL)
+		chore(r);
+	r->busy = true;
+	got = ask(r, b, n, take, now_ns, ahead_ns, select, ctx);
+	r->busy = false;
+	watch(r);
+	return got;
+}
+
+/* The settings newcomers must give: text is -r's, or with tiers their id. */
+static void
+set_settings(struct redis *r, const char *text, bool tiers)
+{
+	snprintf(r->rate_text, sizeof r->rate_text, "%s", text);
+	snprintf(r->id_i, sizeof r->id_i, "%s", tiers ? text : r->own.interval);
+	snprintf(r->id_b, sizeof r->id_b, "%s", tiers ? "tiers" : r->own.burst);
+	settings_text(r->rate_text, r->id_b, r->unit, r->asks, sizeof r->asks);
+}
+
+struct redis *
+redis_open(const struct redis_url *u, const struct redis_bucket *b,
+    enum redis_fallback fallback, struct limiter *local, char *err,
+    size_t errsz)
+{
+	struct redis *r = calloc(1, sizeof *r);
+	char why[512];
+	enum redisconn_result rc;
+
+	if (r == NULL ||
+	    (r->key = malloc(r->key_size = strlen(b->name) + 64)) == NULL) {
+		free(r);
+		snprintf(err, errsz, "out of memory");
+		return NULL;
+	}
+	r->url = *u;
+	redisconn_init(&r->conn, &r->url);
+	snprintf(r->name, sizeof r->name, "%s", b->name);
+	r->key_base = r->key_len = (size_t)snprintf(
+	    r->key, r->key_size, "tbthrottle:%s", b->name);
+	snprintf(
+	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
+	snprintf(r->last, sizeof r->last, "%s:last:%016llx", r->settings,
+	    (unsigned long long)b->session);
+	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
+	r->at = &r->own;
+	r->unit = b->bytes ? "bytes" : "records";
+	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
+	    b->tiers_id != NULL);
+	r->fallback = fallback;
+	r->local = local;
+	r->retry_ns = RETRY_FIRST_NS;
+	eviction_init(&r->mem);
+	r->allow_eviction = b->allow_eviction;
+	/* Allowed, there is nothing to ask the server, nor to warn of. */
+	r->mem_checked = b->allow_eviction;
+	/*
+	 * Meet Redis now, so that a newcomer with other settings, or a
+	 * mistake such as a missing password, ends the run before it reads
+	 * anything.  Down, it is probed in the background, and tried at the
+	 * first booking.
+	 */
+	r->busy = true;
+	rc = setup(r, why, sizeof why);
+	r->busy = false;
+	if (rc == REDISCONN_DOWN) {
+		if (fallback == FALLBACK_FAIL)
+			redisconn_fatal(&r->conn, "%s", why);
+		report(r, true, why, sizeof why);
+		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
+	}
+	signals_on_tick(chore, r, HEARTBEAT_MS);
+	signals_on_chore(chore, r);
+	watch(r);
+	return r;
+}
+
+int
+redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
+{
+	enum redisconn_result rc = REDISCONN_OK;
+	char was[TIERS_ID_MAX];
+	redisReply *rep;
+
+	/* Down, it cannot be told without waiting for it. */
+	if (r->down) {
+		snprintf(err, errsz, "Redis is out of reach");
+		return -1;
+	}
+	snprintf(was, sizeof was, "%s", r->rate_text);
+	set_settings(r, tiers_id, true);
+	r->at = &r->own;
+	r->busy = true;
+	r->claimed = true; /* reset: what was there is to be replaced */
+	if (!redisconn_connected(&r->conn) || redisconn_busy(&r->conn))
+		rc = setup(r, err, errsz);
+	if (rc == REDISCONN_OK &&
+	    (rc = eval(r, "reset", NULL, 0, 0, &rep, err, errsz)) ==
+		REDISCONN_OK) {
+		if (rep->type == REDIS_REPLY_ERROR) {
+			snprintf(err, errsz, "%s", rep->str);
+			rc = REDISCONN_DOWN;
+		}
+		freeReplyObject(rep);
+	}
+	r->busy = false;
+	watch(r);
+	if (rc == REDISCONN_OK)
+		return 0;
+	set_settings(r, was, true);
+	clean(r, err, errsz);
+	return -1;
+}
+
+void
+redis_close(struct redis *r)
+{
+	if (r == NULL)
+		return;
+	signals_cancel_tick(chore);
+	signals_on_chore(NULL, NULL);
+	clock_watch_once(-1, 0, INT64_MAX, NULL);
+	redisconn_close(&r->conn);
+	free(r->key);
+	free(r->names);
+	free(r);
+}
+
+#endif

@@ -1,0 +1,92 @@
+/* A token bucket kept in Redis, for processes on many hosts. */
+#ifndef REDIS_H
+#define REDIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "limiter.h"
+#include "redisurl.h"
+
+/* Was this tbthrottle built with Redis support (hiredis)? */
+bool redis_available(void);
+
+struct redis;
+
+/* Longest settings text: -r as given, or the id of tiers. */
+#define TIERS_ID_MAX 128
+
+/* A bucket in Redis, and the settings every process using it shares. */
+struct redis_bucket {
+	const char *name; /* keys "tbthrottle:NAME[:KEY]" */
+	uint64_t n, d;	  /* the rate: n units every d ns */
+	uint64_t burst;
+	bool bytes;	       /* units are bytes (-c), not records */
+	const char *rate_text; /* the rate as given, for messages */
+	/* NULL, or what other processes must give to share the name when
+	 * keys have rates of their own (--tiers): a digest of them all. */
+	const char *tiers_id;
+	uint64_t session;    /* this process's own number, drawn at random */
+	bool allow_eviction; /* a server that evicts keys will do */
+};
+
+/* Most bookings in one call of the script. */
+#define REDIS_BATCH_MAX 256
+
+/* The rate of a key's bucket in Redis (its tier's), as the script reads it. */
+struct redis_rate {
+	char interval[48]; /* microseconds a unit */
+	char burst[24];
+	uint64_t burst_units;
+	bool none; /* nothing goes, and Redis is not asked */
+	bool inf;  /* everything goes, and Redis is not asked */
+};
+
+/*
+ * The rate n units every d ns, burst burst, of a booking's key; none for
+ * nothing, inf for everything.
+ */
+void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
+    uint64_t burst, bool none, bool inf);
+
+/*
+ * Open the bucket b in Redis (with -k, a bucket per key); local is used
+ * while Redis is down with FALLBACK_LOCAL.  Meets Redis at once: ends
+ * the process (exit 1, one line) when Redis keeps other settings for
+ * b's name, or refuses us for good (password, ACL, a key of another
+ * type, not a Redis server), or evicts keys when memory runs short
+ * (unless b->allow_eviction), or with FALLBACK_FAIL cannot be reached.
+ * Otherwise an unreachable server is not an error here: the fallback
+ * decides.  Returns NULL with the reason in err when built without
+ * hiredis.
+ */
+struct redis *redis_open(const struct redis_url *u,
+    const struct redis_bucket *b, enum redis_fallback fallback,
+    struct limiter *local, char *err, size_t errsz);
+
+/*
+ * The keys' rates changed (a reload of --tiers): keep tiers_id as the
+ * settings of r's name from now on, whatever they were.  Returns 0, or
+ * -1 with the reason in err when Redis cannot be told now.
+ */
+int redis_retier(
+    struct redis *r, const char *tiers_id, char *err, size_t errsz);
+
+/*
+ * Book b[0..n) (up to REDIS_BATCH_MAX) at now_ns in Redis in one round
+ * trip, as limiter_book_all says with ahead_ns: each in its key's bucket
+ * (b->key; NULL: the bucket selected) at its rate (b->rate; NULL: the
+ * bucket's own).  While Redis is down the fallback decides: with
+ * FALLBACK_LOCAL they are booked in the local limit, select choosing
+ * each one's limit there.  A booking of a key whose rate lets nothing go
+ * is due at INT64_MAX, and ends the batch.  Returns how many were booked,
+ * a prefix; 0 when a stop came first (nothing was booked).  An answer
+ * lost on the way is asked for again, never booked twice.
+ */
+size_t redis_book(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx);
+
+void redis_close(struct redis *r);
+
+#endif

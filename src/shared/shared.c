@@ -1,0 +1,414 @@
+/* A token bucket shared by processes: one word in a file mapped in memory. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "msg.h"
+#include "rundir.h"
+#include "runname.h"
+#include "shared.h"
+#include "signals.h"
+
+#define SHARED_MAGIC 0x3353484254425400ULL /* "\0TBTBHS3" */
+/* The file's last word: no byte of it is 0, so a file cut short anywhere
+ * in it reads otherwise (bytes past the end of a file read as 0). */
+#define SHARED_END 0x444e454b43554254ULL /* "TBUCKEND" */
+/* How often a process looks at the file's size. */
+#define SHARED_CHECK_NS 1000000000LL
+/* Age at which a creator's temporary file is stale whoever has its pid. */
+#define SHARED_TEMP_STALE_S 10
+
+/*
+ * The file.  tat is the whole token state, changed only by compare and
+ * swap: no lock, so a process killed at any point leaves it consistent.
+ * The file appears whole, written before it is linked into place.
+ */
+struct shared_state {
+	_Atomic uint64_t magic;
+	uint64_t n, d, burst;
+	uint64_t bytes; /* 1: units are bytes (-c), 0: records */
+	int64_t epoch_ns;
+	char rate_text[40];
+	_Atomic int64_t tat;
+	_Atomic uint64_t end; /* SHARED_END */
+};
+
+/* Map the file open on fd, checked to be ours alone and whole. */
+static struct shared_state *
+map_file(int fd, const char *path, char *err, size_t errsz)
+{
+	struct stat st;
+	void *p;
+
+	if (fstat(fd, &st) != 0) {
+		msg_fail(err, errsz, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0) {
+		msg_fail(err, errsz, "%s is not a private file of yours", path);
+		return NULL;
+	}
+	if (st.st_size != (off_t)sizeof(struct shared_state)) {
+		msg_fail(err, errsz,
+		    "%s is not a shared bucket (wrong size): "
+		    "remove it when no process uses it",
+		    path);
+		return NULL;
+	}
+	p = mmap(NULL, sizeof(struct shared_state), PROT_READ | PROT_WRITE,
+	    MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		msg_fail(err, errsz, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Is f in dfd the temporary file of a creator killed before it could
+ * remove it?  Only a regular file is one.  It is named by its creator's
+ * pid: stale once that process is gone, or is us (we hold none yet: a
+ * process that had our pid left it).  A pid that is still there may be a
+ * zombie's or another process's that took it, so a file older than
+ * SHARED_TEMP_STALE_S is stale too; a creator stopped longer than that
+ * finds its file gone, and starts again.
+ */
+static bool
+stale_temp(int dfd, const char *f, void *now)
+{
+	long pid = runname_temp_pid(f);
+	time_t t = *(time_t *)now;
+	struct stat st;
+
+	if (pid <= 0 || fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return false;
+	if (pid == (long)getpid() ||
+	    (kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+		return true;
+	return st.st_mtime < t - SHARED_TEMP_STALE_S ||
+	    st.st_mtime > t + SHARED_TEMP_STALE_S;
+}
+
+/*
+ * Create the bucket init at path whole, so that no process, whenever it
+ * is killed, leaves a part of one there: written under the temporary
+ * name tmp, then linked into place, which fails if another process won
+ * the race (then theirs serves).  0 when a bucket is in place, or -1.
+ * No fsync: only a crash of the machine could lose the data, and it ends
+ * the boot whose monotonic clock the bucket counts on; its directory
+ * goes with that boot (see rundir.c).
+ */
+static int
+create_file(const char *path, const char *tmp, const struct shared_state *init)
+{
+	int fd, rc = -1, saved;
+	ssize_t w;
+
+	if ((fd = open(tmp,
+		 O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) <
+	    0)
+		return -1;
+	/* Swept away while we were stopped (ENOENT): the caller tries
+	 * again. */
+	if ((w = write(fd, init, sizeof *init)) == (ssize_t)sizeof *init)
+		rc = link(tmp, path) == 0 || errno == EEXIST ||
+			errno == ENOENT ?
+		    0 :
+		    -1;
+	else if (w >= 0)
+		errno = ENOSPC; /* a short write to a regular file */
+	saved = errno;
+	(void)close(fd);
+	(void)unlink(tmp);
+	errno = saved;
+	return rc;
+}
+
+/*
+ * Open the bucket file of name in dir into s->path, creating it full
+ * from init if there is none.  The descriptor, or -1 with the reason in
+ * err.
+ */
+static int
+open_file(struct shared *s, const char *dir, const char *name,
+    const struct shared_state *init, char *err, size_t errsz)
+{
+	char tmp[sizeof s->path + 32], file[96];
+	time_t now;
+	int fd;
+
+	snprintf(s->path, sizeof s->path, "%s/%s.bucket", dir, name);
+	(void)runname_temp(file, sizeof file, name, (long)getpid());
+	snprintf(tmp, sizeof tmp, "%s/%s", dir, file);
+	now = time(NULL);
+	rundir_sweep(dir, stale_temp, &now);
+	/* Another process may remove the bucket between our link and our
+	 * open: try again, a few times. */
+	for (int tries = 0;; tries++) {
+		fd = open(s->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 || errno != ENOENT || tries == 3)
+			break;
+		if (create_file(s->path, tmp, init) != 0)
+			break;
+	}
+	if (fd < 0)
+		msg_fail(err, errsz, "%s: %s", s->path, strerror(errno));
+	return fd;
+}
+
+/* The bucket as it starts, full: the contents of a new file. */
+static void
+make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
+    bool bytes, const char *rate_text)
+{
+	memset(init, 0, sizeof *init);
+	init->n = n;
+	init->d = d;
+	init->burst = burst;
+	init->bytes = bytes;
+	init->epoch_ns = 0; /* the clock's own origin: boot */
+	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
+	atomic_init(&init->tat, 0); /* full */
+	atomic_init(&init->magic, SHARED_MAGIC);
+	atomic_init(&init->end, SHARED_END);
+}
+
+/* Does the mapped bucket st hold what this run asks for?  Else say so. */
+static int
+check_state(const struct shared *s, const struct shared_state *st,
+    const struct shared_state *want, const char *name, char *err, size_t errsz)
+{
+	int64_t tat = atomic_load(&st->tat);
+	char was[120];
+
+	if (atomic_load(&st->magic) != SHARED_MAGIC ||
+	    atomic_load(&st->end) != SHARED_END)
+		return msg_fail(err, errsz,
+		    "%s is not a shared bucket: remove it "
+		    "when no process uses it",
+		    s->path);
+	if (st->n != want->n || st->d != want->d || st->burst != want->burst ||
+	    st->bytes != want->bytes) {
+		snprintf(was, sizeof was, "%.*s, burst %llu%s",
+		    (int)sizeof st->rate_text, st->rate_text,
+		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
+		return msg_fail(err, errsz,
+		    "shared bucket '%s' is -r %s; this run "
+		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
+		    "when no process uses it)",
+		    name, was, want->rate_text, (unsigned long long)want->burst,
+		    want->bytes ? " (bytes)" : "", s->path);
+	}
+	if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
+		return msg_fail(err, errsz,
+		    "%s is corrupt: remove it when "
+		    "no process uses it",
+		    s->path);
+	return 0;
+}
+
+/*
+ * Be ready for the file to be damaged or cut short while we use it.
+ * Another process of ours may write or truncate it.  An access to a page
+ * past the end of a truncated file raises SIGBUS, whenever it happens, so
+ * a handler must catch it.  A file cut short within its page raises
+ * nothing: the bytes past its end read as 0, and the bucket would seem to
+ * have refilled.  Checking the size with fstat before each access would
+ * add a system call to every booking and still race with a truncation
+ * right after it, so the file ends with a word of no zero byte, checked
+ * with the magic and the token word at each access (valid_word), which
+ * costs no system call; the size itself is looked at once a second, for
+ * a file grown.
+ */
+static void
+watch_faults(struct shared *s, const char *name)
+{
+	snprintf(
+	    s->what, sizeof s->what, "shared bucket '%s' (%s)", name, s->path);
+	msg_escape(s->what, sizeof s->what);
+	snprintf(s->bus_msg, sizeof s->bus_msg,
+	    "tbthrottle: %s was "
+	    "truncated while in use\n",
+	    s->what);
+	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
+}
+
+int
+shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
+    uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz)
+{
+	char dir[sizeof s->path - 80];
+	struct shared_state init, *st;
+	int fd, rc;
+
+	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
+		return msg_fail(err, errsz,
+		    "-r %s: the burst takes too long to "
+		    "refill for a shared bucket",
+		    rate_text);
+	/*
+	 * In the file, time is plain monotonic nanoseconds, good for 73
+	 * years of uptime whatever the rate, and a unit costs its interval
+	 * rounded up to a whole ns: never faster than asked, and slower by
+	 * less than 1 ns a unit (exact when d / n is whole).
+	 */
+	s->g = (struct gcra){ 1, (d + n - 1) / n, burst };
+	if ((rc = rundir_make(dir, sizeof dir)) == -2)
+		return msg_fail(err, errsz,
+		    "%s is not a private directory (mode "
+		    "0700, owned by you)",
+		    dir);
+	if (rc == -3)
+		return msg_fail(err, errsz,
+		    "%s is not a directory of yours that "
+		    "only you may write in: no place for shared buckets",
+		    dir);
+	if (rc != 0)
+		return msg_fail(err, errsz,
+		    "no directory for shared buckets: set "
+		    "XDG_RUNTIME_DIR, or HOME to a directory you may write in");
+	make_state(&init, n, d, burst, bytes, rate_text);
+	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
+		return -1;
+	if ((st = map_file(fd, s->path, err, errsz)) == NULL) {
+		(void)close(fd);
+		return -1;
+	}
+	s->st = st;
+	s->fd = fd; /* for its size, while it is used */
+	watch_faults(s, name);
+	if (check_state(s, st, &init, name, err, errsz) != 0)
+		return -1;
+	s->epoch_ns = st->epoch_ns;
+	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
+		return msg_fail(err, errsz,
+		    "shared bucket %s is too old for its "
+		    "rate: remove it when no process uses it",
+		    s->path);
+	return 0;
+}
+
+/* The file was found damaged, or of another size: say which, exit 1. */
+static void
+damaged(const struct shared *s)
+{
+	struct stat st;
+
+	if (fstat(s->fd, &st) == 0 && st.st_size < (off_t)sizeof *s->st)
+		errx(1, "%s was truncated while in use", s->what);
+	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)sizeof *s->st)
+		errx(1,
+		    "%s changed size while in use: remove it when no "
+		    "process uses it",
+		    s->what);
+	errx(1,
+	    "%s was damaged while in use: remove it when no "
+	    "process uses it",
+	    s->what);
+}
+
+/* Is tat a word the bucket can hold, in a file not damaged?  Else exit. */
+static int64_t
+valid_word(const struct shared *s, int64_t tat)
+{
+	if (tat < 0 || tat > GCRA_MAX_SCALED ||
+	    atomic_load(&s->st->magic) != SHARED_MAGIC ||
+	    atomic_load(&s->st->end) != SHARED_END)
+		damaged(s);
+	return tat;
+}
+
+/* Once a second, at a booking at now_ns: is the file still its size? */
+static void
+check_size(struct shared *s, int64_t now_ns)
+{
+	struct stat st;
+
+	if (now_ns < s->check_ns)
+		return;
+	s->check_ns = now_ns + SHARED_CHECK_NS;
+	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)sizeof *s->st)
+		damaged(s);
+}
+
+/* Scaled time of t_ns; times beyond the range stick at its end. */
+static int64_t
+scaled(const struct shared *s, int64_t t_ns)
+{
+	int64_t t = gcra_scale(&s->g, s->epoch_ns, t_ns);
+
+	return t >= 0 ? t : GCRA_MAX_SCALED;
+}
+
+/* Take up to max units at now_ns, or at the present if later. */
+static uint64_t
+take(struct shared *s, int64_t now_ns, uint64_t max)
+{
+	int64_t now, present, tat = atomic_load(&s->st->tat), at;
+	uint64_t got;
+
+	/* Judged at a past arrival, a unit would take a token the bucket
+	 * had then, which other processes may since have taken: book at the
+	 * present instead. */
+	present = clock_now_ns();
+	check_size(s, present);
+	now = scaled(s, present > now_ns ? present : now_ns);
+	do {
+		got = gcra_avail(&s->g, valid_word(s, tat), now);
+		if (got > max)
+			got = max;
+		if (got == 0)
+			return 0;
+	} while (!atomic_compare_exchange_weak(
+	    &s->st->tat, &tat, gcra_reserve(&s->g, tat, now, got, &at)));
+	return got;
+}
+
+/* Book units at now_ns, in line with the other processes; when they go. */
+static int64_t
+reserve(struct shared *s, int64_t now_ns, uint64_t units)
+{
+	int64_t now = scaled(s, now_ns), tat = atomic_load(&s->st->tat), at;
+
+	check_size(s, now_ns);
+	while (!atomic_compare_exchange_weak(&s->st->tat, &tat,
+	    gcra_reserve(&s->g, valid_word(s, tat), now, units, &at)))
+		;
+	return at > now ? gcra_unscale(&s->g, s->epoch_ns, at) : now_ns;
+}
+
+static size_t
+s_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
+{
+	if (n == 0)
+		return 0;
+	b->due_ns = reserve(self, now_ns, b->units);
+	return 1;
+}
+
+static size_t
+s_judge(void *self, struct booking *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		b[i].taken = take(self, b[i].at_ns, b[i].units);
+	return n;
+}
+
+void
+shared_backend(struct gate_backend *be, struct shared *s)
+{
+	*be = (struct gate_backend){ s, s_plan, NULL, NULL, s_judge, true, 1 };
+}

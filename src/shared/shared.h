@@ -1,0 +1,44 @@
+/* A token bucket shared by processes: one word in a file mapped in memory. */
+#ifndef SHARED_H
+#define SHARED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gcra.h"
+#include "gate.h"
+
+struct shared_state;
+
+struct shared {
+	struct gcra g;
+	int64_t epoch_ns;
+	struct shared_state *st; /* the mapped file */
+	int fd;			 /* the file, open for its size */
+	int64_t check_ns;	 /* when to look at its size next */
+	char path[4096];
+	char what[4096 + 96];	  /* "shared bucket 'NAME' (PATH)" */
+	char bus_msg[4096 + 160]; /* the line if the file is cut short */
+};
+
+/*
+ * Open the shared bucket name (checked by options_parse) of rate n units
+ * (bytes if bytes) every d ns and capacity burst, creating it full if it
+ * does not exist, in the private directory of rundir_make; a creator
+ * killed at any instant leaves a whole bucket or none.  rate_text, as
+ * given, names the rate in errors.  Returns 0, or -1 with the reason in
+ * err.
+ */
+int shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
+    uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz);
+
+/*
+ * The gate's backend over s: a plan books units in line with the other
+ * processes (it holds them), to go when it says; a judge grants a unit
+ * only if the bucket holds it when the atomic update lands.  A bucket
+ * file damaged or cut short while in use ends the process with status 1
+ * and one line naming it.
+ */
+void shared_backend(struct gate_backend *be, struct shared *s);
+
+#endif

@@ -1,0 +1,254 @@
+/* The monotonic clock: reading it, and every wait, to absolute deadlines. */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#include "clock.h"
+
+#define NS_SEC 1000000000LL
+
+void
+clock_init(void)
+{
+#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
+	/*
+	 * The default slack lets the kernel fire our timers up to 50 us late
+	 * to batch wake-ups; 1 ns asks for the deadline itself.
+	 */
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+#endif
+}
+
+int64_t
+clock_now_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_SEC + ts.tv_nsec;
+}
+
+int64_t
+clock_wall_offset_ns(void)
+{
+	struct timespec ts;
+	int64_t mono = clock_now_ns();
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * NS_SEC + ts.tv_nsec - mono;
+}
+
+/* What every wait also watches (the control socket), or NULL. */
+static int (*watch_list)(int *, int, int64_t *);
+static void (*on_watched)(void);
+/* The read end of the pipe a stop signal writes to, or -1. */
+static int stop_fd = -1;
+/* What clock_watch_once watches: due NULL when nothing. */
+static int once_fd = -1;
+static short once_events;
+static int64_t once_deadline_ns = INT64_MAX;
+static void (*once_due)(void);
+
+void
+clock_watch_stop(int fd)
+{
+	stop_fd = fd;
+}
+
+void
+clock_watch(int (*list)(int *, int, int64_t *), void (*ready)(void))
+{
+	watch_list = ready != NULL ? list : NULL;
+	on_watched = ready;
+}
+
+bool
+clock_watching(void)
+{
+	return watch_list != NULL || once_due != NULL;
+}
+
+void
+clock_watch_once(int fd, short events, int64_t deadline_ns, void (*due)(void))
+{
+	once_fd = due != NULL ? fd : -1;
+	once_events = events;
+	once_deadline_ns = due != NULL ? deadline_ns : INT64_MAX;
+	once_due = due;
+}
+
+/* What clock_watch_once watched has come: forget it, then say so. */
+static int
+once_fired(void)
+{
+	void (*due)(void) = once_due;
+
+	clock_watch_once(-1, 0, INT64_MAX, NULL);
+	if (due != NULL)
+		due();
+	return EINTR;
+}
+
+/* Sleep to deadline_ns exactly, on the monotonic clock. */
+static int
+sleep_exact(int64_t deadline_ns)
+{
+	struct timespec ts;
+	int rc;
+
+	if (deadline_ns <= 0)
+		return 0;
+	ts.tv_sec = (time_t)(deadline_ns / NS_SEC);
+	ts.tv_nsec = (long)(deadline_ns % NS_SEC);
+	do {
+		rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	} while (rc != 0 && rc != EINTR);
+	return rc;
+}
+
+int
+clock_sleep_until(int64_t deadline_ns)
+{
+	/* Watching too: wait on it while a millisecond or more is left. */
+	if ((clock_watching() || stop_fd >= 0) &&
+	    deadline_ns - clock_now_ns() >= 1000000)
+		return clock_wait_fds(NULL, 0, deadline_ns) == EINTR ? EINTR :
+								       0;
+	return sleep_exact(deadline_ns);
+}
+
+int
+clock_wait_fd(int fd, short events, int64_t deadline_ns)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	return clock_wait_fds(&pfd, fd >= 0 ? 1 : 0, deadline_ns);
+}
+
+/*
+ * The caller's fds[0..n), then the stop pipe, then what is watched, then
+ * what is watched once, into all; how many in all.  The watch's time goes
+ * to *wake_ns.
+ */
+static int
+gather(struct pollfd *all, const struct pollfd *fds, int n, int64_t *wake_ns)
+{
+	int w[CLOCK_WATCH_MAX], nw;
+
+	for (int i = 0; i < n; i++)
+		all[i] = (struct pollfd){ fds[i].fd, fds[i].events, 0 };
+	all[n++] = (struct pollfd){ .fd = stop_fd, .events = POLLIN };
+	*wake_ns = INT64_MAX;
+	nw = watch_list != NULL ? watch_list(w, CLOCK_WATCH_MAX, wake_ns) : 0;
+	for (int i = 0; i < nw; i++)
+		all[n++] = (struct pollfd){ .fd = w[i], .events = POLLIN };
+	/* Last, what is watched once, if anything (-1 is left alone). */
+	all[n++] = (struct pollfd){ .fd = once_due != NULL ? once_fd : -1,
+		.events = once_events };
+	return n;
+}
+
+/*
+ * The milliseconds poll(2) may wait for until_ns, at now_ns: -1 for ever,
+ * whole milliseconds (the rest is slept exactly by the caller), at most
+ * INT_MAX (the caller's loop waits out the rest).
+ */
+static int
+poll_ms(int64_t until_ns, int64_t now_ns)
+{
+	if (until_ns == INT64_MAX)
+		return -1;
+	if ((until_ns - now_ns) / 1000000 > INT_MAX)
+		return INT_MAX;
+	return (int)((until_ns - now_ns) / 1000000);
+}
+
+/*
+ * What poll(2) found on all[0..total), the caller's first n: EINTR for a
+ * stop or a watched descriptor (ready() or the once-watch's due() called),
+ * else 1 with the caller's revents copied to fds.
+ */
+static int
+found(struct pollfd *all, int total, struct pollfd *fds, int n)
+{
+	bool watched = false;
+
+	if (all[n].revents != 0) {
+		char b[16];
+
+		/* A stop came, maybe just before this wait began. */
+		while (read(stop_fd, b, sizeof b) > 0)
+			;
+		return EINTR;
+	}
+	if (all[total - 1].fd >= 0 && all[total - 1].revents != 0)
+		return once_fired();
+	for (int i = n + 1; i < total - 1; i++)
+		watched = watched || all[i].revents != 0;
+	if (watched) {
+		on_watched(); /* a request: answer it, then go on */
+		return EINTR;
+	}
+	for (int i = 0; i < n; i++)
+		fds[i].revents = all[i].revents;
+	return 1;
+}
+
+int
+clock_wait_fds(struct pollfd *fds, int n, int64_t deadline_ns)
+{
+	struct pollfd all[CLOCK_WAIT_MAX + 1 + CLOCK_WATCH_MAX + 1];
+
+	for (;;) {
+		int64_t wake_ns, now_ns;
+		int total = gather(all, fds, n, &wake_ns), ms, rc;
+
+		now_ns = clock_now_ns();
+		if (deadline_ns <= now_ns)
+			return 0;
+		if (once_due != NULL && once_deadline_ns <= now_ns)
+			return once_fired();
+		if (once_due != NULL && once_deadline_ns < wake_ns)
+			wake_ns = once_deadline_ns;
+		if (wake_ns <= now_ns) {
+			on_watched(); /* a request's time is up */
+			return EINTR;
+		}
+		/*
+		 * poll(2) counts whole milliseconds: wait for the descriptors
+		 * while a millisecond or more is left, then sleep out the
+		 * rest to the exact deadline (a watch's time may be a
+		 * millisecond late).
+		 */
+		ms = poll_ms(
+		    wake_ns < deadline_ns ? wake_ns : deadline_ns, now_ns);
+		if (ms == 0 && wake_ns >= deadline_ns)
+			return sleep_exact(deadline_ns);
+		rc = poll(all, (nfds_t)total, ms == 0 ? 1 : ms);
+		if (rc > 0)
+			return found(all, total, fds, n);
+		if (rc < 0)
+			return errno == EINTR ? EINTR : 1;
+	}
+}
+
+bool
+clock_fd_ready(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
+short
+clock_fd_events(int fd, short events)
+{
+	struct pollfd pfd = { .fd = fd, .events = events };
+
+	return poll(&pfd, 1, 0) > 0 ? pfd.revents : 0;
+}
