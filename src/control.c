@@ -22,6 +22,12 @@
 static char sock_path[PATH_MAX];    /* ours, or "" */
 static char run_name[NAME_MAX + 1]; /* ours, or "" */
 static int listen_fd = -1;
+/*
+ * While no connection can be taken (no descriptor left), when to try
+ * again: the socket, ready all the while, is not watched meanwhile, or
+ * every wait would end at once.  0: it is watched.
+ */
+static int64_t accept_after_ns;
 
 /* A connection whose request is being read. */
 static struct pending {
@@ -197,7 +203,10 @@ control_watch(int *fds, int max, int64_t *wake_ns)
 
 	if (listen_fd < 0 || max < 1)
 		return 0;
-	fds[n++] = listen_fd;
+	if (accept_after_ns == 0)
+		fds[n++] = listen_fd;
+	else if (accept_after_ns < *wake_ns)
+		*wake_ns = accept_after_ns;
 	for (int i = 0; i < CONTROL_PEERS && n < max; i++) {
 		if (pending[i].fd < 0)
 			continue;
@@ -304,21 +313,30 @@ place(void)
 	return oldest;
 }
 
-/* Accept the connections waiting, a bounded number a call. */
+/*
+ * Accept the connections waiting, a bounded number a call.  When none
+ * can be had for want of descriptors or memory, they wait in the
+ * backlog, and are tried for again CONTROL_RETRY_NS later.
+ */
 static void
 take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
     void *arg)
 {
+	if (accept_after_ns != 0 && now_ns < accept_after_ns)
+		return;
+	accept_after_ns = 0;
 	for (int k = 0; k < 2 * CONTROL_PEERS; k++) {
 		int fd = accept(listen_fd, NULL, NULL);
 		struct pending *p;
 		uid_t uid;
 		pid_t pid;
 
-		if (fd < 0 && errno == EINTR)
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
+		if (fd < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			accept_after_ns = now_ns + CONTROL_RETRY_NS;
 		if (fd < 0)
-			return; /* none left (EAGAIN), or none to have */
+			return; /* none left, or none to be had now */
 		/* Only our own user may ask; others get nothing at all. */
 		if (nonblocking(fd) != 0 || control_peer(fd, &uid, &pid) != 0 ||
 		    uid != geteuid()) {
