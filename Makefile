@@ -49,7 +49,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 # The pure modules: no system calls, unit tested with a fake clock.
 PURE = src/batch.o src/bucket.o src/drop.o src/eviction.o src/msg.o \
 	src/fixed.o src/framer.o src/gcra.o src/keys.o src/limiter.o \
-	src/options.o src/pass.o src/policy.o src/queue.o \
+	src/options.o src/pass.o src/piperoom.o src/policy.o src/queue.o \
 	src/redisurl.o src/replay.o src/request.o src/runname.o src/shape.o \
 	src/siphash.o src/stats.o src/rate.o src/sliding.o src/tiers.o \
 	src/timestamp.o src/wildcard.o

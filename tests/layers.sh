@@ -16,6 +16,7 @@ splice 0 s
 stdfd 0 s
 rundir 0 s
 transport 0 s
+piperoom 0 p
 runname 0 p
 request 0 p
 name 0 s

@@ -55,6 +55,7 @@ main(void)
 	test_eviction();
 	test_wildcard();
 	test_tiers_any_key();
+	test_piperoom();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
