@@ -29,13 +29,17 @@ static int listen_fd = -1;
  */
 static int64_t accept_after_ns;
 
-/* A connection whose request is being read. */
+/* A connection whose request is being read, or held for its answer. */
 static struct pending {
 	int fd;		     /* -1: a free place */
-	int64_t deadline_ns; /* when it is closed unanswered */
+	int64_t deadline_ns; /* when it is closed unanswered, if not held */
+	bool held;	     /* whole, its answer to be given later */
 	size_t len;
 	char req[CONTROL_MAX];
 } pending[CONTROL_PEERS];
+
+/* What answers a request: false when it cannot be answered now. */
+typedef bool answer_fn(void *, const char *, char *, size_t);
 
 /* Fill sa with path; -1 when it does not fit a socket's address. */
 static int
@@ -207,8 +211,10 @@ control_watch(int *fds, int max, int64_t *wake_ns)
 		fds[n++] = listen_fd;
 	else if (accept_after_ns < *wake_ns)
 		*wake_ns = accept_after_ns;
+	/* A request held is read to its end: its descriptor is always
+	 * ready, and it waits for the run, not for its peer. */
 	for (int i = 0; i < CONTROL_PEERS && n < max; i++) {
-		if (pending[i].fd < 0)
+		if (pending[i].fd < 0 || pending[i].held)
 			continue;
 		fds[n++] = pending[i].fd;
 		if (pending[i].deadline_ns < *wake_ns)
@@ -260,11 +266,11 @@ write_now(int fd, const char *b, size_t len)
 
 /*
  * Answer p's whole request, unless its sender has closed the connection:
- * it gave up waiting, and was told that nothing was done.
+ * it gave up waiting, and was told that nothing was done.  False when
+ * answer cannot answer it now: it is held.
  */
-static void
-serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
-    void *arg)
+static bool
+serve(struct pending *p, answer_fn *answer, void *arg)
 {
 	const char *name = run_name[0] != '\0' ? run_name : NULL, *req;
 	char reply[CONTROL_MAX];
@@ -272,27 +278,32 @@ serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
 
 	p->req[p->len] = '\0';
 	if ((clock_fd_events(p->fd, POLLOUT) & POLLHUP) != 0)
-		return;
+		return true;
 	head = request_from(reply, sizeof reply, (long)getpid(), name);
 	if (head < 0)
-		return;
-	if (request_is_for(p->req, (long)getpid(), name, &req))
-		answer(arg, req, reply + head, sizeof reply - (size_t)head);
-	else
+		return true;
+	if (!request_is_for(p->req, (long)getpid(), name, &req))
 		snprintf(reply + head, sizeof reply - (size_t)head,
 		    "error: not a request for this tbthrottle\n");
+	else if (!answer(arg, req, reply + head, sizeof reply - (size_t)head))
+		return false;
 	write_now(p->fd, reply, strlen(reply));
+	return true;
 }
 
-/* Read on p's request, and answer it once whole; drop it when late. */
+/*
+ * Read on p's request, and answer it once whole (or hold it); drop it
+ * when answered, or late.
+ */
 static void
-go_on(struct pending *p, int64_t now_ns,
-    void (*answer)(void *, const char *, char *, size_t), void *arg)
+go_on(struct pending *p, int64_t now_ns, answer_fn *answer, void *arg)
 {
-	int rc = read_more(p);
+	int rc = p->held ? 1 : read_more(p);
 
-	if (rc == 1)
-		serve(p, answer, arg);
+	if (rc == 1 && !serve(p, answer, arg)) {
+		p->held = true;
+		return;
+	}
 	if (rc != 0 || now_ns >= p->deadline_ns)
 		drop(p);
 }
@@ -319,8 +330,7 @@ place(void)
  * backlog, and are tried for again CONTROL_RETRY_NS later.
  */
 static void
-take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
-    void *arg)
+take_new(int64_t now_ns, answer_fn *answer, void *arg)
 {
 	if (accept_after_ns != 0 && now_ns < accept_after_ns)
 		return;
@@ -351,17 +361,21 @@ take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
 	}
 }
 
-void
-control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
+bool
+control_answer(answer_fn *answer, void *arg)
 {
 	int64_t now_ns = clock_now_ns();
+	bool held = false;
 
 	if (listen_fd < 0)
-		return; /* no socket: pending[] was never set up */
+		return false; /* no socket: pending[] was never set up */
 	for (int i = 0; i < CONTROL_PEERS; i++)
 		if (pending[i].fd >= 0)
 			go_on(&pending[i], now_ns, answer, arg);
 	take_new(now_ns, answer, arg);
+	for (int i = 0; i < CONTROL_PEERS; i++)
+		held = held || (pending[i].fd >= 0 && pending[i].held);
+	return held;
 }
 
 void

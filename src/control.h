@@ -51,10 +51,13 @@ int control_watch(int *fds, int max, int64_t *wake_ns);
  * A whole request addressed to this run is answered, answer(arg, request,
  * reply, size) filling the reply; one whose sender has given up is not.
  * A connection whose request is not whole within CONTROL_REQUEST_NS is
- * closed unanswered.
+ * closed unanswered.  When answer returns false, the request cannot be
+ * answered now (the run is in the middle of what it would change): it is
+ * held, and offered to answer again at the next call, until its sender
+ * gives up.  Returns true while a request is held.
  */
-void control_answer(
-    void (*answer)(void *, const char *, char *, size_t), void *arg);
+bool control_answer(
+    bool (*answer)(void *, const char *, char *, size_t), void *arg);
 
 /* Remove the socket and the name; async-signal-safe. */
 void control_remove(void);

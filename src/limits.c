@@ -761,6 +761,12 @@ limits_free(struct limits *L)
 }
 
 bool
+limits_busy(const struct limits *L)
+{
+	return L->redis != NULL && redis_busy(L->redis);
+}
+
+bool
 limits_retunable(const struct limits *L, const char **why)
 {
 	const struct config *cfg = L->cfg;

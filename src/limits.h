@@ -79,6 +79,13 @@ void limits_reload(struct limits *L, int64_t now_ns, char *reply, size_t size);
  */
 stats_tally_fn *limits_tally_fn(const struct limits *L);
 
+/*
+ * Are L's limits in the middle of a booking, which a live change must not
+ * cut into?  A booking with --redis waits for the server, and requests
+ * and reports are let in meanwhile.
+ */
+bool limits_busy(const struct limits *L);
+
 /* Are L's limits plain -r buckets, which a live change (-R) can retune? */
 bool limits_retunable(const struct limits *L, const char **why);
 

@@ -66,6 +66,13 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 	return 0;
 }
 
+bool
+redis_busy(const struct redis *r)
+{
+	(void)r;
+	return false;
+}
+
 void
 redis_limiter(struct limiter *l, struct redis *r)
 {
@@ -1142,6 +1149,12 @@ r_reserve(void *self, int64_t now_ns, uint64_t units)
 	return redis_book(r, &b, 1, false, now_ns, 0, NULL, NULL) == 1 ?
 	    b.due_ns :
 	    INT64_MAX;
+}
+
+bool
+redis_busy(const struct redis *r)
+{
+	return r->busy;
 }
 
 void

@@ -110,12 +110,26 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	snprintf(reply, size, "ok\n");
 }
 
-/* Answer the request req (its first line says what it asks). */
-static void
+/* Does req ask to change the limits, or the replay's speed? */
+static bool
+changes(const char *req)
+{
+	return strncmp(req, "speed ", 6) == 0 ||
+	    strncmp(req, "retune\n", 7) == 0 || strcmp(req, "reload\n") == 0;
+}
+
+/*
+ * Answer the request req (its first line says what it asks); false when
+ * it asks for a change while the limits are in the middle of a booking
+ * (waiting for Redis, which lets requests in): it must wait for its end.
+ */
+static bool
 answer(void *arg, const char *req, char *reply, size_t size)
 {
 	char change[CONTROL_MAX];
 
+	if (changes(req) && limits_busy(arg))
+		return false;
 	if (strncmp(req, "speed ", 6) == 0) {
 		snprintf(change, sizeof change, "%.*s",
 		    (int)strcspn(req + 6, "\n"), req + 6);
@@ -139,13 +153,19 @@ answer(void *arg, const char *req, char *reply, size_t size)
 		    "error: not a request tbthrottle "
 		    "knows\n");
 	}
+	return true;
 }
 
-/* SIGIO, or a wait that saw it: requests may be waiting. */
+/*
+ * SIGIO, or a wait that saw it: requests may be waiting.  One held for
+ * later is offered again at the next poll, the first outside the booking
+ * being the engine's own.
+ */
 static void
 on_control(void *arg)
 {
-	control_answer(answer, arg);
+	if (control_answer(answer, arg))
+		signals_request_control();
 }
 
 void

@@ -712,3 +712,38 @@ hung_local() {
 	assert_eq "$(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r)" \
 	    100/s "the settings, claimed once memory was freed"
 }
+
+@test "--redis: -R --reload while a booking waits for Redis is answered once the booking is over, and nothing breaks" {
+	local d=$BATS_TEST_TMPDIR pid rpid rtpid st=0 i
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	own_redis
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	printf 'a* 100/s 10\nb* 5/s\n' >"$d/tiers"
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" --redis "redis://127.0.0.1:$OPORT" -k 1 \
+	    --tiers "$d/tiers" -r 50/s --name nested -s \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "name.nested"
+	for ((i = 0; i < 30; i++)); do echo "a$((i % 3)) $i" >&8; done
+	sleep 0.3
+	# The next booking waits for a server that does not answer...
+	kill -STOP "$rpid"
+	for ((i = 0; i < 5; i++)); do echo "b$i x" >&8; done
+	sleep 0.2
+	# ... when the reload comes, which must not book in the middle of it.
+	printf 'a* 200/s 10\nb* 5/s\n' >"$d/tiers"
+	tb -R nested --reload >"$d/reload.out" 2>"$d/reload.err" 8>&- &
+	rtpid=$!
+	sleep 0.5
+	kill -CONT "$rpid"
+	wait "$rtpid" || { cat "$d/reload.err" >&2; false; }
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "the run's exit status"
+	assert_eq "$(wc -l <"$d/out")" 35 "records out"
+	grep -q "units 35 in, 35 out, 0 dropped, 0 waiting" "$d/err" ||
+	    { cat "$d/err" >&2; false; }
+}
