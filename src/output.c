@@ -147,9 +147,14 @@ output_say(const char *b, size_t len)
 			b += n;
 			len -= (size_t)n;
 		} else if (n < 0 && errno == EAGAIN) {
-			(void)clock_wait_ready(STDERR_FILENO, POLLOUT, true);
-		} else if (n == 0 || errno != EINTR) {
-			return; /* a report never stops the run */
+			if (!clock_wait_ready(STDERR_FILENO, POLLOUT, false))
+				return;
+		} else if (n == 0 || errno != EINTR ||
+		    signals_stop_requested()) {
+			/* A report never stops the run, nor holds up a stop
+			 * (a terminal stopped by ^S, a reader that stopped
+			 * reading): the stop's alarm ends a write begun. */
+			return;
 		}
 	}
 }
