@@ -137,7 +137,7 @@ output_send(const char *b, size_t len, int delim, bool mid)
 	return write_all(STDOUT_FILENO, b, len, NULL, &c);
 }
 
-void
+bool
 output_say(const char *b, size_t len)
 {
 	while (len > 0) {
@@ -148,13 +148,14 @@ output_say(const char *b, size_t len)
 			len -= (size_t)n;
 		} else if (n < 0 && errno == EAGAIN) {
 			if (!clock_wait_ready(STDERR_FILENO, POLLOUT, false))
-				return;
+				return false;
 		} else if (n == 0 || errno != EINTR ||
 		    signals_stop_requested()) {
 			/* A report never stops the run, nor holds up a stop
 			 * (a terminal stopped by ^S, a reader that stopped
 			 * reading): the stop's alarm ends a write begun. */
-			return;
+			return false;
 		}
 	}
+	return true;
 }

@@ -56,6 +56,7 @@ main(void)
 	test_wildcard();
 	test_tiers_any_key();
 	test_piperoom();
+	test_report_tiers();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }
