@@ -31,10 +31,10 @@ static int64_t accept_after_ns;
 
 /* A connection whose request is being read, or held for its answer. */
 static struct pending {
-	int fd;		     /* -1: a free place */
 	int64_t deadline_ns; /* when it is closed unanswered, if not held */
-	bool held;	     /* whole, its answer to be given later */
 	size_t len;
+	int fd;	   /* -1: a free place */
+	bool held; /* whole, its answer to be given later */
 	char req[CONTROL_MAX];
 } pending[CONTROL_PEERS];
 
