@@ -110,12 +110,20 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	snprintf(reply, size, "ok\n");
 }
 
-/* Does req ask to change the limits, or the replay's speed? */
+/*
+ * Must req wait for the booking under way to end: would it change the
+ * limits of L (its tiers), or the replay's speed, while L is busy?  A
+ * request refused whatever the time is refused at once.  (A retune is of
+ * plain buckets, never busy.)
+ */
 static bool
-changes(const char *req)
+must_wait(const struct limits *L, const char *req)
 {
-	return strncmp(req, "speed ", 6) == 0 ||
-	    strncmp(req, "retune\n", 7) == 0 || strcmp(req, "reload\n") == 0;
+	if (!limits_busy(L))
+		return false;
+	if (strncmp(req, "speed ", 6) == 0)
+		return replaying != NULL;
+	return strcmp(req, "reload\n") == 0 && L->cfg->tiers_file != NULL;
 }
 
 /*
@@ -128,7 +136,7 @@ answer(void *arg, const char *req, char *reply, size_t size)
 {
 	char change[CONTROL_MAX];
 
-	if (changes(req) && limits_busy(arg))
+	if (must_wait(arg, req))
 		return false;
 	if (strncmp(req, "speed ", 6) == 0) {
 		snprintf(change, sizeof change, "%.*s",
