@@ -714,7 +714,7 @@ hung_local() {
 }
 
 @test "--redis: -R --reload while a booking waits for Redis is answered once the booking is over, and nothing breaks" {
-	local d=$BATS_TEST_TMPDIR pid rpid rtpid st=0 i
+	local d=$BATS_TEST_TMPDIR pid rpid rtpid st=0 i t0
 	export XDG_RUNTIME_DIR=$d/run
 	mkdir -m 700 "$XDG_RUNTIME_DIR"
 	own_redis
@@ -737,7 +737,12 @@ hung_local() {
 	printf 'a* 200/s 10\nb* 5/s\n' >"$d/tiers"
 	tb -R nested --reload >"$d/reload.out" 2>"$d/reload.err" 8>&- &
 	rtpid=$!
-	sleep 0.5
+	# A change refused whatever the time is refused at once meanwhile.
+	t0=$(now_ms)
+	run -2 --separate-stderr tb -R nested -r 5/s 8>&-
+	assert_msg "$stderr" "nested: the buckets of --shared cannot be changed live"
+	assert_le "$(since_ms "$t0")" 1000 "ms to the refusal"
+	sleep 0.3
 	kill -CONT "$rpid"
 	wait "$rtpid" || { cat "$d/reload.err" >&2; false; }
 	exec 8>&-
