@@ -752,3 +752,25 @@ hung_local() {
 	grep -q "units 35 in, 35 out, 0 dropped, 0 waiting" "$d/err" ||
 	    { cat "$d/err" >&2; false; }
 }
+
+@test "--redis-fallback local: after an outage's detection the local bucket goes on from then, its burst and no more at once" {
+	local d=$BATS_TEST_TMPDIR rpid hpid gap_end clump
+	build_stamp
+	own_redis
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	seq 60 >"$d/in"
+	# The server hangs at 1 s: the booking under way waits out its 1 s.
+	(sleep 1 && kill -STOP "$rpid" && sleep 4 && kill -CONT "$rpid") 3>&- &
+	hpid=$!
+	run -0 "$STAMP" -- "$TB" --shared "$P" -r 20/s -b 1 \
+	    --redis-fallback local --redis "redis://127.0.0.1:$OPORT" "$d/in"
+	wait "$hpid" || true
+	# The line that ends the stall, and how many left within 20 ms of it.
+	gap_end=$(awk '$1 ~ /^[0-9]/ { if (n++ && $1 - t > 800) print $1; t = $1 }' \
+	    <<<"$output" | head -n 1)
+	[[ -n $gap_end ]] || { echo "no stall seen: $output" >&2; false; }
+	clump=$(awk -v g="$gap_end" '$1 ~ /^[0-9]/ && $1 >= g && $1 < g + 20' \
+	    <<<"$output" | wc -l)
+	# Burst 1: the bucket, full by then, lets one go, then one every 50 ms.
+	assert_eq "$clump" 1 "lines within 20 ms of the end of the stall"
+}
