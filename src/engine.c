@@ -89,6 +89,10 @@ tick(void *arg)
 
 	if (r->writing && r->share_tty)
 		return;
+	/* A terminal that takes nothing now (stopped by ^S) would hold the
+	 * run up: the line waits for the next tick instead. */
+	if (!clock_fd_ready(STDERR_FILENO, POLLOUT))
+		return;
 	draw(r, false);
 }
 
