@@ -241,7 +241,7 @@ void
 test_report_tiers(void)
 {
 	static struct stats_tier rows[61];
-	static char patterns[60][16];
+	static char patterns[60][24];
 	struct stats s = { .units_out = 60,
 		.limit = { "60 tiers by key", 0, 0 },
 		.tiers = rows,
