@@ -446,3 +446,36 @@ ms_since() {
 	[[ ! -L $d/name.victim ]]
 	stop_run "$a"
 }
+
+# cpu_ticks PID: the user and system time PID has used, in clock ticks.
+cpu_ticks() {
+	local stat
+	stat=$(cat "/proc/$1/stat")
+	read -r -a f <<<"${stat##*) }"
+	echo "$((f[11] + f[12]))"
+}
+
+@test "with no descriptor left to accept a request, the run waits for one without spinning, and answers once it has one" {
+	local a fd free=0 t0 t1 hz
+	command -v prlimit >/dev/null || skip "needs prlimit (util-linux)"
+	start_named starved -r 1/min
+	a=$pid
+	# The lowest descriptor free in the run: with it as the limit, every
+	# accept(2) fails with EMFILE.
+	while [[ -e /proc/$a/fd/$free ]]; do free=$((free + 1)); done
+	prlimit --pid "$a" --nofile="$free:"
+	silent "$a" 1
+	sleep 0.3
+	t0=$(cpu_ticks "$a")
+	sleep 2
+	t1=$(cpu_ticks "$a")
+	hz=$(getconf CLK_TCK)
+	# A loop on a listening socket that cannot accept would use the 2 s.
+	assert_le "$((t1 - t0))" "$((hz / 5))" "CPU ticks in 2 s with no descriptor"
+	# With descriptors again, a request waiting is answered.
+	prlimit --pid "$a" --nofile=1024:
+	run -0 --separate-stderr tb -R starved --stats
+	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
+	kill "$spid" 2>/dev/null || true
+	stop_named starved "$a"
+}

@@ -122,3 +122,54 @@ assert_screen() {
 	    '$TB' -r 20/s -P; wait"
 	assert_screen 80 40 1
 }
+
+@test "-P on a terminal whose output is suspended (^S): SIGTERM still ends the run at once" {
+	local d=$BATS_TEST_TMPDIR spid pid i
+	seq 100 >"$d/in"
+	mkfifo "$d/keys"
+	script -qfec "echo \$\$ >$d/pid; exec $TB -r 5/s -P $d/in >/dev/null" \
+	    /dev/null <"$d/keys" >"$d/tty" 2>&1 3>&- &
+	spid=$!
+	exec 8>"$d/keys"
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	sleep 0.5
+	# ^S: the terminal stops showing what it is sent, and -P's next
+	# line waits for it.
+	printf '\023' >&8
+	sleep 1
+	kill -TERM "$pid"
+	for ((i = 0; i < 500; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.01
+	done
+	printf '\021' >&8 2>/dev/null || true
+	exec 8>&-
+	wait "$spid" || true
+	assert_le "$i" 150 "polls of 10 ms until it ended"
+}
+
+@test "-P on a terminal whose output is suspended (^S): the output elsewhere goes on at its rate" {
+	local d=$BATS_TEST_TMPDIR spid pid n0 n1
+	seq 1000 >"$d/in"
+	mkfifo "$d/keys"
+	script -qfec "echo \$\$ >$d/pid; exec $TB -r 50/s -P $d/in >$d/out" \
+	    /dev/null <"$d/keys" >"$d/tty" 2>&1 3>&- &
+	spid=$!
+	exec 8>"$d/keys"
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	sleep 0.5
+	printf '\023' >&8
+	sleep 1
+	n0=$(wc -l <"$d/out")
+	sleep 1
+	n1=$(wc -l <"$d/out")
+	kill -TERM "$pid"
+	printf '\021' >&8 2>/dev/null || true
+	exec 8>&-
+	wait "$spid" || true
+	# 50 lines are due in the second; -P's line waits for the terminal,
+	# the output does not.
+	assert_ge "$((n1 - n0))" 40 "lines out in a second with the terminal stopped"
+}

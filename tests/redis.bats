@@ -712,3 +712,65 @@ hung_local() {
 	assert_eq "$(redis-cli -p "$OPORT" hget "tbthrottle-settings:$P" r)" \
 	    100/s "the settings, claimed once memory was freed"
 }
+
+@test "--redis: -R --reload while a booking waits for Redis is answered once the booking is over, and nothing breaks" {
+	local d=$BATS_TEST_TMPDIR pid rpid rtpid st=0 i t0
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	own_redis
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	printf 'a* 100/s 10\nb* 5/s\n' >"$d/tiers"
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" --redis "redis://127.0.0.1:$OPORT" -k 1 \
+	    --tiers "$d/tiers" -r 50/s --name nested -s \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "name.nested"
+	for ((i = 0; i < 30; i++)); do echo "a$((i % 3)) $i" >&8; done
+	sleep 0.3
+	# The next booking waits for a server that does not answer...
+	kill -STOP "$rpid"
+	for ((i = 0; i < 5; i++)); do echo "b$i x" >&8; done
+	sleep 0.2
+	# ... when the reload comes, which must not book in the middle of it.
+	printf 'a* 200/s 10\nb* 5/s\n' >"$d/tiers"
+	tb -R nested --reload >"$d/reload.out" 2>"$d/reload.err" 8>&- &
+	rtpid=$!
+	# A change refused whatever the time is refused at once meanwhile.
+	t0=$(now_ms)
+	run -2 --separate-stderr tb -R nested -r 5/s 8>&-
+	assert_msg "$stderr" "nested: the buckets of --shared cannot be changed live"
+	assert_le "$(since_ms "$t0")" 1000 "ms to the refusal"
+	sleep 0.3
+	kill -CONT "$rpid"
+	wait "$rtpid" || { cat "$d/reload.err" >&2; false; }
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "the run's exit status"
+	assert_eq "$(wc -l <"$d/out")" 35 "records out"
+	grep -q "units 35 in, 35 out, 0 dropped, 0 waiting" "$d/err" ||
+	    { cat "$d/err" >&2; false; }
+}
+
+@test "--redis-fallback local: after an outage's detection the local bucket goes on from then, its burst and no more at once" {
+	local d=$BATS_TEST_TMPDIR rpid hpid gap_end clump
+	build_stamp
+	own_redis
+	rpid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	seq 60 >"$d/in"
+	# The server hangs at 1 s: the booking under way waits out its 1 s.
+	(sleep 1 && kill -STOP "$rpid" && sleep 4 && kill -CONT "$rpid") 3>&- &
+	hpid=$!
+	run -0 "$STAMP" -- "$TB" --shared "$P" -r 20/s -b 1 \
+	    --redis-fallback local --redis "redis://127.0.0.1:$OPORT" "$d/in"
+	wait "$hpid" || true
+	# The line that ends the stall, and how many left within 20 ms of it.
+	gap_end=$(awk '$1 ~ /^[0-9]/ { if (n++ && $1 - t > 800) print $1; t = $1 }' \
+	    <<<"$output" | head -n 1)
+	[[ -n $gap_end ]] || { echo "no stall seen: $output" >&2; false; }
+	clump=$(awk -v g="$gap_end" '$1 ~ /^[0-9]/ && $1 >= g && $1 < g + 20' \
+	    <<<"$output" | wc -l)
+	# Burst 1: the bucket, full by then, lets one go, then one every 50 ms.
+	assert_eq "$clump" 1 "lines within 20 ms of the end of the stall"
+}

@@ -270,6 +270,43 @@ stalled() {
 	head -c "$size" "$d/in" | cmp - "$d/out"
 }
 
+@test "SIGTERM with a stalled reader after records written one by one: it ends at once, the output whole records" {
+	local d=$BATS_TEST_TMPDIR i fpid spid pid st=0 size
+	printf '%02048d\n' 0 >"$d/one"
+	cat "$d/one" "$d/one" "$d/one" "$d/one" "$d/one" >"$d/five"
+	mkfifo "$d/in"
+	# Records of 2049 bytes written one at a time each take a page of
+	# the pipe of their own, half empty; then 5 come at once.
+	{
+		for ((i = 0; i < 14; i++)); do
+			cat "$d/one"
+			sleep 0.05
+		done
+		sleep 0.5
+		cat "$d/five"
+		sleep 30
+	} >"$d/in" &
+	fpid=$!
+	"$STAMP" -c -w 6000 -P 65536 -o "$d/out" -p "$d/pid" -- \
+	    "$TB" -r 1000/s -b 5 -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
+	spid=$!
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	sleep 2
+	kill -s TERM "$pid"
+	polls_until_gone "$pid"
+	wait "$spid" || st=$?
+	kill "$fpid" 2>/dev/null || true
+	assert_eq "$st" 143 "exit status"
+	# The reader reads at 6 s: a write that took part of a record would
+	# hold the stop until then.
+	assert_le "$polls" 99 "polls until it ended"
+	size=$(wc -c <"$d/out")
+	assert_eq "$((size % 2049))" 0 "bytes out, in whole records"
+	grep -q "units 19 in, $((size / 2049)) out, 0 dropped" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
+}
+
 # --- clean-up whatever ends the run -------------------------------------------
 
 @test "death by SIGPIPE leaves no control file" {

@@ -195,6 +195,20 @@ count_keys() {
 	    "the rows add up to the totals"
 }
 
+@test "tiers: -s and --stats=json at exit count every tier that saw units, 60 of them and more than a line holds" {
+	local i
+	for ((i = 1; i <= 60; i++)); do echo "pat$i-* 10/s"; done >"$d/tiers"
+	for ((i = 1; i <= 60; i++)); do echo "pat$i-x $i"; done >"$d/in"
+	run -0 --separate-stderr tb -k 1 --tiers "$d/tiers" -r 5/s -s "$d/in"
+	assert_eq "$(grep -c "^tbthrottle: tier 'pat[0-9]*-\*' (line [0-9]*, 10/s, burst 1): units 1 in, 1 out, 0 dropped, 0 waiting$" <<<"$stderr")" \
+	    60 "tier lines of -s"
+	command -v jq >/dev/null || skip "jq is not installed"
+	run -0 --separate-stderr tb -k 1 --tiers "$d/tiers" -r 5/s \
+	    --stats=json "$d/in"
+	assert_eq "$(jq '.tiers | length' <<<"$stderr")" 60 "rows of the JSON"
+	assert_eq "$(jq '.tiers_cut' <<<"$stderr")" null "tiers_cut"
+}
+
 @test "a bad tiers line: exit 2, one line naming file:line and the value" {
 	local line want
 	while IFS='|' read -r line want; do

@@ -208,18 +208,21 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 	    max);
 }
 
-size_t
-stats_format(
-    const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
+/*
+ * The summary of s at now_ns: in JSON, the object up to its tiers' array,
+ * opened; in text, its line, the replay's part and all.
+ */
+static void
+add_summary(const struct stats *s, int64_t now_ns, bool json, char *buf,
+    size_t size, size_t *used)
 {
 	uint64_t units_in = s->units_out + s->units_dropped + s->units_waiting;
 	double elapsed = (double)(now_ns - s->start_ns) / 1e9;
 	double rate = stats_rate(s, now_ns);
 	double late_ms = (double)s->max_late_ns / 1e6;
-	size_t used = 0;
 
 	if (json) {
-		add(buf, size, &used,
+		add(buf, size, used,
 		    "{\"units_in\":%" PRIu64 ",\"units_out\":%" PRIu64
 		    ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%" PRIu64
 		    ",\"bytes_in\":%" PRIu64 ",\"bytes_out\":%" PRIu64
@@ -228,38 +231,83 @@ stats_format(
 		    units_in, s->units_out, s->units_dropped, s->units_waiting,
 		    s->bytes_in, s->bytes_out, s->bytes_dropped,
 		    s->bytes_waiting, elapsed, rate);
-		add_json_string(buf, size, &used, s->limit.text);
-		add(buf, size, &used,
-		    ",\"limit_per_s\":%.6g,\"max_lateness_ms\":%.3f",
-		    s->limit.per_sec, late_ms);
-		if (s->tiers != NULL) {
-			bool whole;
-
-			add(buf, size, &used, ",\"tiers\":[");
-			whole = add_tiers(s, true, buf, size, &used);
-			add(buf, size, &used, "]%s",
-			    whole ? "" : ",\"tiers_cut\":true");
-		}
-		if (s->replay != NULL)
-			add_replay(s->replay, true, buf, size, &used);
-		add(buf, size, &used, "}\n");
-	} else {
-		add(buf, size, &used,
-		    "tbthrottle: units %" PRIu64 " in, %" PRIu64
-		    " out, %" PRIu64 " dropped, %" PRIu64 " waiting; "
-		    "bytes %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
-		    " dropped, %" PRIu64 " waiting; %.3f s, %.6g units/s "
-		    "(limit %s), max lateness %.3f ms",
-		    units_in, s->units_out, s->units_dropped, s->units_waiting,
-		    s->bytes_in, s->bytes_out, s->bytes_dropped,
-		    s->bytes_waiting, elapsed, rate, s->limit.text, late_ms);
-		if (s->replay != NULL)
-			add_replay(s->replay, false, buf, size, &used);
-		add(buf, size, &used, "\n");
-		if (s->tiers != NULL)
-			(void)add_tiers(s, false, buf, size, &used);
+		add_json_string(buf, size, used, s->limit.text);
+		add(buf, size, used,
+		    ",\"limit_per_s\":%.6g,\"max_lateness_ms\":%.3f%s",
+		    s->limit.per_sec, late_ms,
+		    s->tiers != NULL ? ",\"tiers\":[" : "");
+		return;
 	}
+	add(buf, size, used,
+	    "tbthrottle: units %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
+	    " dropped, %" PRIu64 " waiting; "
+	    "bytes %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
+	    " dropped, %" PRIu64 " waiting; %.3f s, %.6g units/s "
+	    "(limit %s), max lateness %.3f ms",
+	    units_in, s->units_out, s->units_dropped, s->units_waiting,
+	    s->bytes_in, s->bytes_out, s->bytes_dropped, s->bytes_waiting,
+	    elapsed, rate, s->limit.text, late_ms);
+	if (s->replay != NULL)
+		add_replay(s->replay, false, buf, size, used);
+	add(buf, size, used, "\n");
+}
+
+/*
+ * The end of s's JSON object, after its tiers (whole: all of them): the
+ * array closed, the replay's part, the brace.  Nothing in text.
+ */
+static void
+add_end(const struct stats *s, bool json, bool whole, char *buf, size_t size,
+    size_t *used)
+{
+	if (!json)
+		return;
+	if (s->tiers != NULL)
+		add(buf, size, used, "]%s", whole ? "" : ",\"tiers_cut\":true");
+	if (s->replay != NULL)
+		add_replay(s->replay, true, buf, size, used);
+	add(buf, size, used, "}\n");
+}
+
+size_t
+stats_format(
+    const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
+{
+	size_t used = 0;
+	bool whole = true;
+
+	add_summary(s, now_ns, json, buf, size, &used);
+	if (s->tiers != NULL)
+		whole = add_tiers(s, json, buf, size, &used);
+	add_end(s, json, whole, buf, size, &used);
 	return used;
+}
+
+void
+stats_report(const struct stats *s, int64_t now_ns, bool json, char *buf,
+    size_t size, bool (*out)(const char *, size_t))
+{
+	size_t used = 0;
+	bool first = true;
+
+	add_summary(s, now_ns, json, buf, size, &used);
+	if (!out(buf, used))
+		return;
+	for (size_t i = 0; s->tiers != NULL && i < s->ntiers; i++) {
+		const struct stats_tier *t = &s->tiers[i];
+
+		if (t->units_out + t->units_dropped + t->units_waiting == 0)
+			continue;
+		used = 0;
+		add_tier(buf, size, &used, t, json, first);
+		first = false;
+		if (!out(buf, used))
+			return;
+	}
+	used = 0;
+	add_end(s, json, true, buf, size, &used);
+	if (used > 0)
+		(void)out(buf, used);
 }
 
 /*

@@ -88,23 +88,37 @@ double stats_rate(const struct stats *s, int64_t now_ns);
 /* Room for any report line. */
 #define STATS_LINE_MAX 1024
 
+/*
+ * Room for any piece of stats_report: a tier's line holds its pattern, of
+ * up to 4096 bytes (TIERS_LINE_MAX), 6 bytes each escaped in JSON.
+ */
+#define STATS_PIECE_MAX (32 * 1024)
+
 /* What clears the live status line on a terminal. */
 #define STATS_CLEAR "\r\033[K"
 
 /*
- * Format one summary line at now_ns into buf[0..size), NUL-terminated,
- * and return its length: units and bytes in, out, dropped and waiting
- * (in = out + dropped + waiting), elapsed time, the achieved rate beside
- * the limit, and the largest lateness.  json selects one JSON object.
- * With tiers, the units of each that saw any follow: a line each, or
- * in the object an array "tiers", cut short (and "tiers_cut" true)
- * where size would be passed.
- * the limit, and the largest lateness; with --replay, its speed, format,
+ * Format the report at now_ns into buf[0..size), NUL-terminated, and
+ * return its length: units and bytes in, out, dropped and waiting (in =
+ * out + dropped + waiting), elapsed time, the achieved rate beside the
+ * limit, and the largest lateness; with --replay, its speed, format,
  * records without a timestamp or out of order, and how far behind its
- * schedule they went.  json selects one JSON object.
+ * schedule they went.  json selects one JSON object.  With tiers, the
+ * units of each that saw any follow: a line each, or in the object an
+ * array "tiers", cut short (and "tiers_cut" true) where size would be
+ * passed.
  */
 size_t stats_format(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);
+
+/*
+ * The report of stats_format, never cut short: handed to out in pieces
+ * (the summary, a tier each, the end of the JSON object), each formatted
+ * in buf[0..size), of STATS_PIECE_MAX bytes for any piece to be whole.
+ * Stops at the first piece out returns false for.
+ */
+void stats_report(const struct stats *s, int64_t now_ns, bool json, char *buf,
+    size_t size, bool (*out)(const char *, size_t));
 
 /*
  * Format -P's live status line at now_ns, as stats_format, for a terminal

@@ -523,6 +523,12 @@ build_free(struct limits *L)
 }
 
 bool
+build_busy(const struct limits *L)
+{
+	return L->remote.redis != NULL && redis_busy(L->remote.redis);
+}
+
+bool
 build_retunable(const struct limits *L, const char **why)
 {
 	const struct config *cfg = L->cfg;

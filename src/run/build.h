@@ -74,6 +74,13 @@ void build_free(struct limits *L);
  */
 void build_reload(struct limits *L, int64_t now_ns, char *reply, size_t size);
 
+/*
+ * Are L's limits in the middle of a booking, which a live change must not
+ * cut into?  A booking with --redis waits for the server, and requests
+ * and reports are let in meanwhile.
+ */
+bool build_busy(const struct limits *L);
+
 /* Are L's limits plain -r buckets, which a live change (-R) can retune? */
 bool build_retunable(const struct limits *L, const char **why);
 

@@ -41,18 +41,16 @@ engine_limits_changed(int64_t now_ns)
 	stream_recount(&run.s);
 }
 
-/* The report, on SIGUSR1 and for --stats. */
+/* The report, on SIGUSR1 and for --stats: every tier's count. */
 static void
 report(void *arg)
 {
+	static char piece[STATS_PIECE_MAX];
 	struct run *r = arg;
 
-	char line[STATS_LINE_MAX];
-
 	stream_count_waiting(&r->s);
-	output_say(line,
-	    stats_format(r->e->stats, clock_now_ns(), r->e->stats_json, line,
-		sizeof line));
+	stats_report(r->e->stats, clock_now_ns(), r->e->stats_json, piece,
+	    sizeof piece, output_say);
 }
 
 size_t
@@ -90,6 +88,10 @@ tick(void *arg)
 	struct run *r = arg;
 
 	if (r->writing && r->share_tty)
+		return;
+	/* A terminal that takes nothing now (stopped by ^S) would hold the
+	 * run up: the line waits for the next tick instead. */
+	if (!clock_fd_ready(STDERR_FILENO, POLLOUT))
 		return;
 	draw(r, false);
 }

@@ -126,12 +126,34 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	snprintf(reply, size, "ok\n");
 }
 
-/* Answer the request req (its first line says what it asks). */
-static void
+/*
+ * Must req wait for the booking under way to end: would it change the
+ * limits of L (its tiers), or the replay's speed, while L is busy?  A
+ * request refused whatever the time is refused at once.  (A retune is of
+ * plain buckets, never busy.)
+ */
+static bool
+must_wait(const struct limits *L, const char *req)
+{
+	if (!build_busy(L))
+		return false;
+	if (strncmp(req, "speed ", 6) == 0)
+		return replaying != NULL;
+	return strcmp(req, "reload\n") == 0 && L->cfg->tiers_file != NULL;
+}
+
+/*
+ * Answer the request req (its first line says what it asks); false when
+ * it asks for a change while the limits are in the middle of a booking
+ * (waiting for Redis, which lets requests in): it must wait for its end.
+ */
+static bool
 answer(void *arg, const char *req, char *reply, size_t size)
 {
 	char change[CONTROL_MAX];
 
+	if (must_wait(arg, req))
+		return false;
 	if (strncmp(req, "speed ", 6) == 0) {
 		snprintf(change, sizeof change, "%.*s",
 		    (int)strcspn(req + 6, "\n"), req + 6);
@@ -155,13 +177,19 @@ answer(void *arg, const char *req, char *reply, size_t size)
 		    "error: not a request tbthrottle "
 		    "knows\n");
 	}
+	return true;
 }
 
-/* SIGIO, or a wait that saw it: requests may be waiting. */
+/*
+ * SIGIO, or a wait that saw it: requests may be waiting.  One held for
+ * later is offered again at the next poll, the first outside the booking
+ * being the engine's own.
+ */
 static void
 on_control(void *arg)
 {
-	control_answer(answer, arg);
+	if (control_answer(answer, arg))
+		signals_request_control();
 }
 
 void

@@ -59,6 +59,13 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 	return 0;
 }
 
+bool
+redis_busy(const struct redis *r)
+{
+	(void)r;
+	return false;
+}
+
 void
 redis_close(struct redis *r)
 {
@@ -837,6 +844,11 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
 		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
+		/* The try took its time (a hung server, 1 s): the local limit
+		 * books from now, not from the past the try spent, which the
+		 * bucket has refilled over already. */
+		if (clock_now_ns() > now_ns)
+			now_ns = clock_now_ns();
 		if (r->fallback != FALLBACK_LOCAL && !wait_retry(r))
 			break;
 	}
@@ -1063,6 +1075,12 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	set_settings(r, was, true);
 	clean(r, err, errsz);
 	return -1;
+}
+
+bool
+redis_busy(const struct redis *r)
+{
+	return r->busy;
 }
 
 void

@@ -87,6 +87,12 @@ int redis_retier(
 size_t redis_book(struct redis *r, struct booking *b, size_t n, bool take,
     int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx);
 
+/*
+ * Is a booking of r, or a change of its settings, under way?  It may be
+ * waiting for Redis, and let signals and requests in meanwhile.
+ */
+bool redis_busy(const struct redis *r);
+
 void redis_close(struct redis *r);
 
 #endif

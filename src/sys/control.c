@@ -22,14 +22,24 @@
 static char sock_path[PATH_MAX];    /* ours, or "" */
 static char run_name[NAME_MAX + 1]; /* ours, or "" */
 static int listen_fd = -1;
+/*
+ * While no connection can be taken (no descriptor left), when to try
+ * again: the socket, ready all the while, is not watched meanwhile, or
+ * every wait would end at once.  0: it is watched.
+ */
+static int64_t accept_after_ns;
 
-/* A connection whose request is being read. */
+/* A connection whose request is being read, or held for its answer. */
 static struct pending {
-	int fd;		     /* -1: a free place */
-	int64_t deadline_ns; /* when it is closed unanswered */
+	int64_t deadline_ns; /* when it is closed unanswered, if not held */
 	size_t len;
+	int fd;	   /* -1: a free place */
+	bool held; /* whole, its answer to be given later */
 	char req[CONTROL_MAX];
 } pending[CONTROL_PEERS];
+
+/* What answers a request: false when it cannot be answered now. */
+typedef bool answer_fn(void *, const char *, char *, size_t);
 
 /* Fill sa with path; -1 when it does not fit a socket's address. */
 static int
@@ -197,9 +207,14 @@ control_watch(int *fds, int max, int64_t *wake_ns)
 
 	if (listen_fd < 0 || max < 1)
 		return 0;
-	fds[n++] = listen_fd;
+	if (accept_after_ns == 0)
+		fds[n++] = listen_fd;
+	else if (accept_after_ns < *wake_ns)
+		*wake_ns = accept_after_ns;
+	/* A request held is read to its end: its descriptor is always
+	 * ready, and it waits for the run, not for its peer. */
 	for (int i = 0; i < CONTROL_PEERS && n < max; i++) {
-		if (pending[i].fd < 0)
+		if (pending[i].fd < 0 || pending[i].held)
 			continue;
 		fds[n++] = pending[i].fd;
 		if (pending[i].deadline_ns < *wake_ns)
@@ -251,11 +266,11 @@ write_now(int fd, const char *b, size_t len)
 
 /*
  * Answer p's whole request, unless its sender has closed the connection:
- * it gave up waiting, and was told that nothing was done.
+ * it gave up waiting, and was told that nothing was done.  False when
+ * answer cannot answer it now: it is held.
  */
-static void
-serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
-    void *arg)
+static bool
+serve(struct pending *p, answer_fn *answer, void *arg)
 {
 	const char *name = run_name[0] != '\0' ? run_name : NULL, *req;
 	char reply[CONTROL_MAX];
@@ -263,27 +278,32 @@ serve(struct pending *p, void (*answer)(void *, const char *, char *, size_t),
 
 	p->req[p->len] = '\0';
 	if ((clock_fd_events(p->fd, POLLOUT) & POLLHUP) != 0)
-		return;
+		return true;
 	head = request_from(reply, sizeof reply, (long)getpid(), name);
 	if (head < 0)
-		return;
-	if (request_is_for(p->req, (long)getpid(), name, &req))
-		answer(arg, req, reply + head, sizeof reply - (size_t)head);
-	else
+		return true;
+	if (!request_is_for(p->req, (long)getpid(), name, &req))
 		snprintf(reply + head, sizeof reply - (size_t)head,
 		    "error: not a request for this tbthrottle\n");
+	else if (!answer(arg, req, reply + head, sizeof reply - (size_t)head))
+		return false;
 	write_now(p->fd, reply, strlen(reply));
+	return true;
 }
 
-/* Read on p's request, and answer it once whole; drop it when late. */
+/*
+ * Read on p's request, and answer it once whole (or hold it); drop it
+ * when answered, or late.
+ */
 static void
-go_on(struct pending *p, int64_t now_ns,
-    void (*answer)(void *, const char *, char *, size_t), void *arg)
+go_on(struct pending *p, int64_t now_ns, answer_fn *answer, void *arg)
 {
-	int rc = read_more(p);
+	int rc = p->held ? 1 : read_more(p);
 
-	if (rc == 1)
-		serve(p, answer, arg);
+	if (rc == 1 && !serve(p, answer, arg)) {
+		p->held = true;
+		return;
+	}
 	if (rc != 0 || now_ns >= p->deadline_ns)
 		drop(p);
 }
@@ -304,21 +324,29 @@ place(void)
 	return oldest;
 }
 
-/* Accept the connections waiting, a bounded number a call. */
+/*
+ * Accept the connections waiting, a bounded number a call.  When none
+ * can be had for want of descriptors or memory, they wait in the
+ * backlog, and are tried for again CONTROL_RETRY_NS later.
+ */
 static void
-take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
-    void *arg)
+take_new(int64_t now_ns, answer_fn *answer, void *arg)
 {
+	if (accept_after_ns != 0 && now_ns < accept_after_ns)
+		return;
+	accept_after_ns = 0;
 	for (int k = 0; k < 2 * CONTROL_PEERS; k++) {
 		int fd = accept(listen_fd, NULL, NULL);
 		struct pending *p;
 		uid_t uid;
 		pid_t pid;
 
-		if (fd < 0 && errno == EINTR)
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
+		if (fd < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+			accept_after_ns = now_ns + CONTROL_RETRY_NS;
 		if (fd < 0)
-			return; /* none left (EAGAIN), or none to have */
+			return; /* none left, or none to be had now */
 		/* Only our own user may ask; others get nothing at all. */
 		if (nonblocking(fd) != 0 || control_peer(fd, &uid, &pid) != 0 ||
 		    uid != geteuid()) {
@@ -333,17 +361,21 @@ take_new(int64_t now_ns, void (*answer)(void *, const char *, char *, size_t),
 	}
 }
 
-void
-control_answer(void (*answer)(void *, const char *, char *, size_t), void *arg)
+bool
+control_answer(answer_fn *answer, void *arg)
 {
 	int64_t now_ns = clock_now_ns();
+	bool held = false;
 
 	if (listen_fd < 0)
-		return; /* no socket: pending[] was never set up */
+		return false; /* no socket: pending[] was never set up */
 	for (int i = 0; i < CONTROL_PEERS; i++)
 		if (pending[i].fd >= 0)
 			go_on(&pending[i], now_ns, answer, arg);
 	take_new(now_ns, answer, arg);
+	for (int i = 0; i < CONTROL_PEERS; i++)
+		held = held || (pending[i].fd >= 0 && pending[i].held);
+	return held;
 }
 
 void

@@ -16,6 +16,12 @@
  */
 #define CONTROL_PEERS 16
 
+/*
+ * How long a run waits to take connections again after it could not (no
+ * descriptor left: EMFILE), in ns.
+ */
+#define CONTROL_RETRY_NS (100 * 1000000LL)
+
 /* How long a run waits for the bytes of a request, in ns. */
 #define CONTROL_REQUEST_NS (1 * 1000000000LL)
 
@@ -31,10 +37,11 @@
 int control_serve(const char *name, char *why, size_t size);
 
 /*
- * What to watch for requests, for clock_watch: the socket and the
- * connections whose requests are being read, up to max, into fds; how
- * many.  *wake_ns is made the time the first of them is to be dropped,
- * if it is earlier.
+ * What to watch for requests, for clock_watch: the socket (unless no
+ * connection could be taken on it lately) and the connections whose
+ * requests are being read, up to max, into fds; how many.  *wake_ns is
+ * made the time the first of them is to be dropped, or the socket tried
+ * again, if it is earlier.
  */
 int control_watch(int *fds, int max, int64_t *wake_ns);
 
@@ -44,10 +51,13 @@ int control_watch(int *fds, int max, int64_t *wake_ns);
  * A whole request addressed to this run is answered, answer(arg, request,
  * reply, size) filling the reply; one whose sender has given up is not.
  * A connection whose request is not whole within CONTROL_REQUEST_NS is
- * closed unanswered.
+ * closed unanswered.  When answer returns false, the request cannot be
+ * answered now (the run is in the middle of what it would change): it is
+ * held, and offered to answer again at the next call, until its sender
+ * gives up.  Returns true while a request is held.
  */
-void control_answer(
-    void (*answer)(void *, const char *, char *, size_t), void *arg);
+bool control_answer(
+    bool (*answer)(void *, const char *, char *, size_t), void *arg);
 
 /* Remove the socket and the name; async-signal-safe. */
 void control_remove(void);

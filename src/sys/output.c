@@ -17,6 +17,9 @@
 #define PIPE_BUF _POSIX_PIPE_BUF
 #endif
 
+/* The latest writes to standard output, for the room a pipe there has. */
+static struct piperoom written;
+
 /* How a write to standard output may end early at a stop. */
 struct cut {
 	int delim; /* the byte that ends a record, or -1: every byte is one */
@@ -25,10 +28,11 @@ struct cut {
 
 /*
  * Of b[0..len), which begins a record, the whole records a write should
- * take: those that the output takes without waiting when it is a pipe
- * (and at least PIPE_BUF bytes of them, which a pipe with room takes
- * whole or, full, not at all), so that a reader that stops reading holds
- * whole records; at a stop, only if the output has room.  0: none.
+ * take: those that the output surely takes without waiting when it is a
+ * pipe, by the pages our writes to it may hold (and at least PIPE_BUF
+ * bytes of them, which a pipe with room takes whole or, full, not at
+ * all), so that a reader that stops reading holds whole records; at a
+ * stop, only if the output has room.  0: none.
  */
 static size_t
 whole_fit(const char *b, size_t len, int delim, bool stop)
@@ -39,7 +43,7 @@ whole_fit(const char *b, size_t len, int delim, bool stop)
 	if (stop && !clock_fd_ready(STDOUT_FILENO, POLLOUT))
 		return 0;
 	if (delim >= 0 || stop)
-		room = splice_pipe_room(STDOUT_FILENO);
+		room = splice_pipe_room(STDOUT_FILENO, &written);
 	if (room < 0)
 		room = stop ? PIPE_BUF : SSIZE_MAX;
 	n = (size_t)(room > PIPE_BUF ? room : PIPE_BUF);
@@ -96,6 +100,8 @@ write_all(
 			break;
 		if ((n = write(fd, b + done, want)) >= 0) {
 			done += (size_t)n;
+			if (fd == STDOUT_FILENO && n > 0)
+				piperoom_wrote(&written, (size_t)n);
 			/* A full pipe takes a long write piecemeal: let asked
 			 * reports and changes in meanwhile. */
 			if (done < len)
@@ -131,7 +137,7 @@ output_send(const char *b, size_t len, int delim, bool mid)
 	return write_all(STDOUT_FILENO, b, len, NULL, &c);
 }
 
-void
+bool
 output_say(const char *b, size_t len)
 {
 	while (len > 0) {
@@ -141,9 +147,15 @@ output_say(const char *b, size_t len)
 			b += n;
 			len -= (size_t)n;
 		} else if (n < 0 && errno == EAGAIN) {
-			(void)signals_wait_ready(STDERR_FILENO, POLLOUT, true);
-		} else if (n == 0 || errno != EINTR) {
-			return; /* a report never stops the run */
+			if (!signals_wait_ready(STDERR_FILENO, POLLOUT, false))
+				return false;
+		} else if (n == 0 || errno != EINTR ||
+		    signals_stop_requested()) {
+			/* A report never stops the run, nor holds up a stop
+			 * (a terminal stopped by ^S, a reader that stopped
+			 * reading): the stop's alarm ends a write begun. */
+			return false;
 		}
 	}
+	return true;
 }

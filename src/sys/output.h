@@ -29,8 +29,11 @@ ssize_t output_send(const char *b, size_t len, int delim, bool mid);
 /*
  * Write b[0..len) to standard error whole, a signal meanwhile or not (a
  * stdio write interrupted by a signal loses its bytes); errors are
- * ignored, as a report must never stop the run.
+ * ignored, as a report must never stop the run.  Once a stop is asked
+ * for, a write that waits is given up at the next signal (the stop's
+ * own, or its alarm), so that a report never holds a stop up.  True when
+ * it was written whole.
  */
-void output_say(const char *b, size_t len);
+bool output_say(const char *b, size_t len);
 
 #endif

@@ -49,22 +49,19 @@ splice_pending(int fd)
 }
 
 ssize_t
-splice_pipe_room(int fd)
+splice_pipe_room(int fd, struct piperoom *written)
 {
 #if defined(__linux__) && defined(FIONREAD) && defined(F_GETPIPE_SZ)
 	long page = sysconf(_SC_PAGESIZE);
 	int size = fcntl(fd, F_GETPIPE_SZ), queued;
-	long free_pages;
 
 	if (size <= 0 || page <= 0 || ioctl(fd, FIONREAD, &queued) != 0 ||
 	    queued < 0)
 		return -1;
-	/* A pipe holds pages: the bytes queued fill whole ones, but for the
-	 * first, partly read, and the last, partly written. */
-	free_pages = size / page - (queued + page - 1) / page - 1;
-	return free_pages > 0 ? (ssize_t)(free_pages * page) : 0;
+	return (ssize_t)piperoom_free(
+	    written, (size_t)queued, (size_t)page, (size_t)(size / page));
 #else
-	(void)fd;
+	(void)fd, (void)written;
 	return -1;
 #endif
 }

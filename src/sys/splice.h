@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include "piperoom.h"
+
 /* Returned by splice_move when splice(2) cannot join these descriptors. */
 #define SPLICE_UNSUPPORTED (-2)
 
@@ -23,10 +25,11 @@ ssize_t splice_pending(int fd);
 
 /*
  * Bytes the pipe fd, written to, takes now without blocking, at least (a
- * write of no more fills whole pages it has free); -1 when the OS cannot
- * tell or fd is no pipe.
+ * write of no more fills whole pages it has free), when written holds
+ * the writes to it (see piperoom_free: 0 when some were not in it); -1
+ * when the OS cannot tell or fd is no pipe.
  */
-ssize_t splice_pipe_room(int fd);
+ssize_t splice_pipe_room(int fd, struct piperoom *written);
 
 /* The size of a new pipe on Linux. */
 #define SPLICE_DEFAULT_PIPE_BYTES 65536

@@ -57,6 +57,8 @@ main(void)
 	test_eviction();
 	test_wildcard();
 	test_tiers_any_key();
+	test_piperoom();
+	test_report_tiers();
 	test_golden();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

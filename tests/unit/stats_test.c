@@ -193,3 +193,87 @@ test_progress(void)
 	test_progress_eta();
 	test_progress_width();
 }
+
+/* What stats_report handed out, joined; pieces taken before refusing. */
+static char joined[64 * 1024];
+static size_t joined_len;
+static int pieces, refuse_after;
+
+static bool
+collect(const char *b, size_t len)
+{
+	if (refuse_after >= 0 && pieces >= refuse_after)
+		return false;
+	pieces++;
+	if (joined_len + len < sizeof joined) {
+		memcpy(joined + joined_len, b, len);
+		joined_len += len;
+		joined[joined_len] = '\0';
+	}
+	return true;
+}
+
+/* Occurrences of needle in hay. */
+static int
+count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* stats_report of s into joined, refusing pieces after refuse (-1: none). */
+static void
+report_of(const struct stats *s, bool json, int refuse)
+{
+	static char piece[STATS_PIECE_MAX];
+
+	joined_len = 0;
+	joined[0] = '\0';
+	pieces = 0;
+	refuse_after = refuse;
+	stats_report(s, 2 * NS, json, piece, sizeof piece, collect);
+}
+
+void
+test_report_tiers(void)
+{
+	static struct stats_tier rows[61];
+	static char patterns[60][24];
+	struct stats s = { .units_out = 60,
+		.limit = { "60 tiers by key", 0, 0 },
+		.tiers = rows,
+		.ntiers = 61 };
+	char line[STATS_LINE_MAX];
+
+	current = "report of many tiers";
+	for (int i = 0; i < 60; i++) {
+		snprintf(patterns[i], sizeof patterns[i], "pat%d-*", i + 1);
+		rows[i] = (struct stats_tier){ patterns[i], (size_t)i + 1,
+			"10/s, burst 1", 1, 0, 0 };
+	}
+	rows[60] = (struct stats_tier){ NULL, 0, "5/s, burst 1", 0, 0, 0 };
+	/* A line of STATS_LINE_MAX cuts the tiers, and says so in JSON. */
+	(void)stats_format(&s, 2 * NS, true, line, sizeof line);
+	check(strstr(line, "\"tiers_cut\":true}\n") != NULL,
+	    "a report of 1 KiB is cut: %s", line);
+	/* The report in pieces holds them all, and ends the object. */
+	report_of(&s, true, -1);
+	check(count_of(joined, "\"pattern\":") == 60 &&
+		strstr(joined, "tiers_cut") == NULL &&
+		strstr(joined, "\"pattern\":\"pat60-*\",\"line\":60") != NULL &&
+		strcmp(joined + joined_len - 4, "}]}\n") == 0,
+	    "json: %d tiers, ends '%s'", count_of(joined, "\"pattern\":"),
+	    joined + (joined_len > 20 ? joined_len - 20 : 0));
+	check(count_of(joined, "},{") == 59, "json: tiers apart by commas");
+	report_of(&s, false, -1);
+	check(count_of(joined, "\n") == 61 &&
+		count_of(joined, "tbthrottle: tier 'pat") == 60,
+	    "text: %d lines", count_of(joined, "\n"));
+	/* Once a piece is refused, no more are offered. */
+	report_of(&s, false, 3);
+	check(pieces == 3 && count_of(joined, "\n") == 3,
+	    "refused at the fourth piece: %d taken", pieces);
+}

@@ -56,6 +56,12 @@ void test_set(void);
 void test_framer(void);
 void test_framer_kernels(void);
 
+/* stats_test.c, more */
+void test_report_tiers(void);
+
+/* piperoom_test.c */
+void test_piperoom(void);
+
 /* siphash_test.c */
 void test_siphash(void);
 
