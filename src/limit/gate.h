@@ -72,11 +72,12 @@ struct gate_backend {
 struct gate {
 	struct framer framer;
 	const struct gate_backend *units;
-	struct bucket *bytes; /* records cost their length */
-	uint64_t quantum;     /* units a booking may gather, >= 1 */
-	uint64_t room;	      /* bytes a booking may gather, or UINT64_MAX */
-	size_t batch;	      /* bookings worth one call (gate_batch) */
-	bool claim;	      /* bytes may wait in the input until sent */
+	const struct gate_backend *total; /* all keys together, in memory */
+	struct bucket *bytes;		  /* records cost their length */
+	uint64_t quantum;		  /* units a booking may gather, >= 1 */
+	uint64_t room; /* bytes a booking may gather, or UINT64_MAX */
+	size_t batch;  /* bookings worth one call (gate_batch) */
+	bool claim;    /* bytes may wait in the input until sent */
 };
 
 /*
@@ -87,6 +88,12 @@ void gate_init(struct gate *g, const struct framer *f, uint64_t quantum);
 
 /* Limit units by be (which must outlive g). */
 void gate_set_units(struct gate *g, const struct gate_backend *be);
+
+/*
+ * Limit the units of every key together too (--total-rate), by be, a
+ * limit in memory that does not hold what it plans (a limiter backend).
+ */
+void gate_set_total(struct gate *g, const struct gate_backend *be);
 
 /*
  * Limit records by their bytes too, in b: each booking gathers at most
@@ -139,6 +146,8 @@ gate_take(const struct gate *g, const struct booking *b, uint64_t units,
 {
 	if (g->units != NULL && !g->units->holds && units > 0)
 		g->units->take(g->units->self, b, units, now_ns);
+	if (g->total != NULL && units > 0)
+		g->total->take(g->total->self, b, units, now_ns);
 	if (g->bytes != NULL && bytes > 0)
 		bucket_charge(g->bytes, b->at_ns, now_ns, bytes);
 }
@@ -154,8 +163,8 @@ size_t gate_judge_each(const struct gate *g, struct booking *b, size_t n);
 static inline size_t
 gate_judge(const struct gate *g, struct booking *b, size_t n)
 {
-	/* Without a byte limit, the units' limit judges them all. */
-	if (g->bytes == NULL && g->units != NULL)
+	/* With only a limit on units, it judges them all. */
+	if (g->bytes == NULL && g->total == NULL && g->units != NULL)
 		return g->units->judge(g->units->self, b, n);
 	return gate_judge_each(g, b, n);
 }

@@ -25,7 +25,7 @@
 enum opt {
 	O_RATE, O_BURST, O_LINES, O_NULL, O_DELIM, O_BYTES, O_BYTE_RATE,
 	O_BYTE_BURST, O_ALG, O_LEAKY, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
-	O_MAX_KEYS, O_TIERS, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
+	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
 	O_DROP,
 	O_DROP_TO, O_REPLAY, O_SPEED, O_MAX_GAP, O_TIME_FIELD, O_TIME_FORMAT,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_HELP,
@@ -74,6 +74,7 @@ struct parsed {
 	int nrates;
 	const char *lead_burst; /* a -b before any -r */
 	const char *initial, *byte_rate, *byte_burst, *retune, *speed;
+	const char *total_rate, *total_burst;
 	bool inf_among;	   /* -r inf was one of several -r */
 	struct cmdline cl; /* the options given, in turn */
 	char *err;	   /* the reason for OPT_ERROR */
@@ -342,6 +343,11 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    "each: the first glob that matches a key gives its\n"
 	    "rate; other keys take -r, or with --drop and no -r\n"
 	    "are dropped" },
+	[O_TOTAL_RATE] = { "total-rate", "RATE", 0, REQ, TEXT(total_rate),
+	    .help = "with -k, all keys together no faster than RATE\n"
+	    "too: each record pays its key's limit and this" },
+	[O_TOTAL_BURST] = { "total-burst", "N", 0, REQ, TEXT(total_burst),
+	    .help = "the burst of --total-rate (default: 1 unit)" },
 	[O_SHARED] = { "shared", "NAME", 0, REQ, TEXT(cfg.shared),
 	    .help = "draw from the bucket NAME, shared by every\n"
 	    "tbthrottle of yours started with it" },
@@ -428,7 +434,8 @@ options_usage(FILE *fp)
 	    "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 	    "                  [--byte-rate RATE [--byte-burst N]]\n"
 	    "                  [-a ALG] [--initial N] [--catch-up T]\n"
-	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]]\n"
+	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]\n"
+	    "                   [--total-rate RATE [--total-burst N]]]\n"
 	    "                  [--shared NAME [--redis URL [--redis-fallback F]\n"
 	    "                   [--redis-allow-eviction]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
@@ -504,6 +511,27 @@ check_retune(struct parsed *p)
 	cfg->ncontrol = p->nrates;
 	cfg->control_speed = p->speed;
 	return 1;
+}
+
+/* --total-rate and --total-burst into cfg->total_limit. */
+static int
+resolve_total(struct parsed *p)
+{
+	struct config *cfg = &p->cfg;
+	char why[512];
+
+	if (p->total_rate == NULL)
+		return 0;
+	if (spec_limit_parse(p->total_rate, p->total_burst, NULL, cfg->mode,
+		cfg->algorithm, &cfg->total_limit, why, sizeof why) != 0)
+		return refuse(p, "--total-rate: %s", why);
+	if (cfg->total_limit.rate.inf)
+		return refuse(p,
+		    "invalid --total-rate '%s': give a finite rate, or leave "
+		    "it out",
+		    p->total_rate);
+	cfg->total_limited = true;
+	return 0;
 }
 
 /* --byte-rate and --byte-burst into cfg->byte_limit. */
@@ -689,6 +717,16 @@ static const struct rule rules[] = {
 	{ "--tiers needs -k FIELD: tiers give the rates of keys",
 	    .all = O(TIERS), .none = O(KEY) },
 	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY) },
+	{ "--total-burst %s needs --total-rate", .all = O(TOTAL_BURST),
+	    .none = O(TOTAL_RATE), .quote = { V(TOTAL_BURST) } },
+	{ "--total-rate %s caps all keys together: it needs -k FIELD (without "
+	    "-k, give it as a second -r)", .all = O(TOTAL_RATE),
+	    .none = O(KEY), .quote = { V(TOTAL_RATE) } },
+	{ "--total-rate %s is kept in this process alone: it does not "
+	    "combine with --redis (give the fleet's total to a tbthrottle "
+	    "--shared NAME --redis URL beside this one)",
+	    .all = O(TOTAL_RATE) | O(REDIS), .quote = { V(TOTAL_RATE) } },
+	{ .step = resolve_total },
 	{ "-k %s keys records; it does not apply to -c",
 	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },
 	{ "-k %s needs a rate for each key", .all = O(KEY),

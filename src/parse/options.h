@@ -37,6 +37,8 @@ struct config {
 	int nlimits;
 	bool byte_limited; /* --byte-rate: records also cost their bytes */
 	struct limit byte_limit;
+	bool total_limited; /* --total-rate: all keys together, too */
+	struct limit total_limit;
 	int64_t catchup_ns; /* how late units may still keep their slot */
 	enum unit_mode mode;
 	unsigned char delim;
