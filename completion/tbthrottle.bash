@@ -36,6 +36,9 @@ _tbthrottle()
 		mapfile -t COMPREPLY < <(compgen -W \
 		    'token leaky sliding fixed' -- "$cur")
 		return ;;
+	--order)
+		mapfile -t COMPREPLY < <(compgen -W 'input key' -- "$cur")
+		return ;;
 	--redis-fallback)
 		mapfile -t COMPREPLY < <(compgen -W 'block local fail' -- "$cur")
 		return ;;
@@ -83,7 +86,7 @@ _tbthrottle()
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
 		    --redis-fallback --redis-allow-eviction --name --list
-		    --tiers --total-rate --total-burst --reload --replay
+		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-format --help
 		    --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -h -V' -- "$cur")

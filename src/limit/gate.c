@@ -45,6 +45,15 @@ gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum)
 	set_batch(g);
 }
 
+size_t
+gate_key(const struct gate *g, const struct booking *b, const char **key)
+{
+	*key = NULL;
+	if (g->units == NULL || g->units->key == NULL)
+		return SIZE_MAX;
+	return g->units->key(g->units->self, b, key);
+}
+
 bool
 gate_limits(const struct gate *g)
 {

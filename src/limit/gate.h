@@ -59,6 +59,11 @@ struct gate_backend {
 	/* Planned units are taken already (the limit is kept elsewhere, and
 	 * booked in line with other processes'). */
 	bool holds;
+	/*
+	 * NULL, or the key of b's record (-k): its bytes at *key, their
+	 * length returned; NULL *key for a key not known whole.
+	 */
+	size_t (*key)(void *self, const struct booking *b, const char **key);
 	/* Bookings worth one call of plan or judge: 1 in memory, more
 	 * where a call is a round trip. */
 	size_t batch;
@@ -103,6 +108,14 @@ void gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum);
 
 /* Does the gate limit anything? */
 bool gate_limits(const struct gate *g);
+
+/*
+ * The key of b's record, when the units are limited by key: its bytes in
+ * *key, their length returned; SIZE_MAX when they are not (every record
+ * is of one key).
+ */
+size_t gate_key(
+    const struct gate *g, const struct booking *b, const char **key);
 
 /* Bookings worth one call of gate_plan or gate_judge, at least 1. */
 static inline size_t
