@@ -12,7 +12,8 @@ slot_of(struct fair *f, uint64_t h, const char *key, size_t len)
 
 	while (f->slots[i].hash != 0 &&
 	    !(f->slots[i].hash == h && f->slots[i].key_len == len &&
-		(len == 0 || memcmp(f->slots[i].key, key, len) == 0)))
+		(len == 0 ||
+		    (key != NULL && memcmp(f->slots[i].key, key, len) == 0))))
 		i = (i + 1) & mask;
 	return &f->slots[i];
 }
@@ -50,9 +51,9 @@ look(struct fair *f, const struct view *v)
 		struct fair_key *k;
 
 		len = gate_key(f->gate, &b, &key);
-		if (len == SIZE_MAX)
+		if (len == SIZE_MAX || key == NULL)
 			len = 0; /* one key for all */
-		h = siphash24(&f->seed, key, key != NULL ? len : 0) | 1;
+		h = siphash24(&f->seed, key, len) | 1;
 		k = slot_of(f, h, key, len);
 		if (k->hash == 0) {
 			*k = (struct fair_key){ h, key, len, off, b };
