@@ -22,11 +22,11 @@ _tbthrottle()
 	fi
 
 	case $prev in
-	-r | --rate | --byte-rate)
+	-r | --rate | --byte-rate | --total-rate)
 		mapfile -t COMPREPLY < <(compgen -W \
 		    '10/s 100/min 1000/h 1/day 500k/s 1M/s inf' -- "$cur")
 		return ;;
-	-b | --burst | --byte-burst | --initial)
+	-b | --burst | --byte-burst | --initial | --total-burst)
 		mapfile -t COMPREPLY < <(compgen -W '1 10 100 1s 10ms' -- "$cur")
 		return ;;
 	--catch-up)
@@ -35,6 +35,9 @@ _tbthrottle()
 	-a | --algorithm)
 		mapfile -t COMPREPLY < <(compgen -W \
 		    'token leaky sliding fixed' -- "$cur")
+		return ;;
+	--order)
+		mapfile -t COMPREPLY < <(compgen -W 'input key' -- "$cur")
 		return ;;
 	--redis-fallback)
 		mapfile -t COMPREPLY < <(compgen -W 'block local fail' -- "$cur")
@@ -83,7 +86,7 @@ _tbthrottle()
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
 		    --redis-fallback --redis-allow-eviction --name --list
-		    --tiers --reload --replay
+		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-format --help
 		    --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -h -V' -- "$cur")

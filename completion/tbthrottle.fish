@@ -42,6 +42,11 @@ complete -c tbthrottle -s k -l key -x -d 'A bucket of its own for each value of 
 complete -c tbthrottle -s F -l field-separator -x -a $bytes -d 'Fields end at byte C'
 complete -c tbthrottle -l max-keys -x -d 'Most keys with a live bucket'
 complete -c tbthrottle -l tiers -r -F -d 'Rates by key from FILE'
+complete -c tbthrottle -l total-rate -x -a $rates -d 'All keys together no faster than RATE'
+complete -c tbthrottle -l total-burst -x -a $bursts -d 'The burst of --total-rate'
+complete -c tbthrottle -l order -x -d 'With -k, which held record goes first' -a "
+    input\t'in input order (default)'
+    key\t'each key at its own pace'"
 complete -c tbthrottle -l shared -x -d 'Draw from the bucket NAME, shared by your runs'
 complete -c tbthrottle -l redis -x -a 'redis://127.0.0.1:6379 unix:///run/redis/redis.sock' -d 'Keep the --shared bucket in Redis'
 complete -c tbthrottle -l redis-fallback -x -d 'What to do while Redis is down' -a "

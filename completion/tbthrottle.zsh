@@ -57,6 +57,9 @@ _tbthrottle() {
 	    '(-F --field-separator)'{-F+,--field-separator=}'[fields end at byte C]:byte:_tbthrottle_byte' \
 	    '--max-keys=[most keys with a live bucket]:number of keys: ' \
 	    '--tiers=[rates by key from a file of PATTERN RATE \[BURST\]]:tiers file:_files' \
+	    "--total-rate=[all keys together no faster than RATE]:$rate" \
+	    "--total-burst=[the burst of --total-rate]:$burst" \
+	    '--order=[with -k, which held record goes first]:order:((input\:"in input order (default)" key\:"each key at its own pace"))' \
 	    '--shared=[draw from the bucket NAME, shared by your runs]:bucket name: ' \
 	    '--redis=[keep the --shared bucket in Redis]:Redis URL:(redis\://127.0.0.1\:6379 unix\:///run/redis/redis.sock)' \
 	    '--redis-fallback=[what to do while Redis is down]:fallback:((block\:"wait for Redis (default)" local\:"limit this process alone" fail\:"exit with an error"))' \

@@ -8,6 +8,8 @@
 #include "clock.h"
 #include "drop.h"
 #include "engine.h"
+#include "entropy.h"
+#include "fair.h"
 #include "build.h"
 #include "options.h"
 #include "queue.h"
@@ -18,6 +20,21 @@
 #include "stdfd.h"
 #include "zone.h"
 
+/* --order key: the keys in turn, as many records held as --queue says. */
+static size_t
+choose_fair(const struct config *cfg, struct gate *g, struct policy *p)
+{
+	static struct fair fair;
+	unsigned char b[16];
+	struct siphash_key seed;
+
+	entropy_bytes(b, sizeof b, "seed for the order of keys");
+	seed = siphash_key_of(b);
+	if (fair_policy(p, &fair, g, cfg->queue, &seed) != 0)
+		err(1, "records held for --order key");
+	return QUEUE_BUF_BYTES;
+}
+
 /* The policy cfg asks for, over the gate g; the buffer it needs. */
 static size_t
 choose_policy(const struct config *cfg, struct gate *g, struct policy *p)
@@ -26,6 +43,8 @@ choose_policy(const struct config *cfg, struct gate *g, struct policy *p)
 	static struct drop drop;
 	static struct queue queue;
 
+	if (cfg->order == ORDER_KEY)
+		return choose_fair(cfg, g, p);
 	if (cfg->queue > 0) {
 		if (queue_policy(p, &queue, g, cfg->queue, cfg->drop) != 0)
 			err(1, "queue of %llu units",
@@ -105,7 +124,9 @@ run(const struct config *cfg)
 	    choose_policy(cfg, &limits.gate, &policy);
 	retune_serve(&limits, cfg->name);
 	status = engine_run(&e);
-	if (cfg->queue > 0)
+	if (cfg->order == ORDER_KEY)
+		fair_free(policy.self);
+	else if (cfg->queue > 0)
 		queue_free(policy.self);
 	build_free(&limits);
 	retune_stop();

@@ -5,10 +5,6 @@
 
 load helpers
 
-json_field() {
-	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
 @test "--drop: with all input at once, exactly the burst goes out" {
 	run -0 --separate-stderr bash -c 'seq 100 | tb -r 1/min -b 10 --drop --stats=json'
 	assert_eq "$output" "$(seq 10)" "the first 10 lines"

@@ -239,3 +239,10 @@ assert_msg() {
 		return 1
 	fi
 }
+
+# json_field NAME: the value of number field NAME of the JSON report
+# (--stats=json) on stderr (run --separate-stderr): the totals', not a
+# tier's.
+json_field() {
+	sed -n 's/,"tiers":.*//; s/^{.*"'"$1"'":\([0-9.e+-]*\).*/\1/p' <<<"$stderr"
+}

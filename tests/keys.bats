@@ -6,10 +6,6 @@
 load helpers
 load redis
 
-json_field() {
-	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
 setup_file() {
 	build_stamp
 }

@@ -5,10 +5,6 @@
 
 load helpers
 
-json_field() {
-	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
 setup_file() {
 	build_stamp
 	seq 20 >"$BATS_FILE_TMPDIR/twenty"

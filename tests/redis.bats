@@ -6,10 +6,6 @@
 load helpers
 load redis
 
-json_field() {
-	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
 # fake_server MODE: tests/fakeserver MODE (a listener that is not Redis),
 # on port $FPORT, stopped by teardown.
 fake_server() {

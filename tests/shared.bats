@@ -5,10 +5,6 @@
 
 load helpers
 
-json_field() {
-	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
 setup() {
 	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
 	mkdir -m 700 "$XDG_RUNTIME_DIR"

@@ -5,10 +5,6 @@
 load helpers
 
 # json_field NAME: the value of NAME in the JSON report in $stderr.
-json_field() {
-	sed -n "s/.*\"$1\":\\([0-9.e+-]*\\).*/\\1/p" <<<"$stderr"
-}
-
 @test "-s reports on exit: every unit and byte in went out" {
 	run -0 --separate-stderr bash -c 'seq 20 | tb -r inf -s'
 	assert_eq "${#lines[@]}" 20 "lines out"

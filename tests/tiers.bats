@@ -21,12 +21,6 @@ setup() {
 	d=$BATS_TEST_TMPDIR
 }
 
-# The value of number field $1 of the JSON report on stderr: the totals',
-# not a tier's.
-json_field() {
-	sed -n 's/,"tiers":.*//; s/^{.*"'"$1"'":\([0-9.e+-]*\).*/\1/p' <<<"$stderr"
-}
-
 # tier_json PATTERN|null FIELD: field FIELD of the row of tier PATTERN in
 # the JSON report on stderr (jq reads it; null is the keys no tier takes).
 tier_json() {

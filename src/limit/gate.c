@@ -8,7 +8,8 @@
 static void
 set_batch(struct gate *g)
 {
-	g->batch = g->units != NULL && g->bytes == NULL && g->units->batch > 1 ?
+	g->batch = g->units != NULL && g->bytes == NULL && g->total == NULL &&
+		g->units->batch > 1 ?
 	    g->units->batch :
 	    1;
 }
@@ -30,6 +31,13 @@ gate_set_units(struct gate *g, const struct gate_backend *be)
 }
 
 void
+gate_set_total(struct gate *g, const struct gate_backend *be)
+{
+	g->total = be;
+	set_batch(g);
+}
+
+void
 gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum)
 {
 	g->bytes = b;
@@ -37,10 +45,19 @@ gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum)
 	set_batch(g);
 }
 
+size_t
+gate_key(const struct gate *g, const struct booking *b, const char **key)
+{
+	*key = NULL;
+	if (g->units == NULL || g->units->key == NULL)
+		return SIZE_MAX;
+	return g->units->key(g->units->self, b, key);
+}
+
 bool
 gate_limits(const struct gate *g)
 {
-	return g->units != NULL || g->bytes != NULL;
+	return g->units != NULL || g->total != NULL || g->bytes != NULL;
 }
 
 /*
@@ -59,30 +76,41 @@ size_t
 gate_plan(const struct gate *g, struct booking *b, size_t n, int64_t now_ns)
 {
 	size_t k = n;
+	int64_t t;
 
 	if (g->units != NULL)
 		k = g->units->plan(g->units->self, b, n, now_ns);
 	else
 		for (size_t i = 0; i < n; i++)
 			b[i].due_ns = b[i].at_ns;
-	for (size_t i = 0; g->bytes != NULL && i < k; i++) {
-		int64_t t = bucket_ready_at(
-		    g->bytes, b[i].at_ns, cost(g, &b[i]));
+	for (size_t i = 0; i < k; i++) {
+		if (g->total != NULL) {
+			/* The total only looks: its due time into t. */
+			struct booking all = b[i];
 
-		if (t > b[i].due_ns)
+			(void)g->total->plan(g->total->self, &all, 1, now_ns);
+			if (all.due_ns > b[i].due_ns)
+				b[i].due_ns = all.due_ns;
+		}
+		if (g->bytes != NULL &&
+		    (t = bucket_ready_at(
+			 g->bytes, b[i].at_ns, cost(g, &b[i]))) > b[i].due_ns)
 			b[i].due_ns = t;
 	}
 	return k;
 }
 
 /*
- * Judge b alone, byte limit first: a record it refuses takes no unit.
- * False when a stop came first.
+ * Judge b alone, byte limit first, then the total: a record either
+ * refuses takes no unit.  False when a stop came first.
  */
 static bool
 judge_one(const struct gate *g, struct booking *b)
 {
-	if (bucket_avail(g->bytes, b->at_ns, b->at_ns) < cost(g, b)) {
+	if ((g->bytes != NULL &&
+		bucket_avail(g->bytes, b->at_ns, b->at_ns) < cost(g, b)) ||
+	    (g->total != NULL &&
+		g->total->grant(g->total->self, b, b->at_ns) < b->units)) {
 		b->taken = 0;
 		return true;
 	}
@@ -90,8 +118,10 @@ judge_one(const struct gate *g, struct booking *b)
 		b->taken = b->units;
 	else if (g->units->judge(g->units->self, b, 1) == 0)
 		return false;
+	if (g->total != NULL && b->taken > 0)
+		g->total->take(g->total->self, b, b->taken, b->at_ns);
 	/* An outgrown record's bytes are charged as they pass. */
-	if (b->taken > 0 && !b->outgrown)
+	if (g->bytes != NULL && b->taken > 0 && !b->outgrown)
 		bucket_charge(g->bytes, b->at_ns, b->at_ns, b->bytes);
 	return true;
 }
@@ -101,12 +131,8 @@ gate_judge_each(const struct gate *g, struct booking *b, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (g->bytes == NULL)
-			b[i].taken = b[i].units;
-		else if (!judge_one(g, &b[i]))
-			break;
-	}
+	for (i = 0; i < n && judge_one(g, &b[i]); i++)
+		;
 	return i;
 }
 

@@ -59,6 +59,11 @@ struct gate_backend {
 	/* Planned units are taken already (the limit is kept elsewhere, and
 	 * booked in line with other processes'). */
 	bool holds;
+	/*
+	 * NULL, or the key of b's record (-k): its bytes at *key, their
+	 * length returned; NULL *key for a key not known whole.
+	 */
+	size_t (*key)(void *self, const struct booking *b, const char **key);
 	/* Bookings worth one call of plan or judge: 1 in memory, more
 	 * where a call is a round trip. */
 	size_t batch;
@@ -72,11 +77,12 @@ struct gate_backend {
 struct gate {
 	struct framer framer;
 	const struct gate_backend *units;
-	struct bucket *bytes; /* records cost their length */
-	uint64_t quantum;     /* units a booking may gather, >= 1 */
-	uint64_t room;	      /* bytes a booking may gather, or UINT64_MAX */
-	size_t batch;	      /* bookings worth one call (gate_batch) */
-	bool claim;	      /* bytes may wait in the input until sent */
+	const struct gate_backend *total; /* all keys together, in memory */
+	struct bucket *bytes;		  /* records cost their length */
+	uint64_t quantum;		  /* units a booking may gather, >= 1 */
+	uint64_t room; /* bytes a booking may gather, or UINT64_MAX */
+	size_t batch;  /* bookings worth one call (gate_batch) */
+	bool claim;    /* bytes may wait in the input until sent */
 };
 
 /*
@@ -89,6 +95,12 @@ void gate_init(struct gate *g, const struct framer *f, uint64_t quantum);
 void gate_set_units(struct gate *g, const struct gate_backend *be);
 
 /*
+ * Limit the units of every key together too (--total-rate), by be, a
+ * limit in memory that does not hold what it plans (a limiter backend).
+ */
+void gate_set_total(struct gate *g, const struct gate_backend *be);
+
+/*
  * Limit records by their bytes too, in b: each booking gathers at most
  * quantum bytes of them (and not past b's burst).
  */
@@ -96,6 +108,14 @@ void gate_set_bytes(struct gate *g, struct bucket *b, uint64_t quantum);
 
 /* Does the gate limit anything? */
 bool gate_limits(const struct gate *g);
+
+/*
+ * The key of b's record, when the units are limited by key: its bytes in
+ * *key, their length returned; SIZE_MAX when they are not (every record
+ * is of one key).
+ */
+size_t gate_key(
+    const struct gate *g, const struct booking *b, const char **key);
 
 /* Bookings worth one call of gate_plan or gate_judge, at least 1. */
 static inline size_t
@@ -139,6 +159,8 @@ gate_take(const struct gate *g, const struct booking *b, uint64_t units,
 {
 	if (g->units != NULL && !g->units->holds && units > 0)
 		g->units->take(g->units->self, b, units, now_ns);
+	if (g->total != NULL && units > 0)
+		g->total->take(g->total->self, b, units, now_ns);
 	if (g->bytes != NULL && bytes > 0)
 		bucket_charge(g->bytes, b->at_ns, now_ns, bytes);
 }
@@ -154,8 +176,8 @@ size_t gate_judge_each(const struct gate *g, struct booking *b, size_t n);
 static inline size_t
 gate_judge(const struct gate *g, struct booking *b, size_t n)
 {
-	/* Without a byte limit, the units' limit judges them all. */
-	if (g->bytes == NULL && g->units != NULL)
+	/* With only a limit on units, it judges them all. */
+	if (g->bytes == NULL && g->total == NULL && g->units != NULL)
 		return g->units->judge(g->units->self, b, n);
 	return gate_judge_each(g, b, n);
 }

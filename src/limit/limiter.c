@@ -268,8 +268,12 @@ l_judge(void *self, struct booking *b, size_t n)
 void
 limiter_backend(struct gate_backend *be, struct limiter *l)
 {
-	*be = (struct gate_backend){ l, l_plan, l_grant, l_take, l_judge, false,
-		1 };
+	*be = (struct gate_backend){ .self = l,
+		.plan = l_plan,
+		.grant = l_grant,
+		.take = l_take,
+		.judge = l_judge,
+		.batch = 1 };
 }
 
 /* Select the key of b's record in k's table at now_ns. */
@@ -330,11 +334,24 @@ kb_judge(void *self, struct booking *b, size_t n)
 	return n;
 }
 
+static size_t
+kb_key(void *self, const struct booking *b, const char **key)
+{
+	struct keys_backend *k = self;
+
+	return keys_of_record(&k->t->spec, b->rec, b->bytes, !b->outgrown, key);
+}
+
 void
 keys_backend(struct gate_backend *be, struct keys_backend *k, struct keytab *t)
 {
 	*k = (struct keys_backend){ .t = t };
 	limiter_of_keys(&k->l, t);
-	*be = (struct gate_backend){ k, kb_plan, kb_grant, kb_take, kb_judge,
-		false, 1 };
+	*be = (struct gate_backend){ .self = k,
+		.plan = kb_plan,
+		.grant = kb_grant,
+		.take = kb_take,
+		.judge = kb_judge,
+		.key = kb_key,
+		.batch = 1 };
 }

@@ -7,10 +7,9 @@
 
 /* Limit l as a person reads it, into out; what it lets through at once. */
 static uint64_t
-describe_limit(
-    const struct config *cfg, const struct limit *l, char *out, size_t size)
+describe_limit(const struct config *cfg, const struct limit *l, const char *per,
+    char *out, size_t size)
 {
-	const char *per = cfg->key_field > 0 ? " per key" : "";
 	char rate[64];
 
 	rate_format(&l->rate, cfg->mode == UNIT_BYTES, rate, sizeof rate);
@@ -45,8 +44,8 @@ describe_rates(
 
 	for (int i = 0; i < cfg->nlimits && n < sizeof out->text; i++) {
 		char one[96];
-		uint64_t allowance = describe_limit(
-		    cfg, &now[i], one, sizeof one);
+		uint64_t allowance = describe_limit(cfg, &now[i],
+		    cfg->key_field > 0 ? " per key" : "", one, sizeof one);
 		double per_sec = rate_per_sec(&now[i].rate);
 
 		n += (size_t)snprintf(out->text + n, sizeof out->text - n,
@@ -90,6 +89,18 @@ describe_limits(const struct config *cfg, const struct limit *now,
 		out->per_sec = r.per_sec;
 		out->allowance = r.allowance;
 		n = strlen(out->text);
+	}
+	if (cfg->total_limited) {
+		/* Every key together: the rate the achieved one is held to. */
+		char one[96];
+
+		out->allowance = describe_limit(
+		    cfg, &cfg->total_limit, " in all", one, sizeof one);
+		out->per_sec = rate_per_sec(&cfg->total_limit.rate);
+		n += (size_t)snprintf(out->text + n, sizeof out->text - n,
+		    "%s%s", n > 0 ? "; " : "", one);
+		if (n > sizeof out->text)
+			n = sizeof out->text;
 	}
 	if (cfg->byte_limited) {
 		char rate[64];

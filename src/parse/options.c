@@ -25,7 +25,7 @@
 enum opt {
 	O_RATE, O_BURST, O_LINES, O_NULL, O_DELIM, O_BYTES, O_BYTE_RATE,
 	O_BYTE_BURST, O_ALG, O_LEAKY, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
-	O_MAX_KEYS, O_TIERS, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
+	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
 	O_DROP,
 	O_DROP_TO, O_REPLAY, O_SPEED, O_MAX_GAP, O_TIME_FIELD, O_TIME_FORMAT,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_HELP,
@@ -50,6 +50,7 @@ enum fact {
 	F_WINDOW,     /* -a sliding or fixed */
 	F_BAD_TARGET, /* -R names neither a process id nor a name */
 	F_BAD_SHARED, /* --shared names no bucket */
+	F_ORDER_KEY,  /* --order key */
 	NBITS
 };
 _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
@@ -74,6 +75,7 @@ struct parsed {
 	int nrates;
 	const char *lead_burst; /* a -b before any -r */
 	const char *initial, *byte_rate, *byte_burst, *retune, *speed;
+	const char *total_rate, *total_burst;
 	bool inf_among;	   /* -r inf was one of several -r */
 	struct cmdline cl; /* the options given, in turn */
 	char *err;	   /* the reason for OPT_ERROR */
@@ -108,6 +110,8 @@ static const char *const alg_words[] = { [ALG_TOKEN] = "token",
 static const char *const fallback_words[] = { [FALLBACK_BLOCK] = "block",
 	[FALLBACK_LOCAL] = "local", [FALLBACK_FAIL] = "fail" };
 static const char *const stats_words[] = { "text", "json" };
+static const char *const order_words[] = { [ORDER_INPUT] = "input",
+	[ORDER_KEY] = "key" };
 
 static const struct cmdline_choice units = CHOICE(unit_flags, NULL,
     "%2$s conflicts with %1$s: give one of -l, -0, -d, -c");
@@ -118,10 +122,13 @@ static const struct cmdline_choice fallbacks = CHOICE(fallback_words,
     "invalid --redis-fallback '%s': use block, local or fail", NULL);
 static const struct cmdline_choice formats = CHOICE(stats_words,
     "invalid --stats format '%s': use text or json", NULL);
+static const struct cmdline_choice orders = CHOICE(order_words,
+    "invalid --order '%s': use input or key", NULL);
 /* clang-format on */
 _Static_assert(sizeof(enum unit_mode) == sizeof(unsigned) &&
 	sizeof(enum algorithm) == sizeof(unsigned) &&
-	sizeof(enum redis_fallback) == sizeof(unsigned),
+	sizeof(enum redis_fallback) == sizeof(unsigned) &&
+	sizeof(enum order) == sizeof(unsigned),
     "choices are stored as unsigned");
 
 /* Option rows: the kind and where the value goes. */
@@ -342,6 +349,15 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    "each: the first glob that matches a key gives its\n"
 	    "rate; other keys take -r, or with --drop and no -r\n"
 	    "are dropped" },
+	[O_TOTAL_RATE] = { "total-rate", "RATE", 0, REQ, TEXT(total_rate),
+	    .help = "with -k, all keys together no faster than RATE\n"
+	    "too: each record pays its key's limit and this" },
+	[O_TOTAL_BURST] = { "total-burst", "N", 0, REQ, TEXT(total_burst),
+	    .help = "the burst of --total-rate (default: 1 unit)" },
+	[O_ORDER] = { "order", "input|key", 0, REQ, WORD(cfg.order, orders),
+	    .help = "with -k, of the records held which goes first:\n"
+	    "in input order (default), or whichever key's is\n"
+	    "due first, each key's own in order" },
 	[O_SHARED] = { "shared", "NAME", 0, REQ, TEXT(cfg.shared),
 	    .help = "draw from the bucket NAME, shared by every\n"
 	    "tbthrottle of yours started with it" },
@@ -428,7 +444,9 @@ options_usage(FILE *fp)
 	    "usage: tbthrottle -r RATE [-b BURST] [-l | -0 | -d C | -c]\n"
 	    "                  [--byte-rate RATE [--byte-burst N]]\n"
 	    "                  [-a ALG] [--initial N] [--catch-up T]\n"
-	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]]\n"
+	    "                  [-k FIELD [-F C] [--max-keys N] [--tiers FILE]\n"
+	    "                   [--total-rate RATE [--total-burst N]]\n"
+	    "                   [--order input|key]]\n"
 	    "                  [--shared NAME [--redis URL [--redis-fallback F]\n"
 	    "                   [--redis-allow-eviction]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
@@ -506,6 +524,27 @@ check_retune(struct parsed *p)
 	return 1;
 }
 
+/* --total-rate and --total-burst into cfg->total_limit. */
+static int
+resolve_total(struct parsed *p)
+{
+	struct config *cfg = &p->cfg;
+	char why[512];
+
+	if (p->total_rate == NULL)
+		return 0;
+	if (spec_limit_parse(p->total_rate, p->total_burst, NULL, cfg->mode,
+		cfg->algorithm, &cfg->total_limit, why, sizeof why) != 0)
+		return refuse(p, "--total-rate: %s", why);
+	if (cfg->total_limit.rate.inf)
+		return refuse(p,
+		    "invalid --total-rate '%s': give a finite rate, or leave "
+		    "it out",
+		    p->total_rate);
+	cfg->total_limited = true;
+	return 0;
+}
+
 /* --byte-rate and --byte-burst into cfg->byte_limit. */
 static int
 resolve_bytes(struct parsed *p)
@@ -567,7 +606,8 @@ facts(const struct parsed *p)
 	    IF(F_WINDOW,
 		c->algorithm == ALG_SLIDING || c->algorithm == ALG_FIXED) |
 	    IF(F_BAD_TARGET, p->retune != NULL && !target_ok(p->retune)) |
-	    IF(F_BAD_SHARED, c->shared != NULL && !shared_name_ok(c->shared));
+	    IF(F_BAD_SHARED, c->shared != NULL && !shared_name_ok(c->shared)) |
+	    IF(F_ORDER_KEY, c->order == ORDER_KEY);
 #undef IF
 }
 
@@ -689,14 +729,34 @@ static const struct rule rules[] = {
 	{ "--tiers needs -k FIELD: tiers give the rates of keys",
 	    .all = O(TIERS), .none = O(KEY) },
 	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY) },
+	{ "--total-burst %s needs --total-rate", .all = O(TOTAL_BURST),
+	    .none = O(TOTAL_RATE), .quote = { V(TOTAL_BURST) } },
+	{ "--total-rate %s caps all keys together: it needs -k FIELD (without "
+	    "-k, give it as a second -r)", .all = O(TOTAL_RATE),
+	    .none = O(KEY), .quote = { V(TOTAL_RATE) } },
+	{ "--total-rate %s is kept in this process alone: it does not "
+	    "combine with --redis (give the fleet's total to a tbthrottle "
+	    "--shared NAME --redis URL beside this one)",
+	    .all = O(TOTAL_RATE) | O(REDIS), .quote = { V(TOTAL_RATE) } },
+	{ .step = resolve_total },
 	{ "-k %s keys records; it does not apply to -c",
 	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },
 	{ "-k %s needs a rate for each key", .all = O(KEY),
 	    .any = F(UNLIMITED) | F(INF), .quote = { V(KEY) } },
 	{ "-k %s takes one -r, the rate of each key",
 	    .all = O(KEY) | F(SEVERAL), .quote = { V(KEY) } },
-	{ "-k %s does not combine with --queue", .all = O(KEY) | O(QUEUE),
-	    .quote = { V(KEY) } },
+	{ "--order key lets each key go at its own pace: it needs -k FIELD",
+	    .all = F(ORDER_KEY), .none = O(KEY) },
+	{ "--order key orders the records that wait for their token: with "
+	    "--drop none waits", .all = F(ORDER_KEY),
+	    .any = O(DROP) | O(DROP_TO) },
+	{ "--order key does not combine with --replay, whose records go at "
+	    "their timestamps", .all = F(ORDER_KEY) | O(REPLAY) },
+	{ "--order key does not combine with --redis: its buckets are booked "
+	    "ahead, in input order", .all = F(ORDER_KEY) | O(REDIS) },
+	{ "-k %s does not combine with --queue (but with --order key, where "
+	    "--queue N bounds the records held)", .all = O(KEY) | O(QUEUE),
+	    .none = F(ORDER_KEY), .quote = { V(KEY) } },
 	{ "-k %s starts every key with a full bucket: --initial does not "
 	    "apply", .all = O(KEY) | F(NOT_FULL), .quote = { V(KEY) } },
 

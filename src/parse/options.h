@@ -13,6 +13,8 @@
 #define TBTHROTTLE_VERSION "0.1.0"
 
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
+/* --order: of the records that wait, which goes first. */
+enum order { ORDER_INPUT, ORDER_KEY };
 
 /* Most -r options in one run. */
 #define MAX_LIMITS 8
@@ -37,6 +39,9 @@ struct config {
 	int nlimits;
 	bool byte_limited; /* --byte-rate: records also cost their bytes */
 	struct limit byte_limit;
+	enum order order;   /* --order key: each key at its own pace */
+	bool total_limited; /* --total-rate: all keys together, too */
+	struct limit total_limit;
 	int64_t catchup_ns; /* how late units may still keep their slot */
 	enum unit_mode mode;
 	unsigned char delim;

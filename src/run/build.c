@@ -65,39 +65,46 @@ limits_quantum(const struct limits *L)
 	return q;
 }
 
+/*
+ * Limit l under cfg's algorithm, started at start_ns, as a limiter l_out
+ * on the state given (one of them is used).
+ */
+static void
+one_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
+    struct bucket *b, struct sliding *w, struct fixed *f, struct limiter *l_out)
+{
+	switch (cfg->algorithm) {
+	case ALG_SLIDING:
+		if (sliding_init(w, l->rate.count, (int64_t)l->rate.period_ns,
+			cfg->catchup_ns) != 0)
+			err(1, "window of %llu units",
+			    (unsigned long long)l->rate.count);
+		limiter_of_sliding(l_out, w);
+		break;
+	case ALG_FIXED:
+		fixed_init(f, l->rate.count, (int64_t)l->rate.period_ns,
+		    clock_wall_offset_ns(), cfg->catchup_ns);
+		limiter_of_fixed(l_out, f);
+		break;
+	case ALG_TOKEN:
+	case ALG_LEAKY:
+		bucket_init(
+		    b, l->rate.n, l->rate.d, l->burst, l->initial, start_ns);
+		bucket_set_catchup(b, cfg->catchup_ns);
+		limiter_of_bucket(l_out, b);
+		break;
+	}
+}
+
 /* The -r limits of cfg, started at start_ns, as one limiter. */
 static struct limiter *
 build_rates(struct limits *L, int64_t start_ns)
 {
 	const struct config *cfg = L->cfg;
 
-	for (int i = 0; i < cfg->nlimits; i++) {
-		const struct limit *l = &cfg->limits[i];
-
-		switch (cfg->algorithm) {
-		case ALG_SLIDING:
-			if (sliding_init(&L->windows[i], l->rate.count,
-				(int64_t)l->rate.period_ns,
-				cfg->catchup_ns) != 0)
-				err(1, "window of %llu units",
-				    (unsigned long long)l->rate.count);
-			limiter_of_sliding(&L->members[i], &L->windows[i]);
-			break;
-		case ALG_FIXED:
-			fixed_init(&L->fixeds[i], l->rate.count,
-			    (int64_t)l->rate.period_ns, clock_wall_offset_ns(),
-			    cfg->catchup_ns);
-			limiter_of_fixed(&L->members[i], &L->fixeds[i]);
-			break;
-		case ALG_TOKEN:
-		case ALG_LEAKY:
-			bucket_init(&L->buckets[i], l->rate.n, l->rate.d,
-			    l->burst, l->initial, start_ns);
-			bucket_set_catchup(&L->buckets[i], cfg->catchup_ns);
-			limiter_of_bucket(&L->members[i], &L->buckets[i]);
-			break;
-		}
-	}
+	for (int i = 0; i < cfg->nlimits; i++)
+		one_limit(cfg, &cfg->limits[i], start_ns, &L->buckets[i],
+		    &L->windows[i], &L->fixeds[i], &L->members[i]);
 	if (cfg->nlimits == 1)
 		return &L->members[0];
 	L->set = (struct limiter_set){ L->members, cfg->nlimits };
@@ -498,6 +505,13 @@ build_limits(struct limits *L, const struct config *cfg, int64_t start_ns,
 	} else if (cfg->byte_limited) {
 		L->gate.quantum = ENGINE_BUF_BYTES; /* bytes set the pace */
 	}
+	if (cfg->total_limited) {
+		/* Every key together: a limit of the run's algorithm. */
+		one_limit(cfg, &cfg->total_limit, start_ns, &L->total_bucket,
+		    &L->total_window, &L->total_fixed, &L->total_limit);
+		limiter_backend(&L->total, &L->total_limit);
+		gate_set_total(&L->gate, &L->total);
+	}
 	if (cfg->byte_limited)
 		build_bytes(L, start_ns);
 	/* Bytes counted and not looked at may wait in the input, unless
@@ -517,6 +531,8 @@ build_free(struct limits *L)
 			sliding_free(&L->windows[i]);
 	if (L->keyed)
 		keys_free(&L->keytab);
+	if (L->cfg->total_limited && L->cfg->algorithm == ALG_SLIDING)
+		sliding_free(&L->total_window);
 	tiers_free(&L->tiers);
 	tiercounts_free(&L->counts);
 	remote_free(&L->remote);

@@ -42,6 +42,12 @@ struct limits {
 	struct gate_backend units; /* the gate's limit on units */
 	struct keys_backend keys;
 	struct bucket byte_bucket;
+	/* --total-rate: every key together. */
+	struct bucket total_bucket;
+	struct sliding total_window;
+	struct fixed total_fixed;
+	struct limiter total_limit;
+	struct gate_backend total;
 	struct keytab keytab;
 	bool keyed;		  /* keytab is in use (-k, not in Redis) */
 	char delim;		  /* the record delimiter, as a key */

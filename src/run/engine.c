@@ -181,7 +181,7 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
 		around_output(r, false);
-		(void)stream_send(&r->s, a->bytes, a->units);
+		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
 		around_output(r, true);
 		return true;
 	case ACT_DROP:

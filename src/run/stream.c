@@ -281,6 +281,47 @@ stream_send(struct stream *s, size_t bytes, uint64_t units)
 	return send_run(s, bytes, units, false);
 }
 
+/* Take the bytes at offset off from the head out of the buffer. */
+static void
+cut_out(struct stream *s, size_t off, size_t bytes)
+{
+	char *at = s->buf + s->head + off;
+
+	if (off == 0) {
+		consume(s, bytes);
+		return;
+	}
+	memmove(at, at + bytes, s->tail - (s->head + off + bytes));
+	s->tail -= bytes;
+	/* Whole records, told of: count_held had passed them. */
+	s->counted = s->counted > s->head + off + bytes ? s->counted - bytes :
+							  s->head + off;
+}
+
+bool
+stream_send_at(struct stream *s, size_t off, size_t bytes, uint64_t units)
+{
+	char *at = s->buf + s->head + off;
+	ssize_t n;
+
+	if (off == 0)
+		return stream_send(s, bytes, units);
+	if (s->unsent > 0)
+		return true; /* a stop cut a write: nothing more passes */
+	if (s->out_gone ||
+	    (n = output_send(at, bytes, s->framer.delim, false)) < 0) {
+		s->out_gone = true;
+		return false;
+	}
+	/* A stop may have ended it at a record boundary. */
+	units = framer_count(&s->framer, at, (size_t)n, false);
+	s->st->bytes_out += (uint64_t)n;
+	s->st->units_out += units;
+	tally(s, at, (size_t)n, units, STATS_OUT);
+	cut_out(s, off, (size_t)n);
+	return true;
+}
+
 void
 stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 {
@@ -300,16 +341,7 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 	s->st->bytes_dropped += bytes;
 	s->st->units_dropped += units;
 	tally(s, at, bytes, units, STATS_DROPPED);
-	if (off == 0) {
-		consume(s, bytes);
-	} else {
-		memmove(at, at + bytes, s->tail - (s->head + off + bytes));
-		s->tail -= bytes;
-		/* Whole records, told of: count_held had passed them. */
-		s->counted = s->counted > s->head + off + bytes ?
-		    s->counted - bytes :
-		    s->head + off;
-	}
+	cut_out(s, off, bytes);
 }
 
 void

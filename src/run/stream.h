@@ -69,6 +69,12 @@ void stream_view(const struct stream *s, struct view *v);
  */
 bool stream_send(struct stream *s, size_t bytes, uint64_t units);
 
+/*
+ * stream_send of whole records at offset off from the head of what the
+ * policies see (off 0: at the head), the bytes after them moving up.
+ */
+bool stream_send_at(struct stream *s, size_t off, size_t bytes, uint64_t units);
+
 /* Drop the bytes at offset off from the head, holding units units. */
 void stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units);
 

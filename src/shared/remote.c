@@ -67,8 +67,11 @@ rm_judge(void *self, struct booking *b, size_t n)
 void
 remote_backend(struct gate_backend *be, struct remote *rm)
 {
-	*be = (struct gate_backend){ rm, rm_plan, NULL, NULL, rm_judge, true,
-		REDIS_BATCH_MAX };
+	*be = (struct gate_backend){ .self = rm,
+		.plan = rm_plan,
+		.judge = rm_judge,
+		.holds = true,
+		.batch = REDIS_BATCH_MAX };
 }
 
 void

@@ -410,5 +410,9 @@ s_judge(void *self, struct booking *b, size_t n)
 void
 shared_backend(struct gate_backend *be, struct shared *s)
 {
-	*be = (struct gate_backend){ s, s_plan, NULL, NULL, s_judge, true, 1 };
+	*be = (struct gate_backend){ .self = s,
+		.plan = s_plan,
+		.judge = s_judge,
+		.holds = true,
+		.batch = 1 };
 }

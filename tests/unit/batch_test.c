@@ -70,8 +70,7 @@ test_plan(void)
 }
 
 /* A limit that holds what it books: its bookings outlive a change. */
-static const struct gate_backend holding = { NULL, NULL, NULL, NULL, NULL, true,
-	256 };
+static const struct gate_backend holding = { .holds = true, .batch = 256 };
 
 static void
 test_due(void)
@@ -237,8 +236,9 @@ fake_judge(void *self, struct booking *b, size_t n)
 	return fake_book(b, n, true);
 }
 
-static const struct gate_backend fake_backend = { NULL, fake_plan, NULL, NULL,
-	fake_judge, true, 256 };
+static const struct gate_backend fake_backend = {
+	.plan = fake_plan, .judge = fake_judge, .holds = true, .batch = 256
+};
 
 /* What a stop leaves: the policy's actions while it owes, as settle. */
 static int

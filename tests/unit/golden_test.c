@@ -326,8 +326,11 @@ gremote(struct gstate *st)
 		st->b[0] = r.bucket;
 		limiter_of_bucket(&st->keys, &st->b[0]);
 	}
-	st->be = (struct gate_backend){ st, rm_plan, NULL, NULL, rm_judge, true,
-		256 };
+	st->be = (struct gate_backend){ .self = st,
+		.plan = rm_plan,
+		.judge = rm_judge,
+		.holds = true,
+		.batch = 256 };
 }
 
 /* The limit on units of case g, not kept elsewhere. */
@@ -382,8 +385,11 @@ gbuild(struct gstate *st, const struct gcase *g)
 						  KEYS_BUCKET);
 	} else if (g->back == G_SHARED) {
 		st->sh = (struct gshared){ { g->n, g->d, g->burst }, 0 };
-		st->be = (struct gate_backend){ &st->sh, gs_plan, NULL, NULL,
-			gs_judge, true, 1 };
+		st->be = (struct gate_backend){ .self = &st->sh,
+			.plan = gs_plan,
+			.judge = gs_judge,
+			.holds = true,
+			.batch = 1 };
 	} else if (g->back != G_BYTES) {
 		glocal(st);
 	} else {

@@ -431,8 +431,11 @@ remote_run(struct sim *s, const struct pcase *pc, bool keyed, bool drop,
 	static struct shape sh;
 	static struct drop dr;
 	/* One at a time, or up to 256 bookings a call. */
-	struct gate_backend be = { &rm, rm_plan, NULL, NULL, rm_judge, true,
-		batched ? 256 : 1 };
+	struct gate_backend be = { .self = &rm,
+		.plan = rm_plan,
+		.judge = rm_judge,
+		.holds = true,
+		.batch = batched ? 256 : 1 };
 	struct gate g;
 	struct policy p;
 
