@@ -100,9 +100,13 @@ tests/fakeserver: tests/fakeserver.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
 		tests/fakeserver.c
 
+# Most tests sleep: with GNU parallel, bats runs four at a time, in a third
+# of the time.  BATS_JOBS=1 runs them one by one.
+BATS_JOBS ?= $(shell command -v parallel >/dev/null 2>&1 && echo 4 || echo 1)
+
 check: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
 	./tests/unit/run
-	bats tests
+	bats --jobs $(BATS_JOBS) tests
 
 install: tbthrottle
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \

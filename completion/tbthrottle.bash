@@ -19,9 +19,29 @@ _tbthrottle()
 	else
 		cur=${COMP_WORDS[COMP_CWORD]}
 		prev=${COMP_WORDS[COMP_CWORD - 1]}
+		words=("${COMP_WORDS[@]}")
+		cword=$COMP_CWORD
 	fi
 
+	# After --exec and until a lone ';': a command, then its arguments.
+	local i
+	for ((i = cword - 1; i > 0; i--)); do
+		case ${words[i]} in
+		';') break ;;
+		--exec)
+			if ((i == cword - 1)); then
+				mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+			else
+				mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			fi
+			return ;;
+		esac
+	done
+
 	case $prev in
+	-j | --jobs)
+		mapfile -t COMPREPLY < <(compgen -W '1 2 4 8 16' -- "$cur")
+		return ;;
 	-r | --rate | --byte-rate | --total-rate)
 		mapfile -t COMPREPLY < <(compgen -W \
 		    '10/s 100/min 1000/h 1/day 500k/s 1M/s inf' -- "$cur")
@@ -87,9 +107,9 @@ _tbthrottle()
 		    --field-separator --max-keys --shared --redis
 		    --redis-fallback --redis-allow-eviction --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
-		    --speed --max-gap --time-field --time-format --help
-		    --version -r -b -l -0 -d -c -a -s -P
-		    -R -k -F -h -V' -- "$cur")
+		    --speed --max-gap --time-field --time-format --exec --jobs
+		    --take --help --version -r -b -l -0 -d -c -a -s -P
+		    -R -k -F -j -h -V' -- "$cur")
 		return ;;
 	esac
 	mapfile -t COMPREPLY < <(compgen -f -- "$cur")

@@ -67,6 +67,9 @@ _tbthrottle() {
 	    '--queue=[at most N records wait]:number of records: ' \
 	    '(--drop-to)--drop[drop units that find no token instead of waiting]' \
 	    '(--drop)--drop-to=[drop units that find no token, appending them to FILE]:drop file:_files' \
+	    '--exec[run CMD for each record, up to a lone ;]:command:_command_names -e:*\;::command arguments:_normal' \
+	    '(-j --jobs)'{-j+,--jobs=}'[with --exec, at most N commands at once]:number of commands:(1 2 4 8 16)' \
+	    '--take[take a token of the --shared bucket and exit]' \
 	    '--replay[release each record at its own timestamp]' \
 	    '--speed=[replay X times as fast]:speed:(0.5 2 10 60)' \
 	    '--max-gap=[replay no wait longer than T]:duration:(100ms 1s 10s)' \

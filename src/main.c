@@ -11,6 +11,7 @@
 #include "entropy.h"
 #include "fair.h"
 #include "build.h"
+#include "jobs.h"
 #include "options.h"
 #include "queue.h"
 #include "replay.h"
@@ -18,6 +19,7 @@
 #include "shape.h"
 #include "signals.h"
 #include "stdfd.h"
+#include "take.h"
 #include "zone.h"
 
 /* --order key: the keys in turn, as many records held as --queue says. */
@@ -92,6 +94,42 @@ choose_replay(const struct config *cfg, struct gate *g, struct policy *p,
 	return ENGINE_BUF_BYTES;
 }
 
+/* --take: build the limits of cfg, take the tokens, and exit. */
+static int
+take(const struct config *cfg)
+{
+	static struct limits limits;
+	int status;
+
+	build_limits(&limits, cfg, clock_now_ns(), NULL);
+	status = take_run(&limits, cfg);
+	build_free(&limits);
+	return status;
+}
+
+/* --exec: the commands' slots, counted in st; NULL without it. */
+static struct jobs *
+exec_jobs(const struct config *cfg, struct stats *st)
+{
+	static struct jobs jobs;
+
+	if (!cfg->exec)
+		return NULL;
+	if (jobs_init(&jobs, cfg->exec_argv, cfg->exec_argc, cfg->jobs) != 0)
+		err(1, "--exec: %u slots", cfg->jobs);
+	st->jobs = &jobs.counts;
+	return &jobs;
+}
+
+/* The exit status of a run whose engine returned status. */
+static int
+outcome(const struct jobs *j, int status)
+{
+	int worst = j != NULL ? jobs_status(j) : 0;
+
+	return worst != 0 ? worst : status;
+}
+
 /* Run cfg: build its limits, then let the engine copy the input. */
 static int
 run(const struct config *cfg)
@@ -104,6 +142,8 @@ run(const struct config *cfg)
 
 	clock_init();
 	signals_init();
+	if (cfg->take)
+		return take(cfg);
 	e = (struct engine){ .policy = &policy,
 		.files = cfg->files,
 		.nfiles = cfg->nfiles,
@@ -122,12 +162,15 @@ run(const struct config *cfg)
 	e.buf_bytes = cfg->replay ?
 	    choose_replay(cfg, &limits.gate, &policy, &stats) :
 	    choose_policy(cfg, &limits.gate, &policy);
+	e.jobs = exec_jobs(cfg, &stats);
 	retune_serve(&limits, cfg->name);
-	status = engine_run(&e);
+	status = outcome(e.jobs, engine_run(&e));
 	if (cfg->order == ORDER_KEY)
 		fair_free(policy.self);
 	else if (cfg->queue > 0)
 		queue_free(policy.self);
+	if (e.jobs != NULL)
+		jobs_free(e.jobs);
 	build_free(&limits);
 	retune_stop();
 	signals_finish();

@@ -8,6 +8,8 @@ load helpers
 
 setup_file() {
 	local top=$BATS_TEST_DIRNAME/..
+	# The tests build in one copy of the source: one at a time.
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SRC=$BATS_FILE_TMPDIR/src
 	mkdir -p "$SRC"
 	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench,debian} \

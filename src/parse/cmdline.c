@@ -286,6 +286,96 @@ cmdline_read(struct cmdline *cl, int argc, char **argv)
 	return 0;
 }
 
+/* The option the long word --name[=value] names, as getopt_long finds it
+ * (exactly, or by a prefix of one alone), or NULL. */
+static const struct cmdline_option *
+long_of(const struct cmdline *cl, const char *name)
+{
+	size_t len = strcspn(name, "=");
+	const struct cmdline_option *found = NULL;
+	int n = 0;
+
+	for (int i = 0; i < cl->noptions; i++) {
+		if (strncmp(cl->options[i].name, name, len) != 0)
+			continue;
+		if (strlen(cl->options[i].name) == len)
+			return &cl->options[i];
+		found = &cl->options[i];
+		n++;
+	}
+	return n == 1 ? found : NULL;
+}
+
+/* Does argv[k] take the word after it as its value? */
+static bool
+takes_next(const struct cmdline *cl, const char *w)
+{
+	const struct cmdline_option *o;
+
+	if (w[1] == '-') {
+		o = long_of(cl, w + 2);
+		return o != NULL && o->arg == required_argument &&
+		    strchr(w, '=') == NULL;
+	}
+	for (const char *p = w + 1; *p != '\0'; p++) {
+		o = option_of(cl, (unsigned char)*p);
+		if (o != NULL && o->arg == required_argument)
+			return p[1] == '\0';
+	}
+	return false;
+}
+
+/* Where option i is in argv[from..argc), as an option: its index, or -1. */
+static int
+find_option(const struct cmdline *cl, int i, int from, int argc, char **argv)
+{
+	for (int k = from; k < argc; k++) {
+		const char *w = argv[k];
+
+		if (strcmp(w, "--") == 0)
+			return -1; /* operands from here on */
+		if (w[0] != '-' || w[1] == '\0')
+			continue;
+		if (w[1] == '-' && long_of(cl, w + 2) == &cl->options[i] &&
+		    strchr(w, '=') == NULL)
+			return k;
+		if (takes_next(cl, w))
+			k++;
+	}
+	return -1;
+}
+
+int
+cmdline_cut(struct cmdline *cl, int i, const char *end, int argc, char **argv,
+    char **out, char ***words, int *nwords)
+{
+	int at = find_option(cl, i, 1, argc, argv), stop, n = 0;
+
+	*words = NULL;
+	*nwords = 0;
+	if (at < 0) {
+		memcpy(out, argv, (size_t)argc * sizeof *argv);
+		out[argc] = NULL;
+		return argc;
+	}
+	for (stop = at + 1; stop < argc && strcmp(argv[stop], end) != 0; stop++)
+		;
+	*words = argv + at + 1;
+	*nwords = stop - at - 1;
+	memcpy(out, argv, (size_t)(at + 1) * sizeof *argv);
+	n = at + 1;
+	if (stop < argc) {
+		memcpy(out + n, argv + stop + 1,
+		    (size_t)(argc - stop - 1) * sizeof *argv);
+		n += argc - stop - 1;
+	}
+	out[n] = NULL;
+	if (stop < argc && find_option(cl, i, at + 1, n, out) >= 0)
+		return msg_fail(cl->err, cl->errsz,
+		    "--%s given twice: give one command", cl->options[i].name);
+	return n;
+}
+
 const char *
 cmdline_value(const struct cmdline *cl, int i, char *buf, size_t size)
 {

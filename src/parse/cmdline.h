@@ -74,6 +74,18 @@ struct cmdline {
  */
 int cmdline_read(struct cmdline *cl, int argc, char **argv);
 
+/*
+ * Find option i (which takes no value) in argv as getopt_long would, and
+ * cut the words after it, up to a lone end word or the end, out of argv:
+ * they are its own (find(1)'s -exec).  The words before, that option, and
+ * those after the end word go to out (argc + 1 entries, NULL-ended); its
+ * words to *words, *nwords of them (0 and NULL when it is not given).
+ * Returns the count of out, or -1 with the reason in cl->err when it is
+ * given twice.
+ */
+int cmdline_cut(struct cmdline *cl, int i, const char *end, int argc,
+    char **argv, char **out, char ***words, int *nwords);
+
 /* Option i's value as a message quotes it: its text, or its number. */
 const char *cmdline_value(
     const struct cmdline *cl, int i, char *buf, size_t size);

@@ -14,6 +14,8 @@
 
 /* Most units --queue may hold: with a byte each, the queue's buffer. */
 #define QUEUE_MAX_UNITS 1000000000ULL
+/* Most commands -j may run at once. */
+#define MAX_JOBS 4096
 /* The last field -k and --time-field may name. */
 #define MAX_FIELD 1000000
 /* Longest --catch-up, and --max-gap, in ns. */
@@ -27,7 +29,8 @@ enum opt {
 	O_BYTE_BURST, O_ALG, O_LEAKY, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
 	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
 	O_DROP,
-	O_DROP_TO, O_REPLAY, O_SPEED, O_MAX_GAP, O_TIME_FIELD, O_TIME_FORMAT,
+	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
+	O_TIME_FIELD, O_TIME_FORMAT,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_HELP,
 	O_VERSION, NOPTIONS
 };
@@ -51,6 +54,7 @@ enum fact {
 	F_BAD_TARGET, /* -R names neither a process id nor a name */
 	F_BAD_SHARED, /* --shared names no bucket */
 	F_ORDER_KEY,  /* --order key */
+	F_NO_CMD,     /* --exec with no command */
 	NBITS
 };
 _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
@@ -63,6 +67,12 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 #define RETUNE_OPTIONS \
 	(O(RATE) | O(BURST) | O(STATS) | O(RETUNE) | O(RELOAD) | O(SPEED))
 #define REPLAY_OPTIONS (O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_FORMAT))
+/* What --take goes with: what names and limits its bucket, and --drop. */
+#define TAKE_OPTIONS \
+	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
+	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(SHARED) | O(REDIS) | \
+	    O(FALLBACK) | O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | \
+	    O(DELIM) | O(BYTES))
 
 /*
  * The command line as read.  Values that depend on other options stay
@@ -382,6 +392,18 @@ static const struct cmdline_option options[NOPTIONS] = {
 	[O_DROP_TO] = { "drop-to", "FILE", 0, REQ, TEXT(cfg.drop_to),
 	    FLAG(cfg.drop), .bad = "give a file name",
 	    .help = "the same, appending dropped units whole to FILE" },
+	[O_EXEC] = { "exec", "CMD ...", 0, NONE, SEEN, FLAG(cfg.exec),
+	    .help = "run CMD for each record instead of writing it: {}\n"
+	    "in an ARG is the record, else it comes last; the\n"
+	    "command ends at a lone ';' or with the arguments.\n"
+	    "The limits apply to the moment each one starts" },
+	[O_JOBS] = { "jobs", "N", 'j', REQ, COUNT(cfg.jobs, MAX_JOBS),
+	    .help = "with --exec, at most N commands at once (1)" },
+	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
+	    .help = "take a token of the --shared bucket and exit 0,\n"
+	    "reading no input; operands [KEY] [N]: the key's\n"
+	    "bucket (-k), N tokens.  With --drop, exit 1 at\n"
+	    "once when there is none" },
 	[O_REPLAY] = { "replay", NULL, 0, NONE, SEEN, FLAG(cfg.replay),
 	    .help = "release each record at its own timestamp, as far\n"
 	    "after the first as its time says; -r, -b and\n"
@@ -453,7 +475,9 @@ options_usage(FILE *fp)
 	    "                  [--replay [--speed X] [--max-gap T]\n"
 	    "                   [--time-field N] [--time-format FMT]]\n"
 	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
-	    "                  [FILE ...]\n"
+	    "                  [FILE ...] [-j N --exec CMD [ARG...] [;]]\n"
+	    "       tbthrottle --shared NAME -r RATE [-b BURST] [--redis URL]\n"
+	    "                  [-k FIELD] [--drop] --take [KEY] [N]\n"
 	    "       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
 	    "       tbthrottle -R NAME|PID --speed X\n"
 	    "       tbthrottle -R NAME|PID -s | --stats=json | --reload\n"
@@ -470,7 +494,9 @@ options_usage(FILE *fp)
 	    "NUMBER may have an exponent (2.5e3).  Byte suffixes k m g t are "
 	    "1024-based.\n"
 	    "Records go out whole; the last one needs no delimiter.  Exit status is\n"
-	    "0 on success, 1 on a read or write error, 2 on a usage error.\n"
+	    "0 on success, 1 on a read or write error, 2 on a usage error; with\n"
+	    "--exec, 123 when a command failed, 126 or 127 when none could run;\n"
+	    "with --take --drop, 1 when no token was granted.\n"
 	    "See tbthrottle(1) for the full grammar and examples.\n",
 	    fp);
 }
@@ -545,6 +571,51 @@ resolve_total(struct parsed *p)
 	return 0;
 }
 
+/*
+ * --take [KEY] [N]: its operands are no files.  With -k the first is the
+ * key; N, the tokens, is a whole number, 1 if left out.
+ */
+static int
+resolve_take(struct parsed *p)
+{
+	struct config *cfg = &p->cfg;
+	char **w = cfg->files, *end;
+	int n = cfg->nfiles;
+	unsigned long long want = 1;
+
+	if (!cfg->take)
+		return 0;
+	cfg->files = NULL;
+	cfg->nfiles = 0;
+	if (cfg->key_field > 0) {
+		if (n == 0)
+			return refuse(p,
+			    "--take with -k %u needs the KEY to take from: "
+			    "--take KEY [N]",
+			    cfg->key_field);
+		cfg->take_key = *w++;
+		n--;
+	}
+	if (n == 1) {
+		errno = 0;
+		want = strtoull(w[0], &end, 10);
+	}
+	if (n > 1 || (n == 1 && (errno != 0 || *end != '\0' || want == 0 ||
+				    want > UINT32_MAX || w[0][0] == '-')))
+		return refuse(p,
+		    "invalid --take operand '%s': give the tokens to take, a "
+		    "whole number from 1 to %u%s",
+		    w[n > 1 ? 1 : 0], UINT32_MAX,
+		    cfg->key_field > 0 ? ", after the KEY" : "");
+	cfg->take_units = want;
+	if (cfg->drop && want > 1)
+		return refuse(p,
+		    "--take %llu with --drop could spend some of the tokens "
+		    "and then fail: take one at a time",
+		    want);
+	return 0;
+}
+
 /* --byte-rate and --byte-burst into cfg->byte_limit. */
 static int
 resolve_bytes(struct parsed *p)
@@ -607,7 +678,8 @@ facts(const struct parsed *p)
 		c->algorithm == ALG_SLIDING || c->algorithm == ALG_FIXED) |
 	    IF(F_BAD_TARGET, p->retune != NULL && !target_ok(p->retune)) |
 	    IF(F_BAD_SHARED, c->shared != NULL && !shared_name_ok(c->shared)) |
-	    IF(F_ORDER_KEY, c->order == ORDER_KEY);
+	    IF(F_ORDER_KEY, c->order == ORDER_KEY) |
+	    IF(F_NO_CMD, c->exec && c->exec_argc == 0);
 #undef IF
 }
 
@@ -676,6 +748,24 @@ static const struct rule rules[] = {
 	    .all = O(RETUNE) | O(SPEED), .any = O(RATE) | O(BURST) | O(STATS),
 	    .quote = { V(RETUNE) } },
 	{ .step = check_retune },
+
+	/* --take takes tokens and exits; --exec runs commands at the rate. */
+	{ "--take takes tokens of a --shared bucket and exits: it does not "
+	    "combine with %s", .all = O(TAKE),
+	    .any = ALL_OPTIONS & ~TAKE_OPTIONS, .quote = { Q_WORD } },
+	{ "--take needs --shared NAME: the bucket to take from, kept beyond "
+	    "this process", .all = O(TAKE), .none = O(SHARED) },
+	{ .step = resolve_take },
+	{ "--exec needs a command: --exec CMD [ARG...] [;]",
+	    .all = F(NO_CMD) },
+	{ "-j %s needs --exec: it bounds the commands running at once",
+	    .all = O(JOBS), .none = O(EXEC), .quote = { V(JOBS) } },
+	{ "--exec runs a command for each record; it does not apply to -c",
+	    .all = O(EXEC) | O(BYTES) },
+	{ "--exec does not combine with --queue: records wait for a free "
+	    "slot in the input", .all = O(EXEC) | O(QUEUE) },
+	{ "--exec does not combine with --order key: records wait for a "
+	    "free slot in the order they come", .all = O(EXEC) | F(ORDER_KEY) },
 
 	/* --replay: records at their own timestamps, whole. */
 	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,
@@ -844,11 +934,22 @@ parse(struct parsed *p, int argc, char **argv)
 	struct config *cfg = &p->cfg;
 	int rc;
 
+	static char **words; /* the command line, --exec's words cut out */
+
 	p->cl = (struct cmdline){ .options = options,
 		.noptions = NOPTIONS,
 		.base = p,
 		.err = p->err,
 		.errsz = p->errsz };
+	free(words);
+	if ((words = malloc(((size_t)argc + 1) * sizeof *words)) == NULL) {
+		refuse(p, "%s", strerror(errno));
+		return OPT_ERROR;
+	}
+	if ((argc = cmdline_cut(&p->cl, O_EXEC, ";", argc, argv, words,
+		 &cfg->exec_argv, &cfg->exec_argc)) < 0)
+		return OPT_ERROR;
+	argv = words;
 	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
 		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
 	/* -0 ends records with NUL; -l, the default, with a newline. */
@@ -871,7 +972,8 @@ options_parse(
 		.max_keys = DEFAULT_MAX_KEYS,
 		.speed_num = 1,
 		.speed_den = 1,
-		.max_gap_ns = -1 };
+		.max_gap_ns = -1,
+		.jobs = 1 };
 	struct parsed p = { .cfg = defaults, .err = err, .errsz = errsz };
 	enum parse_result r = parse(&p, argc, argv);
 

@@ -79,6 +79,15 @@ struct config {
 	int ncontrol;
 	bool control_reload;	   /* ... or ask it to read its --tiers again */
 	const char *control_speed; /* -R ... --speed X: X, or NULL */
+	/* --exec CMD [ARG...] [;]: a command started for each record. */
+	bool exec;
+	char **exec_argv; /* CMD and its ARGs, exec_argc of them */
+	int exec_argc;
+	unsigned jobs; /* -j: most commands in flight, 1 by default */
+	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
+	bool take;
+	const char *take_key; /* with -k, else NULL */
+	uint64_t take_units;
 };
 
 /*

@@ -208,6 +208,33 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 	    max);
 }
 
+/* The commands' part of the report (--exec), after the rest. */
+static void
+add_jobs(const struct stats_jobs *j, bool json, char *buf, size_t size,
+    size_t *used)
+{
+	double slowest = (double)j->slowest_ns / 1e9;
+
+	if (json) {
+		add(buf, size, used,
+		    ",\"commands\":{\"started\":%" PRIu64
+		    ",\"succeeded\":%" PRIu64 ",\"failed\":%" PRIu64
+		    ",\"refused\":%" PRIu64 ",\"running\":%u"
+		    ",\"slowest_s\":%.6f}",
+		    j->started, j->succeeded, j->failed, j->refused, j->running,
+		    slowest);
+		return;
+	}
+	add(buf, size, used,
+	    "; commands %" PRIu64 " started, %" PRIu64 " succeeded, %" PRIu64
+	    " failed, %u running, slowest %.3f s",
+	    j->started, j->succeeded, j->failed, j->running, slowest);
+	if (j->refused > 0)
+		add(buf, size, used,
+		    ", %" PRIu64 " records no argument can hold (dropped)",
+		    j->refused);
+}
+
 /*
  * The summary of s at now_ns: in JSON, the object up to its tiers' array,
  * opened; in text, its line, the replay's part and all.
@@ -249,6 +276,8 @@ add_summary(const struct stats *s, int64_t now_ns, bool json, char *buf,
 	    elapsed, rate, s->limit.text, late_ms);
 	if (s->replay != NULL)
 		add_replay(s->replay, false, buf, size, used);
+	if (s->jobs != NULL)
+		add_jobs(s->jobs, false, buf, size, used);
 	add(buf, size, used, "\n");
 }
 
@@ -266,6 +295,8 @@ add_end(const struct stats *s, bool json, bool whole, char *buf, size_t size,
 		add(buf, size, used, "]%s", whole ? "" : ",\"tiers_cut\":true");
 	if (s->replay != NULL)
 		add_replay(s->replay, true, buf, size, used);
+	if (s->jobs != NULL)
+		add_jobs(s->jobs, true, buf, size, used);
 	add(buf, size, used, "}\n");
 }
 

@@ -63,6 +63,14 @@ void stats_late_add(struct stats_replay *r, int64_t late_ns);
 int64_t stats_late_quantile(
     const struct stats_replay *r, uint64_t num, uint64_t den);
 
+/* What --exec adds to the report. */
+struct stats_jobs {
+	uint64_t started, succeeded, failed;
+	uint64_t refused; /* records that could be no argument: dropped */
+	unsigned running;
+	int64_t slowest_ns; /* of the commands that ended */
+};
+
 struct stats {
 	int64_t start_ns;
 	uint64_t bytes_in;
@@ -76,6 +84,7 @@ struct stats {
 	const struct stats_tier *tiers; /* with --tiers, else NULL */
 	size_t ntiers;
 	const struct stats_replay *replay; /* with --replay, else NULL */
+	const struct stats_jobs *jobs;	   /* with --exec, else NULL */
 };
 
 /*

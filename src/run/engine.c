@@ -115,6 +115,10 @@ around_output(struct run *r, bool done)
 /* How a wait ended. */
 enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
 
+/* The longest wait for a command to end between looks (for a SIGCHLD
+ * missed). */
+#define ENGINE_REAP_NS 100000000
+
 /* Handle the signals that arrived; what they mean for a wait. */
 static enum wake
 interrupted(unsigned seen)
@@ -180,6 +184,10 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	switch (a->kind) {
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
+		if (r->e->jobs != NULL) {
+			stream_hand(&r->s, a->bytes, jobs_hand, r->e->jobs);
+			return true;
+		}
 		around_output(r, false);
 		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
 		around_output(r, true);
@@ -189,6 +197,12 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 		return true;
 	case ACT_LONG:
 		note_late(st, a->due_ns, now_ns);
+		if (r->e->jobs != NULL && a->pass) {
+			/* No argument holds it: it is dropped, whole. */
+			jobs_outgrown(r->e->jobs, r->s.cap);
+			stream_begin_long(&r->s, false, a->units);
+			return true;
+		}
 		stream_begin_long(&r->s, a->pass, a->units);
 		return true;
 	case ACT_WAIT:
@@ -260,6 +274,39 @@ finish_drop(struct run *r)
 	return read_more(r, READ_COPY);
 }
 
+/*
+ * With --exec, what the policy may see of v: no more records than there
+ * are free slots, so that no token is taken for a record before its
+ * command can start.  False when no slot is free (or none ever will be).
+ */
+static bool
+fit_slots(const struct run *r, struct view *v)
+{
+	unsigned room;
+	size_t units, n;
+
+	if (r->e->jobs == NULL)
+		return true;
+	if ((room = jobs_room(r->e->jobs)) == 0)
+		return false;
+	n = framer_span(&r->s.framer, v->b, v->len, room, &units);
+	if (units == room && n < v->len) {
+		v->len = n;
+		v->eof = v->full = false;
+	}
+	return true;
+}
+
+/* All slots are taken: wait for a command to end; false to stop. */
+static bool
+wait_slot(struct run *r)
+{
+	if (r->e->jobs->broken != 0)
+		return false;
+	return wait_until(r, clock_now_ns() + ENGINE_REAP_NS, false) !=
+	    WAKE_STOP;
+}
+
 /* One turn of the loop; false to stop. */
 static bool
 turn(struct run *r)
@@ -281,9 +328,27 @@ turn(struct run *r)
 	if (signals_stop_requested())
 		return r->s.drop_open && finish_drop(r);
 	stream_view(&r->s, &v);
+	if (!fit_slots(r, &v))
+		return wait_slot(r);
 	now_ns = clock_now_ns();
 	policy_next(r->pol, &v, now_ns, &a);
 	return act(r, &a, now_ns);
+}
+
+/*
+ * The commands still running end in their own time (a second stop signal
+ * sends them SIGTERM, and ends the run): wait for them, reports and all.
+ */
+static void
+wait_jobs(struct jobs *j)
+{
+	while (j != NULL && j->running > 0) {
+		/* A stop asked for does not end this wait: it is what
+		 * waits for them. */
+		if (clock_sleep_until(clock_now_ns() + ENGINE_REAP_NS) == EINTR)
+			signals_dispatch();
+		jobs_reap(j);
+	}
 }
 
 /* The last line of -P and the report of -s, once, as a run ends. */
@@ -339,8 +404,9 @@ engine_run(const struct engine *e)
 		hooked = atexit(finish_at_exit) == 0;
 	while (turn(&run))
 		;
-	if (signals_stop_requested())
+	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->broken))
 		settle(&run);
+	wait_jobs(e->jobs);
 	finish(&run);
 	return stream_close(&run.s);
 }

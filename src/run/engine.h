@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "framer.h"
+#include "jobs.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -33,10 +34,13 @@ struct engine {
 	bool progress;	       /* redraw a status line on stderr */
 	stats_tally_fn *tally; /* NULL, or counts each record's fate */
 	void *tally_ctx;
+	struct jobs *jobs; /* --exec: records start commands, or NULL */
 };
 
 /*
- * Copy the input to standard output as e's policy decides.  Returns the
+ * Copy the input to standard output as e's policy decides; with e->jobs,
+ * start a command for each record instead, when a slot is free, and wait
+ * for the last to end.  Returns the
  * exit status: 0, or 1 after an input or output error (input errors are
  * reported and the next file is read).  Returns early when a stop signal
  * arrives, after finishing the write in progress.  A process that exits

@@ -323,6 +323,40 @@ stream_send_at(struct stream *s, size_t off, size_t bytes, uint64_t units)
 }
 
 void
+stream_hand(struct stream *s, size_t bytes,
+    enum stream_fate (*sink)(void *ctx, const char *rec, size_t len),
+    void *ctx)
+{
+	const char *b, *nl;
+	size_t len;
+
+	if (s->unsent > 0) {
+		s->unsent += bytes; /* nothing may pass those kept */
+		return;
+	}
+	while (bytes > 0) {
+		b = s->buf + s->head;
+		nl = memchr(b, s->framer.delim, bytes);
+		len = nl != NULL ? (size_t)(nl - b) + 1 : bytes;
+		switch (sink(ctx, b, nl != NULL ? len - 1 : len)) {
+		case STREAM_TAKEN:
+			s->st->bytes_out += len;
+			s->st->units_out++;
+			tally(s, b, len, 1, STATS_OUT);
+			consume(s, len);
+			break;
+		case STREAM_REFUSED:
+			stream_drop(s, 0, len, 1);
+			break;
+		case STREAM_KEPT:
+			s->unsent = bytes;
+			return;
+		}
+		bytes -= len;
+	}
+}
+
+void
 stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 {
 	char *at;

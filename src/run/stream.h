@@ -75,6 +75,22 @@ bool stream_send(struct stream *s, size_t bytes, uint64_t units);
  */
 bool stream_send_at(struct stream *s, size_t off, size_t bytes, uint64_t units);
 
+/* What became of a record handed to a sink (stream_hand). */
+enum stream_fate {
+	STREAM_TAKEN,	/* it went: counted out */
+	STREAM_REFUSED, /* it can never go: dropped */
+	STREAM_KEPT	/* not now: it and those after it stay, unsent */
+};
+
+/*
+ * stream_send of the records at the head, each handed to sink(ctx, rec,
+ * len) without its delimiter instead of written.  Records the sink keeps
+ * stay at the head, unsent, as a stop leaves them.
+ */
+void stream_hand(struct stream *s, size_t bytes,
+    enum stream_fate (*sink)(void *ctx, const char *rec, size_t len),
+    void *ctx);
+
 /* Drop the bytes at offset off from the head, holding units units. */
 void stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units);
 

@@ -19,6 +19,10 @@ static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t ticking; /* the interval timer is set */
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static volatile sig_atomic_t resized;
+static volatile sig_atomic_t child_wanted;
+static void (*child_fn)(void *);
+static void *child_arg;
+static void (*second_stop_fn)(void);
 static void (*control_fn)(void *);
 static void *control_arg;
 static bool chore_wanted;
@@ -61,8 +65,11 @@ on_stop(int sig)
 {
 	int e = errno;
 
-	if (stop_signal != 0)
+	if (stop_signal != 0) {
+		if (second_stop_fn != NULL)
+			second_stop_fn();
 		die_of(sig);
+	}
 	stop_signal = sig;
 	if (wake[1] >= 0)
 		(void)!write(wake[1], "", 1);
@@ -164,6 +171,28 @@ signals_init(void)
 	catch_signal(SIGIO, on_control);
 	/* Older tbthrottles' -R sent SIGUSR2: it must not kill us. */
 	catch_signal(SIGUSR2, on_control);
+}
+
+static void
+on_child(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	child_wanted = 1;
+	/* A child that ends just before a wait begins still ends it. */
+	if (wake[1] >= 0)
+		(void)!write(wake[1], "", 1);
+	errno = e;
+}
+
+void
+signals_on_child(void (*child)(void *), void *arg, void (*second_stop)(void))
+{
+	child_fn = child;
+	child_arg = arg;
+	second_stop_fn = second_stop;
+	catch_signal(SIGCHLD, on_child);
 }
 
 void
@@ -331,6 +360,10 @@ signals_dispatch(void)
 	if (tick_wanted) {
 		tick_wanted = 0;
 		run_ticks();
+	}
+	if (child_wanted && child_fn != NULL) {
+		child_wanted = 0;
+		child_fn(child_arg);
 	}
 	if (report_wanted && report_fn != NULL) {
 		report_wanted = 0;

@@ -15,6 +15,16 @@
 void signals_init(void);
 
 /*
+ * Catch SIGCHLD and run child(arg) from signals_dispatch() after one
+ * arrives (every wait ends then, as for a stop, even one that arrived
+ * just before it began).  A second stop signal calls second_stop (if not
+ * NULL), which may make only async-signal-safe calls, before the process
+ * ends.
+ */
+void signals_on_child(
+    void (*child)(void *), void *arg, void (*second_stop)(void));
+
+/*
  * Catch SIGUSR1 and run report(arg) from signals_dispatch() after it
  * arrives, as dd(1) does; blocking calls return EINTR so it runs promptly.
  */

@@ -1,0 +1,70 @@
+/* --exec: a command started for each record released, -j at a time. */
+#ifndef JOBS_H
+#define JOBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "stats.h"
+#include "stream.h"
+
+/* One command in flight. */
+struct job {
+	pid_t pid; /* 0: the slot is free */
+	int64_t start_ns;
+};
+
+struct jobs {
+	char **cmd; /* the command and its arguments, {} for the record */
+	int ncmd;
+	bool braces;	/* some argument holds {}; else the record is last */
+	unsigned max;	/* slots */
+	struct job *slot;
+	unsigned running;
+	int status;	 /* the worst outcome so far: 0, 123, 124 or 125 */
+	int broken;	 /* 126 or 127: a command cannot be started */
+	char **argv;	 /* the next command's, ncmd + 2 */
+	char *text;	 /* its arguments' text, cap bytes */
+	size_t cap;
+	uint64_t records; /* handed so far, to name one in a message */
+	bool said_nul, said_long;
+	struct stats_jobs counts;
+};
+
+/*
+ * Run cmd[0..ncmd) for each record, at most max at once.  0, or -1 when
+ * memory ran out (errno set).  Reaps on SIGCHLD, and a second stop
+ * signal sends SIGTERM to the commands still running.
+ */
+int jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max);
+
+/* Free what jobs_init allocated. */
+void jobs_free(struct jobs *j);
+
+/* Commands that may start now: free slots, or 0 once one could not. */
+unsigned jobs_room(const struct jobs *j);
+
+/*
+ * The sink of stream_hand: start the command for the record rec[0..len)
+ * (without its delimiter delim, or -1 in none), the number of the record
+ * being counted from 1.
+ */
+enum stream_fate jobs_hand(void *self, const char *rec, size_t len);
+
+/* A record too long to be held whole can be no argument: say so once. */
+void jobs_outgrown(struct jobs *j, size_t buf_bytes);
+
+/* Collect the commands that ended, and count their outcomes. */
+void jobs_reap(void *self);
+
+/*
+ * The exit status of the commands: 0 when all succeeded; 127 or 126
+ * when one could not be started (not found, or not runnable); else 125
+ * when one was killed by a signal, 124 when one exited 255, 123 when
+ * one exited 1-254 or a record could be no argument.
+ */
+int jobs_status(const struct jobs *j);
+
+#endif

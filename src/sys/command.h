@@ -1,0 +1,23 @@
+/* Commands started and reaped: posix_spawn(3) and waitpid(2). */
+#ifndef COMMAND_H
+#define COMMAND_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/*
+ * Start argv[0] (found on PATH as execvp(3) finds it) with arguments
+ * argv, standard input from /dev/null, standard output and error ours,
+ * the signal mask empty and SIGPIPE as by default.  0 with the child's
+ * id in *pid, or the error number (ENOENT, EACCES, E2BIG...) where the
+ * system can tell it before the command runs.
+ */
+int command_start(char *const argv[], pid_t *pid);
+
+/*
+ * A child that has ended, without waiting: true with its id in *pid and
+ * its status as waitpid(2) gives it in *status; false when none has.
+ */
+bool command_reap(pid_t *pid, int *status);
+
+#endif

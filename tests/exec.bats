@@ -1,0 +1,306 @@
+#!/usr/bin/env bats
+# --exec and -j: a command started for each record released, the limits
+# applying to the moment each starts; outcomes as xargs reports them.
+
+load helpers
+
+setup() {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+}
+
+# starts FILE: the times (s) at which the commands logged to FILE began,
+# one a line, from the "start" lines of a log of "start|end TIME".
+starts() {
+	awk '$1 == "start" { print $2 }' "$1"
+}
+
+# most_at_once FILE: the most commands running at once in the log FILE.
+most_at_once() {
+	awk '{ print $2, ($1 == "start" ? 1 : -1) }' "$1" | sort -k1,1n -k2,2n |
+	    awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
+}
+
+# Starts are logged by the commands, a little after they began: checks of
+# their spacing allow them SLACK s of that.
+SLACK=0.1
+
+# A command that logs its start and end to $LOG, sleeping $1 s between.
+job() {
+	cat >"$BATS_TEST_TMPDIR/job" <<'SH'
+#!/bin/sh
+echo "start $(date +%s.%N) $2" >>"$LOG"
+sleep "$1"
+echo "end $(date +%s.%N) $2" >>"$LOG"
+SH
+	chmod +x "$BATS_TEST_TMPDIR/job"
+}
+
+@test "--exec: each record is one argument, spaces, quotes, dashes, empty and all" {
+	local d=$BATS_TEST_TMPDIR
+	printf '%s\n' 'a b' '"q" '\''s'\' '-n' '--help' '' '  lead' 'x{}y' >"$d/in"
+	run -0 --separate-stderr "$TB" -r inf "$d/in" --exec printf '<%s>\n'
+	assert_eq "$output" "$(printf '<%s>\n' 'a b' '"q" '\''s'\' '-n' \
+	    '--help' '' '  lead' 'x{}y')" "the arguments"
+	assert_eq "$stderr" "" "stderr"
+}
+
+@test "--exec: {} in any argument is the record, as often as it comes; nothing appended then" {
+	run -0 "$TB" -r inf --exec printf '%s\n' 'pre-{}-{}' '{}' <<<$'one\ntwo'
+	assert_eq "$output" $'pre-one-one\none\npre-two-two\ntwo' "output"
+}
+
+@test "--exec: binary bytes pass as they are, with -0 and -d" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'a\tb\001\377c\0second\n\0' >"$d/in"
+	run -0 "$TB" -0 -r inf "$d/in" --exec sh -c 'printf %s "$1" | od -An -tx1' _
+	assert_eq "$(echo $output)" "61 09 62 01 ff 63 73 65 63 6f 6e 64 0a" "bytes"
+	run -0 "$TB" -d , -r inf --exec printf '[%s]' <<<'a,b c,'
+	assert_eq "$output" $'[a][b c][\n]' "records by -d, the last one's newline too"
+}
+
+@test "--exec: a ';' ends the command; options and FILEs may follow it" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'x\ny\n' >"$d/in"
+	run -0 --separate-stderr "$TB" --exec echo got ';' -r inf -s "$d/in"
+	assert_eq "$output" $'got x\ngot y' "output"
+	[[ $stderr == *"commands 2 started, 2 succeeded, 0 failed"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+}
+
+@test "--exec: a NUL inside a line can be no argument: dropped, said once, to --drop-to, exit 123" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'ok1\nbad\0one\nok2\nbad\0two\n' >"$d/in"
+	run -123 --separate-stderr "$TB" -r 1000/s -b 100 --drop-to "$d/dropped" \
+	    -s "$d/in" --exec echo
+	assert_eq "$output" $'ok1\nok2' "commands run"
+	cmp "$d/dropped" <(printf 'bad\0one\nbad\0two\n')
+	[[ $stderr == *"record 2 holds a NUL byte"* ]] || { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"2 records no argument can hold (dropped)"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	assert_eq "$(grep -c 'NUL byte' <<<"$stderr")" 1 "said once"
+}
+
+@test "--exec: a record longer than the buffer is dropped whole, exit 123" {
+	local d=$BATS_TEST_TMPDIR
+	{ echo short; head -c 300000 /dev/zero | tr '\0' x; echo; echo after; } >"$d/in"
+	run -123 --separate-stderr "$TB" -r 1000/s -b 100 --drop-to "$d/dropped" \
+	    "$d/in" --exec echo
+	assert_eq "$output" $'short\nafter' "commands run"
+	assert_eq "$(wc -c <"$d/dropped")" 300001 "the long record, whole"
+	[[ $stderr == *"too long for an argument"* ]] || { echo "$stderr" >&2; return 1; }
+}
+
+@test "--exec exit status: 0 all succeeded, 123 one failed, 124 one exited 255, 125 one was killed" {
+	run -0 "$TB" -r inf --exec true <<<$'1\n2'
+	run -123 "$TB" -r inf --exec sh -c 'exit $1' _ <<<$'0\n3\n0'
+	run -124 "$TB" -r inf --exec sh -c 'exit $1' _ <<<$'0\n255\n1'
+	run -125 "$TB" -r inf --exec sh -c 'kill -9 $$' _ <<<'1'
+	# A command's own 127 (sh: not found) is a failure, as in xargs.
+	run -123 "$TB" -r inf --exec sh -c 'exit 127' <<<'1'
+}
+
+@test "--exec: a command that cannot start is one message, 127 or 126, and nothing more starts" {
+	local d=$BATS_TEST_TMPDIR
+	run -127 --separate-stderr "$TB" -r 1000/s -b 100 -s --drop-to "$d/rest" \
+	    --exec no-such-command-here <<<$'1\n2\n3'
+	assert_eq "$output" "" "stdout"
+	[[ $stderr == *"--exec: cannot run 'no-such-command-here': No such file or directory"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"3 waiting"* ]] || { echo "$stderr" >&2; return 1; }
+	assert_eq "$(cat "$d/rest")" $'1\n2\n3' "the records never started, set aside whole"
+	printf 'echo hi\n' >"$d/noexec"
+	chmod -x "$d/noexec"
+	run -126 --separate-stderr "$TB" -r inf --exec "$d/noexec" <<<'1'
+	[[ $stderr == *"cannot run '$d/noexec': Permission denied"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+}
+
+@test "--exec: a command's input is /dev/null, never the records; output and errors are ours" {
+	run -0 --separate-stderr "$TB" -r inf --exec sh -c 'wc -c; echo err >&2' <<<$'a\nb'
+	assert_eq "$output" $'0\n0' "each command read nothing"
+	assert_eq "$stderr" $'err\nerr' "its stderr"
+}
+
+@test "--exec: a command inherits no descriptor of ours, only those we were given" {
+	local d=$BATS_TEST_TMPDIR want
+	# bats gives its children descriptors of its own: the command may
+	# have those, and nothing more.
+	want=$(sh -c 'ls /proc/$$/fd' </dev/null | sort | tr '\n' ' ')
+	run -0 "$TB" -r 100/s -b 5 --name fds --drop-to "$d/drop" --exec \
+	    sh -c 'ls /proc/$$/fd' <<<'x'
+	assert_eq "$(sort <<<"$output" | tr '\n' ' ')" "$want" "descriptors"
+}
+
+@test "-j 1 (the default): the next command starts only when the one before has ended" {
+	local d=$BATS_TEST_TMPDIR
+	job
+	export LOG=$d/log
+	run -0 "$TB" -r 100/s -b 5 --exec "$d/job" 0.2 <<<$'1\n2\n3'
+	assert_eq "$(most_at_once "$d/log")" 1 "commands at once"
+}
+
+@test "-j 3: never more than 3 at once, and 3 do run at once" {
+	local d=$BATS_TEST_TMPDIR
+	job
+	export LOG=$d/log
+	run -0 "$TB" -r inf -j 3 --exec "$d/job" 0.3 < <(seq 9)
+	assert_eq "$(most_at_once "$d/log")" 3 "commands at once"
+	assert_eq "$(starts "$d/log" | wc -l)" 9 "commands"
+}
+
+@test "-j 2 with a rate: starts never early, even after slow commands end together" {
+	local d=$BATS_TEST_TMPDIR
+	job
+	export LOG=$d/log
+	# 5/s with a burst of 2, commands of 0.7 s: slots, not tokens, hold
+	# the starts back; when they free, no burst banked meanwhile goes.
+	run -0 "$TB" -r 5/s -b 2 -j 2 --exec "$d/job" 0.7 < <(seq 8)
+	starts "$d/log" | sort -n | awk -v b=2 -v r=5 -v slack="$SLACK" '
+	    { t[NR] = $1 }
+	    END {
+		for (i = 1; i <= NR; i++)
+			for (j = i; j <= NR; j++)
+				if (j - i + 1 > b + r * (t[j] - t[i] + slack)) {
+					printf "%d starts in %.3f s\n", j - i + 1, t[j] - t[i]
+					exit 1
+				}
+	    }'
+	assert_eq "$(most_at_once "$d/log")" 2 "commands at once"
+}
+
+@test "-j usage errors: a count from 1 to 4096, and only with --exec" {
+	run -2 --separate-stderr "$TB" -r 1/s -j 0 --exec true
+	assert_msg "$stderr" "invalid -j '0': give a whole number from 1 to 4096"
+	run -2 --separate-stderr "$TB" -r 1/s -j 2
+	assert_msg "$stderr" "-j 2 needs --exec: it bounds the commands running at once"
+	run -2 --separate-stderr "$TB" -r 1/s --exec
+	assert_msg "$stderr" "--exec needs a command: --exec CMD [ARG...] [;]"
+	run -2 --separate-stderr "$TB" -r 1/s --exec ';' echo
+	assert_msg "$stderr" "--exec needs a command: --exec CMD [ARG...] [;]"
+	run -2 --separate-stderr "$TB" -r 1/s -c --exec echo
+	assert_msg "$stderr" "--exec runs a command for each record; it does not apply to -c"
+	run -2 --separate-stderr "$TB" -r 1/s --exec echo ';' --exec true
+	assert_msg "$stderr" "--exec given twice: give one command"
+	run -2 --separate-stderr "$TB" -k 1 -r 1/s --order key --exec echo
+	assert_msg "$stderr" "--exec does not combine with --order key: records wait for a free slot in the order they come"
+}
+
+@test "--exec: a value that looks like --exec is a value, and after -- a file name" {
+	local d=$BATS_TEST_TMPDIR
+	cd "$d"
+	printf 'x\n' >--exec
+	run -0 "$TB" -r inf -- --exec
+	assert_eq "$output" "x" "the file named --exec"
+	run -0 "$TB" -r 1000/s --drop-to --exec --exec echo <<<'y'
+	assert_eq "$output" "y" "the command ran"
+}
+
+@test "--exec: SIGTERM starts nothing more, waits for the commands running, then reports" {
+	local d=$BATS_TEST_TMPDIR pid st=0
+	job
+	export LOG=$d/log
+	seq 10 >"$d/in"
+	"$TB" -r 10/s -j 2 -s --name ex "$d/in" --exec "$d/job" 1 2>"$d/err" &
+	pid=$!
+	wait_running name.ex
+	wait_for_output "$d/log"
+	sleep 0.3
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	assert_eq "$st" 143 "exit status: ended by SIGTERM"
+	assert_eq "$(grep -c start "$d/log")" 2 "started"
+	assert_eq "$(grep -c end "$d/log")" 2 "ended before tbthrottle did"
+	grep -q "8 waiting" "$d/err" || { cat "$d/err" >&2; return 1; }
+	grep -q "commands 2 started, 2 succeeded" "$d/err" || { cat "$d/err" >&2; return 1; }
+}
+
+@test "--exec: a second SIGTERM sends SIGTERM to the commands and ends at once" {
+	local d=$BATS_TEST_TMPDIR pid st=0 t0 t1
+	cat >"$d/slow" <<SH
+#!/bin/sh
+trap 'echo term >>$d/log; exit 0' TERM
+echo start >>$d/log
+sleep 20 & wait
+SH
+	chmod +x "$d/slow"
+	"$TB" -r inf -j 2 --name ex2 --exec "$d/slow" <<<$'1\n2\n3' &
+	pid=$!
+	wait_running name.ex2
+	for ((i = 0; i < 500; i++)); do
+		[[ $(grep -c start "$d/log" 2>/dev/null) == 2 ]] && break
+		sleep 0.01
+	done
+	t0=$(now_ms)
+	kill -TERM "$pid"
+	sleep 0.3
+	kill -0 "$pid" # still waiting for them
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	t1=$(now_ms)
+	assert_eq "$st" 143 "exit status"
+	for ((i = 0; i < 500; i++)); do
+		[[ $(grep -c term "$d/log") == 2 ]] && break
+		sleep 0.01
+	done
+	assert_eq "$(grep -c term "$d/log")" 2 "commands told to end"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 5000 "ms to end"
+}
+
+@test "--exec: no zombie is left while the run goes on" {
+	local d=$BATS_TEST_TMPDIR pid z
+	"$TB" -r 20/s -j 4 --name zz --exec true < <(seq 40; sleep 3) &
+	pid=$!
+	wait_running name.zz
+	sleep 1.5
+	# Commands have ended by the dozen: none is left unreaped.
+	z=$(ps -o stat= --ppid "$pid" | grep -c '^Z' || true)
+	kill -TERM "$pid"
+	wait "$pid" || true
+	assert_eq "$z" 0 "zombie children"
+}
+
+@test "--exec -s and --stats=json count started, succeeded, failed and the slowest" {
+	run -123 --separate-stderr "$TB" -r inf --stats=json --exec \
+	    sh -c 'sleep 0.$1; exit $(($1 % 2))' _ <<<$'2\n3\n4'
+	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"slowest_s":0.4'* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+}
+
+@test "--exec with -k: each key's rate applies to its commands' starts" {
+	local d=$BATS_TEST_TMPDIR
+	job
+	export LOG=$d/log
+	printf 'a 1\nb 1\na 2\nb 2\n' >"$d/in"
+	run -0 "$TB" -k 1 -r 2/s -j 4 "$d/in" --exec sh -c \
+	    'echo "start $(date +%s.%N) $1" >>"$LOG"' _
+	# a and b go at once; each key's second half a second after.
+	awk '{ print $3, $2 }' "$d/log" | sort -k1,1 -k2,2n | awk -v slack="$SLACK" '
+	    $1 == k { if ($2 - t < 0.5 - slack) { print "early: " $0; exit 1 } }
+	    { k = $1; t = $2 }'
+	assert_eq "$(wc -l <"$d/log")" 4 "commands"
+}
+
+@test "--exec with --tiers: the tier's rate applies" {
+	local d=$BATS_TEST_TMPDIR t0 t1
+	printf 'slow* 2/s\n* inf\n' >"$d/tiers"
+	t0=$(now_ms)
+	run -0 "$TB" -k 1 --tiers "$d/tiers" -j 2 --exec true <<<$'slow\nslow\nslow\nfast\n'
+	t1=$(now_ms)
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1000 "ms for 3 of 2/s"
+}
+
+@test "--exec with --replay: commands start at the records' timestamps" {
+	local d=$BATS_TEST_TMPDIR
+	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:01Z b\n' >"$d/in"
+	run -0 "$TB" --replay --speed 2 "$d/in" --exec sh -c \
+	    'echo "start $(date +%s.%N)" >>'"$d/log"
+	awk -v slack="$SLACK" 'NR == 1 { t = $2 }
+	    NR == 2 { if ($2 - t < 0.5 - slack) { print $2 - t; exit 1 } }' "$d/log"
+}
+
+@test "--exec --drop: a record refused by the limit starts nothing" {
+	run -0 --separate-stderr "$TB" -r 1/h -b 2 --drop -s --exec echo <<<$'1\n2\n3\n4'
+	assert_eq "$output" $'1\n2' "commands run"
+	[[ $stderr == *"2 dropped"* ]] || { echo "$stderr" >&2; return 1; }
+}
