@@ -770,3 +770,36 @@ hung_local() {
 	# Burst 1: the bucket, full by then, lets one go, then one every 50 ms.
 	assert_eq "$clump" 1 "lines within 20 ms of the end of the stall"
 }
+
+@test "--redis --exec: two runs start their commands at the fleet's rate together" {
+	local d=$BATS_TEST_TMPDIR t0 t1 n i pids=()
+	seq 20 >"$d/in"
+	t0=$(now_ms)
+	for i in 1 2; do
+		"$TB" --shared "$P" --redis "$URL" -r 10/s -b 2 -j 2 "$d/in" \
+		    --exec sh -c "echo \$1 >>'$d/started'" _ &
+		pids+=($!)
+	done
+	sleep 1.5
+	kill -TERM "${pids[@]}"
+	wait "${pids[@]}" || true
+	t1=$(now_ms)
+	n=$(wc -l <"$d/started")
+	assert_le "$n" "$(awk -v a="$t0" -v b="$t1" \
+	    'BEGIN { printf "%d", 2 + (b - a) / 100 }')" "commands started"
+	assert_ge "$n" 10 "commands started"
+}
+
+@test "--redis -k --take KEY: the key's own bucket, shared by the fleet" {
+	run -0 tb --shared "$P" --redis "$URL" -k 1 -r 1/h --take --drop a
+	run -1 tb --shared "$P" --redis "$URL" -k 1 -r 1/h --take --drop a
+	run -0 tb --shared "$P" --redis "$URL" -k 1 -r 1/h --take --drop b
+	# The same bucket as a run's record "a ..." meets.
+	run -0 --separate-stderr bash -c 'printf "a x\nb y\nc z\n" |
+	    tb --shared "$0" --redis "$1" -k 1 -r 1/h --drop' "$P" "$URL"
+	assert_eq "$output" "c z" "records whose key had a token left"
+	run -2 --separate-stderr tb --shared "$P" --redis "$URL" -k 1 -r 1/h --take
+	assert_msg "$stderr" "--take with -k 1 needs the KEY to take from: --take KEY [N]"
+	run -2 --separate-stderr tb --shared "$P" --redis "$URL" -k 1 -r 1/h --take 'a b'
+	assert_msg "$stderr" "invalid --take key 'a b': give a key a field of a record can hold (not empty, no field separator or delimiter)"
+}
