@@ -678,6 +678,15 @@ fleet_args=()
 fleet_table=$(TB=$TB RECV=$RECV bash "$here/fleet.sh" "${fleet_args[@]}") ||
 	notes+=("the fleet scenario failed")
 
+# ---------------------------------------------------------------- starts
+
+# Commands started at a rate (--exec, --take) beside GNU parallel --delay
+# and a pipe into xargs -P: bench/starts.sh, which also runs alone.
+starts_args=()
+((quick)) && starts_args=(--quick)
+starts_table=$(TB=$TB RECV=$RECV bash "$here/starts.sh" "${starts_args[@]}") ||
+	notes+=("the starts scenario failed")
+
 # ---------------------------------------------------------------- report
 
 ver() { # the first line of a tool's version output, or "absent"
@@ -850,6 +859,7 @@ EOF
 echo
 echo "$replay_table"
 printf '\n%s\n' "$fleet_table"
+printf '\n%s\n' "$starts_table"
 if ((${#notes[@]} > 0)); then
 	echo
 	echo "## Notes"

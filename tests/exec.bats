@@ -140,6 +140,17 @@ SH
 	assert_eq "$(most_at_once "$d/log")" 1 "commands at once"
 }
 
+@test "-j 1: the next command starts as soon as the one before ends, not at a poll" {
+	local t0 t1
+	t0=$(now_ms)
+	run -0 "$TB" -r inf --exec sleep <<<$'0.3\n0.3\n0.3\n0.3'
+	t1=$(now_ms)
+	# 1.2 s of sleeps; a wake-up by polling (once a second) would take
+	# 4 s.
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1200 "ms"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 2500 "ms"
+}
+
 @test "-j 3: never more than 3 at once, and 3 do run at once" {
 	local d=$BATS_TEST_TMPDIR
 	job

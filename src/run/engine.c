@@ -23,6 +23,7 @@ struct run {
 	bool writing;	/* output is being written */
 	bool started;	/* the input and output are open */
 	bool ended;	/* the last report is made */
+	uint64_t jobs_ended; /* --exec: commands seen to end */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -117,7 +118,7 @@ enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
 
 /* The longest wait for a command to end between looks (for a SIGCHLD
  * missed). */
-#define ENGINE_REAP_NS 100000000
+#define ENGINE_REAP_NS 1000000000
 
 /* Handle the signals that arrived; what they mean for a wait. */
 static enum wake
@@ -127,6 +128,23 @@ interrupted(unsigned seen)
 		return WAKE_STOP;
 	signals_dispatch();
 	return changes != seen ? WAKE_CHANGED : WAKE_DUE;
+}
+
+/* With --exec, did a command end since the engine last looked (its slot
+ * may take the next record now)? */
+static bool
+slot_freed(struct run *r)
+{
+	struct jobs *j = r->e->jobs;
+	uint64_t ended;
+
+	if (j == NULL)
+		return false;
+	ended = j->counts.succeeded + j->counts.failed;
+	if (ended == r->jobs_ended)
+		return false;
+	r->jobs_ended = ended;
+	return true;
 }
 
 /*
@@ -151,7 +169,7 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 		return rc == 0 ? WAKE_DUE : WAKE_INPUT;
 	}
 	while (clock_sleep_until(deadline_ns) == EINTR)
-		if ((w = interrupted(r->seen)) != WAKE_DUE)
+		if ((w = interrupted(r->seen)) != WAKE_DUE || slot_freed(r))
 			return w;
 	return WAKE_DUE;
 }
