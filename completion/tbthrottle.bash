@@ -108,7 +108,7 @@ _tbthrottle()
 		    --redis-fallback --redis-allow-eviction --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-format --exec --jobs
-		    --take --help --version -r -b -l -0 -d -c -a -s -P
+		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;
 	esac

@@ -81,7 +81,8 @@ _tbthrottle() {
 	    '--name=[call this run NAME, for -R and --list]:run name: ' \
 	    '(-R --retune)'{-R+,--retune=}'[change or ask a running tbthrottle]:running tbthrottle:_tbthrottle_running' \
 	    '--reload[with -R: read the --tiers file again]' \
-	    "$alone--list[list your running tbthrottles]" \
+	    "--list[list your running tbthrottles]" \
+	    '--json[with --list, a JSON object a line]' \
 	    "$alone"{-h,--help}'[show the help and exit]' \
 	    "$alone"{-V,--version}'[show the version and exit]' \
 	    '*:file:_files'

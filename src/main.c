@@ -130,6 +130,26 @@ outcome(const struct jobs *j, int status)
 	return worst != 0 ? worst : status;
 }
 
+/*
+ * --drop with a bucket of one: records read together find one token, and
+ * a file is mostly dropped at once.  Say so when it was (over 90 %).
+ */
+static void
+note_drops(const struct config *cfg, const struct stats *st)
+{
+	uint64_t in = st->units_out + st->units_dropped + st->units_waiting;
+
+	if (!cfg->drop || cfg->mode == UNIT_BYTES || cfg->nlimits != 1 ||
+	    cfg->limits[0].burst != 1 ||
+	    in < 10 || st->units_dropped * 10 <= in * 9)
+		return;
+	warnx("%llu of %llu records were dropped: with --drop a record "
+	      "passes only if a token is there when it comes, and -b 1 "
+	      "holds one; give -b N for bursts, or leave --drop out to "
+	      "delay them",
+	    (unsigned long long)st->units_dropped, (unsigned long long)in);
+}
+
 /* Run cfg: build its limits, then let the engine copy the input. */
 static int
 run(const struct config *cfg)
@@ -165,6 +185,8 @@ run(const struct config *cfg)
 	e.jobs = exec_jobs(cfg, &stats);
 	retune_serve(&limits, cfg->name);
 	status = outcome(e.jobs, engine_run(&e));
+	if (!signals_stop_requested())
+		note_drops(cfg, &stats);
 	if (cfg->order == ORDER_KEY)
 		fair_free(policy.self);
 	else if (cfg->queue > 0)
@@ -208,8 +230,10 @@ main(int argc, char *argv[])
 	case OPT_RUN:
 		break;
 	}
+	if (cfg.warning[0] != '\0')
+		warnx("%s", cfg.warning);
 	if (cfg.list)
-		return retune_list();
+		return retune_list(cfg.list_json);
 	if (cfg.control_target != NULL)
 		return retune_send(&cfg);
 	return run(&cfg);

@@ -87,13 +87,17 @@ accepted() {
 
 @test "record rates in every documented form are accepted" {
 	local r
-	for r in 5 5/s 0.5 .5 90/min 2/h 1/day 3/10s 1/250ms 2k/s 1M/min \
+	for r in 5 5/s 0.5 .5 90/min 2/h 1/day 3/10s 1/250ms 2k/s \
 	    5/ms 5/sec 5/second 5/seconds 5/m 5/minute 5/minutes 5/hour \
 	    5/hours 5/d 5/days 1/1.5s inf; do
 		accepted -r "$r"
 	done
 	accepted --rate 5/s
 	accepted --rate=5/s
+	# M, G and T are accepted for records, with a warning: bytes were
+	# likely meant.
+	run -0 --separate-stderr tb -r 1M/min </dev/null
+	assert_msg "$stderr" "-r 1M/min counts lines, not bytes; to limit bytes, add -c, or give --byte-rate 1M/min"
 }
 
 @test "byte rates with K KiB KB M G T suffixes are accepted with -c" {

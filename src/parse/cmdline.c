@@ -306,9 +306,8 @@ long_of(const struct cmdline *cl, const char *name)
 	return n == 1 ? found : NULL;
 }
 
-/* Does argv[k] take the word after it as its value? */
-static bool
-takes_next(const struct cmdline *cl, const char *w)
+bool
+cmdline_takes_value(const struct cmdline *cl, const char *w)
 {
 	const struct cmdline_option *o;
 
@@ -339,7 +338,7 @@ find_option(const struct cmdline *cl, int i, int from, int argc, char **argv)
 		if (w[1] == '-' && long_of(cl, w + 2) == &cl->options[i] &&
 		    strchr(w, '=') == NULL)
 			return k;
-		if (takes_next(cl, w))
+		if (cmdline_takes_value(cl, w))
 			k++;
 	}
 	return -1;

@@ -75,6 +75,12 @@ struct cmdline {
 int cmdline_read(struct cmdline *cl, int argc, char **argv);
 
 /*
+ * Does the option word w (-x..., --name) take the word after it as its
+ * value, as getopt_long would read it?
+ */
+bool cmdline_takes_value(const struct cmdline *cl, const char *w);
+
+/*
  * Find option i (which takes no value) in argv as getopt_long would, and
  * cut the words after it, up to a lone end word or the end, out of argv:
  * they are its own (find(1)'s -exec).  The words before, that option, and

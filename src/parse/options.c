@@ -31,7 +31,7 @@ enum opt {
 	O_DROP,
 	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
 	O_TIME_FIELD, O_TIME_FORMAT,
-	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_HELP,
+	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_JSON, O_HELP,
 	O_VERSION, NOPTIONS
 };
 /* clang-format on */
@@ -444,6 +444,8 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    .help = "list your running tbthrottles with a rate or a name:\n"
 	    "pid, name, limits, units in, out, dropped, waiting,\n"
 	    "and age" },
+	[O_JSON] = { "json", NULL, 0, NONE, SEEN, FLAG(cfg.list_json),
+	    .help = "with --list, a JSON object a line" },
 	[O_HELP] = { "help", NULL, 'h', NONE, STOP(OPT_HELP),
 	    .help = "show this help and exit" },
 	[O_VERSION] = { "version", NULL, 'V', NONE, STOP(OPT_VERSION),
@@ -481,7 +483,7 @@ options_usage(FILE *fp)
 	    "       tbthrottle -R NAME|PID -r RATE [-b BURST] ...\n"
 	    "       tbthrottle -R NAME|PID --speed X\n"
 	    "       tbthrottle -R NAME|PID -s | --stats=json | --reload\n"
-	    "       tbthrottle --list\n"
+	    "       tbthrottle --list [--json]\n"
 	    "Copy FILEs (or standard input) to standard output, releasing lines,\n"
 	    "records or bytes no faster than RATE.\n"
 	    "\n",
@@ -659,6 +661,49 @@ resolve_limits(struct parsed *p)
 	return 0;
 }
 
+/* The suffix of rate text r after its number: "M" of "1M/s". */
+static size_t
+suffix_of(const char *r, const char **suffix)
+{
+	const char *p = r;
+
+	while (isdigit((unsigned char)*p) || *p == '.' ||
+	    ((*p == 'e' || *p == 'E') && p > r &&
+		(isdigit((unsigned char)p[1]) || p[1] == '-' || p[1] == '+')))
+		p += (*p == 'e' || *p == 'E') ? 2 : 1;
+	*suffix = p;
+	return strcspn(p, "/");
+}
+
+/*
+ * A rate of records written as bytes are (1M/s, 64KiB/s): it counts
+ * records, a million a second; say so once, as a warning.
+ */
+static int
+warn_byte_suffix(struct parsed *p)
+{
+	const char *sfx;
+	size_t n;
+
+	if (p->cfg.mode == UNIT_BYTES)
+		return 0;
+	for (int i = 0; i < p->nrates; i++) {
+		n = suffix_of(p->rates[i], &sfx);
+		if (n == 0 || sfx == p->rates[i] || (memchr(sfx, 'B', n) == NULL &&
+				  memchr(sfx, 'i', n) == NULL &&
+				  strchr("MGT", sfx[0]) == NULL))
+			continue;
+		snprintf(p->cfg.warning, sizeof p->cfg.warning,
+		    "-r %s counts %s, not bytes; to limit bytes, add -c, or "
+		    "give --byte-rate %s",
+		    p->rates[i],
+		    p->cfg.mode == UNIT_LINES ? "lines" : "records",
+		    p->rates[i]);
+		break;
+	}
+	return 0;
+}
+
 /* The options given, and the facts about them that hold now. */
 static uint64_t
 facts(const struct parsed *p)
@@ -716,11 +761,17 @@ struct rule {
  * for one -r, and a ninth -r.  spec_limit_parse refuses -b with -a leaky,
  * and -b or --initial with -a sliding or fixed, as -R needs that too.
  */
+static int stray_operands(struct parsed *p);
+static int warn_byte_suffix(struct parsed *p);
+
 /* clang-format off */
 static const struct rule rules[] = {
 	/* --list lists, and takes nothing else. */
-	{ "--list takes no other options or operands", .all = O(LIST),
-	    .any = (ALL_OPTIONS & ~O(LIST)) | F(FILES) },
+	{ "--json needs --list: the list it prints as JSON",
+	    .all = O(JSON), .none = O(LIST) },
+	{ "--list takes no other options or operands (but --json)",
+	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)) |
+	    F(FILES) },
 	{ .step = list_only },
 
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
@@ -756,6 +807,7 @@ static const struct rule rules[] = {
 	{ "--take needs --shared NAME: the bucket to take from, kept beyond "
 	    "this process", .all = O(TAKE), .none = O(SHARED) },
 	{ .step = resolve_take },
+	{ .step = stray_operands },
 	{ "--exec needs a command: --exec CMD [ARG...] [;]",
 	    .all = F(NO_CMD) },
 	{ "-j %s needs --exec: it bounds the commands running at once",
@@ -803,6 +855,7 @@ static const struct rule rules[] = {
 	{ "missing -r RATE (for example -r 10/s or -c -r 1M/s; see --help)",
 	    .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY) },
 	{ .step = resolve_limits },
+	{ .step = warn_byte_suffix },
 	{ "-r inf cannot be combined with other rates", .all = F(INF_AMONG) },
 
 	/* --queue holds whole records under record limits only. */
@@ -926,6 +979,121 @@ check_rules(struct parsed *p)
 	return OPT_RUN;
 }
 
+/* ---- habits of other tools ---- */
+
+/*
+ * An option word w that getopt_long would misread, said plainly: a long
+ * option with one dash (-rate: -r 'ate'), a short one with '=' (-s=json),
+ * or pv's -L.  0, or -1 with the reason in p->err.
+ */
+static int
+habit(struct parsed *p, const char *w)
+{
+	size_t len = strcspn(w + 1, "=");
+
+	if (strcmp(w, "-L") == 0 || strncmp(w, "-L", 2) == 0)
+		return refuse(p, "unknown option '%s': pv's -L RATE is -r RATE "
+		    "here (see --help)", w);
+	for (int i = 0; i < NOPTIONS && len >= 3; i++)
+		if (strlen(options[i].name) == len &&
+		    strncmp(options[i].name, w + 1, len) == 0)
+			return refuse(p, "unknown option '%s': did you mean "
+			    "'-%s'?", w, w);
+	if (w[1] != '\0' && w[2] == '=') {
+		if (w[1] == 's')
+			return refuse(p, "invalid option '%s': for a JSON report "
+			    "give --stats=json", w);
+		return refuse(p, "invalid option '%s': a short option takes "
+		    "its value after it, as -%c %s", w, w[1], w + 3);
+	}
+	return 0;
+}
+
+/* Is w a piece of a rate written in words (10 per second, 5 /s)? */
+static bool
+rate_word(const char *w)
+{
+	static const char *const words[] = { "per", "a", "second", "seconds",
+		"sec", "s", "minute", "minutes", "min", "hour", "hours", "h",
+		"day", "days", "ms" };
+
+	if (w == NULL)
+		return false;
+	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+		if (strcmp(w, words[k]) == 0 ||
+		    (w[0] == '/' && strcmp(w + 1, words[k]) == 0))
+			return true;
+	return false;
+}
+
+/*
+ * If argv[k] gives a rate, that rate, and the word after it in *next (or
+ * NULL): -r RATE, -rRATE, --rate RATE, --rate=RATE.
+ */
+static const char *
+rate_at(int argc, char **argv, int k, const char **next)
+{
+	const char *w = argv[k];
+	int after = k + 1;
+	const char *rate = NULL;
+
+	if (strcmp(w, "-r") == 0 || strcmp(w, "--rate") == 0) {
+		rate = k + 1 < argc ? argv[k + 1] : NULL;
+		after = k + 2;
+	} else if (strncmp(w, "--rate=", 7) == 0) {
+		rate = w + 7;
+	} else if (w[0] == '-' && w[1] == 'r' && w[2] != '\0') {
+		rate = w + 2;
+	}
+	*next = rate != NULL && after < argc ? argv[after] : NULL;
+	return rate;
+}
+
+/* The habits of other tools among the options of argv (see habit). */
+static int
+habits(struct parsed *p, int argc, char **argv)
+{
+	for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++) {
+		const char *w = argv[k], *next, *rate;
+
+		/* A rate in words: 10 per second, 5 /s. */
+		rate = rate_at(argc, argv, k, &next);
+		if (rate != NULL && strchr(rate, '/') == NULL &&
+		    strcmp(rate, "inf") != 0 && rate_word(next))
+			return refuse(p,
+			    "'%s' after the rate '%s' looks like part of it: "
+			    "give the rate as one word, such as -r %s%s",
+			    next, rate, rate, next[0] == '/' ? next : "/s");
+		if (w[0] != '-' || w[1] == '\0')
+			continue;
+		if (w[1] != '-' && habit(p, w) != 0)
+			return -1;
+		if (cmdline_takes_value(&p->cl, w))
+			k++;
+	}
+	return 0;
+}
+
+/* -s json (for --stats=json): an operand that is a piece of an option. */
+static int
+stray_operands(struct parsed *p)
+{
+	const struct config *cfg = &p->cfg;
+
+	for (int i = 0; i < cfg->nfiles && !cfg->take; i++) {
+		const char *w = cfg->files[i];
+
+		if (cfg->stats && !cfg->stats_json &&
+		    (strcmp(w, "json") == 0 || strcmp(w, "text") == 0))
+			return refuse(p,
+			    "-s and --stats take no value apart: for a JSON "
+			    "report give --stats=json (for a file named %s, "
+			    "give ./%s)",
+			    w, w);
+	}
+	return 0;
+}
+
 /* ---- the command line ---- */
 
 static enum parse_result
@@ -950,6 +1118,8 @@ parse(struct parsed *p, int argc, char **argv)
 		 &cfg->exec_argv, &cfg->exec_argc)) < 0)
 		return OPT_ERROR;
 	argv = words;
+	if (habits(p, argc, argv) != 0)
+		return OPT_ERROR;
 	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
 		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
 	/* -0 ends records with NUL; -l, the default, with a newline. */

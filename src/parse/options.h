@@ -71,6 +71,7 @@ struct config {
 	const char *time_format;       /* --time-format, or NULL */
 	const char *name; /* --name: what -R and --list call this run */
 	bool list;	  /* --list: list the running tbthrottles */
+	bool list_json;	  /* ... a JSON object a line (--json) */
 	/* -R NAME|PID: send the -r and -b strings (or ask for the --stats
 	 * report) instead of running. */
 	const char *control_target; /* NULL when not given */
@@ -88,6 +89,8 @@ struct config {
 	bool take;
 	const char *take_key; /* with -k, else NULL */
 	uint64_t take_units;
+	/* A line to warn of before the run starts, or empty. */
+	char warning[192];
 };
 
 /*

@@ -223,10 +223,15 @@ spec_speed_parse(
 			return -1;
 		}
 	}
+	/* 200% is 2, as pv and players write a speed. */
+	if (*p == '%' && p[1] == '\0' && digits > 0) {
+		p++;
+		d *= 100;
+	}
 	if (digits == 0 || *p != '\0' || n == 0 || n > MAX_SPEED * d) {
 		msg_fail(err, errsz,
 		    "invalid --speed '%s': give a number above 0 and up to "
-		    "%llu, such as 2, 0.5 or 60",
+		    "%llu, such as 2, 0.5, 60 or 200%%",
 		    s, (unsigned long long)MAX_SPEED);
 		msg_escape(err, errsz);
 		return -1;

@@ -541,10 +541,22 @@ stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
 
 size_t
 stats_format_status(
-    const struct stats *s, int64_t now_ns, char *buf, size_t size)
+    const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
 {
 	size_t used = 0;
 
+	if (json) {
+		add(buf, size, &used, "\"limit\":");
+		add_json_string(buf, size, &used, s->limit.text);
+		add(buf, size, &used,
+		    ",\"units_in\":%" PRIu64 ",\"units_out\":%" PRIu64
+		    ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%" PRIu64
+		    ",\"up_s\":%.1f}\n",
+		    s->units_out + s->units_dropped + s->units_waiting,
+		    s->units_out, s->units_dropped, s->units_waiting,
+		    (double)(now_ns - s->start_ns) / 1e9);
+		return used;
+	}
 	add(buf, size, &used,
 	    "%s; units %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
 	    " dropped, %" PRIu64 " waiting; up %.1f s\n",

@@ -556,8 +556,12 @@ build_retunable(const struct limits *L, const char **why)
 		*why = cfg->shared != NULL ?
 		    "the buckets of --shared cannot "
 		    "be changed live" :
-		    "the buckets of -k cannot be changed "
-		    "live";
+		    cfg->tiers_file != NULL ?
+		    "the rates of -k are its tiers': edit its --tiers "
+		    "file, then -R NAME --reload" :
+		    "the rates of -k cannot be changed live (a run "
+		    "started with --tiers FILE changes them by -R NAME "
+		    "--reload)";
 	return *why == NULL;
 }
 

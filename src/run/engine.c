@@ -62,10 +62,11 @@ engine_report(char *buf, size_t size, bool json)
 }
 
 size_t
-engine_status(char *buf, size_t size)
+engine_status(char *buf, size_t size, bool json)
 {
 	stream_count_waiting(&run.s);
-	return stats_format_status(run.e->stats, clock_now_ns(), buf, size);
+	return stats_format_status(
+	    run.e->stats, clock_now_ns(), json, buf, size);
 }
 
 /* Draw -P's line; done ends it. */

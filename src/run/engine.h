@@ -55,8 +55,9 @@ int engine_run(const struct engine *e);
  */
 size_t engine_report(char *buf, size_t size, bool json);
 
-/* The run's line for --list into buf[0..size); its length. */
-size_t engine_status(char *buf, size_t size);
+/* The run's line for --list (json: --list --json's members) into
+ * buf[0..size); its length. */
+size_t engine_status(char *buf, size_t size, bool json);
 
 /* The limits were changed at now_ns: any decision made before is stale. */
 void engine_limits_changed(int64_t now_ns);

@@ -42,7 +42,7 @@ apply_speed(const char *text, char *reply, size_t size)
 	now_ns = clock_now_ns();
 	replay_speed(replaying, num, den, now_ns);
 	engine_limits_changed(now_ns);
-	snprintf(reply, size, "ok\n");
+	snprintf(reply, size, "ok: replaying at speed %s\n", text);
 }
 
 /*
@@ -85,6 +85,7 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	struct limit new[MAX_LIMITS];
 	const char *rates[MAX_LIMITS], *bursts[MAX_LIMITS], *why_not;
 	char kept[MAX_LIMITS][24], *line, *save = NULL;
+	char was[sizeof L->stats->limit.text] = "";
 	int n = 0;
 	int64_t now_ns;
 
@@ -119,11 +120,17 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 	}
 	if (check_change(cfg, rates, bursts, n, new, reply, size) != 0)
 		return;
+	if (L->stats != NULL)
+		snprintf(was, sizeof was, "%s", L->stats->limit.text);
 	now_ns = clock_now_ns();
 	for (int i = 0; i < n; i++)
 		build_retune(L, i, &new[i], now_ns);
 	engine_limits_changed(now_ns);
-	snprintf(reply, size, "ok\n");
+	if (L->stats != NULL)
+		snprintf(reply, size, "ok: %s (was %s)\n",
+		    L->stats->limit.text, was);
+	else
+		snprintf(reply, size, "ok\n");
 }
 
 /*
@@ -170,8 +177,9 @@ answer(void *arg, const char *req, char *reply, size_t size)
 		build_reload(arg, now_ns, reply, size);
 		if (strncmp(reply, "ok", 2) == 0)
 			engine_limits_changed(now_ns);
-	} else if (strcmp(req, "status\n") == 0) {
-		(void)engine_status(reply, size);
+	} else if (strcmp(req, "status\n") == 0 ||
+	    strcmp(req, "status json\n") == 0) {
+		(void)engine_status(reply, size, req[6] == ' ');
 	} else {
 		snprintf(reply, size,
 		    "error: not a request tbthrottle "
@@ -266,8 +274,12 @@ retune_send(const struct config *cfg)
 		fputs(reply, stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}
-	if (strncmp(reply, "ok", 2) == 0)
-		return 0;
+	if (strncmp(reply, "ok", 2) == 0) {
+		/* What it changed, in one line: "ok: ..." */
+		if (strncmp(reply, "ok: ", 4) == 0)
+			printf("%s: %s", cfg->control_target, reply + 4);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
 	refused(cfg->control_target, reply);
 	return 2;
 }
@@ -281,9 +293,27 @@ list_one(void *arg, long pid, const char *name, const char *status)
 	    status != NULL ? status : "not answering\n");
 }
 
-int
-retune_list(void)
+/* One line of --list --json: a JSON object (names are of plain bytes). */
+static void
+list_json(void *arg, long pid, const char *name, const char *status)
 {
-	(void)ask_all("status\n", list_one, NULL);
+	(void)arg;
+	printf("{\"pid\":%ld,\"name\":", pid);
+	printf(name[0] != '\0' ? "\"%s\"," : "null,", name);
+	/* A run of an older tbthrottle answers in text. */
+	if (status != NULL && status[0] == '"')
+		printf("\"answering\":true,%s", status);
+	else
+		printf("\"answering\":false}\n");
+}
+
+int
+retune_list(bool json)
+{
+	if (!json)
+		printf("%-8s %-16s %s\n", "PID", "NAME",
+		    "LIMITS; UNITS IN, OUT, DROPPED, WAITING; AGE");
+	(void)ask_all(json ? "status json\n" : "status\n",
+	    json ? list_json : list_one, NULL);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

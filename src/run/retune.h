@@ -29,7 +29,8 @@ void retune_stop(void);
  */
 int retune_send(const struct config *cfg);
 
-/* --list: a line for each running tbthrottle of ours; the exit status. */
-int retune_list(void);
+/* --list: a header, then a line for each running tbthrottle of ours (json:
+ * a JSON object each, no header); the exit status. */
+int retune_list(bool json);
 
 #endif

@@ -217,10 +217,18 @@ not_found(const char *target, char *why, size_t size)
 	long pid;
 
 	if (!is_pid(target)) {
-		snprintf(why, size,
-		    "no running tbthrottle of yours is named "
-		    "'%s' (see --list)",
+		char dir[PATH_MAX];
+		size_t used = (size_t)snprintf(why, size,
+		    "no running tbthrottle of yours is named '%s' (looked in",
 		    target);
+
+		for (int which = 0; used < size &&
+		     rundir_candidate(which, dir, sizeof dir) == 0;
+		     which++)
+			used += (size_t)snprintf(why + used, size - used,
+			    "%s %s", which > 0 ? "," : "", dir);
+		if (used < size)
+			snprintf(why + used, size - used, "; see --list)");
 		return;
 	}
 	pid = strtol(target, NULL, 10);

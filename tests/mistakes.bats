@@ -1,0 +1,106 @@
+#!/usr/bin/env bats
+# Plausible mistakes, each answered by one line that names what happened
+# and the fix, with the exit status the man page lists: habits of pv and
+# of other tools, rates in words, a burst of one under --drop.
+
+load helpers
+
+setup() {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+}
+
+# mistake STATUS MESSAGE ARG...: tbthrottle ARG... (input empty) exits
+# STATUS with the one line MESSAGE on stderr.
+mistake() {
+	local status=$1 msg=$2
+	shift 2
+	run "-$status" --separate-stderr tb "$@" </dev/null
+	assert_msg "$stderr" "$msg"
+}
+
+@test "the mistakes table: one line each, naming the fix, exit 2" {
+	mistake 2 "unknown option '-L': pv's -L RATE is -r RATE here (see --help)" -L 10
+	mistake 2 "unknown option '-L1m': pv's -L RATE is -r RATE here (see --help)" -L1m
+	mistake 2 "unknown option '-rate': did you mean '--rate'?" -rate 5/s
+	mistake 2 "unknown option '-burst=4': did you mean '--burst=4'?" -r 1/s -burst=4
+	mistake 2 "unknown option '-stats': did you mean '--stats'?" -r 1/s -stats
+	mistake 2 "-s and --stats take no value apart: for a JSON report give --stats=json (for a file named json, give ./json)" -s json -r 1/s
+	mistake 2 "-s and --stats take no value apart: for a JSON report give --stats=json (for a file named json, give ./json)" --stats json -r 1/s
+	mistake 2 "invalid option '-s=json': for a JSON report give --stats=json" -s=json -r 1/s
+	mistake 2 "invalid option '-r=5/s': a short option takes its value after it, as -r 5/s" -r=5/s
+	mistake 2 "'per' after the rate '10' looks like part of it: give the rate as one word, such as -r 10/s" -r 10 per second
+	mistake 2 "'/s' after the rate '5' looks like part of it: give the rate as one word, such as -r 5/s" -r 5 /s
+	mistake 2 "'/min' after the rate '5' looks like part of it: give the rate as one word, such as -r 5/min" --rate=5 /min
+	mistake 2 "--json needs --list: the list it prints as JSON" --json
+}
+
+@test "what looks like a mistake but is not: a file after a whole rate, ./json, a value" {
+	local d=$BATS_TEST_TMPDIR
+	cd "$d"
+	printf 'x\n' >s
+	printf 'y\n' >json
+	run -0 tb -r 100/s s
+	assert_eq "$output" x "a file named s after -r 100/s"
+	run -0 --separate-stderr tb -s -r 100/s ./json
+	assert_eq "$output" y "./json"
+	run -0 tb -r 100/s --drop-to -rate s
+	assert_eq "$output" x "-rate as the value of --drop-to"
+}
+
+@test "--speed 200% is a speed of 2" {
+	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:01Z b\n' >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr tb --replay --speed 200% -s "$BATS_TEST_TMPDIR/in"
+	[[ $stderr == *"replay at speed 2,"* ]] || { echo "$stderr" >&2; return 1; }
+}
+
+@test "-r 1M/s without -c counts lines: said once, and the run goes on" {
+	run -0 --separate-stderr bash -c 'seq 3 | tb -r 1M/s'
+	assert_eq "$output" "$(seq 3)" "output"
+	assert_msg "$stderr" "-r 1M/s counts lines, not bytes; to limit bytes, add -c, or give --byte-rate 1M/s"
+	run -0 --separate-stderr bash -c 'seq 3 | tb -c -r 1M/s'
+	assert_eq "$stderr" "" "with -c, nothing to say"
+}
+
+@test "--drop with a burst of 1 that drops most of a file says why, and how to keep them" {
+	run -0 --separate-stderr bash -c 'seq 100 | tb -r 10/s --drop'
+	assert_eq "$output" 1 "output"
+	assert_msg "$stderr" "99 of 100 records were dropped: with --drop a record passes only if a token is there when it comes, and -b 1 holds one; give -b N for bursts, or leave --drop out to delay them"
+	run -0 --separate-stderr bash -c 'seq 100 | tb -r 10/s -b 50 --drop'
+	assert_eq "$stderr" "" "with a burst given, nothing to say"
+}
+
+@test "-R says in one line what it changed; on a -k run, how to change its rates" {
+	local pid
+	"$TB" -r 1/min --name conf <(seq 3; sleep 20) >/dev/null &
+	pid=$!
+	wait_running name.conf
+	run -0 --separate-stderr tb -R conf -r 2/min -b 3
+	assert_eq "$output" "conf: 2/min, burst 3 (was 1/min, burst 1)" "stdout"
+	kill "$pid"
+	wait "$pid" || true
+	"$TB" -k 1 -r 1/min --name keyed <(echo a; echo a; sleep 20) >/dev/null &
+	pid=$!
+	wait_running name.keyed
+	run -2 --separate-stderr tb -R keyed -r 5/min
+	assert_msg "$stderr" "keyed: the rates of -k cannot be changed live (a run started with --tiers FILE changes them by -R NAME --reload)"
+	kill "$pid"
+	wait "$pid" || true
+}
+
+@test "--list: a header, and --list --json an object a line" {
+	local pid
+	"$TB" -r 1/min --name listed <(seq 3; sleep 20) >/dev/null &
+	pid=$!
+	wait_running name.listed
+	sleep 0.2
+	run -0 --separate-stderr tb --list
+	assert_eq "${lines[0]}" "PID      NAME             LIMITS; UNITS IN, OUT, DROPPED, WAITING; AGE" "header"
+	[[ ${lines[1]} == "$pid"*" listed "*"1/min, burst 1; units 3 in, 1 out, 0 dropped, 2 waiting; up "* ]] ||
+	    { echo "$output" >&2; return 1; }
+	run -0 --separate-stderr tb --list --json
+	[[ $output == "{\"pid\":$pid,\"name\":\"listed\",\"answering\":true,\"limit\":\"1/min, burst 1\",\"units_in\":3,\"units_out\":1,\"units_dropped\":0,\"units_waiting\":2,\"up_s\":"*"}" ]] ||
+	    { echo "$output" >&2; return 1; }
+	kill "$pid"
+	wait "$pid" || true
+}
