@@ -86,7 +86,7 @@ _tbthrottle()
 	--max-gap)
 		mapfile -t COMPREPLY < <(compgen -W '100ms 1s 10s' -- "$cur")
 		return ;;
-	--time-field)
+	--time-field | --time-key)
 		return ;;
 	--time-format)
 		mapfile -t COMPREPLY < <(compgen -W \
@@ -107,7 +107,7 @@ _tbthrottle()
 		    --field-separator --max-keys --shared --redis
 		    --redis-fallback --redis-allow-eviction --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
-		    --speed --max-gap --time-field --time-format --exec --jobs
+		    --speed --max-gap --time-field --time-key --time-format --exec --jobs
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

@@ -64,6 +64,7 @@ complete -c tbthrottle -l replay -d 'Release each record at its own timestamp'
 complete -c tbthrottle -l speed -x -a '0.5 2 10 60' -d 'Replay X times as fast'
 complete -c tbthrottle -l max-gap -x -a '100ms 1s 10s' -d 'Replay no wait longer than T'
 complete -c tbthrottle -l time-field -x -d 'The timestamp starts field N'
+complete -c tbthrottle -l time-key -x -a 'ts time timestamp @timestamp' -d 'The timestamp is the value of a JSON key'
 complete -c tbthrottle -l time-format -x -d 'Read timestamps in a strptime(3) format' -a "
     '%Y-%m-%d %H:%M:%S' '%d/%b/%Y:%H:%M:%S %z' '%s'"
 # -s takes no value; --stats takes one only after '='.

@@ -73,7 +73,8 @@ _tbthrottle() {
 	    '--replay[release each record at its own timestamp]' \
 	    '--speed=[replay X times as fast]:speed:(0.5 2 10 60)' \
 	    '--max-gap=[replay no wait longer than T]:duration:(100ms 1s 10s)' \
-	    '--time-field=[the timestamp starts field N]:field number (1-based): ' \
+	    '(--time-key)--time-field=[the timestamp starts field N]:field number (1-based): ' \
+	    '(--time-field)--time-key=[the timestamp is the value of a JSON key]:JSON key:(ts time timestamp @timestamp)' \
 	    '--time-format=[read timestamps in a strptime(3) format]:format:_tbthrottle_time_format' \
 	    '(-s --stats)-s[report units in, out and dropped on exit]' \
 	    '(-s --stats)--stats=-[report on exit, as text or json]::format:(text json)' \

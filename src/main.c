@@ -82,6 +82,7 @@ choose_replay(const struct config *cfg, struct gate *g, struct policy *p,
 	timestamp_init(&fmt, &today, zone_local, NULL);
 	fmt.field = cfg->time_field;
 	fmt.sep = cfg->key_sep;
+	fmt.key = cfg->time_key;
 	if (cfg->time_format != NULL &&
 	    timestamp_set_format(&fmt, cfg->time_format, why, sizeof why) != 0)
 		errx(
@@ -187,6 +188,13 @@ run(const struct config *cfg)
 	status = outcome(e.jobs, engine_run(&e));
 	if (!signals_stop_requested())
 		note_drops(cfg, &stats);
+	if (stats.replay != NULL && stats.replay->untimed > 0 &&
+	    stats.replay->timed > 0)
+		warnx("--replay: %llu of %llu records had no timestamp: each "
+		      "went right after the record before it",
+		    (unsigned long long)stats.replay->untimed,
+		    (unsigned long long)(stats.replay->untimed +
+			stats.replay->timed));
 	if (cfg->order == ORDER_KEY)
 		fair_free(policy.self);
 	else if (cfg->queue > 0)

@@ -236,3 +236,66 @@ EOF
 	assert_offsets 0 300 600
 	assert_eq "$(stamp_texts | sed -n 3p)" "1732370706.600 after" "last"
 }
+
+@test "--replay: no timestamp in the first records is exit 1, naming the first line and the fix, nothing copied" {
+	local d=$BATS_TEST_TMPDIR
+	printf '{"msg":"a","ts":1700000000}\n{"msg":"b","ts":1700000001}\n' >"$d/in"
+	run -1 --separate-stderr tb --replay "$d/in"
+	assert_eq "$output" "" "nothing copied"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first: '{\"msg\":\"a\",\"ts\":1700000000}'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
+	printf '[Mon Jan 01 00:00:00 2024] [error] x\n' >"$d/apache"
+	run -1 --separate-stderr tb --replay --time-format '%d/%m/%Y' "$d/apache"
+	[[ $stderr == *"looked for the --time-format '%d/%m/%Y' in each record"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	# The records held are set aside whole, as at a stop.
+	run -1 --separate-stderr tb --replay -r 1000/s --drop-to "$d/rest" "$d/in"
+	cmp "$d/in" "$d/rest"
+}
+
+@test "--replay: records without a timestamp among timed ones go after the one before, said once" {
+	run -0 --separate-stderr bash -c "printf '2024-01-01T00:00:00Z a\n  at line 2\n  at line 3\n2024-01-01T00:00:00.2Z b\n' | tb --replay -s"
+	assert_eq "${#lines[@]}" 4 "records"
+	[[ $stderr == *"(limit the timestamps)"* ]] || { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"--replay: 2 of 4 records had no timestamp: each went right after the record before it"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+}
+
+@test "--replay -F , --time-field: the timestamp ends at its field, the next column is no fraction" {
+	local t0 t1
+	t0=$(now_ms)
+	run -0 bash -c "printf 'a,2024-01-01T13:04:05,900\nb,2024-01-01T13:04:06,100\n' | tb --replay -F , --time-field 2"
+	t1=$(now_ms)
+	# 1 s apart, not 0.2 s (05.900 to 06.100).
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1000 "ms"
+	t0=$(now_ms)
+	run -0 bash -c "printf 'a;13:04:05;9\nb;13:04:06;1\n' | tb --replay -F ';' --time-field 2 --time-format %T"
+	t1=$(now_ms)
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1000 "ms with a format"
+}
+
+@test "--time-key: the timestamp of JSON lines by its key, whatever the order, spacing or nesting" {
+	local d=$BATS_TEST_TMPDIR t0 t1
+	# zap (epoch s with a fraction), pino (epoch ms), logrus (RFC 3339),
+	# a nested key of the same name that must not be taken.
+	printf '%s\n' \
+	    '{"level":"info","ts":1700000000.25,"msg":"zap"}' \
+	    '{ "msg" : "x", "ts" : 1700000000.75 }' >"$d/zap"
+	printf '%s\n' '{"time":1700000000000,"pid":1}' \
+	    '{"pid":1,"time":1700000000500}' >"$d/pino"
+	printf '%s\n' \
+	    '{"inner":{"time":"2020-01-01T00:00:00Z"},"time":"2024-01-01T00:00:00Z"}' \
+	    '{"time":"2024-01-01T00:00:00.5Z","inner":{"time":"1999-01-01T00:00:00Z"}}' >"$d/logrus"
+	for f in zap:ts pino:time logrus:time; do
+		t0=$(now_ms)
+		run -0 --separate-stderr tb --replay --time-key "${f#*:}" -s "$d/${f%:*}"
+		t1=$(now_ms)
+		assert_eq "${#lines[@]}" 2 "${f%:*} records"
+		[[ $stderr == *"2 records timed, 0 without"* ]] || { echo "$stderr" >&2; return 1; }
+		assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 500 "${f%:*}: ms"
+		assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 5000 "${f%:*}: ms"
+	done
+	run -2 --separate-stderr tb --replay --time-key ts --time-field 2 "$d/zap"
+	assert_msg "$stderr" "--time-key finds the timestamp by its JSON key: give it or --time-field, not both"
+	run -2 --separate-stderr tb -r 1/s --time-key ts "$d/zap"
+	assert_msg "$stderr" "--time-key needs --replay"
+}

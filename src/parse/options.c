@@ -30,7 +30,7 @@ enum opt {
 	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
 	O_DROP,
 	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
-	O_TIME_FIELD, O_TIME_FORMAT,
+	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_JSON, O_HELP,
 	O_VERSION, NOPTIONS
 };
@@ -66,7 +66,8 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 /* What -R takes; the options that need --replay. */
 #define RETUNE_OPTIONS \
 	(O(RATE) | O(BURST) | O(STATS) | O(RETUNE) | O(RELOAD) | O(SPEED))
-#define REPLAY_OPTIONS (O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_FORMAT))
+#define REPLAY_OPTIONS \
+	(O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_KEY) | O(TIME_FORMAT))
 /* What --take goes with: what names and limits its bucket, and --drop. */
 #define TAKE_OPTIONS \
 	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
@@ -419,6 +420,10 @@ static const struct cmdline_option options[NOPTIONS] = {
 	[O_TIME_FIELD] = { "time-field", "N", 0, REQ,
 	    COUNT(cfg.time_field, MAX_FIELD),
 	    .help = "the timestamp starts field N (1-based, as for -k)" },
+	[O_TIME_KEY] = { "time-key", "NAME", 0, REQ, TEXT(cfg.time_key),
+	    .bad = "give the name of a JSON key",
+	    .help = "the timestamp is the value of the top-level key\n"
+	    "NAME of each JSON record: RFC 3339, or epoch" },
 	[O_TIME_FORMAT] = { "time-format", "FMT", 0, REQ,
 	    TEXT(cfg.time_format), .check = check_time_format,
 	    .help = "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"
@@ -475,7 +480,8 @@ options_usage(FILE *fp)
 	    "                   [--redis-allow-eviction]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
 	    "                  [--replay [--speed X] [--max-gap T]\n"
-	    "                   [--time-field N] [--time-format FMT]]\n"
+	    "                   [--time-field N | --time-key NAME]\n"
+	    "                   [--time-format FMT]]\n"
 	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
 	    "                  [FILE ...] [-j N --exec CMD [ARG...] [;]]\n"
 	    "       tbthrottle --shared NAME -r RATE [-b BURST] [--redis URL]\n"
@@ -824,6 +830,8 @@ static const struct rule rules[] = {
 	    .quote = { Q_NAME } },
 	{ "--replay times records by their timestamps; it does not apply to "
 	    "-c", .all = O(REPLAY) | O(BYTES) },
+	{ "--time-key finds the timestamp by its JSON key: give it or "
+	    "--time-field, not both", .all = O(TIME_KEY) | O(TIME_FIELD) },
 	{ "--replay does not combine with --queue",
 	    .all = O(REPLAY) | O(QUEUE) },
 	{ "--replay does not combine with --shared",

@@ -68,6 +68,7 @@ struct config {
 	uint64_t speed_num, speed_den; /* --speed, as a fraction; 1/1 */
 	int64_t max_gap_ns;	       /* --max-gap, or -1 for none */
 	unsigned time_field;	       /* --time-field, or 0 */
+	const char *time_key;	       /* --time-key, or NULL */
 	const char *time_format;       /* --time-format, or NULL */
 	const char *name; /* --name: what -R and --list call this run */
 	bool list;	  /* --list: list the running tbthrottles */

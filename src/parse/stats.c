@@ -273,7 +273,10 @@ add_summary(const struct stats *s, int64_t now_ns, bool json, char *buf,
 	    "(limit %s), max lateness %.3f ms",
 	    units_in, s->units_out, s->units_dropped, s->units_waiting,
 	    s->bytes_in, s->bytes_out, s->bytes_dropped, s->bytes_waiting,
-	    elapsed, rate, s->limit.text, late_ms);
+	    elapsed, rate,
+	    s->replay != NULL && s->limit.per_sec == 0 ? "the timestamps" :
+							 s->limit.text,
+	    late_ms);
 	if (s->replay != NULL)
 		add_replay(s->replay, false, buf, size, used);
 	if (s->jobs != NULL)

@@ -776,6 +776,69 @@ resolve(struct timestamp_format *fmt, struct parts *t, int64_t *ns)
 	return 0;
 }
 
+/* Past the JSON string that starts after the quote at p: its closing
+ * quote, or NULL. */
+static const unsigned char *
+json_string_end(const unsigned char *p, const unsigned char *end)
+{
+	for (p++; p < end; p++) {
+		if (*p == '\\')
+			p++;
+		else if (*p == '"')
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * The value of the top-level key of the JSON object in *p..*end: a string
+ * (without its quotes) or a number, into *p..*end.  False when the record
+ * has no such key, or is no object.
+ */
+static bool
+json_value(const unsigned char **p, const unsigned char **end, const char *key)
+{
+	const unsigned char *q = skip_blanks(*p, *end), *e = *end, *s;
+	size_t klen = strlen(key);
+	int depth = 0;
+	bool at_key = false;
+
+	for (; q < e; q++) {
+		if (*q == '"') {
+			if ((s = json_string_end(q, e)) == NULL)
+				return false;
+			if (depth == 1 && at_key && (size_t)(s - q - 1) == klen &&
+			    memcmp(q + 1, key, klen) == 0) {
+				q = skip_blanks(s + 1, e);
+				if (q == e || *q != ':')
+					return false;
+				q = skip_blanks(q + 1, e);
+				if (q < e && *q == '"') {
+					*p = q + 1;
+					*end = json_string_end(q, e);
+					return *end != NULL;
+				}
+				for (s = q; s < e && strchr(",}] \t", *s) == NULL;
+				     s++)
+					;
+				*p = q;
+				*end = s;
+				return s > q;
+			}
+			at_key = false;
+			q = s;
+		} else if (*q == '{' || *q == '[') {
+			depth++;
+			at_key = *q == '{' && depth == 1;
+		} else if (*q == '}' || *q == ']') {
+			depth--;
+		} else if (*q == ',' && depth == 1) {
+			at_key = true;
+		}
+	}
+	return false;
+}
+
 /* The time of a record in the format fmt holds; -1: none. */
 static int
 parse_held(struct timestamp_format *fmt, const unsigned char *p,
@@ -784,9 +847,16 @@ parse_held(struct timestamp_format *fmt, const unsigned char *p,
 	const unsigned char *q;
 	struct parts t;
 
+	if (fmt->key != NULL && !json_value(&p, &end, fmt->key))
+		return -1;
 	if (fmt->field > 0 &&
 	    (p = field_start(p, end, fmt->field, fmt->sep)) == NULL)
 		return -1;
+	/* A field of its own byte ends there: what follows is no part of
+	 * it (a fraction of a second, say). */
+	if (fmt->field > 0 && fmt->sep >= 0 &&
+	    (q = memchr(p, fmt->sep, (size_t)(end - p))) != NULL)
+		end = q;
 	memset(&t, 0, sizeof t);
 	switch (fmt->kind) {
 	case TIMESTAMP_EPOCH:

@@ -68,6 +68,8 @@ struct timestamp_format {
 	const char *spec; /* FORMAT: kept, not copied */
 	unsigned field;	  /* 0, or where the timestamp starts */
 	int sep;	  /* fields end at this byte, or -1 at blanks */
+	const char *key;  /* NULL, or the top-level JSON key whose value
+			   * (a string or a number) is the timestamp */
 	struct timestamp_civil ref; /* the date the first lacks */
 	timestamp_local_fn local;   /* NULL: no zone is UTC */
 	void *local_arg;
@@ -106,7 +108,9 @@ int timestamp_set_format(
 
 /*
  * Find which format the record rec[0..len) (without its delimiter, any
- * bytes) has a timestamp in: at its start (or at fmt->field), an epoch
+ * bytes) has a timestamp in: at its start (or at fmt->field, which ends at
+ * the next fmt->sep when that is a byte; or in the value of the JSON key
+ * fmt->key, a string without its quotes or a number), an epoch
  * time, RFC 3339 or syslog's; else the first bracketed CLF time, else
  * the first RFC 3339 time anywhere in it.  On success fmt holds that
  * format, *ns is the time and 0 is returned; else -1, fmt unchanged.

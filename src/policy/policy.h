@@ -24,8 +24,10 @@ enum act {
 	ACT_WAIT, /* wait until due_ns, reading meanwhile if read */
 	ACT_SEND, /* write bytes at the head, holding units units */
 	ACT_DROP, /* drop bytes at offset off, holding units units */
-	ACT_LONG  /* the head record outgrew the buffer: send or drop it
+	ACT_LONG, /* the head record outgrew the buffer: send or drop it
 			 * (pass) whole as it arrives */
+	ACT_FAIL  /* the policy cannot go on (why says why): the run stops,
+			 * what is held waiting, and exits 1 */
 };
 
 struct action {
@@ -37,6 +39,7 @@ struct action {
 			 * SEND, LONG: when it was due, or INT64_MIN */
 	bool read;	/* WAIT: read input meanwhile */
 	bool pass;	/* LONG: the record goes out, else it is dropped */
+	const char *why; /* FAIL: a line, kept by the policy */
 };
 
 /*
@@ -101,6 +104,9 @@ size_t policy_span(const struct framer *f, const char *b, size_t len,
 size_t policy_span_on(const struct framer *f, const char *b, size_t len,
     bool at_eof, size_t max, uint64_t room, size_t done, size_t done_units,
     size_t *units);
+
+/* Act a: stop the run, exit 1, for the reason why (kept by the caller). */
+void policy_fail(struct action *a, const char *why);
 
 /* Act a: read more input (as the policy's read mode says). */
 void policy_read(struct action *a);

@@ -1,6 +1,8 @@
 /* Replaying (--replay): records leave at their own timestamps; pure. */
+#include <stdio.h>
 #include <string.h>
 
+#include "msg.h"
 #include "replay.h"
 
 void
@@ -259,11 +261,83 @@ release(
 	    pass ? r->due_ns : INT64_MIN);
 }
 
+/* What the replay looked for in each record, for a message. */
+static const char *
+tried(const struct replay *r, char *buf, size_t size)
+{
+	const struct timestamp_format *f = r->fmt;
+	int n = 0;
+
+	if (f->kind == TIMESTAMP_FORMAT)
+		n = snprintf(buf, size, "the --time-format '%s'", f->spec);
+	else
+		n = snprintf(buf, size,
+		    "epoch, RFC 3339, syslog and common log format times");
+	if (f->key != NULL && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " in the JSON key \"%s\"",
+		    f->key);
+	else if (f->field > 0 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " at field %u", f->field);
+	else if (n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " in each record");
+	return buf;
+}
+
+/*
+ * Before the first release: is there a timed record among the first
+ * REPLAY_PROBE of v?  1 yes (or no record at all), 0 not known until
+ * more is read, -1 none (r->why says so).  Without one, every record
+ * would go at once: a copy, not a replay.
+ */
+static int
+probe(struct replay *r, const struct view *v)
+{
+	const char *rec = v->b, *end = v->b + v->len, *nl;
+	size_t n = 0, len;
+	int64_t ts;
+	char what[160];
+
+	if (r->found)
+		return 1;
+	for (; rec < end && n < REPLAY_PROBE; n++) {
+		nl = memchr(rec, r->gate->framer.delim, (size_t)(end - rec));
+		/* Not whole yet: more is read, unless it fills the buffer. */
+		if (nl == NULL && !v->eof && !(v->full && n == 0))
+			break;
+		len = nl != NULL ? (size_t)(nl - rec) : (size_t)(end - rec);
+		if (timestamp_parse(r->fmt, rec, len, &ts) == 0)
+			return r->found = true;
+		rec = nl != NULL ? nl + 1 : end;
+	}
+	if (v->len == 0 && v->eof)
+		return 1;
+	if (n < REPLAY_PROBE && !v->eof && !v->full)
+		return 0;
+	nl = memchr(v->b, r->gate->framer.delim, v->len);
+	len = nl != NULL ? (size_t)(nl - v->b) : v->len;
+	snprintf(r->why, sizeof r->why,
+	    "--replay: no timestamp in the first %zu record%s (the first: "
+	    "'%.*s'); looked for %s: give --time-field N, --time-key NAME or "
+	    "--time-format FMT",
+	    n, n == 1 ? "" : "s", (int)(len > 60 ? 60 : len), v->b,
+	    tried(r, what, sizeof what));
+	msg_escape(r->why, sizeof r->why);
+	return -1;
+}
+
 static void
 replay_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 {
 	struct replay *r = self;
+	int found;
 
+	if (!r->found && (found = probe(r, v)) <= 0) {
+		if (found == 0)
+			policy_read(a);
+		else
+			policy_fail(a, r->why);
+		return;
+	}
 	if (!r->parsed && !parse_at(r, v, 0)) {
 		policy_read(a);
 		return;

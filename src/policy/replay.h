@@ -63,6 +63,9 @@ void replay_commit(struct replay_schedule *s, const struct replay_slot *slot);
 void replay_set_speed(
     struct replay_schedule *s, uint64_t num, uint64_t den, int64_t now_ns);
 
+/* Records a replay looks through for a timestamp before it gives up. */
+#define REPLAY_PROBE 100
+
 /*
  * The replay policy: the schedule, the timestamps of the records and the
  * record at the head, read once and planned until it goes.
@@ -70,6 +73,8 @@ void replay_set_speed(
 struct replay {
 	const struct gate *gate;
 	struct timestamp_format *fmt;
+	bool found;	/* a timed record was seen among the first */
+	char why[320];	/* why it stopped (no timestamp), for ACT_FAIL */
 	struct replay_schedule sched;
 	struct stats_replay *stats; /* counts, lateness; may be NULL */
 	bool drop;		    /* what the ceiling refuses is dropped */

@@ -1,4 +1,5 @@
 /* The engine: the one loop that reads, waits, writes and handles signals. */
+#include <err.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ struct run {
 	bool started;	/* the input and output are open */
 	bool ended;	/* the last report is made */
 	uint64_t jobs_ended; /* --exec: commands seen to end */
+	bool failed;	     /* the policy could not go on */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -232,6 +234,10 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 		return w != WAKE_STOP;
 	case ACT_READ:
 		return read_more(r, r->pol->read);
+	case ACT_FAIL:
+		warnx("%s", a->why);
+		r->failed = true;
+		return false;
 	}
 	return false;
 }
@@ -425,7 +431,9 @@ engine_run(const struct engine *e)
 		;
 	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->broken))
 		settle(&run);
+	else if (run.failed)
+		stream_spill(&run.s);
 	wait_jobs(e->jobs);
 	finish(&run);
-	return stream_close(&run.s);
+	return stream_close(&run.s) | run.failed;
 }

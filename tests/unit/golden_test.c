@@ -5,6 +5,9 @@
  * written by an earlier shape of the gate, so that a change of how the
  * policies ask the limits is shown to change no release time and no
  * verdict: TB_GOLDEN_OUT=FILE writes them anew, to compare by hand.
+ * Written again once since, for the replay cases alone: their records
+ * now hold a timestamp the replay can read (a blank ends it), and a
+ * replay waits for a timed record before the first goes.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,7 +29,7 @@ sim_record(const struct sim *s, int i, char *out, size_t size)
 	    out, size, "%c %04u", 'a' + s->key[i] % 3, (unsigned)i % 10000);
 
 	if (s->ts != NULL && s->ts[i] >= 0)
-		n += snprintf(out + n, size - (size_t)n, " %lld.%09lld",
+		n += snprintf(out + n, size - (size_t)n, " %lld.%09lld ",
 		    (long long)(1732370706LL + s->ts[i] / NS),
 		    (long long)(s->ts[i] % NS));
 	else if (s->ts != NULL)
@@ -171,6 +171,9 @@ sim_run(struct sim *s, const struct policy *p)
 			break;
 		case ACT_LONG:
 			s->bad++; /* no record outgrows the buffer */
+			return;
+		case ACT_FAIL:
+			s->failed = true;
 			return;
 		case ACT_WAIT:
 			if (!sim_wait(s, &a))

@@ -41,6 +41,7 @@ struct sim {
 	void (*change)(void *ctx, int64_t now_ns);
 	void *change_ctx;
 	size_t most_held; /* records held while waiting, at most */
+	bool failed;	  /* the policy stopped the run (ACT_FAIL) */
 	int bad;	  /* actions the engine cannot take */
 };
 
