@@ -181,6 +181,7 @@ lint:
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	clang-format --dry-run --Werror $(C_FILES)
+	bash tests/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
 	@if command -v zsh >/dev/null; then \

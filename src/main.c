@@ -141,8 +141,8 @@ note_drops(const struct config *cfg, const struct stats *st)
 	uint64_t in = st->units_out + st->units_dropped + st->units_waiting;
 
 	if (!cfg->drop || cfg->mode == UNIT_BYTES || cfg->nlimits != 1 ||
-	    cfg->limits[0].burst != 1 ||
-	    in < 10 || st->units_dropped * 10 <= in * 9)
+	    cfg->limits[0].burst != 1 || in < 10 ||
+	    st->units_dropped * 10 <= in * 9)
 		return;
 	warnx("%llu of %llu records were dropped: with --drop a record "
 	      "passes only if a token is there when it comes, and -b 1 "

@@ -131,6 +131,25 @@ cases() {
 -R 123	needs -r
 -R 123 -r 1/s -s	or --stats, not both
 -R 123 -r 1/q	'1/q'
+-r 1/s -j 2	-j 2 needs --exec
+-r 1/s -j 0 --exec echo	'0'
+-r 1/s -j 5000 --exec echo	'5000'
+-r 1/s --exec	--exec needs a command
+-r 1/s -c --exec echo	not apply to -c
+-r 1/s --take	needs --shared
+--shared a -r 1/s --take x	'x'
+--shared a -r 1/s --take 0	'0'
+--shared a -r 1/s --take 2 --drop	--take 2 with --drop
+--shared a -r 1/s --take -s	with -s
+--json	--json needs --list
+--list --json -r 1/s	--list takes no other
+-L 10	'-L'
+-rate 5/s	'-rate'
+-s=json -r 1/s	'-s=json'
+-r 10 per second	'per'
+--replay --time-key ''	''
+--replay --time-key ts --time-field 2	not both
+-r 1/s --time-key ts	--time-key needs --replay
 EOF_CASES
 }
 

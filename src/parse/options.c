@@ -608,8 +608,10 @@ resolve_take(struct parsed *p)
 		errno = 0;
 		want = strtoull(w[0], &end, 10);
 	}
-	if (n > 1 || (n == 1 && (errno != 0 || *end != '\0' || want == 0 ||
-				    want > UINT32_MAX || w[0][0] == '-')))
+	if (n > 1 ||
+	    (n == 1 &&
+		(errno != 0 || *end != '\0' || want == 0 || want > UINT32_MAX ||
+		    w[0][0] == '-')))
 		return refuse(p,
 		    "invalid --take operand '%s': give the tokens to take, a "
 		    "whole number from 1 to %u%s",
@@ -695,9 +697,10 @@ warn_byte_suffix(struct parsed *p)
 		return 0;
 	for (int i = 0; i < p->nrates; i++) {
 		n = suffix_of(p->rates[i], &sfx);
-		if (n == 0 || sfx == p->rates[i] || (memchr(sfx, 'B', n) == NULL &&
-				  memchr(sfx, 'i', n) == NULL &&
-				  strchr("MGT", sfx[0]) == NULL))
+		if (n == 0 || sfx == p->rates[i] ||
+		    (memchr(sfx, 'B', n) == NULL &&
+			memchr(sfx, 'i', n) == NULL &&
+			strchr("MGT", sfx[0]) == NULL))
 			continue;
 		snprintf(p->cfg.warning, sizeof p->cfg.warning,
 		    "-r %s counts %s, not bytes; to limit bytes, add -c, or "
@@ -1000,19 +1003,27 @@ habit(struct parsed *p, const char *w)
 	size_t len = strcspn(w + 1, "=");
 
 	if (strcmp(w, "-L") == 0 || strncmp(w, "-L", 2) == 0)
-		return refuse(p, "unknown option '%s': pv's -L RATE is -r RATE "
-		    "here (see --help)", w);
+		return refuse(p,
+		    "unknown option '%s': pv's -L RATE is -r RATE "
+		    "here (see --help)",
+		    w);
 	for (int i = 0; i < NOPTIONS && len >= 3; i++)
 		if (strlen(options[i].name) == len &&
 		    strncmp(options[i].name, w + 1, len) == 0)
-			return refuse(p, "unknown option '%s': did you mean "
-			    "'-%s'?", w, w);
+			return refuse(p,
+			    "unknown option '%s': did you mean "
+			    "'-%s'?",
+			    w, w);
 	if (w[1] != '\0' && w[2] == '=') {
 		if (w[1] == 's')
-			return refuse(p, "invalid option '%s': for a JSON report "
-			    "give --stats=json", w);
-		return refuse(p, "invalid option '%s': a short option takes "
-		    "its value after it, as -%c %s", w, w[1], w + 3);
+			return refuse(p,
+			    "invalid option '%s': for a JSON report "
+			    "give --stats=json",
+			    w);
+		return refuse(p,
+		    "invalid option '%s': a short option takes "
+		    "its value after it, as -%c %s",
+		    w, w[1], w + 3);
 	}
 	return 0;
 }

@@ -210,8 +210,8 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 
 /* The commands' part of the report (--exec), after the rest. */
 static void
-add_jobs(const struct stats_jobs *j, bool json, char *buf, size_t size,
-    size_t *used)
+add_jobs(
+    const struct stats_jobs *j, bool json, char *buf, size_t size, size_t *used)
 {
 	double slowest = (double)j->slowest_ns / 1e9;
 

@@ -150,7 +150,7 @@ size_t stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
  * With json, the same as the members of a JSON object, its closing brace
  * and a newline after them, for --list --json to open.
  */
-size_t stats_format_status(const struct stats *s, int64_t now_ns, bool json,
-    char *buf, size_t size);
+size_t stats_format_status(
+    const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size);
 
 #endif

@@ -807,7 +807,8 @@ json_value(const unsigned char **p, const unsigned char **end, const char *key)
 		if (*q == '"') {
 			if ((s = json_string_end(q, e)) == NULL)
 				return false;
-			if (depth == 1 && at_key && (size_t)(s - q - 1) == klen &&
+			if (depth == 1 && at_key &&
+			    (size_t)(s - q - 1) == klen &&
 			    memcmp(q + 1, key, klen) == 0) {
 				q = skip_blanks(s + 1, e);
 				if (q == e || *q != ':')
@@ -818,8 +819,8 @@ json_value(const unsigned char **p, const unsigned char **end, const char *key)
 					*end = json_string_end(q, e);
 					return *end != NULL;
 				}
-				for (s = q; s < e && strchr(",}] \t", *s) == NULL;
-				     s++)
+				for (s = q;
+				     s < e && strchr(",}] \t", *s) == NULL; s++)
 					;
 				*p = q;
 				*end = s;

@@ -48,7 +48,9 @@ policy_span_on(const struct framer *f, const char *b, size_t len, bool at_eof,
 void
 policy_fail(struct action *a, const char *why)
 {
-	*a = (struct action){ .kind = ACT_FAIL, .due_ns = INT64_MIN, .why = why };
+	*a = (struct action){
+		.kind = ACT_FAIL, .due_ns = INT64_MIN, .why = why
+	};
 }
 
 void

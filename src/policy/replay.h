@@ -73,8 +73,8 @@ void replay_set_speed(
 struct replay {
 	const struct gate *gate;
 	struct timestamp_format *fmt;
-	bool found;	/* a timed record was seen among the first */
-	char why[320];	/* why it stopped (no timestamp), for ACT_FAIL */
+	bool found;    /* a timed record was seen among the first */
+	char why[320]; /* why it stopped (no timestamp), for ACT_FAIL */
 	struct replay_schedule sched;
 	struct stats_replay *stats; /* counts, lateness; may be NULL */
 	bool drop;		    /* what the ceiling refuses is dropped */

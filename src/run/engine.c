@@ -18,12 +18,12 @@ struct run {
 	const struct engine *e;
 	const struct policy *pol;
 	struct stream s;
-	unsigned seen;	/* changes of the limits applied */
-	size_t cols;	/* the width of -P's terminal, or 0 */
-	bool share_tty; /* -P's line and the output share a terminal */
-	bool writing;	/* output is being written */
-	bool started;	/* the input and output are open */
-	bool ended;	/* the last report is made */
+	unsigned seen;	     /* changes of the limits applied */
+	size_t cols;	     /* the width of -P's terminal, or 0 */
+	bool share_tty;	     /* -P's line and the output share a terminal */
+	bool writing;	     /* output is being written */
+	bool started;	     /* the input and output are open */
+	bool ended;	     /* the last report is made */
 	uint64_t jobs_ended; /* --exec: commands seen to end */
 	bool failed;	     /* the policy could not go on */
 };

@@ -214,8 +214,10 @@ jobs_outgrown(struct jobs *j, size_t buf_bytes)
 	char why[96];
 
 	j->records++;
-	snprintf(why, sizeof why, "is longer than %zu bytes, too long for "
-	    "an argument", buf_bytes);
+	snprintf(why, sizeof why,
+	    "is longer than %zu bytes, too long for "
+	    "an argument",
+	    buf_bytes);
 	(void)refuse(j, &j->said_long, why);
 }
 

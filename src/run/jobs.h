@@ -19,14 +19,14 @@ struct job {
 struct jobs {
 	char **cmd; /* the command and its arguments, {} for the record */
 	int ncmd;
-	bool braces;	/* some argument holds {}; else the record is last */
-	unsigned max;	/* slots */
+	bool braces;  /* some argument holds {}; else the record is last */
+	unsigned max; /* slots */
 	struct job *slot;
 	unsigned running;
-	int status;	 /* the worst outcome so far: 0, 123, 124 or 125 */
-	int broken;	 /* 126 or 127: a command cannot be started */
-	char **argv;	 /* the next command's, ncmd + 2 */
-	char *text;	 /* its arguments' text, cap bytes */
+	int status;  /* the worst outcome so far: 0, 123, 124 or 125 */
+	int broken;  /* 126 or 127: a command cannot be started */
+	char **argv; /* the next command's, ncmd + 2 */
+	char *text;  /* its arguments' text, cap bytes */
 	size_t cap;
 	uint64_t records; /* handed so far, to name one in a message */
 	bool said_nul, said_long;

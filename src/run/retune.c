@@ -127,8 +127,8 @@ apply_change(struct limits *L, char *req, char *reply, size_t size)
 		build_retune(L, i, &new[i], now_ns);
 	engine_limits_changed(now_ns);
 	if (L->stats != NULL)
-		snprintf(reply, size, "ok: %s (was %s)\n",
-		    L->stats->limit.text, was);
+		snprintf(reply, size, "ok: %s (was %s)\n", L->stats->limit.text,
+		    was);
 	else
 		snprintf(reply, size, "ok\n");
 }

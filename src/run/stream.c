@@ -324,8 +324,7 @@ stream_send_at(struct stream *s, size_t off, size_t bytes, uint64_t units)
 
 void
 stream_hand(struct stream *s, size_t bytes,
-    enum stream_fate (*sink)(void *ctx, const char *rec, size_t len),
-    void *ctx)
+    enum stream_fate (*sink)(void *ctx, const char *rec, size_t len), void *ctx)
 {
 	const char *b, *nl;
 	size_t len;
