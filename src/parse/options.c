@@ -505,7 +505,18 @@ options_usage(FILE *fp)
 	    "0 on success, 1 on a read or write error, 2 on a usage error; with\n"
 	    "--exec, 123 when a command failed, 126 or 127 when none could run;\n"
 	    "with --take --drop, 1 when no token was granted.\n"
-	    "See tbthrottle(1) for the full grammar and examples.\n",
+	    "See tbthrottle(1) for the full grammar and examples.\n"
+	    "\n"
+	    "Examples:\n"
+	    "  tbthrottle -r 5/s -b 2 -j 2 urls.txt --exec curl -fsSO\n"
+	    "  tail -F app.log | tbthrottle -r 100/s -b 500 --drop-to flood.log\n"
+	    "  tbthrottle --shared api -r 95/min --take && call-api\n"
+	    "Replays, one per common log format:\n"
+	    "  tbthrottle --replay --speed 10 access.log     nginx, Apache (CLF)\n"
+	    "  tbthrottle --replay /var/log/syslog.1         syslog\n"
+	    "  tbthrottle --replay app.log                   RFC 3339, epoch first\n"
+	    "  tbthrottle --replay --time-key ts app.jsonl   JSON lines (zap, pino)\n"
+	    "  tbthrottle --replay -F , --time-field 2 --time-format '%d/%m/%Y %T' x.csv\n",
 	    fp);
 }
 
