@@ -107,7 +107,7 @@ _tbthrottle()
 		    --field-separator --max-keys --shared --redis
 		    --redis-fallback --redis-allow-eviction --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
-		    --speed --max-gap --time-field --time-key --time-format --exec --jobs
+		    --speed --max-gap --time-field --time-key --time-format --dry-run --exec --jobs
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

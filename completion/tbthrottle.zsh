@@ -71,6 +71,7 @@ _tbthrottle() {
 	    '(-j --jobs)'{-j+,--jobs=}'[with --exec, at most N commands at once]:number of commands:(1 2 4 8 16)' \
 	    '--take[take a token of the --shared bucket and exit]' \
 	    '--replay[release each record at its own timestamp]' \
+	    '--dry-run[with --replay, say what it would do, release nothing]' \
 	    '--speed=[replay X times as fast]:speed:(0.5 2 10 60)' \
 	    '--max-gap=[replay no wait longer than T]:duration:(100ms 1s 10s)' \
 	    '(--time-key)--time-field=[the timestamp starts field N]:field number (1-based): ' \

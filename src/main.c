@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "drop.h"
+#include "dryrun.h"
 #include "engine.h"
 #include "entropy.h"
 #include "fair.h"
@@ -62,6 +63,28 @@ choose_policy(const struct config *cfg, struct gate *g, struct policy *p)
 	return ENGINE_BUF_BYTES;
 }
 
+/* The timestamps' format and the schedule of cfg's --replay. */
+static void
+replay_setup(const struct config *cfg, struct timestamp_format *fmt,
+    struct replay_schedule *sched)
+{
+	struct timestamp_civil today;
+	char why[160];
+
+	zone_civil(
+	    (clock_now_ns() + clock_wall_offset_ns()) / 1000000000, &today);
+	timestamp_init(fmt, &today, zone_local, NULL);
+	fmt->field = cfg->time_field;
+	fmt->sep = cfg->key_sep;
+	fmt->key = cfg->time_key;
+	if (cfg->time_format != NULL &&
+	    timestamp_set_format(fmt, cfg->time_format, why, sizeof why) != 0)
+		errx(
+		    2, "invalid --time-format '%s': %s", cfg->time_format, why);
+	replay_schedule_init(
+	    sched, cfg->speed_num, cfg->speed_den, cfg->max_gap_ns);
+}
+
 /*
  * --replay: the replay policy over the gate g (its ceiling), reading
  * timestamps as cfg says, local times by TZ; its counts go to st.
@@ -73,26 +96,24 @@ choose_replay(const struct config *cfg, struct gate *g, struct policy *p,
 	static struct timestamp_format fmt;
 	static struct replay replay;
 	static struct stats_replay counts;
-	struct timestamp_civil today;
 	struct replay_schedule sched;
-	char why[160];
 
-	zone_civil(
-	    (clock_now_ns() + clock_wall_offset_ns()) / 1000000000, &today);
-	timestamp_init(&fmt, &today, zone_local, NULL);
-	fmt.field = cfg->time_field;
-	fmt.sep = cfg->key_sep;
-	fmt.key = cfg->time_key;
-	if (cfg->time_format != NULL &&
-	    timestamp_set_format(&fmt, cfg->time_format, why, sizeof why) != 0)
-		errx(
-		    2, "invalid --time-format '%s': %s", cfg->time_format, why);
-	replay_schedule_init(
-	    &sched, cfg->speed_num, cfg->speed_den, cfg->max_gap_ns);
+	replay_setup(cfg, &fmt, &sched);
 	replay_policy(p, &replay, g, &fmt, &sched, cfg->drop, &counts);
 	st->replay = &counts;
 	retune_replay(&replay);
 	return ENGINE_BUF_BYTES;
+}
+
+/* --replay --dry-run: what the replay would do, nothing released. */
+static int
+dry_run(const struct config *cfg)
+{
+	static struct timestamp_format fmt;
+	struct replay_schedule sched;
+
+	replay_setup(cfg, &fmt, &sched);
+	return dryrun_run(cfg, &fmt, &sched);
 }
 
 /* --take: build the limits of cfg, take the tokens, and exit. */
@@ -165,6 +186,8 @@ run(const struct config *cfg)
 	signals_init();
 	if (cfg->take)
 		return take(cfg);
+	if (cfg->dry_run)
+		return dry_run(cfg);
 	e = (struct engine){ .policy = &policy,
 		.files = cfg->files,
 		.nfiles = cfg->nfiles,

@@ -51,7 +51,7 @@ complete_words() {
 }
 
 @test "bash completion: options from a prefix" {
-	run -0 complete_words tbthrottle --dr
+	run -0 complete_words tbthrottle --dro
 	assert_eq "$output" $'--drop\n--drop-to' "completions"
 }
 
@@ -122,7 +122,7 @@ zsh_words() {
 
 @test "zsh completion: options from a prefix" {
 	need_zsh
-	run -0 zsh_words tbthrottle --dr
+	run -0 zsh_words tbthrottle --dro
 	assert_eq "$output" $'--drop\n--drop-to' "completions"
 }
 
@@ -199,7 +199,7 @@ fish_words() {
 
 @test "fish completion: options from a prefix" {
 	need_fish
-	run -0 fish_words tbthrottle --dr
+	run -0 fish_words tbthrottle --dro
 	assert_eq "$output" $'--drop\n--drop-to' "completions"
 }
 

@@ -299,3 +299,19 @@ EOF
 	run -2 --separate-stderr tb -r 1/s --time-key ts "$d/zap"
 	assert_msg "$stderr" "--time-key needs --replay"
 }
+
+@test "--replay --dry-run: the format, the records, the span and how long, nothing released" {
+	printf '2024-01-01T00:00:00Z a\ncont\n2024-01-01T00:10:00Z b\n2024-01-01T00:05:00Z c\n2024-01-01T01:00:00.5Z d' >"$d/in"
+	run -0 --separate-stderr tb --replay --dry-run --speed 10 "$d/in"
+	assert_eq "$output" "records: 5, 4 timed (RFC 3339), 1 without a timestamp, 1 out of order
+log time: 2024-01-01T00:00:00.000000000Z to 2024-01-01T01:00:00.500000000Z, 1 h 0 min 0.500 s
+replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
+	run -0 --separate-stderr tb --replay --dry-run --max-gap 1s <"$d/in"
+	[[ ${lines[2]} == "replay at speed 1, gaps cut to --max-gap: 2.000 s (limits aside)" ]] ||
+	    { echo "$output" >&2; return 1; }
+	printf 'no time\n' >"$d/none"
+	run -1 --separate-stderr tb --replay --dry-run "$d/none"
+	assert_msg "$stderr" "--dry-run: no record has a timestamp: give --time-field N, --time-key NAME or --time-format FMT"
+	run -2 --separate-stderr tb --dry-run "$d/in"
+	assert_msg "$stderr" "--dry-run needs --replay"
+}

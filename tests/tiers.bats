@@ -586,3 +586,27 @@ KEY=key-of-a-client-with-a-longer-name-0001
 	assert_eq "$(tier_json 'blocked-*' units_out) $(tier_json 'blocked-*' units_dropped) $(tier_json '*' units_out)" \
 	    "1 2 3" "counted under the tier that held them"
 }
+
+@test "tiers: the report follows a reload: its label and a line per tier of the new file" {
+	local d=$BATS_TEST_TMPDIR pid
+	printf 'a* 1/min\nb* 1/min\n' >"$d/t"
+	"$TB" -k 1 --tiers "$d/t" -r 1/min --name tr \
+	    <(printf 'a1 x\na1 y\nb1 x\nc1 x\n'; sleep 20) >/dev/null &
+	pid=$!
+	wait_running name.tr
+	sleep 0.3
+	run -0 --separate-stderr "$TB" -R tr --stats
+	[[ $output == *"(limit 2 tiers by key, else 1/min per key, burst 1)"* ]] ||
+	    { echo "$output" >&2; return 1; }
+	printf 'a* 1/min\nb* 1/min\nc* 1/min\n' >"$d/t"
+	run -0 --separate-stderr "$TB" -R tr --reload
+	assert_eq "$output" "tr: 3 tiers from $d/t" "what the reload says"
+	run -0 --separate-stderr "$TB" -R tr --stats
+	kill "$pid"
+	wait "$pid" || true
+	[[ $output == *"(limit 3 tiers by key, else 1/min per key, burst 1)"* ]] ||
+	    { echo "$output" >&2; return 1; }
+	[[ $output == *"tier 'c*' (line 3, 1/min, burst 1): units 1 in, 0 out, 0 dropped, 1 waiting"* ]] ||
+	    { echo "$output" >&2; return 1; }
+	[[ $output != *"keys no tier takes"* ]] || { echo "$output" >&2; return 1; }
+}

@@ -30,7 +30,7 @@ enum opt {
 	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
 	O_DROP,
 	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
-	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT,
+	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT, O_DRY_RUN,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_JSON, O_HELP,
 	O_VERSION, NOPTIONS
 };
@@ -67,7 +67,8 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 #define RETUNE_OPTIONS \
 	(O(RATE) | O(BURST) | O(STATS) | O(RETUNE) | O(RELOAD) | O(SPEED))
 #define REPLAY_OPTIONS \
-	(O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_KEY) | O(TIME_FORMAT))
+	(O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_KEY) | \
+	    O(TIME_FORMAT) | O(DRY_RUN))
 /* What --take goes with: what names and limits its bucket, and --drop. */
 #define TAKE_OPTIONS \
 	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
@@ -428,7 +429,11 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    TEXT(cfg.time_format), .check = check_time_format,
 	    .help = "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"
 	    "(default: detect RFC 3339, syslog, CLF or epoch)" },
-	[O_STATS] = { "stats", "json", 's', optional_argument,
+	[O_DRY_RUN] = { "dry-run", NULL, 0, NONE, SEEN, FLAG(cfg.dry_run),
+	    .help = "with --replay, read it all and say what the replay\n"
+	    "would do: format, records, log time, how long;\n"
+	    "release nothing" },
+	[O_STATS] = { "stats", "text|json", 's', optional_argument,
 	    WORD(cfg.stats_json, formats), FLAG(cfg.stats),
 	    .help = "report units and bytes in, out, dropped on exit\n"
 	    "(and on SIGUSR1) to standard error" },
@@ -481,7 +486,7 @@ options_usage(FILE *fp)
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
 	    "                  [--replay [--speed X] [--max-gap T]\n"
 	    "                   [--time-field N | --time-key NAME]\n"
-	    "                   [--time-format FMT]]\n"
+	    "                   [--time-format FMT] [--dry-run]]\n"
 	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
 	    "                  [FILE ...] [-j N --exec CMD [ARG...] [;]]\n"
 	    "       tbthrottle --shared NAME -r RATE [-b BURST] [--redis URL]\n"

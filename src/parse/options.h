@@ -69,10 +69,11 @@ struct config {
 	int64_t max_gap_ns;	       /* --max-gap, or -1 for none */
 	unsigned time_field;	       /* --time-field, or 0 */
 	const char *time_key;	       /* --time-key, or NULL */
-	const char *time_format;       /* --time-format, or NULL */
-	const char *name; /* --name: what -R and --list call this run */
-	bool list;	  /* --list: list the running tbthrottles */
-	bool list_json;	  /* ... a JSON object a line (--json) */
+	bool dry_run; /* --dry-run: describe the replay, release nothing */
+	const char *time_format; /* --time-format, or NULL */
+	const char *name;	 /* --name: what -R and --list call this run */
+	bool list;		 /* --list: list the running tbthrottles */
+	bool list_json;		 /* ... a JSON object a line (--json) */
 	/* -R NAME|PID: send the -r and -b strings (or ask for the --stats
 	 * report) instead of running. */
 	const char *control_target; /* NULL when not given */

@@ -104,9 +104,8 @@ replay_set_speed(
 
 /* ---- the policy ---- */
 
-/* What -s calls the format of fmt; NULL until one is found. */
-static const char *
-format_name(const struct timestamp_format *fmt)
+const char *
+replay_format_name(const struct timestamp_format *fmt)
 {
 	switch (fmt->kind) {
 	case TIMESTAMP_EPOCH:
@@ -153,7 +152,7 @@ parse_at(struct replay *r, const struct view *v, size_t off)
 	}
 	r->timed = timestamp_parse(r->fmt, rec, len, &r->ts) == 0;
 	if (r->stats != NULL && r->stats->format == NULL)
-		r->stats->format = format_name(r->fmt);
+		r->stats->format = replay_format_name(r->fmt);
 	r->parsed = true;
 	return true;
 }

@@ -103,6 +103,9 @@ void replay_policy(struct policy *p, struct replay *r, const struct gate *g,
     struct timestamp_format *fmt, const struct replay_schedule *sched,
     bool drop, struct stats_replay *stats);
 
+/* What -s calls the format of fmt; NULL until one is found. */
+const char *replay_format_name(const struct timestamp_format *fmt);
+
 /* Change a running replay's speed at now_ns (see replay_set_speed). */
 void replay_speed(struct replay *r, uint64_t num, uint64_t den, int64_t now_ns);
 
