@@ -179,3 +179,13 @@ assert_screen() {
 	# the output does not.
 	assert_ge "$((n1 - n0))" 40 "lines out in a second with the terminal stopped"
 }
+
+@test "-P on a replay: the log time reached, the speed and how far behind, at 80 columns" {
+	local d=$BATS_TEST_TMPDIR
+	printf '2024-01-01T10:00:00Z a\n2024-01-01T10:00:01Z b\n2024-01-01T10:00:02Z c\n' >"$d/in"
+	want=$(cat "$d/in")
+	on_tty 80 "'$TB' --replay --speed 2 -P '$d/in'"
+	assert_screen 80
+	grep -q 'log 10:00:02Z x2 [0-9.]* ms behind' "$d/tty" ||
+	    { cat -v "$d/tty" >&2; return 1; }
+}

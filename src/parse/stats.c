@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calendar.h"
 #include "stats.h"
 
 double
@@ -150,6 +151,7 @@ stats_late_add(struct stats_replay *r, int64_t late_ns)
 	r->late_count++;
 	if (late_ns > r->late_max_ns)
 		r->late_max_ns = late_ns;
+	r->last_late_ns = late_ns;
 }
 
 int64_t
@@ -432,6 +434,7 @@ enum {
 	F_OUT,
 	F_RATE,
 	F_LIMIT,
+	F_REPLAY,
 	F_BYTES,
 	F_DONE,
 	F_ETA,
@@ -443,18 +446,35 @@ enum {
 
 /* When the line is too wide, the field of the highest rank is left out
  * first; units out (0) never are. */
-static const int drop_rank[F_COUNT] = { [F_NAME] = 8,
+static const int drop_rank[F_COUNT] = { [F_NAME] = 9,
 	[F_OUT] = 0,
 	[F_RATE] = 2,
-	[F_LIMIT] = 9,
-	[F_BYTES] = 7,
+	[F_LIMIT] = 10,
+	[F_REPLAY] = 6,
+	[F_BYTES] = 8,
 	[F_DONE] = 1,
 	[F_ETA] = 3,
 	[F_DROPPED] = 4,
-	[F_WAITING] = 6,
+	[F_WAITING] = 7,
 	[F_NEXT] = 5 };
 
 #define FIELD_MAX (sizeof((struct stats_limit *)0)->text + 16)
+
+/*
+ * A replay's log time (of the last record timed: its time of day, UTC, to
+ * the second), its speed and how far behind its schedule that record went.
+ */
+static void
+progress_replay(const struct stats_replay *r, char (*f)[FIELD_MAX])
+{
+	char iso[48], when[16] = "-", behind[32];
+
+	if (r->timed > 0 && calendar_print(r->last_ts, iso, sizeof iso) > 19)
+		snprintf(when, sizeof when, "%.8sZ", iso + 11);
+	fmt_wait(behind, sizeof behind, r->last_late_ns);
+	snprintf(f[F_REPLAY], FIELD_MAX, ", log %s x%.4g %s behind", when,
+	    (double)r->speed_num / (double)r->speed_den, behind);
+}
 
 /* The share of the input done, and when the rest will be, if known. */
 static void
@@ -492,6 +512,8 @@ progress_fields(const struct stats *s, int64_t now_ns, char (*f)[FIELD_MAX])
 	fmt_rate(t, sizeof t, stats_rate(s, now_ns));
 	snprintf(f[F_RATE], FIELD_MAX, " at %s", t);
 	snprintf(f[F_LIMIT], FIELD_MAX, " (limit %s)", s->limit.text);
+	if (s->replay != NULL)
+		progress_replay(s->replay, f);
 	fmt_int(t, sizeof t, s->bytes_out, 1024, 1024, byte_units);
 	snprintf(f[F_BYTES], FIELD_MAX, ", %s", t);
 	progress_done(s, now_ns, f);

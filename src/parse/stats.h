@@ -50,6 +50,8 @@ struct stats_replay {
 	uint64_t timed, untimed, out_of_order; /* records gone */
 	uint64_t late_count;
 	int64_t late_max_ns;
+	int64_t last_late_ns; /* of the record that went last */
+	int64_t last_ts;      /* the timestamp of the last timed one */
 	uint64_t late[STATS_LATE_BUCKETS]; /* behind the schedule, ns */
 };
 

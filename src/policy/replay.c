@@ -206,6 +206,7 @@ gone(struct replay *r, const struct replay_slot *slot, int64_t now_ns)
 		return;
 	}
 	st->timed++;
+	st->last_ts = slot->ts;
 	st->out_of_order += slot->out_of_order;
 	stats_late_add(st, now_ns - slot->due_ns);
 }
