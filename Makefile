@@ -26,7 +26,13 @@ ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 endif
-ALL_CFLAGS = $(STDFLAGS) $(WARNFLAGS) $(SANFLAGS) $(CFLAGS)
+# PORTABLE=1: every path that only Linux has switched off (splice(2) and
+# pipe sizes, clock_nanosleep(2), SO_PEERCRED, the timer slack), so that
+# the fallbacks other systems take are built and tested here.
+ifeq ($(PORTABLE),1)
+PORTFLAGS = -DTB_PORTABLE
+endif
+ALL_CFLAGS = $(STDFLAGS) $(WARNFLAGS) $(SANFLAGS) $(PORTFLAGS) $(CFLAGS)
 
 # Redis support (--redis) when pkg-config finds hiredis; REDIS=yes insists
 # on it, REDIS=no leaves it out, and --redis then says so.

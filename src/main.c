@@ -23,6 +23,13 @@
 #include "take.h"
 #include "zone.h"
 
+/* What --version says of a build without the paths only Linux has. */
+#ifdef TB_PORTABLE
+#define PORTABLE_NOTE "; portable build"
+#else
+#define PORTABLE_NOTE ""
+#endif
+
 /* --order key: the keys in turn, as many records held as --queue says. */
 static size_t
 choose_fair(const struct config *cfg, struct gate *g, struct policy *p)
@@ -251,9 +258,10 @@ main(int argc, char *argv[])
 		options_usage(stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_VERSION:
-		printf("tbthrottle %s (Redis support: %s); ISC licence, see "
+		printf("tbthrottle %s (Redis support: %s%s); ISC licence, see "
 		       "LICENSE\n",
-		    TBTHROTTLE_VERSION, redis_available() ? "yes" : "no");
+		    TBTHROTTLE_VERSION, redis_available() ? "yes" : "no",
+		    PORTABLE_NOTE);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_ERROR:
 		fprintf(stderr, "tbthrottle: %s\n", why);

@@ -11,6 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* SIGPIPE is ignored anyway; where send(2) has no MSG_NOSIGNAL, none. */
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
+
 #include "ask.h"
 #include "clock.h"
 #include "control.h"
@@ -97,12 +102,14 @@ try_connect(struct ask *a, int64_t now_ns)
 			finish(a, ASK_FAILED, errno);
 		return;
 	}
+	/* The process, where the system tells it, must be the one asked. */
 	if (control_peer(a->fd, &uid, &pid) != 0 || uid != geteuid() ||
-	    (a->pid != 0 && pid != (pid_t)a->pid)) {
+	    (a->pid != 0 && pid != 0 && pid != (pid_t)a->pid)) {
 		finish(a, ASK_STRANGER, 0);
 		return;
 	}
-	a->pid = (long)pid;
+	if (pid != 0)
+		a->pid = (long)pid;
 	a->state = ASK_SEND;
 }
 

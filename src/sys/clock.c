@@ -4,8 +4,19 @@
 #include <poll.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
+#if defined(__linux__) && !defined(TB_PORTABLE)
 #include <sys/prctl.h>
+#endif
+
+/*
+ * An absolute sleep on the monotonic clock where the system has one
+ * (clock_nanosleep: POSIX clock selection); elsewhere, and with make
+ * PORTABLE=1, relative sleeps to the deadline, the clock read again after
+ * each, so that none ends early.
+ */
+#if defined(_POSIX_CLOCK_SELECTION) && _POSIX_CLOCK_SELECTION > 0 && \
+    !defined(TB_PORTABLE)
+#define ABSOLUTE_SLEEP 1
 #endif
 
 #include "clock.h"
@@ -15,7 +26,7 @@
 void
 clock_init(void)
 {
-#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
+#if defined(__linux__) && !defined(TB_PORTABLE) && defined(PR_SET_TIMERSLACK)
 	/*
 	 * The default slack lets the kernel fire our timers up to 50 us late
 	 * to batch wake-ups; 1 ns asks for the deadline itself.
@@ -103,12 +114,22 @@ sleep_exact(int64_t deadline_ns)
 
 	if (deadline_ns <= 0)
 		return 0;
+#ifdef ABSOLUTE_SLEEP
 	ts.tv_sec = (time_t)(deadline_ns / NS_SEC);
 	ts.tv_nsec = (long)(deadline_ns % NS_SEC);
 	do {
 		rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	} while (rc != 0 && rc != EINTR);
 	return rc;
+#else
+	for (int64_t left; (left = deadline_ns - clock_now_ns()) > 0;) {
+		ts.tv_sec = (time_t)(left / NS_SEC);
+		ts.tv_nsec = (long)(left % NS_SEC);
+		if ((rc = nanosleep(&ts, NULL)) != 0 && errno == EINTR)
+			return EINTR;
+	}
+	return 0;
+#endif
 }
 
 int

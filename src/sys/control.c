@@ -2,6 +2,20 @@
 #ifdef __linux__
 #define _GNU_SOURCE /* SO_PEERCRED, struct ucred, O_ASYNC */
 #endif
+/*
+ * Who is at the other end: SO_PEERCRED (Linux: user and process), else
+ * getpeereid(3) (the BSDs, macOS: the user alone), else no one can be
+ * trusted and the control socket is not made.  make PORTABLE=1 takes the
+ * getpeereid path on Linux too, through a stand-in for it below, so that
+ * the path of the systems without SO_PEERCRED is built and tested here.
+ */
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+    defined(__NetBSD__) || defined(__DragonFly__) || \
+    (defined(__linux__) && defined(TB_PORTABLE))
+#define PEER_EID 1
+#elif defined(__linux__)
+#define PEER_CRED 1
+#endif
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -80,10 +94,36 @@ new_socket(void)
 	return fd;
 }
 
+#if defined(PEER_EID) && defined(__linux__)
+/* getpeereid(3), as the BSDs have it, which glibc and musl have not. */
+static int
+getpeereid(int fd, uid_t *euid, gid_t *egid)
+{
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
+		return -1;
+	*euid = cred.uid;
+	*egid = cred.gid;
+	return 0;
+}
+#endif
+
+bool
+control_peers_known(void)
+{
+#if defined(PEER_CRED) || defined(PEER_EID)
+	return true;
+#else
+	return false;
+#endif
+}
+
 int
 control_peer(int fd, uid_t *uid, pid_t *pid)
 {
-#ifdef SO_PEERCRED
+#if defined(PEER_CRED)
 	struct ucred cred;
 	socklen_t len = sizeof cred;
 
@@ -92,6 +132,11 @@ control_peer(int fd, uid_t *uid, pid_t *pid)
 	*uid = cred.uid;
 	*pid = cred.pid;
 	return 0;
+#elif defined(PEER_EID)
+	gid_t gid;
+
+	*pid = 0;
+	return getpeereid(fd, uid, &gid);
 #else
 	(void)fd, (void)uid, (void)pid;
 	errno = ENOSYS;
@@ -174,6 +219,20 @@ control_serve(const char *name, char *why, size_t size)
 	sock_path[0] = run_name[0] = '\0';
 	for (int i = 0; i < CONTROL_PEERS; i++)
 		pending[i].fd = -1;
+	if (!control_peers_known()) {
+		/* Anyone could ask what only we may. */
+		snprintf(why, size,
+		    "--name %s: this system cannot tell who connects to a "
+		    "socket (no SO_PEERCRED, no getpeereid): no control "
+		    "socket, -R and --list cannot reach this run",
+		    name != NULL ? name : "");
+		if (name == NULL)
+			warnx(
+			    "this system cannot tell who connects to a socket "
+			    "(no SO_PEERCRED, no getpeereid): live changes "
+			    "(-R) are off");
+		return name != NULL ? -2 : -1;
+	}
 	if (private_dir(dir, sizeof dir) != 0) {
 		snprintf(why, size, "--name %s: no private directory for it",
 		    name != NULL ? name : "");

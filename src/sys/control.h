@@ -69,9 +69,13 @@ void control_remove(void);
 int control_connect(const char *path);
 
 /*
- * The user and process at the other end of the socket fd; -1 when the
- * system cannot say, and then nothing is trusted.
+ * The user and process at the other end of the socket fd (the process 0
+ * where the system tells the user alone); -1 when the system cannot say,
+ * and then nothing is trusted.
  */
 int control_peer(int fd, uid_t *uid, pid_t *pid);
+
+/* Can this system tell who is at the other end of a socket at all? */
+bool control_peers_known(void);
 
 #endif

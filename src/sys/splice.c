@@ -1,13 +1,16 @@
 /* Zero-copy pass-through with splice(2) where the OS has it. */
-#ifdef __linux__
+#if defined(LINUX_PIPES) && !defined(TB_PORTABLE)
 #define _GNU_SOURCE /* splice(2) */
+/* Linux's pipes: splice(2), their size (F_GETPIPE_SZ) and what they hold
+ * (FIONREAD).  make PORTABLE=1 builds without, as elsewhere. */
+#define LINUX_PIPES 1
 #endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
 #include <unistd.h>
-#ifdef __linux__
+#ifdef LINUX_PIPES
 #include <sys/ioctl.h>
 #endif
 
@@ -16,7 +19,7 @@
 ssize_t
 splice_move(int in_fd, int out_fd, size_t len)
 {
-#if defined(__linux__) && defined(SPLICE_F_MOVE)
+#if defined(LINUX_PIPES) && defined(SPLICE_F_MOVE)
 	ssize_t n = splice(
 	    in_fd, NULL, out_fd, NULL, len, SPLICE_F_MOVE | SPLICE_F_MORE);
 
@@ -36,7 +39,7 @@ splice_move(int in_fd, int out_fd, size_t len)
 ssize_t
 splice_pending(int fd)
 {
-#if defined(__linux__) && defined(FIONREAD)
+#if defined(LINUX_PIPES) && defined(FIONREAD)
 	int n;
 
 	if (ioctl(fd, FIONREAD, &n) != 0 || n < 0)
@@ -51,7 +54,7 @@ splice_pending(int fd)
 ssize_t
 splice_pipe_room(int fd, struct piperoom *written)
 {
-#if defined(__linux__) && defined(FIONREAD) && defined(F_GETPIPE_SZ)
+#if defined(LINUX_PIPES) && defined(FIONREAD) && defined(F_GETPIPE_SZ)
 	long page = sysconf(_SC_PAGESIZE);
 	int size = fcntl(fd, F_GETPIPE_SZ), queued;
 
@@ -69,7 +72,7 @@ splice_pipe_room(int fd, struct piperoom *written)
 void
 splice_grow_pipe(int fd, size_t bytes)
 {
-#if defined(__linux__) && defined(F_SETPIPE_SZ) && defined(F_GETPIPE_SZ)
+#if defined(LINUX_PIPES) && defined(F_SETPIPE_SZ) && defined(F_GETPIPE_SZ)
 	int now = fcntl(fd, F_GETPIPE_SZ);
 
 	/* A pipe made smaller than the default was made so on purpose. */
