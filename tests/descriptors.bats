@@ -8,7 +8,7 @@ load helpers
 	local d=$BATS_TEST_TMPDIR st=0
 	export XDG_RUNTIME_DIR=$d/run
 	mkdir -m 700 "$XDG_RUNTIME_DIR"
-	seq 5 | tb -r 1M/s >&- 2>"$d/err" || st=$?
+	seq 5 | tb -r 1000000/s >&- 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
 	assert_msg "$(cat "$d/err")" "write error: Bad file descriptor"
 	assert_eq "$(find "$XDG_RUNTIME_DIR" -type f)" "" "files written"
@@ -30,7 +30,7 @@ load helpers
 # (bats' run does not pass <&- on to the command: run it directly.)
 @test "a closed stdin is an error, as cat says" {
 	local d=$BATS_TEST_TMPDIR st=0
-	"$TB" -r 1M/s <&- >"$d/out" 2>"$d/err" || st=$?
+	"$TB" -r 1000000/s <&- >"$d/out" 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
 	assert_msg "$(cat "$d/err")" "stdin: Bad file descriptor"
 	assert_eq "$(cat "$d/out")" "" "stdout"
@@ -39,7 +39,7 @@ load helpers
 @test "a closed stdin does not stop FILE operands" {
 	local d=$BATS_TEST_TMPDIR st=0
 	printf 'a\n' >"$d/a"
-	"$TB" -r 1M/s "$d/a" - "$d/a" <&- >"$d/out" 2>"$d/err" || st=$?
+	"$TB" -r 1000000/s "$d/a" - "$d/a" <&- >"$d/out" 2>"$d/err" || st=$?
 	assert_eq "$st" 1 "exit status"
 	assert_eq "$(cat "$d/out")" $'a\na' "stdout"
 	assert_msg "$(cat "$d/err")" "stdin: Bad file descriptor"

@@ -246,3 +246,11 @@ assert_msg() {
 json_field() {
 	sed -n 's/,"tiers":.*//; s/^{.*"'"$1"'":\([0-9.e+-]*\).*/\1/p' <<<"$stderr"
 }
+
+# linux_only WHAT: skip the test, saying why, on a build without the paths
+# only Linux has (make PORTABLE=1), which WHAT needs.
+linux_only() {
+	if "$TB" -V | grep -q 'portable build'; then
+		skip "a portable build has no $1"
+	fi
+}

@@ -26,12 +26,12 @@ same_bytes() {
 }
 
 @test "random binary data passes unchanged in line mode at a rate" {
-	# About 4000 newlines in 1 MiB: a few ms at 1M/s.
-	same_bytes "$RND" -r 1M/s
+	# About 4000 newlines in 1 MiB: a few ms at a million a second.
+	same_bytes "$RND" -r 1000000/s
 }
 
 @test "random binary data passes unchanged in line mode with a burst" {
-	same_bytes "$RND" -r 1M/s -b 100
+	same_bytes "$RND" -r 1000000/s -b 100
 }
 
 @test "random binary data passes unchanged with -c at a byte rate" {
@@ -43,16 +43,16 @@ same_bytes() {
 }
 
 @test "random binary data passes unchanged with -0" {
-	same_bytes "$RND" -0 -r 1M/s
+	same_bytes "$RND" -0 -r 1000000/s
 }
 
 @test "random binary data passes unchanged with -d" {
-	same_bytes "$RND" -d '\xff' -r 1M/s
+	same_bytes "$RND" -d '\xff' -r 1000000/s
 	same_bytes "$RND" -d , -r inf
 }
 
 @test "random binary data passes unchanged with --leaky" {
-	same_bytes "$RND" --leaky -r 1M/s
+	same_bytes "$RND" --leaky -r 1000000/s
 }
 
 @test "NUL bytes inside lines pass unchanged in line mode" {
@@ -105,7 +105,7 @@ same_bytes() {
 		for pre in '' 'abc\n'; do
 			{ printf "$pre"; head -c "$n" /dev/zero | tr '\0' x;
 			  printf '\nyy\n'; head -c "$n" /dev/zero | tr '\0' z; } >"$in"
-			for rate in inf 1M/s; do
+			for rate in inf 1000000/s; do
 				same_bytes "$in" -r "$rate"
 			done
 		done
@@ -125,7 +125,7 @@ same_bytes() {
 	: >"$d/c"
 	head -c 5000 "$RND" >"$d/e"
 	cat "$d/a" "$d/b" "$d/c" "$d/e" >"$d/want"
-	tb -r 1M/s "$d/a" "$d/b" "$d/c" "$d/e" >"$d/got"
+	tb -r 1000000/s "$d/a" "$d/b" "$d/c" "$d/e" >"$d/got"
 	cmp "$d/want" "$d/got"
 	tb -c -r inf "$d/a" "$d/b" "$d/c" "$d/e" >"$d/got"
 	cmp "$d/want" "$d/got"

@@ -69,6 +69,7 @@ stop_then_cat() {
 }
 
 @test "bytes not yet released stay in the input for the next reader" {
+	linux_only "splice(2): bytes are read into the buffer"
 	# tbthrottle has released some 300 kB; cat gets the rest.
 	stop_then_cat <"$d/in" | cat >"$d/out"
 	cmp "$d/in" "$d/out"
@@ -78,6 +79,7 @@ stop_then_cat() {
 }
 
 @test "from a pipe, too, unreleased bytes stay in the pipe" {
+	linux_only "splice(2): bytes are read into the buffer"
 	cat "$d/in" | stop_then_cat | cat >"$d/out"
 	cmp "$d/in" "$d/out"
 }
@@ -118,6 +120,7 @@ stop_then_cat() {
 }
 
 @test "SIGTERM mid-splice: the bytes moved stay out, the rest stays in, at once" {
+	linux_only "splice(2): bytes are read into the buffer"
 	local out i
 	# The reader stalls for 2 s behind a 4 KiB pipe: a chunk's splice is
 	# blocked when SIGTERM comes at 300 ms.  Bytes are whole units: the
@@ -148,6 +151,7 @@ stop_then_cat() {
 }
 
 @test "a file that shrinks under a claim: its bytes as they are, then the end" {
+	linux_only "splice(2): no claim on a file"
 	local pid cpid
 	mkfifo "$d/fifo" # output a pipe, and $! tbthrottle's pid
 	cat "$d/fifo" >"$d/out" &

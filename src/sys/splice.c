@@ -1,5 +1,5 @@
 /* Zero-copy pass-through with splice(2) where the OS has it. */
-#if defined(LINUX_PIPES) && !defined(TB_PORTABLE)
+#if defined(__linux__) && !defined(TB_PORTABLE)
 #define _GNU_SOURCE /* splice(2) */
 /* Linux's pipes: splice(2), their size (F_GETPIPE_SZ) and what they hold
  * (FIONREAD).  make PORTABLE=1 builds without, as elsewhere. */
