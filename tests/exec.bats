@@ -315,3 +315,49 @@ SH
 	assert_eq "$output" $'1\n2' "commands run"
 	[[ $stderr == *"2 dropped"* ]] || { echo "$stderr" >&2; return 1; }
 }
+
+@test "--exec: when our output's reader goes away (a command dies of SIGPIPE), the run stops as cat would" {
+	local t0 t1
+	t0=$(now_ms)
+	run bash -c 'seq 2000 | "$0" -r 500/s -b 10 --exec echo | head -1; echo "${PIPESTATUS[1]}"' "$TB"
+	t1=$(now_ms)
+	assert_eq "${lines[0]}" 1 "output"
+	assert_eq "${lines[1]}" 141 "tbthrottle ended of SIGPIPE"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 2000 "ms (2000 records at 500/s would take 4 s)"
+}
+
+@test "--exec: a record that waited for a slot is not late: -a sliding holds its window, --drop keeps it" {
+	local d=$BATS_TEST_TMPDIR
+	# Slow commands hold the slots: what comes meanwhile waits, and then
+	# goes as of when a slot freed, not as of when it came.
+	run -0 --separate-stderr bash -c '(for i in $(seq 10); do echo $i; sleep .15; done) |
+	    "$0" -r 10/s -b 1 --drop -j 1 -s --exec sh -c "sleep .3" _' "$TB"
+	[[ $stderr == *" 0 dropped"* ]] || { echo "$stderr" >&2; return 1; }
+	run -0 --separate-stderr bash -c 'seq 30 | "$0" -r 10/s -a sliding -j 4 -s \
+	    --exec sh -c "[ \$1 -le 8 ] && sleep 1; exit 0" _' "$TB"
+	# Not a place in the schedule kept for each start that waited: the
+	# largest lateness is that of the token, not the slot.
+	[[ $stderr =~ max\ lateness\ ([0-9.]+)\ ms ]]
+	assert_le "${BASH_REMATCH[1]%.*}" 50 "max lateness (ms)"
+}
+
+@test "--exec: a script without #! runs by the shell, as xargs runs it" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'echo plain "$@"\n' >"$d/plain"
+	chmod +x "$d/plain"
+	run -0 "$TB" -r inf --exec "$d/plain" <<<'arg'
+	assert_eq "$output" "plain arg" "output"
+}
+
+@test "--take: at most the burst at once, operands of digits, no local fallback" {
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
+	run -2 --separate-stderr "$TB" --shared tk -r 1/s -b 2 --take 3
+	assert_msg "$stderr" "--take 3 is more than the bucket holds (-b 2): take at most the burst at once"
+	run -2 --separate-stderr "$TB" --shared tk -r 1/s -b 2 --take +1
+	assert_msg "$stderr" "invalid --take operand '+1': give the tokens to take, a whole number from 1 to 4294967295"
+	run -2 --separate-stderr "$TB" --shared tk -r 1/s --take 1 2
+	assert_msg "$stderr" "--take takes one operand, N, the tokens to take (a KEY needs -k FIELD), not '2'"
+	run -2 --separate-stderr "$TB" --shared tk -r 1/s --redis redis://127.0.0.1:1 \
+	    --redis-fallback local --take
+	assert_msg "$stderr" "--take with --redis-fallback local would grant every take while Redis is down (each is a new process, its local bucket full): give block or fail"
+}

@@ -803,3 +803,14 @@ hung_local() {
 	run -2 --separate-stderr tb --shared "$P" --redis "$URL" -k 1 -r 1/h --take 'a b'
 	assert_msg "$stderr" "invalid --take key 'a b': give a key a field of a record can hold (not empty, no field separator or delimiter)"
 }
+
+@test "--redis -k -F --take KEY: the bucket a record with that key in field 2 meets" {
+	local k
+	for k in foo bar baz; do
+		run -0 tb --shared "$P" --redis "$URL" -k 2 -F , -r 1/h --take --drop "$k"
+	done
+	run -1 tb --shared "$P" --redis "$URL" -k 2 -F , -r 1/h --take --drop foo
+	run -0 --separate-stderr bash -c 'printf "a,foo\na,qux\n" |
+	    tb --shared "$0" --redis "$1" -k 2 -F , -r 1/h --drop' "$P" "$URL"
+	assert_eq "$output" "a,qux" "foo's token was taken by --take"
+}

@@ -49,12 +49,13 @@ enum fact {
 	F_INF_AMONG,	    /* -r inf among several (limits) */
 	F_INF,		    /* one -r, inf (limits) */
 	F_UNLIMITED,	    /* options_unlimited() (limits) */
-	F_NOT_FULL,   /* the first -r starts short of its burst (limits) */
-	F_WINDOW,     /* -a sliding or fixed */
-	F_BAD_TARGET, /* -R names neither a process id nor a name */
-	F_BAD_SHARED, /* --shared names no bucket */
-	F_ORDER_KEY,  /* --order key */
-	F_NO_CMD,     /* --exec with no command */
+	F_NOT_FULL,	  /* the first -r starts short of its burst (limits) */
+	F_WINDOW,	  /* -a sliding or fixed */
+	F_BAD_TARGET,	  /* -R names neither a process id nor a name */
+	F_BAD_SHARED,	  /* --shared names no bucket */
+	F_ORDER_KEY,	  /* --order key */
+	F_NO_CMD,	  /* --exec with no command */
+	F_FALLBACK_LOCAL, /* --redis-fallback local */
 	NBITS
 };
 _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
@@ -620,9 +621,17 @@ resolve_take(struct parsed *p)
 		cfg->take_key = *w++;
 		n--;
 	}
+	if (n > 1 && cfg->key_field == 0)
+		return refuse(p,
+		    "--take takes one operand, N, the tokens to take (a KEY "
+		    "needs -k FIELD), not '%s'",
+		    w[1]);
 	if (n == 1) {
 		errno = 0;
-		want = strtoull(w[0], &end, 10);
+		want = isdigit((unsigned char)w[0][0]) ?
+		    strtoull(w[0], &end, 10) :
+		    0;
+		end = want == 0 ? w[0] : end;
 	}
 	if (n > 1 ||
 	    (n == 1 &&
@@ -639,6 +648,25 @@ resolve_take(struct parsed *p)
 		    "--take %llu with --drop could spend some of the tokens "
 		    "and then fail: take one at a time",
 		    want);
+	return 0;
+}
+
+/*
+ * --take N: no more than the bucket holds.  More could never be granted
+ * at once, and would book the bucket for as long as N takes to earn.
+ */
+static int
+check_take(struct parsed *p)
+{
+	const struct config *cfg = &p->cfg;
+
+	if (cfg->take && cfg->nlimits > 0 &&
+	    cfg->take_units > cfg->limits[0].burst)
+		return refuse(p,
+		    "--take %llu is more than the bucket holds (-b %llu): "
+		    "take at most the burst at once",
+		    (unsigned long long)cfg->take_units,
+		    (unsigned long long)cfg->limits[0].burst);
 	return 0;
 }
 
@@ -749,7 +777,8 @@ facts(const struct parsed *p)
 	    IF(F_BAD_TARGET, p->retune != NULL && !target_ok(p->retune)) |
 	    IF(F_BAD_SHARED, c->shared != NULL && !shared_name_ok(c->shared)) |
 	    IF(F_ORDER_KEY, c->order == ORDER_KEY) |
-	    IF(F_NO_CMD, c->exec && c->exec_argc == 0);
+	    IF(F_NO_CMD, c->exec && c->exec_argc == 0) |
+	    IF(F_FALLBACK_LOCAL, c->redis_fallback == FALLBACK_LOCAL);
 #undef IF
 }
 
@@ -787,6 +816,7 @@ struct rule {
  * and -b or --initial with -a sliding or fixed, as -R needs that too.
  */
 static int stray_operands(struct parsed *p);
+static int check_take(struct parsed *p);
 static int warn_byte_suffix(struct parsed *p);
 
 /* clang-format off */
@@ -833,6 +863,9 @@ static const struct rule rules[] = {
 	    "this process", .all = O(TAKE), .none = O(SHARED) },
 	{ .step = resolve_take },
 	{ .step = stray_operands },
+	{ "--take with --redis-fallback local would grant every take while "
+	    "Redis is down (each is a new process, its local bucket full): "
+	    "give block or fail", .all = O(TAKE) | F(FALLBACK_LOCAL) },
 	{ "--exec needs a command: --exec CMD [ARG...] [;]",
 	    .all = F(NO_CMD) },
 	{ "-j %s needs --exec: it bounds the commands running at once",
@@ -883,6 +916,7 @@ static const struct rule rules[] = {
 	    .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY) },
 	{ .step = resolve_limits },
 	{ .step = warn_byte_suffix },
+	{ .step = check_take },
 	{ "-r inf cannot be combined with other rates", .all = F(INF_AMONG) },
 
 	/* --queue holds whole records under record limits only. */

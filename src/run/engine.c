@@ -18,14 +18,16 @@ struct run {
 	const struct engine *e;
 	const struct policy *pol;
 	struct stream s;
-	unsigned seen;	     /* changes of the limits applied */
-	size_t cols;	     /* the width of -P's terminal, or 0 */
-	bool share_tty;	     /* -P's line and the output share a terminal */
-	bool writing;	     /* output is being written */
-	bool started;	     /* the input and output are open */
-	bool ended;	     /* the last report is made */
-	uint64_t jobs_ended; /* --exec: commands seen to end */
-	bool failed;	     /* the policy could not go on */
+	unsigned seen;	      /* changes of the limits applied */
+	size_t cols;	      /* the width of -P's terminal, or 0 */
+	bool share_tty;	      /* -P's line and the output share a terminal */
+	bool writing;	      /* output is being written */
+	bool started;	      /* the input and output are open */
+	bool ended;	      /* the last report is made */
+	uint64_t jobs_ended;  /* --exec: commands seen to end */
+	bool slots_full;      /* --exec: records waited for a slot... */
+	int64_t slot_free_ns; /* ... until then */
+	bool failed;	      /* the policy could not go on */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -305,7 +307,7 @@ finish_drop(struct run *r)
  * command can start.  False when no slot is free (or none ever will be).
  */
 static bool
-fit_slots(const struct run *r, struct view *v)
+fit_slots(struct run *r, struct view *v)
 {
 	unsigned room;
 	size_t units, n;
@@ -314,6 +316,15 @@ fit_slots(const struct run *r, struct view *v)
 		return true;
 	if ((room = jobs_room(r->e->jobs)) == 0)
 		return false;
+	/*
+	 * What waited for a slot came, for the limits, when the slot freed:
+	 * a start a slot held back is not late (its place in the schedule
+	 * kept by --catch-up), and --drop judges it as of then.
+	 */
+	if (v->ready_ns < r->slot_free_ns)
+		v->ready_ns = r->slot_free_ns;
+	if (v->read_ns < r->slot_free_ns)
+		v->read_ns = r->slot_free_ns;
 	n = framer_span(&r->s.framer, v->b, v->len, room, &units);
 	if (units == room && n < v->len) {
 		v->len = n;
@@ -353,8 +364,14 @@ turn(struct run *r)
 	if (signals_stop_requested())
 		return r->s.drop_open && finish_drop(r);
 	stream_view(&r->s, &v);
-	if (!fit_slots(r, &v))
+	if (r->slots_full && r->e->jobs != NULL && jobs_room(r->e->jobs) > 0) {
+		r->slots_full = false;
+		r->slot_free_ns = clock_now_ns();
+	}
+	if (!fit_slots(r, &v)) {
+		r->slots_full = true;
 		return wait_slot(r);
+	}
 	now_ns = clock_now_ns();
 	policy_next(r->pol, &v, now_ns, &a);
 	return act(r, &a, now_ns);

@@ -12,6 +12,10 @@
 #include "signals.h"
 #include "command.h"
 
+/* How long to wait before another try at a process the system had none
+ * of, in ns. */
+#define JOBS_RETRY_NS 50000000
+
 /* The commands in flight, for a second stop signal's handler. */
 static struct jobs *live;
 
@@ -142,6 +146,12 @@ count(struct jobs *j, int status, int64_t ran_ns)
 		return;
 	}
 	j->counts.failed++;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
+		/* Our output's reader went away: as for a write of ours,
+		 * the run stops (and ends of SIGPIPE, as cat would). */
+		signals_stop(SIGPIPE);
+		return;
+	}
 	if (WIFSIGNALED(status))
 		worst = 125;
 	else if (WIFEXITED(status))
@@ -175,7 +185,20 @@ start(struct jobs *j)
 
 	while (j->slot[i].pid != 0)
 		i++;
-	if ((e = command_start(j->argv, &pid)) == 0) {
+	e = command_start(j->argv, &pid);
+	/* No process to be had now (EAGAIN, ENOMEM): when one ends, or
+	 * a little later, try again, for a second at most. */
+	for (int tries = 0; (e == EAGAIN || e == ENOMEM) && tries < 20 &&
+	     !signals_stop_requested();
+	     tries++) {
+		(void)clock_sleep_until(clock_now_ns() + JOBS_RETRY_NS);
+		jobs_reap(j);
+		e = command_start(j->argv, &pid);
+	}
+	/* A script without #!: as execvp(3) runs it, by the shell. */
+	if (e == ENOEXEC && strchr(j->argv[0], '/') != NULL)
+		e = command_script(j->argv, &pid);
+	if (e == 0) {
 		j->slot[i] = (struct job){ pid, clock_now_ns() };
 		j->counts.running = ++j->running;
 		j->counts.started++;

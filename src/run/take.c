@@ -28,16 +28,20 @@ record_of(const struct config *cfg, size_t *len)
 		    "invalid --take key '%s': give a key a field of a record "
 		    "can hold (not empty, no field separator or delimiter)",
 		    key);
-	/* A field of one byte before each: blanks make no empty field. */
+	/* A field of one byte before each: blanks make no empty field; a
+	 * separator byte ends one, empty, with each. */
 	if ((rec = malloc(2 * lead + klen + 1)) == NULL)
 		err(1, "--take");
-	for (i = 0; i < lead; i++) {
-		rec[2 * i] = cfg->key_sep >= 0 ? sep : '_';
-		rec[2 * i + 1] = cfg->key_sep >= 0 ? sep : ' ';
+	for (i = 0; i < lead && cfg->key_sep >= 0; i++)
+		rec[i] = sep;
+	for (i = 0; i < lead && cfg->key_sep < 0; i++) {
+		rec[2 * i] = '_';
+		rec[2 * i + 1] = ' ';
 	}
-	memcpy(rec + 2 * lead, key, klen);
-	rec[2 * lead + klen] = (char)cfg->delim;
-	*len = 2 * lead + klen + 1;
+	lead = cfg->key_sep >= 0 ? lead : 2 * lead;
+	memcpy(rec + lead, key, klen);
+	rec[lead + klen] = (char)cfg->delim;
+	*len = lead + klen + 1;
 	return rec;
 }
 

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,8 +12,9 @@
 
 extern char **environ;
 
-int
-command_start(char *const argv[], pid_t *pid)
+/* Start path with argv, searched on PATH with search. */
+static int
+start(const char *path, char *const argv[], pid_t *pid, bool search)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -39,9 +42,35 @@ command_start(char *const argv[], pid_t *pid)
 	if (rc == 0)
 		rc = posix_spawnattr_setsigdefault(&at, &pipe_set);
 	if (rc == 0)
-		rc = posix_spawnp(pid, argv[0], &fa, &at, argv, environ);
+		rc = search ? posix_spawnp(pid, path, &fa, &at, argv, environ) :
+			      posix_spawn(pid, path, &fa, &at, argv, environ);
 	(void)posix_spawnattr_destroy(&at);
 	(void)posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+int
+command_start(char *const argv[], pid_t *pid)
+{
+	return start(argv[0], argv, pid, true);
+}
+
+int
+command_script(char *const argv[], pid_t *pid)
+{
+	static char sh[] = "sh";
+	char **av;
+	size_t n = 0;
+	int rc;
+
+	while (argv[n] != NULL)
+		n++;
+	if ((av = calloc(n + 2, sizeof *av)) == NULL)
+		return ENOMEM;
+	av[0] = sh;
+	memcpy(av + 1, argv, (n + 1) * sizeof *av);
+	rc = start("/bin/sh", av, pid, false);
+	free(av);
 	return rc;
 }
 

@@ -15,6 +15,12 @@
 int command_start(char *const argv[], pid_t *pid);
 
 /*
+ * command_start for a script without a #! line: /bin/sh runs argv[0]
+ * with the other arguments, as execvp(3) would have.
+ */
+int command_script(char *const argv[], pid_t *pid);
+
+/*
  * A child that has ended, without waiting: true with its id in *pid and
  * its status as waitpid(2) gives it in *status; false when none has.
  */
