@@ -6,8 +6,9 @@
 load helpers
 
 setup() {
-	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run
-	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	# Runs of other tests (in $HOME's cache, too) are not these tests'.
+	export XDG_RUNTIME_DIR=$BATS_TEST_TMPDIR/run HOME=$BATS_TEST_TMPDIR/home
+	mkdir -m 700 "$XDG_RUNTIME_DIR" "$HOME"
 }
 
 # mistake STATUS MESSAGE ARG...: tbthrottle ARG... (input empty) exits
