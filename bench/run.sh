@@ -5,6 +5,9 @@
 #
 # usage: bash bench/run.sh [--quick]
 #
+# TB_PORTABLE, when it names a build of make PORTABLE=1, is measured too,
+# at 1000 lines/s (make bench builds one).
+#
 #   --quick   shortened scenarios for a smoke test (about a minute)
 #
 # Environment:
@@ -363,6 +366,11 @@ bytes_peers() { # RATE [TAG]: with TAG, keep pv's medians as TAG
 
 lines_scenario "low: 5/s, $n_low lines" 5 1 "$n_low" "$out/low.txt"
 lines_scenario "medium: 1000/s, $n_med lines" 1000 1 "$n_med" "$out/med.txt"
+# The build of make PORTABLE=1 (relative sleeps, no splice), beside it.
+if [[ -n ${TB_PORTABLE:-} && -x $TB_PORTABLE ]]; then
+	measure "tbthrottle (PORTABLE=1) -r 1000/s -b 1" "$TB_PORTABLE" \
+	    -r 1000/s -b 1
+fi
 # High, and the floor (bench/floor.c) at the same wake-ups: the least
 # any precise throttler can spend on them.
 scenario "high: 200k/s b100, $n_high lines" "$n_high" "file:$out/high.txt" \
