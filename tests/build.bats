@@ -8,6 +8,9 @@ load helpers
 
 setup_file() {
 	local top=$BATS_TEST_DIRNAME/..
+	# The make that runs the suite (make check CC=musl-gcc REDIS=no) must
+	# not pass its variables to the builds these tests make.
+	unset MAKEFLAGS MFLAGS MAKELEVEL
 	# The tests build in one copy of the source: one at a time.
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SRC=$BATS_FILE_TMPDIR/src

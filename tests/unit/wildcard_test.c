@@ -152,6 +152,14 @@ test_wildcard(void)
 		test_wildcard_bytes();
 		return;
 	}
+#ifndef __GLIBC__
+	/* The matcher reads globs as glibc's fnmatch does, the same on
+	 * every system; another C library's differs at the edges. */
+	printf("wildcard: not glibc: its fnmatch(3) is not the model, "
+	       "not compared\n");
+	test_wildcard_bytes();
+	return;
+#endif
 	test_wildcard_random();
 	test_wildcard_classes();
 	test_wildcard_long_names();
