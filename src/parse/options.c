@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmdline.h"
+#include "habits.h"
 #include "msg.h"
 #include "options.h"
 #include "timestamp.h"
@@ -1040,109 +1041,6 @@ check_rules(struct parsed *p)
 	return OPT_RUN;
 }
 
-/* ---- habits of other tools ---- */
-
-/*
- * An option word w that getopt_long would misread, said plainly: a long
- * option with one dash (-rate: -r 'ate'), a short one with '=' (-s=json),
- * or pv's -L.  0, or -1 with the reason in p->err.
- */
-static int
-habit(struct parsed *p, const char *w)
-{
-	size_t len = strcspn(w + 1, "=");
-
-	if (strcmp(w, "-L") == 0 || strncmp(w, "-L", 2) == 0)
-		return refuse(p,
-		    "unknown option '%s': pv's -L RATE is -r RATE "
-		    "here (see --help)",
-		    w);
-	for (int i = 0; i < NOPTIONS && len >= 3; i++)
-		if (strlen(options[i].name) == len &&
-		    strncmp(options[i].name, w + 1, len) == 0)
-			return refuse(p,
-			    "unknown option '%s': did you mean "
-			    "'-%s'?",
-			    w, w);
-	if (w[1] != '\0' && w[2] == '=') {
-		if (w[1] == 's')
-			return refuse(p,
-			    "invalid option '%s': for a JSON report "
-			    "give --stats=json",
-			    w);
-		return refuse(p,
-		    "invalid option '%s': a short option takes "
-		    "its value after it, as -%c %s",
-		    w, w[1], w + 3);
-	}
-	return 0;
-}
-
-/* Is w a piece of a rate written in words (10 per second, 5 /s)? */
-static bool
-rate_word(const char *w)
-{
-	static const char *const words[] = { "per", "a", "second", "seconds",
-		"sec", "s", "minute", "minutes", "min", "hour", "hours", "h",
-		"day", "days", "ms" };
-
-	if (w == NULL)
-		return false;
-	for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
-		if (strcmp(w, words[k]) == 0 ||
-		    (w[0] == '/' && strcmp(w + 1, words[k]) == 0))
-			return true;
-	return false;
-}
-
-/*
- * If argv[k] gives a rate, that rate, and the word after it in *next (or
- * NULL): -r RATE, -rRATE, --rate RATE, --rate=RATE.
- */
-static const char *
-rate_at(int argc, char **argv, int k, const char **next)
-{
-	const char *w = argv[k];
-	int after = k + 1;
-	const char *rate = NULL;
-
-	if (strcmp(w, "-r") == 0 || strcmp(w, "--rate") == 0) {
-		rate = k + 1 < argc ? argv[k + 1] : NULL;
-		after = k + 2;
-	} else if (strncmp(w, "--rate=", 7) == 0) {
-		rate = w + 7;
-	} else if (w[0] == '-' && w[1] == 'r' && w[2] != '\0') {
-		rate = w + 2;
-	}
-	*next = rate != NULL && after < argc ? argv[after] : NULL;
-	return rate;
-}
-
-/* The habits of other tools among the options of argv (see habit). */
-static int
-habits(struct parsed *p, int argc, char **argv)
-{
-	for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++) {
-		const char *w = argv[k], *next, *rate;
-
-		/* A rate in words: 10 per second, 5 /s. */
-		rate = rate_at(argc, argv, k, &next);
-		if (rate != NULL && strchr(rate, '/') == NULL &&
-		    strcmp(rate, "inf") != 0 && rate_word(next))
-			return refuse(p,
-			    "'%s' after the rate '%s' looks like part of it: "
-			    "give the rate as one word, such as -r %s%s",
-			    next, rate, rate, next[0] == '/' ? next : "/s");
-		if (w[0] != '-' || w[1] == '\0')
-			continue;
-		if (w[1] != '-' && habit(p, w) != 0)
-			return -1;
-		if (cmdline_takes_value(&p->cl, w))
-			k++;
-	}
-	return 0;
-}
-
 /* -s json (for --stats=json): an operand that is a piece of an option. */
 static int
 stray_operands(struct parsed *p)
@@ -1187,7 +1085,7 @@ parse(struct parsed *p, int argc, char **argv)
 		 &cfg->exec_argv, &cfg->exec_argc)) < 0)
 		return OPT_ERROR;
 	argv = words;
-	if (habits(p, argc, argv) != 0)
+	if (habits_check(&p->cl, argc, argv, p->err, p->errsz) != 0)
 		return OPT_ERROR;
 	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
 		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
