@@ -44,9 +44,21 @@ ifeq ($(REDIS)$(HIREDIS),yes)
 $(error REDIS=yes, but pkg-config finds no hiredis: install libhiredis-dev \
 	and pkg-config, or build with REDIS=no)
 endif
+# TLS for rediss:// when pkg-config finds OpenSSL too; TLS=no leaves it
+# out, and rediss:// then says so.
+TLS ?= auto
+ifeq ($(HIREDIS),yes)
+ifneq ($(TLS),no)
+OPENSSL := $(shell pkg-config --exists openssl 2>/dev/null && echo yes)
+endif
+endif
+ifeq ($(OPENSSL),yes)
+TLS_CFLAGS = -DHAVE_OPENSSL $(shell pkg-config --cflags openssl)
+TLS_LIBS = $(shell pkg-config --libs openssl)
+endif
 ifeq ($(HIREDIS),yes)
 REDIS_CFLAGS = -DHAVE_HIREDIS $(shell pkg-config --cflags hiredis)
-REDIS_LIBS = $(shell pkg-config --libs hiredis)
+REDIS_LIBS = $(shell pkg-config --libs hiredis) $(TLS_LIBS)
 REDIS_NOTE = :
 else
 REDIS_NOTE = echo "tbthrottle: built without Redis support ($(if \
@@ -57,7 +69,7 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 # Everything built depends on the flags it was built with, so that
 # changing SAN=, REDIS=, CC, CFLAGS or CPPFLAGS rebuilds it.
 BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
-	$(ALL_LDFLAGS) $(REDIS_LIBS)
+	$(TLS_CFLAGS) $(ALL_LDFLAGS) $(REDIS_LIBS)
 .build-flags: FORCE
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
@@ -84,6 +96,9 @@ src/%.o: src/%.c $(HDRS) .build-flags
 src/shared/redis.o src/shared/redisconn.o: src/%.o: src/%.c $(HDRS) \
 		.build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(REDIS_CFLAGS) -c -o $@ $<
+
+src/sys/tls.o: src/sys/tls.c $(HDRS) .build-flags
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(TLS_CFLAGS) -c -o $@ $<
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(ALL_LDFLAGS) -o $@ \
@@ -183,7 +198,7 @@ lint:
 	clang-tidy --quiet \
 		--checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c src/*/*.c -- $(STDFLAGS) \
-		$(INCLUDES) $(REDIS_CFLAGS)
+		$(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
 	clang-format --dry-run --Werror $(C_FILES)

@@ -64,7 +64,7 @@ _tbthrottle()
 		return ;;
 	--redis)
 		mapfile -t COMPREPLY < <(compgen -W \
-		    'redis://127.0.0.1:6379 unix:///run/redis/redis.sock' -- \
+		    'redis://127.0.0.1:6379 rediss://127.0.0.1:6379 unix:///run/redis/redis.sock' -- \
 		    "$cur")
 		return ;;
 	-R | --retune)
@@ -77,7 +77,7 @@ _tbthrottle()
 		return ;;
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
-	--drop-to | --tiers)
+	--drop-to | --tiers | --redis-cacert | --redis-cert | --redis-key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	--speed)
@@ -105,7 +105,8 @@ _tbthrottle()
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --redis
-		    --redis-fallback --redis-allow-eviction --name --list
+		    --redis-fallback --redis-allow-eviction --redis-cacert --redis-cert
+		    --redis-key --redis-insecure --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-key --time-format --dry-run --exec --jobs
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P

@@ -64,6 +64,10 @@ _tbthrottle() {
 	    '--redis=[keep the --shared bucket in Redis]:Redis URL:(redis\://127.0.0.1\:6379 unix\:///run/redis/redis.sock)' \
 	    '--redis-fallback=[what to do while Redis is down]:fallback:((block\:"wait for Redis (default)" local\:"limit this process alone" fail\:"exit with an error"))' \
 	    '--redis-allow-eviction[run on a server that evicts keys]' \
+	    '--redis-cacert=[with rediss://, trust the CAs of FILE]:CA file:_files' \
+	    '--redis-cert=[with rediss://, our certificate]:certificate file:_files' \
+	    '--redis-key=[the private key of --redis-cert]:key file:_files' \
+	    '--redis-insecure[with rediss://, take any certificate]' \
 	    '--queue=[at most N records wait]:number of records: ' \
 	    '(--drop-to)--drop[drop units that find no token instead of waiting]' \
 	    '(--drop)--drop-to=[drop units that find no token, appending them to FILE]:drop file:_files' \

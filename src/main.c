@@ -21,6 +21,7 @@
 #include "signals.h"
 #include "stdfd.h"
 #include "take.h"
+#include "tls.h"
 #include "zone.h"
 
 /* What --version says of a build without the paths only Linux has. */
@@ -258,9 +259,10 @@ main(int argc, char *argv[])
 		options_usage(stdout);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_VERSION:
-		printf("tbthrottle %s (Redis support: %s%s); ISC licence, see "
-		       "LICENSE\n",
+		printf("tbthrottle %s (Redis support: %s; TLS: %s%s); ISC "
+		       "licence, see LICENSE\n",
 		    TBTHROTTLE_VERSION, redis_available() ? "yes" : "no",
+		    redis_available() && tls_available() ? "yes" : "no",
 		    PORTABLE_NOTE);
 		return fflush(stdout) == 0 ? 0 : 1;
 	case OPT_ERROR:
@@ -271,6 +273,10 @@ main(int argc, char *argv[])
 	}
 	if (cfg.warning[0] != '\0')
 		warnx("%s", cfg.warning);
+	if (cfg.redis && cfg.redis_url.insecure)
+		warnx("--redis-insecure: the server's certificate is not "
+		      "checked; whoever is between may read and change the "
+		      "bucket");
 	if (cfg.list)
 		return retune_list(cfg.list_json);
 	if (cfg.control_target != NULL)

@@ -85,13 +85,14 @@ int
 habits_check(
     const struct cmdline *cl, int argc, char **argv, char *err, size_t errsz)
 {
-	for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++) {
+	for (int k = 1;
+	     k < argc && argv[k] != NULL && strcmp(argv[k], "--") != 0; k++) {
 		const char *w = argv[k], *next, *rate;
 
 		/* A rate in words: 10 per second, 5 /s. */
 		rate = rate_at(argc, argv, k, &next);
 		if (rate != NULL && strchr(rate, '/') == NULL &&
-		    strcmp(rate, "inf") != 0 && rate_word(next))
+		    strcmp(rate, "inf") != 0 && next != NULL && rate_word(next))
 			return msg_fail(err, errsz,
 			    "'%s' after the rate '%s' looks like part of it: "
 			    "give the rate as one word, such as -r %s%s",

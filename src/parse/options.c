@@ -28,7 +28,8 @@
 enum opt {
 	O_RATE, O_BURST, O_LINES, O_NULL, O_DELIM, O_BYTES, O_BYTE_RATE,
 	O_BYTE_BURST, O_ALG, O_LEAKY, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
-	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_FALLBACK, O_EVICTION, O_QUEUE,
+	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_CACERT, O_CERT, O_KEYFILE, O_INSECURE, O_FALLBACK,
+	O_EVICTION, O_QUEUE,
 	O_DROP,
 	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
 	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT, O_DRY_RUN,
@@ -76,7 +77,8 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
 	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(SHARED) | O(REDIS) | \
 	    O(FALLBACK) | O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | \
-	    O(DELIM) | O(BYTES))
+	    O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE) | O(DELIM) | \
+	    O(BYTES))
 
 /*
  * The command line as read.  Values that depend on other options stay
@@ -268,8 +270,15 @@ set_separator(void *base, const char *arg, char *err, size_t errsz)
 static int
 set_redis(void *base, const char *arg, char *err, size_t errsz)
 {
-	return redisurl_parse(
-	    arg, &((struct parsed *)base)->cfg.redis_url, err, errsz);
+	struct redis_url *u = &((struct parsed *)base)->cfg.redis_url;
+	struct redis_url tls = *u; /* the TLS options, if given before */
+	int rc = redisurl_parse(arg, u, err, errsz);
+
+	u->cafile = tls.cafile;
+	u->certfile = tls.certfile;
+	u->keyfile = tls.keyfile;
+	u->insecure = tls.insecure;
+	return rc;
 }
 
 static int
@@ -378,8 +387,24 @@ static const struct cmdline_option options[NOPTIONS] = {
 	[O_REDIS] = { "redis", "URL", 0, REQ, SEEN, FLAG(cfg.redis),
 	    .check = set_redis,
 	    .help = "keep the --shared bucket in Redis, for many hosts:\n"
-	    "redis://[[user]:password@]host[:port][/db] or\n"
+	    "redis://[[user]:password@]host[:port][/db],\n"
+	    "rediss://... with TLS, or\n"
 	    "unix:///path/to/redis.sock[?db=N]" },
+	[O_CACERT] = { "redis-cacert", "FILE", 0, REQ, TEXT(cfg.redis_url.cafile),
+	    .bad = "give a file of CA certificates (PEM)",
+	    .help = "with rediss://, trust the CAs of FILE (PEM), not\n"
+	    "the system's" },
+	[O_CERT] = { "redis-cert", "FILE", 0, REQ,
+	    TEXT(cfg.redis_url.certfile), .bad = "give a certificate file",
+	    .help = "with rediss://, our certificate (PEM), for a\n"
+	    "server that asks for one; with --redis-key" },
+	[O_KEYFILE] = { "redis-key", "FILE", 0, REQ,
+	    TEXT(cfg.redis_url.keyfile), .bad = "give a key file",
+	    .help = "the private key of --redis-cert (PEM)" },
+	[O_INSECURE] = { "redis-insecure", NULL, 0, NONE, SEEN,
+	    FLAG(cfg.redis_url.insecure),
+	    .help = "with rediss://, take any certificate (said at\n"
+	    "every start)" },
 	[O_FALLBACK] = { "redis-fallback", "F", 0, REQ,
 	    WORD(cfg.redis_fallback, fallbacks),
 	    .help = "while Redis is down: block (default), local\n"
@@ -484,7 +509,9 @@ options_usage(FILE *fp)
 	    "                   [--total-rate RATE [--total-burst N]]\n"
 	    "                   [--order input|key]]\n"
 	    "                  [--shared NAME [--redis URL [--redis-fallback F]\n"
-	    "                   [--redis-allow-eviction]]]\n"
+	    "                   [--redis-allow-eviction] [--redis-cacert FILE]\n"
+	    "                   [--redis-cert FILE --redis-key FILE]\n"
+	    "                   [--redis-insecure]]]\n"
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
 	    "                  [--replay [--speed X] [--max-gap T]\n"
 	    "                   [--time-field N | --time-key NAME]\n"
@@ -649,6 +676,25 @@ resolve_take(struct parsed *p)
 		    "--take %llu with --drop could spend some of the tokens "
 		    "and then fail: take one at a time",
 		    want);
+	return 0;
+}
+
+/* The TLS options: for a rediss:// URL, and a certificate with its key. */
+static int
+check_tls(struct parsed *p)
+{
+	const struct config *cfg = &p->cfg;
+	uint64_t given = p->cl.seen &
+	    (O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE));
+	char name[64];
+
+	if (given != 0 && !(cfg->redis && cfg->redis_url.tls))
+		return refuse(p,
+		    "%s needs a rediss:// URL for --redis: it is of TLS",
+		    cmdline_first(&p->cl, given, false, name, sizeof name));
+	if (((given & O(CERT)) != 0) != ((given & O(KEYFILE)) != 0))
+		return refuse(
+		    p, "--redis-cert and --redis-key go together: give both");
 	return 0;
 }
 
@@ -817,6 +863,7 @@ struct rule {
  * and -b or --initial with -a sliding or fixed, as -R needs that too.
  */
 static int stray_operands(struct parsed *p);
+static int check_tls(struct parsed *p);
 static int check_take(struct parsed *p);
 static int warn_byte_suffix(struct parsed *p);
 
@@ -971,6 +1018,9 @@ static const struct rule rules[] = {
 	    .none = O(SHARED) },
 	{ "--redis-allow-eviction needs --redis URL", .all = O(EVICTION),
 	    .none = O(REDIS) },
+	{ .step = check_tls },
+	{ "--redis-insecure takes any certificate: it does not combine "
+	    "with --redis-cacert", .all = O(INSECURE) | O(CACERT) },
 	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
 	    "'_' and '-'", .all = O(SHARED) | F(BAD_SHARED),
 	    .quote = { V(SHARED) } },

@@ -231,17 +231,14 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 	memset(u, 0, sizeof *u);
 	u->port = 6379;
 	mask(url, shown, sizeof shown);
-	if (strncmp(url, "rediss://", 9) == 0)
-		return bad(err, errsz, shown,
-		    "this tbthrottle has no TLS "
-		    "(hiredis here is built without it): reach the server "
-		    "through a TLS tunnel, such as stunnel or ssh -L, and give "
-		    "its local end as redis://");
-	if (strncmp(url, "redis://", 8) != 0 && strncmp(url, "unix://", 7) != 0)
+	u->tls = strncmp(url, "rediss://", 9) == 0;
+	if (strncmp(url, "redis://", 8) != 0 && !u->tls &&
+	    strncmp(url, "unix://", 7) != 0)
 		return bad(err, errsz, shown,
 		    "give redis://[[user]:password@]"
-		    "host[:port][/db] or unix:///path/to/redis.sock[?db=N]");
-	p = url + (url[0] == 'u' ? 7 : 8);
+		    "host[:port][/db], rediss:// the same with TLS, or "
+		    "unix:///path/to/redis.sock[?db=N]");
+	p = url + (url[0] == 'u' ? 7 : u->tls ? 9 : 8);
 	if (parse_credentials(&p, u, err, errsz, shown) != 0)
 		return -1;
 	/* Kept out of the URL (and so out of ps), the password may come
@@ -303,6 +300,7 @@ redisurl_show(const struct redis_url *u, char *out, size_t size)
 		snprintf(out, size, "unix://%s%s%s?db=%d", u->user, cred,
 		    u->path, u->db);
 	else
-		snprintf(out, size, "redis://%s%s%s%s%s:%d/%d", u->user, cred,
-		    v6 ? "[" : "", u->host, v6 ? "]" : "", u->port, u->db);
+		snprintf(out, size, "%s://%s%s%s%s%s:%d/%d",
+		    u->tls ? "rediss" : "redis", u->user, cred, v6 ? "[" : "",
+		    u->host, v6 ? "]" : "", u->port, u->db);
 }

@@ -2,6 +2,7 @@
 #ifndef REDISURL_H
 #define REDISURL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* What to do while Redis cannot be reached (--redis-fallback). */
@@ -9,8 +10,9 @@ enum redis_fallback { FALLBACK_BLOCK, FALLBACK_LOCAL, FALLBACK_FAIL };
 
 /*
  * A parsed redis://[[user]:password@]host[:port][/db] URL (host may be
- * an [IPv6] address; user and password percent-decoded), or a
- * unix:///path/to/redis.sock[?db=N] one (path set, host empty).
+ * an [IPv6] address; user and password percent-decoded), the same as
+ * rediss:// for TLS, or a unix:///path/to/redis.sock[?db=N] one (path
+ * set, host empty).
  */
 struct redis_url {
 	char host[256];
@@ -19,6 +21,11 @@ struct redis_url {
 	int db;
 	char user[128];
 	char password[256];
+	/* rediss://: TLS, and how (--redis-cacert, --redis-cert,
+	 * --redis-key, --redis-insecure). */
+	bool tls;
+	const char *cafile, *certfile, *keyfile;
+	bool insecure;
 };
 
 /*

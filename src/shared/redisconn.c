@@ -71,7 +71,7 @@ redisconn_transient(const char *msg)
 	return strstr(msg, "max number of clients") != NULL;
 }
 
-void
+_Noreturn void
 redisconn_fatal(const struct redisconn *conn, const char *fmt, ...)
 {
 	char msg[1024];
@@ -179,9 +179,20 @@ connect_now(struct redisconn *conn, char *why, size_t size)
 	const struct redis_url *u = conn->url;
 
 	disconnect(conn);
-	if (transport_connect(&conn->t, u->host, u->port, u->path, why, size) !=
-	    0)
+	conn->tls = (struct tls_config){ .cafile = u->cafile,
+		.certfile = u->certfile,
+		.keyfile = u->keyfile,
+		.insecure = u->insecure };
+	switch (transport_connect(&conn->t, u->host, u->port, u->path,
+	    u->tls ? &conn->tls : NULL, why, size)) {
+	case 0:
+		break;
+	case -2:
+		redisconn_fatal(conn, "%s", why);
+		break;
+	default:
 		return REDISCONN_DOWN;
+	}
 	if ((conn->reader = redisReaderCreate()) == NULL) {
 		snprintf(why, size, "out of memory");
 		return drop(conn, REDISCONN_DOWN);
@@ -262,7 +273,8 @@ fill(struct redisconn *conn)
 				conn->gone = ENOMEM;
 				return;
 			}
-			if ((size_t)n < sizeof buf)
+			if ((size_t)n < sizeof buf &&
+			    !transport_pending(&conn->t))
 				return;
 		} else if (n == 0) {
 			conn->gone = conn->gone != 0 ? conn->gone : -1;
@@ -280,17 +292,29 @@ fill(struct redisconn *conn)
  * ever answered (a proxy whose server is down, a server shutting down);
  * only a peer that answers other than Redis does is no Redis server.
  */
-static enum redisconn_result
+static void
 broken(struct redisconn *conn, char *why, size_t size)
 {
 	const char *how = conn->gone == -1 ? "connection closed by the server" :
 					     strerror(conn->gone);
 
+	if (transport_fault(&conn->t) != NULL)
+		redisconn_fatal(conn, "%s", transport_fault(&conn->t));
 	if (!conn->spoken)
 		snprintf(why, size, "%s before any answer", how);
 	else
 		snprintf(why, size, "%s", how);
-	return drop(conn, REDISCONN_DOWN);
+	/* A TLS port hangs up on plain bytes: say so, once, at once. */
+	if (!conn->spoken && !conn->url->tls && conn->url->path[0] == '\0' &&
+	    !conn->asked_tls) {
+		conn->asked_tls = true;
+		if (transport_speaks_tls(conn->url->host, conn->url->port,
+			clock_now_ns() + TIMEOUT_NS))
+			redisconn_fatal(conn,
+			    "the server speaks TLS: give rediss:// (and "
+			    "--redis-cacert FILE for a private CA)");
+	}
+	(void)drop(conn, REDISCONN_DOWN);
 }
 
 /* Finish connecting, if under way: OK (done or not yet), or DOWN. */
@@ -301,7 +325,9 @@ connecting(struct redisconn *conn, char *why, size_t size)
 
 	if (!conn->t.connecting)
 		return REDISCONN_OK;
-	if ((rc = transport_connected(&conn->t, why, size)) < 0)
+	if ((rc = transport_connected(&conn->t, why, size)) == -2)
+		redisconn_fatal(conn, "%s", why);
+	if (rc < 0)
 		return drop(conn, REDISCONN_DOWN);
 	if (rc == 1)
 		conn->deadline_ns = clock_now_ns() + TIMEOUT_NS;
@@ -338,8 +364,10 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 		*rep = reply;
 		return REDISCONN_OK;
 	}
-	if (conn->gone != 0)
-		return broken(conn, why, size);
+	if (conn->gone != 0) {
+		broken(conn, why, size);
+		return REDISCONN_DOWN;
+	}
 	if (clock_now_ns() < conn->deadline_ns)
 		return REDISCONN_AGAIN;
 	if (conn->t.connecting)
@@ -508,7 +536,7 @@ enum redisconn_result
 redisconn_advance(struct redisconn *conn, char *why, size_t size)
 {
 	enum redisconn_result rc;
-	redisReply *rep;
+	redisReply *rep = NULL;
 
 	if (conn->errand && !redisconn_connected(conn) &&
 	    connect_now(conn, why, size) != REDISCONN_OK)

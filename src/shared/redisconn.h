@@ -43,8 +43,10 @@ struct redisconn_step {
 
 struct redisconn {
 	const struct redis_url *url;
-	char shown[400];    /* the URL for messages, password masked */
-	struct transport t; /* t.fd -1 while not connected */
+	char shown[400];       /* the URL for messages, password masked */
+	struct transport t;    /* t.fd -1 while not connected */
+	struct tls_config tls; /* with rediss:// */
+	bool asked_tls;	       /* whether a server that hung up speaks TLS */
 	redisReader *reader;
 	char *out; /* commands formatted, out[sent..len) not yet written */
 	size_t out_len, out_sent, out_size;
@@ -123,7 +125,8 @@ bool redisconn_transient(const char *msg);
  * End the process (exit 1) with one line: the URL, then fmt; the
  * password masked and control characters escaped.
  */
-void redisconn_fatal(const struct redisconn *conn, const char *fmt, ...);
+_Noreturn void redisconn_fatal(
+    const struct redisconn *conn, const char *fmt, ...);
 
 /* Drop the connection, if any, and the errand under way. */
 void redisconn_close(struct redisconn *conn);

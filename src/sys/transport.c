@@ -23,11 +23,17 @@ transport_init(struct transport *t)
 void
 transport_close(struct transport *t)
 {
+	const struct tls_config *cfg = t->tls_cfg;
+	const char *host = t->host;
+
+	tls_close(t->tls);
 	if (t->fd >= 0)
 		(void)close(t->fd);
 	if (t->addrs != NULL)
 		freeaddrinfo(t->addrs);
 	transport_init(t);
+	t->tls_cfg = cfg;
+	t->host = host;
 }
 
 /* A socket of family, non-blocking, closed on exec; -1 with errno. */
@@ -95,9 +101,23 @@ try_next(struct transport *t, int e, char *why, size_t size)
 	return -1;
 }
 
+/* The socket is connected: with TLS, start the handshake. */
+static int
+connected(struct transport *t, char *why, size_t size)
+{
+	if (t->tls_cfg == NULL) {
+		t->connecting = false;
+		return 1;
+	}
+	t->connecting = true;
+	if ((t->tls = tls_open(t->tls_cfg, t->fd, t->host, why, size)) == NULL)
+		return -2;
+	return 0;
+}
+
 int
 transport_connect(struct transport *t, const char *host, int port,
-    const char *path, char *why, size_t size)
+    const char *path, const struct tls_config *tls, char *why, size_t size)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 		.ai_socktype = SOCK_STREAM };
@@ -105,6 +125,8 @@ transport_connect(struct transport *t, const char *host, int port,
 	int rc;
 
 	transport_close(t);
+	t->tls_cfg = tls;
+	t->host = host;
 	if (path[0] != '\0') {
 		struct sockaddr_un sun = { .sun_family = AF_UNIX };
 
@@ -123,49 +145,96 @@ transport_connect(struct transport *t, const char *host, int port,
 		return -1;
 	}
 	t->next = t->addrs;
-	return try_next(t, 0, why, size);
+	if (try_next(t, 0, why, size) != 0)
+		return -1;
+	/* Connected at once (as on loopback may be): the handshake next. */
+	if (!t->connecting && t->tls_cfg != NULL)
+		return connected(t, why, size) == -2 ? -2 : 0;
+	return 0;
 }
 
 int
 transport_connected(struct transport *t, char *why, size_t size)
 {
 	socklen_t len = sizeof(int);
-	int e = 0;
+	int e = 0, rc;
 
 	if (!t->connecting)
 		return 1;
-	if (!clock_fd_ready(t->fd, POLLOUT))
-		return 0;
-	if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
-		e = errno;
-	if (e == 0) {
-		t->connecting = false;
-		return 1;
+	if (t->tls == NULL) {
+		if (!clock_fd_ready(t->fd, POLLOUT))
+			return 0;
+		if (getsockopt(t->fd, SOL_SOCKET, SO_ERROR, &e, &len) != 0)
+			e = errno;
+		if (e != 0) {
+			/* This address refused: the host may have others. */
+			(void)close(t->fd);
+			t->fd = -1;
+			if (try_next(t, e, why, size) != 0)
+				return -1;
+			if (t->connecting)
+				return 0;
+		}
+		if ((rc = connected(t, why, size)) != 0)
+			return rc;
 	}
-	/* This address refused: the host may have others. */
-	(void)close(t->fd);
-	t->fd = -1;
-	if (try_next(t, e, why, size) != 0)
-		return -1;
-	return t->connecting ? 0 : 1;
+	if ((rc = tls_handshake(t->tls, why, size)) == 1)
+		t->connecting = false;
+	return rc;
 }
 
 ssize_t
 transport_read(struct transport *t, void *b, size_t len)
 {
-	return read(t->fd, b, len);
+	return t->tls != NULL ? tls_read(t->tls, b, len) : read(t->fd, b, len);
 }
 
 ssize_t
 transport_write(struct transport *t, const void *b, size_t len)
 {
-	return write(t->fd, b, len);
+	return t->tls != NULL ? tls_write(t->tls, b, len) :
+				write(t->fd, b, len);
+}
+
+const char *
+transport_fault(const struct transport *t)
+{
+	return t->tls != NULL ? tls_fault(t->tls) : NULL;
+}
+
+bool
+transport_pending(const struct transport *t)
+{
+	return t->tls != NULL && tls_pending(t->tls);
 }
 
 short
 transport_events(const struct transport *t, bool writing)
 {
+	short tls = t->tls != NULL ? tls_events(t->tls) : 0;
+
 	if (t->connecting)
-		return POLLOUT;
-	return (short)(POLLIN | (writing ? POLLOUT : 0));
+		return t->tls != NULL ? (tls != 0 ? tls : POLLIN) : POLLOUT;
+	/* TLS may have to write to read on, or read to write. */
+	return (short)(POLLIN | (writing ? POLLOUT : 0) | tls);
+}
+
+bool
+transport_speaks_tls(const char *host, int port, int64_t deadline_ns)
+{
+	static const struct tls_config any = { .insecure = true };
+	struct transport t;
+	char why[256];
+	int rc;
+
+	if (!tls_available())
+		return false;
+	transport_init(&t);
+	rc = transport_connect(&t, host, port, "", &any, why, sizeof why);
+	while (rc == 0 && (rc = transport_connected(&t, why, sizeof why)) == 0)
+		if (clock_wait_fd(
+			t.fd, transport_events(&t, false), deadline_ns) == 0)
+			break; /* no answer in time: no telling */
+	transport_close(&t);
+	return rc == 1;
 }

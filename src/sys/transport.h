@@ -4,7 +4,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+#include "tls.h"
 
 struct addrinfo;
 
@@ -16,9 +19,12 @@ struct addrinfo;
  * want to write before it can read.
  */
 struct transport {
-	int fd;			       /* -1 while closed */
-	bool connecting;	       /* connect(2) under way */
-	struct addrinfo *addrs, *next; /* a host's addresses: those to try */
+	int fd;		 /* -1 while closed */
+	bool connecting; /* connect(2), or the handshake, under way */
+	struct addrinfo *addrs, *next;	  /* a host's addresses: those to try */
+	const struct tls_config *tls_cfg; /* NULL: no TLS */
+	const char *host;		  /* whose certificate it must be */
+	struct tls *tls;		  /* the session, once connected */
 };
 
 /* Set t up closed. */
@@ -26,16 +32,19 @@ void transport_init(struct transport *t);
 
 /*
  * Start connecting to host:port, or to the UNIX-domain socket path when
- * path is not empty.  A host name is looked up first (getaddrinfo(3),
- * which waits for the resolver; an address does not).  Returns 0, the
- * rest left to transport_connected, or -1 with the reason in why.
+ * path is not empty, with TLS as tls says (NULL: none; it and host must
+ * outlive t).  A host name is looked up first (getaddrinfo(3), which
+ * waits for the resolver; an address does not).  Returns 0, the rest
+ * left to transport_connected, or -1 with the reason in why.
  */
 int transport_connect(struct transport *t, const char *host, int port,
-    const char *path, char *why, size_t size);
+    const char *path, const struct tls_config *tls, char *why, size_t size);
 
 /*
- * Go on connecting: 1 connected, 0 not yet, or -1 with the reason in why
- * when no address of the host took the connection.
+ * Go on connecting, and with TLS, with the handshake: 1 connected, 0 not
+ * yet, -1 with the reason in why when no address of the host took the
+ * connection (or it broke), or -2 when trying again cannot help (the
+ * server's certificate refused, or no TLS spoken there).
  */
 int transport_connected(struct transport *t, char *why, size_t size);
 
@@ -51,6 +60,19 @@ ssize_t transport_write(struct transport *t, const void *b, size_t len);
  * connecting, or reading, and writing too while writing is true.
  */
 short transport_events(const struct transport *t, bool writing);
+
+/* Why TLS failed for good on t, or NULL (see tls_fault). */
+const char *transport_fault(const struct transport *t);
+
+/* Are there bytes the last transport_read left to read without waiting? */
+bool transport_pending(const struct transport *t);
+
+/*
+ * Does the server at host:port complete a TLS handshake (its certificate
+ * unchecked) by deadline_ns?  Asked of one that hung up on plain bytes,
+ * to say what is wrong.  Waits (for a connection and a handshake).
+ */
+bool transport_speaks_tls(const char *host, int port, int64_t deadline_ns);
 
 /* Close t, if it is open. */
 void transport_close(struct transport *t);

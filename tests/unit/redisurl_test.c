@@ -79,7 +79,8 @@ test_redisurl(void)
 	url_case("redis://:secret@h/x", -1, "secret");
 	url_case("redis://user:secret@", -1, "secret");
 	url_case("redis://secret@h", -1, "secret");
-	url_case("rediss://admin:secret@h", -1, "secret");
+	url_case("rediss://admin:secret@h", 0, "secret");
+	url_case("rediss://admin:secret@h:0", -1, "secret");
 	url_case("rediss://admin:secret", -1, "secret");
 	url_case("http://admin:secret@h", -1, "secret");
 	url_case("admin:secret", -1, "secret");
@@ -135,7 +136,8 @@ test_redisurl(void)
 	url_bad("redis://:bad%zz@h", "bad %XX escape");
 	url_bad("redis://:bad%4@h", "bad %XX escape");
 	url_bad("redis://:nul%00@h", "bad %XX escape");
-	url_bad("rediss://h:1", "no TLS");
+	url_bad("rediss://h:0", "port");
+	url_parts("rediss://h:6380/2", "h", 6380, 2, "", "");
 	url_bad("unix://relative", "absolute path");
 	url_bad("unix:///s?db=x", "?db=N");
 	{
