@@ -83,7 +83,10 @@ _tbthrottle()
 	--speed)
 		mapfile -t COMPREPLY < <(compgen -W '0.5 2 10 60' -- "$cur")
 		return ;;
-	--max-gap)
+	--loop)
+		mapfile -t COMPREPLY < <(compgen -W '2 10 inf' -- "$cur")
+		return ;;
+	--max-gap | --loop-gap)
 		mapfile -t COMPREPLY < <(compgen -W '100ms 1s 10s' -- "$cur")
 		return ;;
 	--time-field | --time-key)
@@ -108,7 +111,7 @@ _tbthrottle()
 		    --redis-fallback --redis-allow-eviction --redis-cacert --redis-cert
 		    --redis-key --redis-insecure --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
-		    --speed --max-gap --time-field --time-key --time-format --dry-run --exec --jobs
+		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

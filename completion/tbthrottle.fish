@@ -66,6 +66,8 @@ complete -c tbthrottle -s j -l jobs -x -a '1 2 4 8 16' -d 'With --exec, at most 
 complete -c tbthrottle -l take -d 'Take a token of the --shared bucket and exit'
 complete -c tbthrottle -l replay -d 'Release each record at its own timestamp'
 complete -c tbthrottle -l dry-run -d 'With --replay, say what it would do, release nothing'
+complete -c tbthrottle -l loop -x -a '2 10 inf' -d 'Replay the FILEs N times in all, or for ever'
+complete -c tbthrottle -l loop-gap -x -a '100ms 1s 10s' -d 'Wait T between the passes of --loop'
 complete -c tbthrottle -l speed -x -a '0.5 2 10 60' -d 'Replay X times as fast'
 complete -c tbthrottle -l max-gap -x -a '100ms 1s 10s' -d 'Replay no wait longer than T'
 complete -c tbthrottle -l time-field -x -d 'The timestamp starts field N'

@@ -76,6 +76,8 @@ _tbthrottle() {
 	    '--take[take a token of the --shared bucket and exit]' \
 	    '--replay[release each record at its own timestamp]' \
 	    '--dry-run[with --replay, say what it would do, release nothing]' \
+	    '--loop=[replay the FILEs N times in all, or for ever]:passes:(2 10 inf)' \
+	    '--loop-gap=[wait T between the passes of --loop]:duration:(100ms 1s 10s)' \
 	    '--speed=[replay X times as fast]:speed:(0.5 2 10 60)' \
 	    '--max-gap=[replay no wait longer than T]:duration:(100ms 1s 10s)' \
 	    '(--time-key)--time-field=[the timestamp starts field N]:field number (1-based): ' \

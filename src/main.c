@@ -108,6 +108,7 @@ choose_replay(const struct config *cfg, struct gate *g, struct policy *p,
 
 	replay_setup(cfg, &fmt, &sched);
 	replay_policy(p, &replay, g, &fmt, &sched, cfg->drop, &counts);
+	replay_loop_gap(&replay, cfg->loop_gap_ns);
 	st->replay = &counts;
 	retune_replay(&replay);
 	return ENGINE_BUF_BYTES;
@@ -215,6 +216,7 @@ run(const struct config *cfg)
 	    choose_replay(cfg, &limits.gate, &policy, &stats) :
 	    choose_policy(cfg, &limits.gate, &policy);
 	e.jobs = exec_jobs(cfg, &stats);
+	e.loops = cfg->loops;
 	retune_serve(&limits, cfg->name);
 	status = outcome(e.jobs, engine_run(&e));
 	if (!signals_stop_requested())

@@ -315,3 +315,43 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	run -2 --separate-stderr tb --dry-run "$d/in"
 	assert_msg "$stderr" "--dry-run needs --replay"
 }
+
+@test "--loop N: the FILEs replayed N times in all, each pass on its own schedule, --loop-gap between; -s counts passes" {
+	local t0 t1
+	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:00.2Z b\n' >"$d/in"
+	t0=$(now_ms)
+	run -0 --separate-stderr tb --replay --loop 3 --loop-gap 300ms -s "$d/in"
+	t1=$(now_ms)
+	assert_eq "$output" "$(cat "$d/in" "$d/in" "$d/in")" "three passes"
+	# 3 x 200 ms of log, 2 gaps of 300 ms: 1.2 s, never less.
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1200 "ms"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 6000 "ms"
+	[[ $stderr == *"6 records timed, 0 without a timestamp, 0 out of order"*"; pass 3" ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	run -0 --separate-stderr tb --replay --loop 2 --stats=json "$d/in"
+	[[ $stderr == *'"passes":2}'* ]] || { echo "$stderr" >&2; return 1; }
+}
+
+@test "--loop inf goes on until stopped; --loop refuses what cannot be read twice" {
+	local pid n
+	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:00.05Z b\n' >"$d/in"
+	"$TB" --replay --loop inf "$d/in" >"$d/out" &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid" || true
+	n=$(wc -l <"$d/out")
+	assert_ge "$n" 6 "lines after a second of passes"
+	run -2 --separate-stderr tb --replay --loop 2 <"$d/in"
+	assert_msg "$stderr" "--loop reads its FILEs again: give the log as a FILE (standard input cannot be read twice)"
+	run -2 --separate-stderr tb --replay --loop 2 "$d/in" -
+	assert_msg "$stderr" "--loop reads its FILEs again: standard input ('-') cannot be read twice"
+	run -2 --separate-stderr tb --replay --loop 0 "$d/in"
+	assert_msg "$stderr" "invalid --loop '0': give the passes in all, a whole number from 1 to 1000000000, or inf"
+	run -2 --separate-stderr tb --replay --loop-gap 1s "$d/in"
+	assert_msg "$stderr" "--loop-gap needs --loop N|inf"
+	run -2 --separate-stderr tb --loop 2 "$d/in"
+	assert_msg "$stderr" "--loop needs --replay"
+	run -2 --separate-stderr tb --replay --dry-run --loop 2 "$d/in"
+	assert_msg "$stderr" "--dry-run describes one pass: leave --loop out"
+}

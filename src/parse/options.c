@@ -32,7 +32,7 @@ enum opt {
 	O_EVICTION, O_QUEUE,
 	O_DROP,
 	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
-	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT, O_DRY_RUN,
+	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT, O_LOOP, O_LOOP_GAP, O_DRY_RUN,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_JSON, O_HELP,
 	O_VERSION, NOPTIONS
 };
@@ -51,13 +51,11 @@ enum fact {
 	F_INF_AMONG,	    /* -r inf among several (limits) */
 	F_INF,		    /* one -r, inf (limits) */
 	F_UNLIMITED,	    /* options_unlimited() (limits) */
-	F_NOT_FULL,	  /* the first -r starts short of its burst (limits) */
-	F_WINDOW,	  /* -a sliding or fixed */
-	F_BAD_TARGET,	  /* -R names neither a process id nor a name */
-	F_BAD_SHARED,	  /* --shared names no bucket */
-	F_ORDER_KEY,	  /* --order key */
-	F_NO_CMD,	  /* --exec with no command */
-	F_FALLBACK_LOCAL, /* --redis-fallback local */
+	F_NOT_FULL,   /* the first -r starts short of its burst (limits) */
+	F_WINDOW,     /* -a sliding or fixed */
+	F_BAD_TARGET, /* -R names neither a process id nor a name */
+	F_BAD_SHARED, /* --shared names no bucket */
+	F_ORDER_KEY,  /* --order key */
 	NBITS
 };
 _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
@@ -71,7 +69,7 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 	(O(RATE) | O(BURST) | O(STATS) | O(RETUNE) | O(RELOAD) | O(SPEED))
 #define REPLAY_OPTIONS \
 	(O(SPEED) | O(MAX_GAP) | O(TIME_FIELD) | O(TIME_KEY) | \
-	    O(TIME_FORMAT) | O(DRY_RUN))
+	    O(TIME_FORMAT) | O(LOOP) | O(LOOP_GAP) | O(DRY_RUN))
 /* What --take goes with: what names and limits its bucket, and --drop. */
 #define TAKE_OPTIONS \
 	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
@@ -92,6 +90,7 @@ struct parsed {
 	const char *lead_burst; /* a -b before any -r */
 	const char *initial, *byte_rate, *byte_burst, *retune, *speed;
 	const char *total_rate, *total_burst;
+	const char *loop;
 	bool inf_among;	   /* -r inf was one of several -r */
 	struct cmdline cl; /* the options given, in turn */
 	char *err;	   /* the reason for OPT_ERROR */
@@ -290,6 +289,29 @@ set_speed(void *base, const char *arg, char *err, size_t errsz)
 	    arg, &cfg->speed_num, &cfg->speed_den, err, errsz);
 }
 
+/* --loop N|inf: N passes in all, from 1. */
+static int
+check_loop(void *base, const char *arg, char *err, size_t errsz)
+{
+	struct config *cfg = &((struct parsed *)base)->cfg;
+	char *end;
+	unsigned long long n;
+
+	if (strcmp(arg, "inf") == 0) {
+		cfg->loops = UINT64_MAX;
+		return 0;
+	}
+	errno = 0;
+	n = isdigit((unsigned char)arg[0]) ? strtoull(arg, &end, 10) : 0;
+	if (n == 0 || errno != 0 || *end != '\0' || n > 1000000000ULL)
+		return msg_fail(err, errsz,
+		    "invalid --loop '%s': give the passes in all, a whole "
+		    "number from 1 to 1000000000, or inf",
+		    arg);
+	cfg->loops = n - 1;
+	return 0;
+}
+
 static int
 check_time_format(void *base, const char *arg, char *err, size_t errsz)
 {
@@ -456,6 +478,13 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    TEXT(cfg.time_format), .check = check_time_format,
 	    .help = "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"
 	    "(default: detect RFC 3339, syslog, CLF or epoch)" },
+	[O_LOOP] = { "loop", "N|inf", 0, REQ, TEXT(loop), .check = check_loop,
+	    .help = "replay the FILEs N times in all, or for ever" },
+	[O_LOOP_GAP] = { "loop-gap", "T", 0, REQ,
+	    DURATION(cfg.loop_gap_ns, MAX_GAP_NS),
+	    .bad = "give a duration such as 1s, 250ms or 0",
+	    .big = "too long",
+	    .help = "wait T between the passes of --loop (0)" },
 	[O_DRY_RUN] = { "dry-run", NULL, 0, NONE, SEEN, FLAG(cfg.dry_run),
 	    .help = "with --replay, read it all and say what the replay\n"
 	    "would do: format, records, log time, how long;\n"
@@ -515,7 +544,8 @@ options_usage(FILE *fp)
 	    "                  [--queue N] [--drop | --drop-to FILE]\n"
 	    "                  [--replay [--speed X] [--max-gap T]\n"
 	    "                   [--time-field N | --time-key NAME]\n"
-	    "                   [--time-format FMT] [--dry-run]]\n"
+	    "                   [--time-format FMT] [--loop N|inf [--loop-gap T]]\n"
+	    "                   [--dry-run]]\n"
 	    "                  [-s | --stats=json] [-P] [--name NAME]\n"
 	    "                  [FILE ...] [-j N --exec CMD [ARG...] [;]]\n"
 	    "       tbthrottle --shared NAME -r RATE [-b BURST] [--redis URL]\n"
@@ -679,6 +709,48 @@ resolve_take(struct parsed *p)
 	return 0;
 }
 
+/* --exec needs a command; --take no local fallback. */
+static int
+check_exec_take(struct parsed *p)
+{
+	const struct config *cfg = &p->cfg;
+
+	if (cfg->exec && cfg->exec_argc == 0)
+		return refuse(
+		    p, "--exec needs a command: --exec CMD [ARG...] [;]");
+	if (cfg->take && cfg->redis_fallback == FALLBACK_LOCAL)
+		return refuse(p,
+		    "--take with --redis-fallback local would grant every take "
+		    "while Redis is down (each is a new process, its local "
+		    "bucket full): give block or fail");
+	return 0;
+}
+
+/* --loop reads its FILE operands again: not standard input. */
+static int
+check_loop_input(struct parsed *p)
+{
+	const struct config *cfg = &p->cfg;
+
+	if ((p->cl.seen & (O(LOOP) | O(LOOP_GAP))) == 0)
+		return 0;
+	if ((p->cl.seen & O(LOOP)) == 0)
+		return refuse(p, "--loop-gap needs --loop N|inf");
+	if (cfg->dry_run)
+		return refuse(
+		    p, "--dry-run describes one pass: leave --loop out");
+	for (int i = 0; i < cfg->nfiles; i++)
+		if (strcmp(cfg->files[i], "-") == 0)
+			return refuse(p,
+			    "--loop reads its FILEs again: standard input "
+			    "('-') cannot be read twice");
+	if (cfg->nfiles == 0)
+		return refuse(p,
+		    "--loop reads its FILEs again: give the log as a FILE "
+		    "(standard input cannot be read twice)");
+	return 0;
+}
+
 /* The TLS options: for a rediss:// URL, and a certificate with its key. */
 static int
 check_tls(struct parsed *p)
@@ -823,9 +895,7 @@ facts(const struct parsed *p)
 		c->algorithm == ALG_SLIDING || c->algorithm == ALG_FIXED) |
 	    IF(F_BAD_TARGET, p->retune != NULL && !target_ok(p->retune)) |
 	    IF(F_BAD_SHARED, c->shared != NULL && !shared_name_ok(c->shared)) |
-	    IF(F_ORDER_KEY, c->order == ORDER_KEY) |
-	    IF(F_NO_CMD, c->exec && c->exec_argc == 0) |
-	    IF(F_FALLBACK_LOCAL, c->redis_fallback == FALLBACK_LOCAL);
+	    IF(F_ORDER_KEY, c->order == ORDER_KEY);
 #undef IF
 }
 
@@ -863,6 +933,8 @@ struct rule {
  * and -b or --initial with -a sliding or fixed, as -R needs that too.
  */
 static int stray_operands(struct parsed *p);
+static int check_exec_take(struct parsed *p);
+static int check_loop_input(struct parsed *p);
 static int check_tls(struct parsed *p);
 static int check_take(struct parsed *p);
 static int warn_byte_suffix(struct parsed *p);
@@ -911,11 +983,7 @@ static const struct rule rules[] = {
 	    "this process", .all = O(TAKE), .none = O(SHARED) },
 	{ .step = resolve_take },
 	{ .step = stray_operands },
-	{ "--take with --redis-fallback local would grant every take while "
-	    "Redis is down (each is a new process, its local bucket full): "
-	    "give block or fail", .all = O(TAKE) | F(FALLBACK_LOCAL) },
-	{ "--exec needs a command: --exec CMD [ARG...] [;]",
-	    .all = F(NO_CMD) },
+	{ .step = check_exec_take },
 	{ "-j %s needs --exec: it bounds the commands running at once",
 	    .all = O(JOBS), .none = O(EXEC), .quote = { V(JOBS) } },
 	{ "--exec runs a command for each record; it does not apply to -c",
@@ -932,6 +1000,7 @@ static const struct rule rules[] = {
 	    "-c", .all = O(REPLAY) | O(BYTES) },
 	{ "--time-key finds the timestamp by its JSON key: give it or "
 	    "--time-field, not both", .all = O(TIME_KEY) | O(TIME_FIELD) },
+	{ .step = check_loop_input },
 	{ "--replay does not combine with --queue",
 	    .all = O(REPLAY) | O(QUEUE) },
 	{ "--replay does not combine with --shared",

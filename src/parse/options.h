@@ -69,7 +69,9 @@ struct config {
 	int64_t max_gap_ns;	       /* --max-gap, or -1 for none */
 	unsigned time_field;	       /* --time-field, or 0 */
 	const char *time_key;	       /* --time-key, or NULL */
-	bool dry_run; /* --dry-run: describe the replay, release nothing */
+	bool dry_run;	/* --dry-run: describe the replay, release nothing */
+	uint64_t loops; /* --loop: passes after the first, or UINT64_MAX */
+	int64_t loop_gap_ns;	 /* --loop-gap, 0 by default */
 	const char *time_format; /* --time-format, or NULL */
 	const char *name;	 /* --name: what -R and --list call this run */
 	bool list;		 /* --list: list the running tbthrottles */

@@ -197,8 +197,9 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 		    ",\"records_timed\":%" PRIu64
 		    ",\"records_untimed\":%" PRIu64 ",\"out_of_order\":%" PRIu64
 		    ",\"behind_p50_ms\":%.3f,\"behind_p99_ms\":%.3f"
-		    ",\"behind_max_ms\":%.3f}",
-		    r->timed, r->untimed, r->out_of_order, p50, p99, max);
+		    ",\"behind_max_ms\":%.3f,\"passes\":%" PRIu64 "}",
+		    r->timed, r->untimed, r->out_of_order, p50, p99, max,
+		    r->passes);
 		return;
 	}
 	add(buf, size, used,
@@ -208,6 +209,8 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 	    "max %.3f ms",
 	    speed, format, r->timed, r->untimed, r->out_of_order, p50, p99,
 	    max);
+	if (r->passes > 1)
+		add(buf, size, used, "; pass %" PRIu64, r->passes);
 }
 
 /* The commands' part of the report (--exec), after the rest. */

@@ -48,6 +48,7 @@ struct stats_replay {
 	const char *format; /* of the timestamps, once detected, or NULL */
 	uint64_t speed_num, speed_den;
 	uint64_t timed, untimed, out_of_order; /* records gone */
+	uint64_t passes;		       /* over the input (--loop) */
 	uint64_t late_count;
 	int64_t late_max_ns;
 	int64_t last_late_ns; /* of the record that went last */

@@ -222,5 +222,5 @@ drop_policy(struct policy *p, struct drop *d, const struct gate *g)
 {
 	*d = (struct drop){ .gate = g, .changed_ns = INT64_MIN };
 	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
-		drop_owes, false, READ_COPY };
+		drop_owes, false, READ_COPY, NULL };
 }

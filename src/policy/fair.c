@@ -158,7 +158,7 @@ fair_policy(struct policy *p, struct fair *f, const struct gate *g,
 		return -1;
 	}
 	*p = (struct policy){ f, fair_next, fair_streamed, NULL, NULL, true,
-		READ_COPY };
+		READ_COPY, NULL };
 	return 0;
 }
 

@@ -23,5 +23,5 @@ pass_policy(struct policy *p, struct gate *g)
 {
 	/* Bytes need no framing: they may go round the buffer. */
 	*p = (struct policy){ g, pass_next, NULL, NULL, NULL, false,
-		g->framer.bytes ? READ_SPLICE : READ_COPY };
+		g->framer.bytes ? READ_SPLICE : READ_COPY, NULL };
 }

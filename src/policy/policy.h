@@ -78,6 +78,9 @@ struct policy {
 	bool (*owes)(const void *self);
 	bool uses_ready;     /* next reads v->ready_ns */
 	enum read_mode read; /* how its reads take bytes */
+	/* NULL, or: all the input went, and it comes again from its start
+	 * at now_ns (--loop). */
+	void (*rewound)(void *self, int64_t now_ns);
 };
 
 static inline void

@@ -180,7 +180,7 @@ queue_policy(struct policy *p, struct queue *q, const struct gate *g,
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
 	*p = (struct policy){ q, queue_next, queue_streamed, NULL, NULL, false,
-		READ_COPY };
+		READ_COPY, NULL };
 	return 0;
 }
 

@@ -87,6 +87,15 @@ replay_commit(struct replay_schedule *s, const struct replay_slot *slot)
 }
 
 void
+replay_schedule_loop(struct replay_schedule *s, int64_t gap_ns)
+{
+	s->anchored = false;
+	s->have_high = false;
+	if (s->have_last)
+		s->last_due_ns = add_sat(s->last_due_ns, gap_ns);
+}
+
+void
 replay_set_speed(
     struct replay_schedule *s, uint64_t num, uint64_t den, int64_t now_ns)
 {
@@ -372,6 +381,25 @@ replay_retuned(void *self, int64_t now_ns)
 	r->booked = r->booked && gate_held(r->gate, &r->b, 1, now_ns) == 1;
 }
 
+/* Another pass of --loop begins at now_ns: a schedule afresh, counted. */
+static void
+replay_rewound(void *self, int64_t now_ns)
+{
+	struct replay *r = self;
+
+	(void)now_ns;
+	replay_schedule_loop(&r->sched, r->loop_gap_ns);
+	r->parsed = r->booked = false;
+	if (r->stats != NULL)
+		r->stats->passes++;
+}
+
+void
+replay_loop_gap(struct replay *r, int64_t gap_ns)
+{
+	r->loop_gap_ns = gap_ns;
+}
+
 void
 replay_policy(struct policy *p, struct replay *r, const struct gate *g,
     struct timestamp_format *fmt, const struct replay_schedule *sched,
@@ -385,9 +413,11 @@ replay_policy(struct policy *p, struct replay *r, const struct gate *g,
 	if (stats != NULL) {
 		stats->speed_num = sched->num;
 		stats->speed_den = sched->den;
+		stats->passes = 1;
 	}
 	*p = (struct policy){ r, replay_next, replay_streamed, replay_retuned,
-		NULL, true, READ_COPY };
+		NULL, true, READ_COPY, NULL };
+	p->rewound = replay_rewound;
 }
 
 void

@@ -52,6 +52,13 @@ void replay_schedule_init(
 void replay_plan(const struct replay_schedule *s, bool timed, int64_t ts,
     int64_t now_ns, struct replay_slot *slot);
 
+/*
+ * The input comes again from its start (--loop): its first timed record
+ * starts the schedule afresh, gap_ns after the last record went (or at
+ * once, if later).
+ */
+void replay_schedule_loop(struct replay_schedule *s, int64_t gap_ns);
+
 /* The record slot was planned for went (or was dropped). */
 void replay_commit(struct replay_schedule *s, const struct replay_slot *slot);
 
@@ -73,8 +80,9 @@ void replay_set_speed(
 struct replay {
 	const struct gate *gate;
 	struct timestamp_format *fmt;
-	bool found;    /* a timed record was seen among the first */
-	char why[320]; /* why it stopped (no timestamp), for ACT_FAIL */
+	bool found;	     /* a timed record was seen among the first */
+	int64_t loop_gap_ns; /* --loop-gap */
+	char why[320];	     /* why it stopped (no timestamp), for ACT_FAIL */
 	struct replay_schedule sched;
 	struct stats_replay *stats; /* counts, lateness; may be NULL */
 	bool drop;		    /* what the ceiling refuses is dropped */
@@ -105,6 +113,9 @@ void replay_policy(struct policy *p, struct replay *r, const struct gate *g,
 
 /* What -s calls the format of fmt; NULL until one is found. */
 const char *replay_format_name(const struct timestamp_format *fmt);
+
+/* Wait gap_ns between passes of --loop (0 by default). */
+void replay_loop_gap(struct replay *r, int64_t gap_ns);
 
 /* Change a running replay's speed at now_ns (see replay_set_speed). */
 void replay_speed(struct replay *r, uint64_t num, uint64_t den, int64_t now_ns);

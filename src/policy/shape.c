@@ -127,5 +127,5 @@ shape_policy(struct policy *p, struct shape *s, const struct gate *g)
 {
 	*s = (struct shape){ .gate = g };
 	*p = (struct policy){ s, shape_next, shape_streamed, shape_retuned,
-		shape_owes, true, g->claim ? READ_CLAIM : READ_COPY };
+		shape_owes, true, g->claim ? READ_CLAIM : READ_COPY, NULL };
 }

@@ -28,6 +28,7 @@ struct run {
 	bool slots_full;      /* --exec: records waited for a slot... */
 	int64_t slot_free_ns; /* ... until then */
 	bool failed;	      /* the policy could not go on */
+	uint64_t pass;	      /* --loop: passes begun again */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -179,12 +180,28 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 	return WAKE_DUE;
 }
 
+/*
+ * All the input was read and released: with --loop, read it again for
+ * the next pass; false when there is none.
+ */
+static bool
+loop_again(struct run *r)
+{
+	if (r->pol->rewound == NULL || r->s.head != r->s.tail ||
+	    (r->e->loops != UINT64_MAX && r->pass >= r->e->loops))
+		return false;
+	r->pass++;
+	stream_rewind(&r->s, clock_now_ns());
+	r->pol->rewound(r->pol->self, clock_now_ns());
+	return true;
+}
+
 /* Read more input, as the policy's reads may take it; false to stop. */
 static bool
 read_more(struct run *r, enum read_mode mode)
 {
 	if (r->s.eof)
-		return false;
+		return loop_again(r);
 	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
 }
 

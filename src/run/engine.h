@@ -35,6 +35,8 @@ struct engine {
 	stats_tally_fn *tally; /* NULL, or counts each record's fate */
 	void *tally_ctx;
 	struct jobs *jobs; /* --exec: records start commands, or NULL */
+	uint64_t loops;	   /* --loop: passes after the first (UINT64_MAX: for
+			 * ever), 0 by default */
 };
 
 /*

@@ -428,6 +428,14 @@ stream_move_long(struct stream *s, struct moved *m)
 	return n;
 }
 
+void
+stream_rewind(struct stream *s, int64_t now_ns)
+{
+	input_rewind(&s->in);
+	s->eof = false;
+	s->ready_ns = s->read_ns = now_ns;
+}
+
 ssize_t
 stream_fill(struct stream *s, bool fresh)
 {

@@ -130,6 +130,12 @@ void stream_count_waiting(struct stream *s);
 void stream_recount(struct stream *s);
 
 /*
+ * All the input was read and released: read it again from its first
+ * operand (--loop), as if it had come at now_ns.
+ */
+void stream_rewind(struct stream *s, int64_t now_ns);
+
+/*
  * Read more input at the tail; with fresh, input that had to be waited
  * for starts a new wait (ready_ns).  Returns the bytes read, 0 at the end
  * of all input, -1 when a stop was requested.

@@ -177,6 +177,14 @@ input_close(struct input *in)
 	in->file_left = 0;
 }
 
+void
+input_rewind(struct input *in)
+{
+	input_close(in);
+	in->next = 0;
+	in->stopped = false;
+}
+
 /*
  * Bytes left in the operand, a pipe or a regular file, as far as it can
  * tell without reading: -1 when it cannot, and for a file that says none
