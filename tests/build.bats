@@ -6,6 +6,11 @@
 
 load helpers
 
+# Each test builds the tool again, once or twice: on a busy machine (the
+# suite four files at a time, under ASan in CI) that takes more than the
+# 30 s of the other tests.
+BATS_TEST_TIMEOUT=240
+
 setup_file() {
 	local top=$BATS_TEST_DIRNAME/..
 	# The make that runs the suite (make check CC=musl-gcc REDIS=no) must
