@@ -537,7 +537,10 @@ KEY=key-of-a-client-with-a-longer-name-0001
 	command -v jq >/dev/null || skip "jq is not installed"
 	printf 'a* 1/min 1\n* 1/min 1\n' >"$d/tiers"
 	start_named held -k 1 --tiers "$d/tiers"
-	printf 'a 1\na 2\nb 1\nb 2\n' >&"$feed"
+	# In one write, so that one read takes them all: the run reads
+	# nothing more while its head record waits for a token.
+	printf 'a 1\na 2\nb 1\nb 2\n' >"$d/four"
+	cat "$d/four" >&"$feed"
 	wait_in held 4
 	run -0 --separate-stderr "$TB" -R held --stats=json
 	stderr=$output
