@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -181,6 +182,20 @@ note_drops(const struct config *cfg, const struct stats *st)
 	    (unsigned long long)st->units_dropped, (unsigned long long)in);
 }
 
+/* --loop reads its FILEs again: each must be a regular file. */
+static void
+check_loop_files(const struct config *cfg)
+{
+	struct stat st;
+
+	for (int i = 0; cfg->loops != 0 && i < cfg->nfiles; i++)
+		if (stat(cfg->files[i], &st) == 0 && !S_ISREG(st.st_mode))
+			errx(2,
+			    "--loop reads its FILEs again: '%s' is no regular "
+			    "file (a pipe or a terminal cannot be read twice)",
+			    cfg->files[i]);
+}
+
 /* Run cfg: build its limits, then let the engine copy the input. */
 static int
 run(const struct config *cfg)
@@ -197,6 +212,7 @@ run(const struct config *cfg)
 		return take(cfg);
 	if (cfg->dry_run)
 		return dry_run(cfg);
+	check_loop_files(cfg);
 	e = (struct engine){ .policy = &policy,
 		.files = cfg->files,
 		.nfiles = cfg->nfiles,

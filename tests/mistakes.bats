@@ -30,7 +30,7 @@ mistake() {
 	mistake 2 "-s and --stats take no value apart: for a JSON report give --stats=json (for a file named json, give ./json)" --stats json -r 1/s
 	mistake 2 "invalid option '-s=json': for a JSON report give --stats=json" -s=json -r 1/s
 	mistake 2 "invalid option '-r=5/s': a short option takes its value after it, as -r 5/s" -r=5/s
-	mistake 2 "'per' after the rate '10' looks like part of it: give the rate as one word, such as -r 10/s" -r 10 per second
+	mistake 2 "'per' after the rate '10' looks like part of it: give the rate as one word, such as -r 10/s (for a file named per, give it as ./NAME)" -r 10 per second
 	mistake 2 "'/s' after the rate '5' looks like part of it: give the rate as one word, such as -r 5/s" -r 5 /s
 	mistake 2 "'/min' after the rate '5' looks like part of it: give the rate as one word, such as -r 5/min" --rate=5 /min
 	mistake 2 "--json needs --list: the list it prints as JSON" --json
@@ -61,6 +61,8 @@ mistake() {
 	assert_msg "$stderr" "-r 1M/s counts lines, not bytes; to limit bytes, add -c, or give --byte-rate 1M/s"
 	run -0 --separate-stderr bash -c 'seq 3 | tb -c -r 1M/s'
 	assert_eq "$stderr" "" "with -c, nothing to say"
+	run -0 --separate-stderr bash -c 'seq 3 | tb -l -r 1M/s'
+	assert_eq "$stderr" "" "with -l, lines are meant"
 }
 
 @test "--drop with a burst of 1 that drops most of a file says why, and how to keep them" {

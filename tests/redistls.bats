@@ -27,6 +27,8 @@ setup_file() {
 	cert client client "DNS:client"
 	TPORT=$(free_port) MPORT=$(free_port) OTHERPORT=$(free_port)
 	export TPORT MPORT OTHERPORT
+	# And a plain one, for rediss:// given to it.
+	file_redis
 	tls_server "$TPORT" server no
 	tls_server "$MPORT" server yes
 	tls_server "$OTHERPORT" other no
@@ -162,4 +164,40 @@ elapsed_ms() {
 	for i in 1 2; do
 		assert_ge "$(wc -l <"$d/out$i")" 1 "lines of process $i"
 	done
+}
+
+@test "rediss://: the server killed and started again mid-run is an outage, not an error" {
+	local d=$BATS_TEST_TMPDIR port spid
+	port=$(free_port)
+	redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 \
+	    --tls-cert-file "$C/server.pem" --tls-key-file "$C/server.key" \
+	    --tls-ca-cert-file "$C/ca.pem" --tls-auth-clients no --save '' \
+	    >/dev/null 2>&1 &
+	spid=$!
+	sleep 0.5
+	seq 1000 | "$TB" --shared "$P" --redis "rediss://127.0.0.1:$port" \
+	    --redis-cacert "$C/ca.pem" -r 20/s --redis-fallback local \
+	    >"$d/out" 2>"$d/err" &
+	local tb=$!
+	sleep 1
+	kill -9 "$spid"
+	sleep 1
+	redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 \
+	    --tls-cert-file "$C/server.pem" --tls-key-file "$C/server.key" \
+	    --tls-ca-cert-file "$C/ca.pem" --tls-auth-clients no --save '' \
+	    >/dev/null 2>&1 &
+	spid=$!
+	sleep 2
+	kill -0 "$tb" # still running
+	kill -TERM "$tb"
+	wait "$tb" || true
+	kill "$spid"
+	grep -q "limiting locally until it is back" "$d/err" || { cat "$d/err" >&2; return 1; }
+	assert_ge "$(wc -l <"$d/out")" 50 "lines through the outage"
+}
+
+@test "rediss:// to a plain Redis port is exit 1 after the deadline, saying no TLS is spoken there" {
+	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$RPORT" \
+	    --redis-cacert "$C/ca.pem" -r 10/s </dev/null
+	assert_msg "$stderr" "rediss://127.0.0.1:$RPORT/0: the server speaks no TLS there: give redis://"
 }

@@ -355,3 +355,12 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	run -2 --separate-stderr tb --replay --dry-run --loop 2 "$d/in"
 	assert_msg "$stderr" "--dry-run describes one pass: leave --loop out"
 }
+
+@test "--loop: a pass that reads nothing ends the loop; a pipe as FILE is refused" {
+	: >"$d/empty"
+	run -0 --separate-stderr timeout 5 "$TB" --replay --loop inf "$d/empty"
+	assert_eq "$output" "" "nothing"
+	run -2 --separate-stderr bash -c 'printf "2026-11-23T14:05:06Z a\n" |
+	    "$0" --replay --loop 2 /dev/stdin' "$TB"
+	assert_msg "$stderr" "--loop reads its FILEs again: '/dev/stdin' is no regular file (a pipe or a terminal cannot be read twice)"
+}

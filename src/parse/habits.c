@@ -95,8 +95,11 @@ habits_check(
 		    strcmp(rate, "inf") != 0 && next != NULL && rate_word(next))
 			return msg_fail(err, errsz,
 			    "'%s' after the rate '%s' looks like part of it: "
-			    "give the rate as one word, such as -r %s%s",
-			    next, rate, rate, next[0] == '/' ? next : "/s");
+			    "give the rate as one word, such as -r %s%s%s%s%s",
+			    next, rate, rate, next[0] == '/' ? next : "/s",
+			    next[0] == '/' ? "" : " (for a file named ",
+			    next[0] == '/' ? "" : next,
+			    next[0] == '/' ? "" : ", give it as ./NAME)");
 		if (w[0] != '-' || w[1] == '\0')
 			continue;
 		if (w[1] != '-' && habit(cl, w, err, errsz) != 0)

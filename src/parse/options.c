@@ -856,7 +856,12 @@ warn_byte_suffix(struct parsed *p)
 	const char *sfx;
 	size_t n;
 
-	if (p->cfg.mode == UNIT_BYTES)
+	/* Not when the unit is said (-l, -0, -d), bytes are limited
+	 * already (--byte-rate), or -r is a replay's ceiling. */
+	if (p->cfg.mode == UNIT_BYTES ||
+	    (p->cl.seen &
+		(O(LINES) | O(NULL) | O(DELIM) | O(BYTE_RATE) | O(REPLAY))) !=
+		0)
 		return 0;
 	for (int i = 0; i < p->nrates; i++) {
 		n = suffix_of(p->rates[i], &sfx);

@@ -29,6 +29,7 @@ struct run {
 	int64_t slot_free_ns; /* ... until then */
 	bool failed;	      /* the policy could not go on */
 	uint64_t pass;	      /* --loop: passes begun again */
+	uint64_t pass_bytes;  /* bytes in when the last pass began */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -187,10 +188,13 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 static bool
 loop_again(struct run *r)
 {
+	/* A pass that read nothing would read nothing again, at once. */
 	if (r->pol->rewound == NULL || r->s.head != r->s.tail ||
-	    (r->e->loops != UINT64_MAX && r->pass >= r->e->loops))
+	    (r->e->loops != UINT64_MAX && r->pass >= r->e->loops) ||
+	    r->s.st->bytes_in == r->pass_bytes)
 		return false;
 	r->pass++;
+	r->pass_bytes = r->s.st->bytes_in;
 	stream_rewind(&r->s, clock_now_ns());
 	r->pol->rewound(r->pol->self, clock_now_ns());
 	return true;

@@ -370,6 +370,15 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 	}
 	if (clock_now_ns() < conn->deadline_ns)
 		return REDISCONN_AGAIN;
+	/* A plain port given as rediss:// lets a handshake hang: say so. */
+	if (conn->t.connecting && conn->t.tls != NULL && !conn->spoken &&
+	    !conn->asked_tls) {
+		conn->asked_tls = true;
+		if (transport_speaks_redis(conn->url->host, conn->url->port,
+			clock_now_ns() + TIMEOUT_NS))
+			redisconn_fatal(conn,
+			    "the server speaks no TLS there: give redis://");
+	}
 	if (conn->t.connecting)
 		snprintf(why, size, "cannot connect within %d ms",
 		    REDISCONN_TIMEOUT_MS);

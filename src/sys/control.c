@@ -414,8 +414,10 @@ take_new(int64_t now_ns, answer_fn *answer, void *arg)
 		}
 		signal_io(fd);
 		p = place();
+		/* From its accept, not from when this call began: a peer
+		 * that connected meanwhile would be closed early. */
 		*p = (struct pending){ .fd = fd,
-			.deadline_ns = now_ns + CONTROL_REQUEST_NS };
+			.deadline_ns = clock_now_ns() + CONTROL_REQUEST_NS };
 		go_on(p, now_ns, answer, arg);
 	}
 }

@@ -17,6 +17,7 @@ struct tls {
 	SSL_CTX *ctx;
 	SSL *ssl;
 	short wants;	 /* POLLIN or POLLOUT, while it waits */
+	bool own_ctx;	 /* ctx is this session's alone, to be freed */
 	char fault[160]; /* why the session failed for good, or "" */
 };
 
@@ -32,12 +33,39 @@ ssl_why(char *why, size_t size, const char *what)
 {
 	unsigned long e = ERR_get_error();
 
+#ifdef ERR_SYSTEM_ERROR
+	if (e != 0 && ERR_SYSTEM_ERROR(e)) {
+		/* A file that could not be read: as the system says. */
+		snprintf(why, size, "%s: %s", what,
+		    strerror((int)ERR_GET_REASON(e)));
+		ERR_clear_error();
+		return -1;
+	}
+#endif
 	snprintf(why, size, "%s: %s", what,
-	    e != 0 ? ERR_reason_error_string(e) : "failed");
-	if (e != 0 && ERR_reason_error_string(e) == NULL)
-		snprintf(why, size, "%s: error %lu", what, e);
+	    e != 0 && ERR_reason_error_string(e) != NULL ?
+		ERR_reason_error_string(e) :
+		"failed");
 	ERR_clear_error();
 	return -1;
+}
+
+/*
+ * Did the link just end without TLS's closing alert (a server killed, a
+ * proxy hanging up)?  OpenSSL 3 calls that an error of the protocol; it
+ * is an outage like any closed link.
+ */
+static bool
+unexpected_eof(void)
+{
+#ifdef SSL_R_UNEXPECTED_EOF_WHILE_READING
+	unsigned long e = ERR_peek_error();
+
+	return e != 0 && ERR_GET_LIB(e) == ERR_LIB_SSL &&
+	    ERR_GET_REASON(e) == SSL_R_UNEXPECTED_EOF_WHILE_READING;
+#else
+	return false;
+#endif
 }
 
 /* Set ctx up as cfg says: 0, or -1 with why. */
@@ -82,6 +110,44 @@ name_host(SSL *ssl, const char *host)
 	return SSL_set1_host(ssl, host) == 1 ? 0 : -1;
 }
 
+/*
+ * The context of cfg, made once: the CAs are read at the first connection
+ * only, not at each (a large store would take the deadline of each).
+ */
+static struct {
+	const struct tls_config *cfg;
+	SSL_CTX *ctx;
+} made[2];
+
+/* Is ctx one of those made once? */
+static bool
+kept(const SSL_CTX *ctx)
+{
+	return made[0].ctx == ctx || made[1].ctx == ctx;
+}
+
+static SSL_CTX *
+context(const struct tls_config *cfg, char *why, size_t size)
+{
+	size_t i;
+	SSL_CTX *ctx;
+
+	for (i = 0; i < 2 && made[i].cfg != NULL; i++)
+		if (made[i].cfg == cfg)
+			return made[i].ctx;
+	if ((ctx = SSL_CTX_new(TLS_client_method())) == NULL)
+		return NULL;
+	if (setup(ctx, cfg, why, size) != 0) {
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	if (i < 2) {
+		made[i].cfg = cfg;
+		made[i].ctx = ctx;
+	}
+	return ctx;
+}
+
 struct tls *
 tls_open(const struct tls_config *cfg, int fd, const char *host, char *why,
     size_t size)
@@ -93,9 +159,10 @@ tls_open(const struct tls_config *cfg, int fd, const char *host, char *why,
 		snprintf(why, size, "TLS: %s", strerror(ENOMEM));
 		return NULL;
 	}
-	if ((s->ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
-	    setup(s->ctx, cfg, why, size) != 0 ||
-	    (s->ssl = SSL_new(s->ctx)) == NULL || SSL_set_fd(s->ssl, fd) != 1 ||
+	if ((s->ctx = context(cfg, why, size)) != NULL)
+		s->own_ctx = !kept(s->ctx);
+	if (s->ctx == NULL || (s->ssl = SSL_new(s->ctx)) == NULL ||
+	    SSL_set_fd(s->ssl, fd) != 1 ||
 	    (!cfg->insecure && name_host(s->ssl, host) != 0)) {
 		if (why[0] == '\0')
 			ssl_why(why, size, "TLS");
@@ -134,7 +201,8 @@ tls_handshake(struct tls *s, char *why, size_t size)
 	}
 	if (wait_or_fail(s, rc) == 0)
 		return 0;
-	if (SSL_get_error(s->ssl, rc) == SSL_ERROR_SYSCALL) {
+	if (SSL_get_error(s->ssl, rc) == SSL_ERROR_SYSCALL ||
+	    unexpected_eof()) {
 		/* The link broke: as any outage. */
 		snprintf(why, size, "TLS handshake: %s",
 		    errno != 0 ? strerror(errno) : "connection closed");
@@ -166,6 +234,11 @@ io_result(struct tls *s, int rc)
 		return rc;
 	}
 	e = SSL_get_error(s->ssl, rc);
+	if (e == SSL_ERROR_SSL && unexpected_eof()) {
+		ERR_clear_error();
+		errno = ECONNRESET;
+		return -1;
+	}
 	if (e == SSL_ERROR_SSL) {
 		/* The server refused us (our certificate, say): no waiting
 		 * cures that. */
@@ -224,7 +297,8 @@ tls_close(struct tls *s)
 		return;
 	if (s->ssl != NULL)
 		SSL_free(s->ssl);
-	if (s->ctx != NULL)
+	/* A context made once is kept for the next connection. */
+	if (s->own_ctx)
 		SSL_CTX_free(s->ctx);
 	free(s);
 }

@@ -238,3 +238,23 @@ transport_speaks_tls(const char *host, int port, int64_t deadline_ns)
 	transport_close(&t);
 	return rc == 1;
 }
+
+bool
+transport_speaks_redis(const char *host, int port, int64_t deadline_ns)
+{
+	struct transport t;
+	char why[256], c = 0;
+	int rc;
+
+	transport_init(&t);
+	rc = transport_connect(&t, host, port, "", NULL, why, sizeof why);
+	while (rc == 0 && (rc = transport_connected(&t, why, sizeof why)) == 0)
+		if (clock_wait_fd(t.fd, POLLOUT, deadline_ns) == 0)
+			break;
+	if (rc == 1 && transport_write(&t, "PING\r\n", 6) == 6)
+		while (clock_wait_fd(t.fd, POLLIN, deadline_ns) == 1 &&
+		    transport_read(&t, &c, 1) < 0 && errno == EAGAIN)
+			;
+	transport_close(&t);
+	return c == '+' || c == '-';
+}

@@ -74,6 +74,13 @@ bool transport_pending(const struct transport *t);
  */
 bool transport_speaks_tls(const char *host, int port, int64_t deadline_ns);
 
+/*
+ * Does the server at host:port answer a plain PING as Redis does by
+ * deadline_ns?  Asked of one that gave no TLS handshake, to say why.
+ * Waits.
+ */
+bool transport_speaks_redis(const char *host, int port, int64_t deadline_ns);
+
 /* Close t, if it is open. */
 void transport_close(struct transport *t);
 
