@@ -11,14 +11,17 @@ load helpers
 # 30 s of the other tests.
 BATS_TEST_TIMEOUT=240
 # Nor must they take the variables of the make that runs the suite (make
-# check CC=musl-gcc REDIS=no passes them on in MAKEFLAGS).
-unset MAKEFLAGS MFLAGS MAKELEVEL
+# check CC=musl-gcc REDIS=no passes them on, in MAKEFLAGS and in the
+# environment both).
+unset MAKEFLAGS MFLAGS MAKELEVEL CC CFLAGS CPPFLAGS LDFLAGS SAN REDIS TLS \
+    PORTABLE
 
 setup_file() {
 	local top=$BATS_TEST_DIRNAME/..
 	# The make that runs the suite (make check CC=musl-gcc REDIS=no) must
 	# not pass its variables to the builds these tests make.
-	unset MAKEFLAGS MFLAGS MAKELEVEL
+	unset MAKEFLAGS MFLAGS MAKELEVEL CC CFLAGS CPPFLAGS LDFLAGS SAN REDIS \
+	    TLS PORTABLE
 	# The tests build in one copy of the source: one at a time.
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SRC=$BATS_FILE_TMPDIR/src
