@@ -50,11 +50,14 @@ burst_after() {
 	output=$(cat "$d/stamps")
 	assert_eq "$(stamp_texts)" "$(seq 200)" "lines, in order"
 	# The largest gap is the pause; what follows it within 15 ms is at
-	# most the burst plus what 10 ms of catch-up earns at 50/s.
+	# most the burst plus what 10 ms of catch-up earns at 50/s, and one
+	# more when the first line after the pause was itself late (a busy
+	# machine, the suite running beside it): the next one, on time, then
+	# falls within the 15 ms.  Never a second bucket's worth.
 	local resume
 	resume=$(awk '$1 ~ /^[0-9]/ { if (p != "" && $1 - p > g) { g = $1 - p; r = $1 } p = $1 }
 	    END { print r }' <<<"$output")
-	assert_le "$(burst_after "$resume" 15)" 5 "lines right after SIGCONT"
+	assert_le "$(burst_after "$resume" 15)" 6 "lines right after SIGCONT"
 }
 
 @test "a storm of signals does not disturb the schedule" {
