@@ -126,8 +126,11 @@ setup() {
 	wait "$pid"
 	cmp "$d/in" "$d/out"
 	stderr=$(cat "$d/err")
-	[[ $(grep -c 'waiting for it' "$d/err") == 1 ]]
-	[[ $(grep -c 'reached again' "$d/err") == 1 ]]
+	# Said as it goes down and as it comes back; on a busy machine a
+	# reconnection that takes its whole deadline is said again, paired.
+	[[ $(grep -c 'waiting for it' "$d/err") -ge 1 &&
+	    $(grep -c 'waiting for it' "$d/err") == $(grep -c 'reached again' "$d/err") ]] ||
+	    { cat "$d/err" >&2; false; }
 }
 
 @test "--redis-fallback=block: waits for a server that is not up yet" {
