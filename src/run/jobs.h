@@ -47,9 +47,9 @@ void jobs_free(struct jobs *j);
 unsigned jobs_room(const struct jobs *j);
 
 /*
- * The sink of stream_hand: start the command for the record rec[0..len)
- * (without its delimiter delim, or -1 in none), the number of the record
- * being counted from 1.
+ * The sink of stream_hand: start the command for the record rec[0..len),
+ * its delimiter left out; or refuse a record no argument can hold, or
+ * keep it while no command may start.
  */
 enum stream_fate jobs_hand(void *self, const char *rec, size_t len);
 

@@ -16,14 +16,14 @@
 static char *
 record_of(const struct config *cfg, size_t *len)
 {
-	const char *key = cfg->take_key, *bad;
+	const char *key = cfg->take_key;
 	char sep = cfg->key_sep >= 0 ? (char)cfg->key_sep : ' ';
 	size_t klen = strlen(key), lead = cfg->key_field - 1, i;
+	bool splits = cfg->key_sep >= 0 ? strchr(key, sep) != NULL :
+					  strpbrk(key, " \t") != NULL;
 	char *rec;
 
-	bad = cfg->key_sep >= 0 ? (strchr(key, sep) != NULL ? "" : NULL) :
-				  (strpbrk(key, " \t") != NULL ? "" : NULL);
-	if (klen == 0 || bad != NULL || memchr(key, cfg->delim, klen) != NULL)
+	if (klen == 0 || splits || memchr(key, cfg->delim, klen) != NULL)
 		errx(2,
 		    "invalid --take key '%s': give a key a field of a record "
 		    "can hold (not empty, no field separator or delimiter)",
