@@ -4,8 +4,9 @@
  *     connects N times to the UNIX-domain socket PATH, without blocking
  *     (a connection the listener's full backlog refuses is left out),
  *     sends nothing, and writes "connected K" (K made) on a line of its
- *     own; then, as the other end closes each, "closed MS" (MS since it
- *     connected).  It exits when all are closed, or after 60 s.
+ *     own; then, as the other end closes each, "closed MS" (MS since just
+ *     before it connected).  It exits when all are closed, or after
+ *     60 s.
  *   Standard output is flushed at each line, so a test may read it from
  *   a file while silent runs.
  *
@@ -69,12 +70,18 @@ main(int argc, char *argv[])
 	sa.sun_family = AF_UNIX;
 	memcpy(sa.sun_path, argv[1], strlen(argv[1]) + 1);
 	for (int i = 0; i < n; i++) {
+		/*
+		 * The time before connect(2): the run may accept, and start
+		 * its second, before this process runs again, and a time
+		 * taken after would make its close look early.
+		 */
+		double t = now_ms();
 		int c = connect_one(&sa);
 
 		if (c < 0)
 			continue;
 		pfd[made] = (struct pollfd){ .fd = c, .events = POLLIN };
-		start[made++] = now_ms();
+		start[made++] = t;
 	}
 	printf("connected %d\n", made);
 	(void)fflush(stdout);
