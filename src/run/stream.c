@@ -454,7 +454,9 @@ stream_fill(struct stream *s, bool fresh)
 	 * Units are ready from the time they arrive.  Data that was already
 	 * waiting when we came for it has been ready since we last knew, so
 	 * the schedule keeps its place; only data we had to wait for starts
-	 * afresh, as after an idle period.
+	 * afresh, as after an idle period.  The first bytes of all are ready
+	 * from when they were read: before, nothing was known of them (a slow
+	 * start would else count as time they waited).
 	 */
 	got = input_read(
 	    &s->in, s->buf + s->tail, s->cap - s->tail, fresh ? &waited : NULL);
@@ -463,6 +465,8 @@ stream_fill(struct stream *s, bool fresh)
 	now_ns = clock_now_ns();
 	if (got == 0)
 		s->eof = true;
+	if (s->st->bytes_in == 0)
+		waited = true;
 	s->tail += (size_t)got;
 	s->st->bytes_in += (uint64_t)got;
 	s->read_ns = now_ns;
@@ -483,6 +487,8 @@ stream_claim(struct stream *s, bool fresh)
 		return stream_fill(s, fresh);
 	got = input_peek(&s->in, s->cap, fresh ? &waited : NULL);
 	now_ns = clock_now_ns();
+	if (s->st->bytes_in == 0) /* as stream_fill says */
+		waited = true;
 	if (waited)
 		s->ready_ns = now_ns;
 	if (got == SPLICE_UNSUPPORTED)
