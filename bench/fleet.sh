@@ -79,7 +79,7 @@ if ! start_server; then
 	echo "Not measured: redis-server did not start: $(tail -n 1 "$work/redis.log")"
 	exit 1
 fi
-url=redis://127.0.0.1:$port
+url=redis://127.0.0.1:$port ports=$port cli_args=() tag=one
 # Run directories of our own: the processes' control sockets.
 export XDG_RUNTIME_DIR=$work/run
 mkdir -m 700 "$XDG_RUNTIME_DIR"
@@ -95,9 +95,13 @@ awk -v n="$k_lines" 'BEGIN { for (i = 0; i < n; i++) printf "k%d %d\n", i % 1000
 seq $((rate * share_s * 3 / 2)) >"$work/lines.txt"
 run=0
 
+# evalsha: the calls of EVALSHA the servers of $ports have answered.
 evalsha() {
-	redis-cli -p "$port" info commandstats |
-		sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*/\1/p'
+	local p
+	for p in $ports; do
+		redis-cli "${cli_args[@]}" -p "$p" info commandstats |
+			sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*/\1/p'
+	done | awk '{ n += $1 } END { print n + 0 }'
 }
 
 # min_max FILE: "min..max" of the numbers in FILE, one a line.
@@ -105,17 +109,19 @@ min_max() {
 	sort -n "$1" | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.0f..%.0f", a, b }'
 }
 
-# keyed PROCS: one run of PROCS processes at once through -k; appends a
-# line "per-process-min per-process-max total round-trips" to keyed.txt.
+# keyed PROCS [ARG...]: one run of PROCS processes at once through -k,
+# with ARG... (TLS); appends a line "per-process-min..max total
+# round-trips" to keyed.$tag.PROCS.
 keyed() {
 	local procs=$1 i calls first last pids=()
+	shift
 	run=$((run + 1))
 	calls=$(evalsha)
 	for ((i = 0; i < procs; i++)); do
 		(
 			s=$("$RECV" --now)
 			"$TB" -k 1 -r 1000/s -b 1000 --shared "keys$run" --redis "$url" \
-				"$work/keys.txt" >/dev/null
+				"$@" "$work/keys.txt" >/dev/null
 			e=$("$RECV" --now)
 			echo "$s $e"
 		) >"$work/kp.$i" &
@@ -131,7 +137,7 @@ keyed() {
 	echo "$(min_max "$work/k.rates") $(awk -v n="$((k_lines * procs))" \
 		-v s="$first" -v e="$last" 'BEGIN { printf "%.0f", n / ((e - s) / 1e9) }') \
 		$(awk -v c="$(($(evalsha) - calls))" -v n="$((k_lines * procs))" \
-			'BEGIN { printf "%.4f", c / n }')" >>"$work/keyed.$procs"
+			'BEGIN { printf "%.4f", c / n }')" >>"$work/keyed.$tag.$procs"
 }
 
 # shared PROCS: PROCS processes on one bucket for share_s seconds; one
@@ -188,17 +194,29 @@ for procs in 1 2 4; do
 	echo "fleet.sh: $procs process(es) on one bucket of $rate/s" >&2
 	share_rows+=("$(shared "$procs")")
 done
-keyed_rows=()
-for procs in 1 2 4; do
-	echo "fleet.sh: $procs process(es) of $k_lines records through -k" >&2
-	for ((r = 0; r < reps; r++)); do
-		keyed "$procs"
+# keyed_rows PROCS... [-- ARG...]: the rows of keyed's table for each
+# PROCS, the median of reps runs, in rows.
+keyed_rows() {
+	local procs counts=() mm total rt r
+	rows=()
+	while (($# > 0)) && [[ $1 != -- ]]; do
+		counts+=("$1")
+		shift
 	done
-	# The run of the median total.
-	read -r mm total rt < <(sort -k 2 -n "$work/keyed.$procs" |
-		awk -v m="$(((reps + 1) / 2))" 'NR == m { print $1, $2, $3 }')
-	keyed_rows+=("| $procs | $((k_lines * procs)) | $mm | $total | $rt |")
-done
+	shift || true
+	for procs in "${counts[@]}"; do
+		echo "fleet.sh: $procs process(es) of $k_lines records through -k ($tag)" >&2
+		for ((r = 0; r < reps; r++)); do
+			keyed "$procs" "$@"
+		done
+		# The run of the median total.
+		read -r mm total rt < <(sort -k 2 -n "$work/keyed.$tag.$procs" |
+			awk -v m="$(((reps + 1) / 2))" 'NR == m { print $1, $2, $3 }')
+		rows+=("| $procs | $((k_lines * procs)) | $mm | $total | $rt |")
+	done
+}
+keyed_rows 1 2 4
+keyed_table=("${rows[@]}")
 
 echo "$(nproc) CPUs, shared with the redis-server; $(redis-server --version |
 	sed 's/ sha=.*//')."
@@ -209,7 +227,7 @@ echo "-k through Redis, 1000 keys within their bursts" \
 echo
 echo "| processes | records | records/s a process (min..max) | records/s in all | round trips a record |"
 echo "|--:|--:|--:|--:|--:|"
-printf '%s\n' "${keyed_rows[@]}"
+printf '%s\n' "${keyed_table[@]}"
 echo
 echo "One bucket of $rate/s, burst $burst, shared for $share_s s:"
 echo
@@ -221,3 +239,105 @@ echo "Ahead: the most the arrivals were ahead of burst + rate x (t - t0),"
 echo "t0 before any process started (above 0: a record early).  Window"
 echo "excess: the most the arrivals in any window exceeded burst + rate x"
 echo "its width: late wake-ups and late pipe reads bunch records."
+
+# ------------------------------------------------------------ TLS beside TCP
+# One process through -k to a server that speaks TLS on one port and TCP
+# on another: what TLS costs, on the same server.
+tls_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+tcp_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+tls_pid=''
+if "$TB" -V | grep -q 'TLS: yes' && command -v openssl >/dev/null &&
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$work/tls.key" \
+		-out "$work/tls.pem" 2>/dev/null; then
+	redis-server --port "$tcp_port" --tls-port "$tls_port" --bind 127.0.0.1 \
+		--tls-cert-file "$work/tls.pem" --tls-key-file "$work/tls.key" \
+		--tls-auth-clients no --save '' --appendonly no \
+		>"$work/tls.log" 2>&1 &
+	tls_pid=$!
+	for ((i = 0; i < 500; i++)); do
+		redis-cli -p "$tcp_port" ping 2>/dev/null | grep -q PONG && break
+		sleep 0.01
+	done
+fi
+if [[ -n $tls_pid ]] && redis-cli -p "$tcp_port" ping 2>/dev/null | grep -q PONG; then
+	ports=$tcp_port url=redis://127.0.0.1:$tcp_port
+	tag=tcp
+	keyed_rows 1
+	tcp_row=${rows[0]}
+	url=rediss://127.0.0.1:$tls_port tag=tls
+	keyed_rows 1 -- --redis-cacert "$work/tls.pem"
+	echo
+	echo "TLS beside TCP, one process through -k, the same server" \
+		"(the median of $reps run(s)):"
+	echo
+	echo "| link | records | records/s | records/s in all | round trips a record |"
+	echo "|--|--:|--:|--:|--:|"
+	echo "| TCP ${tcp_row#| 1 }"
+	echo "| TLS ${rows[0]#| 1 }"
+	kill "$tls_pid"
+	wait "$tls_pid" 2>/dev/null || true
+else
+	echo
+	echo "TLS not measured: needs a tbthrottle built with TLS, openssl," \
+		"and a redis-server built with TLS."
+fi
+
+# ------------------------------------------------------------- Cluster
+# A Redis Cluster of three masters on this host: -k spreads each name's
+# buckets over 16 slots, and a process books a call a slot of its batch.
+cluster_pids=()
+stop_cluster() {
+	kill "${cluster_pids[@]}" 2>/dev/null || true
+	wait "${cluster_pids[@]}" 2>/dev/null || true
+	stop_server
+}
+trap stop_cluster EXIT
+nodes=() ports=''
+for i in 1 2 3; do
+	p=$(python3 -c '
+import random, socket
+for _ in range(1000):
+    p = random.randint(20000, 50000)
+    try:
+        for q in (p, p + 10000):
+            s = socket.socket(); s.bind(("127.0.0.1", q)); s.close()
+    except OSError:
+        continue
+    print(p); break')
+	mkdir -p "$work/node-$p"
+	(cd "$work/node-$p" && exec redis-server --port "$p" --bind 127.0.0.1 \
+		--cluster-enabled yes --cluster-config-file nodes.conf --save '' \
+		--appendonly no >"$work/node-$p.log" 2>&1) &
+	cluster_pids+=($!)
+	nodes+=("127.0.0.1:$p")
+	ports="$ports $p"
+done
+sleep 0.5
+if redis-cli --cluster create "${nodes[@]}" --cluster-yes >"$work/create.log" 2>&1; then
+	for ((i = 0; i < 100; i++)); do
+		redis-cli -p "${nodes[0]#*:}" cluster info | grep -q cluster_state:ok && break
+		sleep 0.1
+	done
+	url=redis://${nodes[0]} tag=cluster
+	keyed_rows 1 2 4 -- --drop
+	echo
+	echo "-k --drop through a Redis Cluster of 3 masters on this host (the same" \
+		"keys; round trips summed over the masters; the median of $reps run(s)):"
+	echo
+	echo "| processes | records | records/s a process (min..max) | records/s in all | round trips a record |"
+	echo "|--:|--:|--:|--:|--:|"
+	printf '%s\n' "${rows[@]}"
+	tag=cluster-shape
+	keyed_rows 1
+	echo
+	echo "The same keys shaped (no --drop), one process: a call for each run" \
+		"of records of one shard:"
+	echo
+	echo "| processes | records | records/s a process (min..max) | records/s in all | round trips a record |"
+	echo "|--:|--:|--:|--:|--:|"
+	printf '%s\n' "${rows[@]}"
+else
+	echo
+	echo "Cluster not measured: redis-cli --cluster create failed: $(tail -n 1 "$work/create.log")"
+fi

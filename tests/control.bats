@@ -240,11 +240,6 @@ silent() {
 	return 1
 }
 
-# ms_since T0: milliseconds from T0 (of now_ms) to now.
-ms_since() {
-	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%d\n", b - a }'
-}
-
 @test "connections that never ask do not hold up the schedule, and are closed after 1 s" {
 	local a n0 n1 ms
 	start_named busy -r 100/s
@@ -280,7 +275,7 @@ ms_since() {
 		kill -0 "$a" 2>/dev/null || break
 		sleep 0.01
 	done
-	assert_le "$(ms_since "$t0")" 1000 "time to stop (ms)"
+	assert_le "$(elapsed_ms "$t0")" 1000 "time to stop (ms)"
 	wait "$a" || true
 	kill "$spid" 2>/dev/null || true
 	eval "exec ${feed_stoppable}>&-"
@@ -321,7 +316,7 @@ ms_since() {
 	[[ $(head -n 1 "$BATS_TEST_TMPDIR/silent.$a") == "connected 17" ]]
 	t0=$(now_ms)
 	TB_LIMIT=14 run -0 --separate-stderr tb --list
-	ms=$(ms_since "$t0")
+	ms=$(elapsed_ms "$t0")
 	# Both are asked at once: 5 s for the two, not 5 s each.
 	assert_ge "$ms" 5000 "time of --list (ms)"
 	assert_le "$ms" 8500 "time of --list (ms)"
@@ -332,7 +327,7 @@ ms_since() {
 	# Neither stops -R from reaching another run at once.
 	t0=$(now_ms)
 	TB_LIMIT=14 run -0 --separate-stderr tb -R awake --stats
-	assert_le "$(ms_since "$t0")" 2000 "time of -R awake (ms)"
+	assert_le "$(elapsed_ms "$t0")" 2000 "time of -R awake (ms)"
 	kill "$spid"
 	kill -CONT "$a" "$b"
 	stop_named frozen "$a"
@@ -347,7 +342,7 @@ ms_since() {
 	kill -STOP "$a"
 	t0=$(now_ms)
 	TB_LIMIT=14 run -1 --separate-stderr tb -R paused -r 50/s
-	ms=$(ms_since "$t0")
+	ms=$(elapsed_ms "$t0")
 	assert_msg "$stderr" "no answer from paused within 5 s; nothing was changed"
 	assert_ge "$ms" 5000 "time of -R (ms)"
 	assert_le "$ms" 8000 "time of -R (ms)"
@@ -365,7 +360,7 @@ ms_since() {
 	silent "$a" 20
 	t0=$(now_ms)
 	TB_LIMIT=14 run -1 --separate-stderr tb -R "$a" --stats
-	ms=$(ms_since "$t0")
+	ms=$(elapsed_ms "$t0")
 	assert_msg "$stderr" "no answer from $a within 5 s; nothing was changed"
 	assert_ge "$ms" 5000 "time of -R (ms)"
 	assert_le "$ms" 8000 "time of -R (ms)"

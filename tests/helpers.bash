@@ -209,6 +209,11 @@ assert_four_share() {
 	done
 }
 
+# elapsed_ms T0: whole ms since T0 (from now_ms).
+elapsed_ms() {
+	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%d", b - a }'
+}
+
 # Poll until FILE is non-empty (at most 10 s).
 wait_for_output() {
 	local i

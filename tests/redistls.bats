@@ -69,11 +69,6 @@ setup() {
 	P=tls$BATS_TEST_NUMBER
 }
 
-# elapsed_ms T0: ms since T0 (from now_ms).
-elapsed_ms() {
-	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%d", b - a }'
-}
-
 @test "rediss:// with --redis-cacert: 20 lines through a TLS Redis" {
 	run -0 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
 	    --redis "rediss://127.0.0.1:$1" --redis-cacert "$2" -r 1000/s' \

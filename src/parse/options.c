@@ -411,7 +411,8 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    .help = "keep the --shared bucket in Redis, for many hosts:\n"
 	    "redis://[[user]:password@]host[:port][/db],\n"
 	    "rediss://... with TLS, or\n"
-	    "unix:///path/to/redis.sock[?db=N]" },
+	    "unix:///path/to/redis.sock[?db=N];\n"
+	    "any node of a Redis Cluster spreads the keys" },
 	[O_CACERT] = { "redis-cacert", "FILE", 0, REQ, TEXT(cfg.redis_url.cafile),
 	    .bad = "give a file of CA certificates (PEM)",
 	    .help = "with rediss://, trust the CAs of FILE (PEM), not\n"

@@ -78,10 +78,12 @@ redis_close(struct redis *r)
 #include <errno.h>
 
 #include "clock.h"
+#include "cluster.h"
 #include "eviction.h"
 #include "msg.h"
 #include "redisconn.h"
 #include "signals.h"
+#include "siphash.h"
 
 #define MS 1000000LL
 /* A booking that waits for Redis (block): its first retry, the longest wait. */
@@ -96,6 +98,16 @@ redis_close(struct redis *r)
  */
 #define SETTINGS_TTL_MS 10000
 #define HEARTBEAT_MS 3000
+/*
+ * On a Redis Cluster, the slots a name's buckets spread over: a key's
+ * bucket is in shard hash(key) mod SHARDS, whose keys share the hash tag
+ * "{NAME:s}", so that one call of the script, which must keep to one
+ * slot, books all the keys of a shard at once.  The settings, and the
+ * claim of newcomers, live in shard 0.
+ */
+#define SHARDS 16
+/* A command sent on, MOVED or ASK, this many times at most. */
+#define REDIRECTS_MAX 5
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
@@ -216,13 +228,14 @@ struct redis {
 	char *key;	 /* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base; /* length of "tbthrottle:NAME" */
 	size_t key_len, key_size;
-	char settings[96]; /* "tbthrottle-settings:NAME" */
-	char last[128];	   /* "tbthrottle-settings:NAME:last:ID" */
+	char settings[128]; /* "tbthrottle-settings:NAME" */
+	char last[160];	    /* "tbthrottle-settings:NAME:last:ID" */
 	char rate_text[TIERS_ID_MAX], name[80];
 	char asks[TIERS_ID_MAX + 64]; /* the settings, as messages say */
 	struct redis_rate own;	      /* the bucket's rate, -r's */
 	const struct redis_rate *at;  /* the selected key's */
 	char id_i[80], id_b[24];      /* the settings newcomers must give */
+	char session[17];	      /* this process's number, in hex */
 	const char *unit;	      /* "bytes" or "records" */
 	uint64_t burst_units;	      /* burst, as a number */
 	enum redis_fallback fallback;
@@ -248,6 +261,15 @@ struct redis {
 	size_t asked[REDIS_BATCH_MAX]; /* the bookings Redis is asked */
 	char *names;		       /* the buckets' names, end to end */
 	size_t names_size;
+	/* A Redis Cluster: its nodes, or NULL for a lone server. */
+	struct cluster *cl;
+	bool mode_known;	   /* whether it is a cluster was asked */
+	bool rehome;		   /* shard 0 is served by another node */
+	unsigned at_shard;	   /* the shard the keys are named for */
+	struct redis_url home_url; /* cluster: the node of shard 0 */
+	struct redisconn *cur;	   /* the connection of the last call */
+	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
+	bool done[REDIS_BATCH_MAX];	      /* answered (take) */
 };
 
 bool
@@ -271,7 +293,7 @@ unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
 	snprintf(why, size, "%s",
 	    rep->type == REDIS_REPLY_ERROR ? rep->str : "a reply out of range");
 	freeReplyObject(rep);
-	redisconn_close(&r->conn);
+	redisconn_close(r->cur);
 	return REDISCONN_DOWN;
 }
 
@@ -296,43 +318,56 @@ load_words(void *ctx, const char **argv, size_t *lens)
 						     words(argv, lens, w, 3);
 }
 
-/* The script's digest, or why Redis cannot load it now. */
+/* The script's digest from rep, or why Redis cannot load it now. */
 static enum redisconn_result
-load_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+digest(struct redis *r, const struct redisconn *conn, const redisReply *rep,
+    char *why, size_t size)
 {
-	struct redis *r = ctx;
-
 	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
 	}
 	if (rep->type != REDIS_REPLY_STRING || rep->len != 40)
-		redisconn_fatal(&r->conn, "cannot load the script: %s",
+		redisconn_fatal(conn, "cannot load the script: %s",
 		    rep->type == REDIS_REPLY_ERROR ? rep->str :
 						     "no digest in the reply");
 	memcpy(r->sha, rep->str, 40);
 	r->sha[40] = '\0';
-	r->loaded = true;
 	return REDISCONN_OK;
 }
 
-/* Load the script again, after a restart flushed it. */
 static enum redisconn_result
-load_script(struct redis *r, char *why, size_t size)
+load_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 {
-	const char *argv[REDISCONN_STEP_WORDS];
-	size_t lens[REDISCONN_STEP_WORDS];
+	struct redis *r = ctx;
+	enum redisconn_result rc = digest(r, &r->conn, rep, why, size);
+
+	r->loaded = rc == REDISCONN_OK;
+	return rc;
+}
+
+/*
+ * Load the script on conn (the session's, or a cluster node's), after a
+ * restart flushed it or before a node's first call; *loaded says so.
+ */
+static enum redisconn_result
+load_script(struct redis *r, struct redisconn *conn, bool *loaded,
+    char *why, size_t size)
+{
+	const char *argv[] = { "SCRIPT", "LOAD", script };
+	size_t lens[] = { 6, 4, sizeof script - 1 };
 	enum redisconn_result rc;
 	redisReply *rep;
 
-	r->loaded = false;
-	if ((rc = redisconn_command(&r->conn, load_words(r, argv, lens), argv,
-		 lens, &rep, why, size)) != REDISCONN_OK)
+	*loaded = false;
+	if ((rc = redisconn_command(conn, 3, argv, lens, &rep, why, size)) !=
+	    REDISCONN_OK)
 		return rc;
-	rc = load_answer(r, rep, why, size);
+	rc = digest(r, conn, rep, why, size);
 	freeReplyObject(rep);
 	if (rc != REDISCONN_OK)
-		redisconn_close(&r->conn);
+		redisconn_close(conn);
+	*loaded = rc == REDISCONN_OK;
 	return rc;
 }
 
@@ -437,6 +472,136 @@ call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
 }
 
 /*
+ * On a cluster, the keys of shard s from now on (lone servers keep the
+ * names they were opened with).
+ */
+static void
+set_shard(struct redis *r, unsigned s)
+{
+	if (r->cl == NULL)
+		return;
+	r->at_shard = s;
+	r->key_base = r->key_len = (size_t)snprintf(
+	    r->key, r->key_size, "tbthrottle:{%s:%u}", r->name, s);
+	snprintf(r->settings, sizeof r->settings,
+	    "tbthrottle-settings:{%s:%u}", r->name, s);
+	snprintf(r->last, sizeof r->last, "%s:last:%s", r->settings,
+	    r->session);
+}
+
+/* The shard of booking b's bucket on a cluster: its key's, by hash. */
+static unsigned
+shard_of(const struct booking *b)
+{
+	static const unsigned char zero[16];
+	struct siphash_key k = siphash_key_of(zero);
+
+	return b->key == NULL ? 0 :
+				(unsigned)(siphash24(&k, b->key, b->key_len) %
+				    SHARDS);
+}
+
+/*
+ * Send the call in r->argv[0..argc) on conn, the script loaded first
+ * where *loaded says it is not, and again if the server lost it.
+ */
+static enum redisconn_result
+call_on(struct redis *r, struct redisconn *conn, bool *loaded, int argc,
+    redisReply **rep, char *why, size_t size)
+{
+	enum redisconn_result rc;
+
+	r->cur = conn;
+	for (int tries = 0;; tries++) {
+		if (!*loaded &&
+		    (rc = load_script(r, conn, loaded, why, size)) !=
+			REDISCONN_OK)
+			return rc;
+		r->argv[1] = r->sha;
+		if ((rc = redisconn_command(conn, argc, r->argv, r->lens, rep,
+			 why, size)) != REDISCONN_OK)
+			return rc;
+		if ((*rep)->type != REDIS_REPLY_ERROR) {
+			/* The settings of this call's shard were kept. */
+			if (r->cl == NULL || r->at_shard == 0)
+				r->kept_ns = clock_now_ns();
+			return REDISCONN_OK;
+		}
+		if (strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
+			return REDISCONN_OK;
+		/* The server restarted, or its scripts were flushed. */
+		freeReplyObject(*rep);
+		*loaded = false;
+	}
+}
+
+/* ASKING on node n: its next command may use a slot coming to it. */
+static enum redisconn_result
+asking(struct cluster_node *n, char *why, size_t size)
+{
+	const char *argv[] = { "ASKING" };
+	size_t lens[] = { 6 };
+	redisReply *rep;
+	enum redisconn_result rc =
+	    redisconn_command(&n->conn, 1, argv, lens, &rep, why, size);
+
+	if (rc == REDISCONN_OK) {
+		if (rep->type == REDIS_REPLY_ERROR) {
+			snprintf(why, size, "ASKING: %s", rep->str);
+			rc = REDISCONN_DOWN;
+		}
+		freeReplyObject(rep);
+	}
+	return rc;
+}
+
+/*
+ * Send the call in r->argv[0..argc) to the node of its slot (its keys'
+ * hash tag), reading the map first when it may be out of date, and on
+ * where MOVED or ASK send it.  A node lost on the way may have failed
+ * over: the map is read again before the next call.
+ */
+static enum redisconn_result
+call_routed(
+    struct redis *r, int argc, redisReply **rep, char *why, size_t size)
+{
+	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
+	struct cluster_node *n = NULL;
+	enum redisconn_result rc;
+	bool ask = false;
+
+	for (int hops = 0; hops <= REDIRECTS_MAX; hops++) {
+		if (n == NULL && r->cl->stale &&
+		    (rc = cluster_refresh(r->cl, why, size)) != REDISCONN_OK)
+			return rc;
+		if (n == NULL && (n = cluster_owner(r->cl, slot)) == NULL) {
+			snprintf(why, size,
+			    "no node of the cluster serves slot %u", slot);
+			r->cl->stale = true;
+			return REDISCONN_DOWN;
+		}
+		r->cur = &n->conn;
+		if ((rc = cluster_connect(n, why, size)) != REDISCONN_OK ||
+		    (!n->loaded &&
+			(rc = load_script(r, &n->conn, &n->loaded, why,
+			     size)) != REDISCONN_OK) ||
+		    (ask && (rc = asking(n, why, size)) != REDISCONN_OK) ||
+		    (rc = call_on(r, &n->conn, &n->loaded, argc, rep, why,
+			 size)) != REDISCONN_OK) {
+			r->cl->stale = true;
+			return rc;
+		}
+		if ((*rep)->type != REDIS_REPLY_ERROR ||
+		    (n = cluster_redirect(r->cl, (*rep)->str, &ask)) == NULL)
+			return REDISCONN_OK;
+		freeReplyObject(*rep);
+	}
+	snprintf(why, size, "slot %u: sent on more than %d times", slot,
+	    REDIRECTS_MAX);
+	return REDISCONN_DOWN;
+}
+
+/*
  * Run the script's op for the buckets of b[asked[0..m)] (none: the
  * settings alone); the reply in *rep.
  */
@@ -445,24 +610,10 @@ eval(struct redis *r, const char *op, const struct booking *b, size_t m,
     int64_t ahead_ns, redisReply **rep, char *why, size_t size)
 {
 	int argc = call_words(r, op, b, m, ahead_ns);
-	enum redisconn_result rc;
 
-	for (int tries = 0;; tries++) {
-		if ((rc = redisconn_command(&r->conn, argc, r->argv, r->lens,
-			 rep, why, size)) != REDISCONN_OK)
-			return rc;
-		if ((*rep)->type != REDIS_REPLY_ERROR) {
-			r->kept_ns = clock_now_ns();
-			return REDISCONN_OK;
-		}
-		if (strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
-			return REDISCONN_OK;
-		/* The server restarted, or its scripts were flushed. */
-		freeReplyObject(*rep);
-		if ((rc = load_script(r, why, size)) != REDISCONN_OK)
-			return rc;
-		r->argv[1] = r->sha;
-	}
+	if (r->cl != NULL)
+		return call_routed(r, argc, rep, why, size);
+	return call_on(r, &r->conn, &r->loaded, argc, rep, why, size);
 }
 
 /* Settings rate, burst, unit as messages say them, into out. */
@@ -478,6 +629,55 @@ settings_text(const char *rate, const char *burst, const char *unit, char *out,
 }
 
 /*
+ * Is the session's connection at the node of shard 0, which keeps the
+ * settings?  Else the next session is to go there (rehome).
+ */
+static bool
+home(struct redis *r)
+{
+	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
+	const struct cluster_node *n = cluster_owner(r->cl, slot);
+
+	r->rehome = n == NULL || n->url.port != r->home_url.port ||
+	    strcmp(n->url.host, r->home_url.host) != 0;
+	return !r->rehome;
+}
+
+/* CLUSTER SLOTS, until the server says whether it is a cluster. */
+static int
+cluster_words(void *ctx, const char **argv, size_t *lens)
+{
+	static const char *const w[] = { "CLUSTER", "SLOTS" };
+	const struct redis *r = ctx;
+
+	return r->mode_known ? 0 : words(argv, lens, w, 2);
+}
+
+/*
+ * A cluster (the map of its slots) or a lone server (an error reply):
+ * a cluster's buckets are spread over its masters by hash tags.
+ */
+static enum redisconn_result
+cluster_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	struct redis *r = ctx;
+	struct cluster_node here = { .url = r->home_url };
+
+	if (rep->type != REDIS_REPLY_ARRAY) {
+		r->mode_known = true;
+		return REDISCONN_OK;
+	}
+	if ((r->cl = calloc(1, sizeof *r->cl)) == NULL ||
+	    cluster_init(r->cl, &r->url) != 0)
+		errx(1, "out of memory");
+	if (cluster_learn(r->cl, &here, rep, why, size) != 0)
+		redisconn_fatal(&r->conn, "%s", why);
+	r->mode_known = true;
+	set_shard(r, 0);
+	return REDISCONN_OK;
+}
+
+/*
  * The settings: claimed (checked against those kept in Redis, and set if
  * there are none) the first time, kept (their expiry pushed back) after.
  */
@@ -485,7 +685,12 @@ static int
 settings_words(void *ctx, const char **argv, size_t *lens)
 {
 	struct redis *r = ctx;
-	int n = call_words(r, r->claimed ? "keep" : "claim", NULL, 0, 0);
+	int n;
+
+	set_shard(r, 0);
+	if (r->cl != NULL && !home(r))
+		return 0; /* redis_open and the chore go to its node */
+	n = call_words(r, r->claimed ? "keep" : "claim", NULL, 0, 0);
 
 	memcpy(argv, r->argv, (size_t)n * sizeof *argv);
 	memcpy(lens, r->lens, (size_t)n * sizeof *lens);
@@ -648,6 +853,7 @@ config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 static const struct redisconn_step session[] = {
 	{ info_words, info_answer, true },
 	{ config_words, config_answer, true },
+	{ cluster_words, cluster_answer, true },
 	{ load_words, load_answer, false },
 	{ settings_words, settings_answer, false },
 };
@@ -722,6 +928,120 @@ answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
 	return true;
 }
 
+/* On a cluster, have the session's connection go to shard 0's node. */
+static void
+rehome(struct redis *r)
+{
+	const struct cluster_node *n;
+
+	set_shard(r, 0);
+	n = cluster_owner(r->cl, hashslot_of(r->settings, strlen(r->settings)));
+	if (n == NULL)
+		return; /* none serves it now: the map is read again */
+	redisconn_close(&r->conn);
+	r->home_url = n->url;
+	redisconn_init(&r->conn, &r->home_url);
+	r->loaded = false;
+	r->rehome = false;
+}
+
+/*
+ * Before a booking: the map of a cluster read again if it may be out of
+ * date, and the session met (on a cluster, at shard 0's node).
+ */
+static enum redisconn_result
+meet(struct redis *r, char *why, size_t size)
+{
+	enum redisconn_result rc;
+
+	if (r->cl != NULL) {
+		if (r->cl->stale &&
+		    (rc = cluster_refresh(r->cl, why, size)) != REDISCONN_OK)
+			return rc;
+		set_shard(r, 0);
+		if (!home(r))
+			rehome(r);
+	}
+	if ((!redisconn_connected(&r->conn) || redisconn_busy(&r->conn)) &&
+	    (rc = setup(r, why, size)) != REDISCONN_OK)
+		return rc;
+	if (r->cl != NULL && r->rehome) {
+		rehome(r);
+		return setup(r, why, size);
+	}
+	return REDISCONN_OK;
+}
+
+/*
+ * On a cluster, shaping: the bookings of b[0..n) up to the first one
+ * asked of another shard than the first's, which the keys are named for
+ * (a call keeps to one slot, and books in order); how many.
+ */
+static size_t
+one_shard(struct redis *r, const struct booking *b, size_t n)
+{
+	size_t i;
+	int s = -1;
+
+	for (i = 0; i < n; i++) {
+		int k;
+
+		if (!asks(r, &b[i]))
+			continue;
+		k = (int)shard_of(&b[i]);
+		if (s >= 0 && k != s)
+			break;
+		s = k;
+	}
+	set_shard(r, s < 0 ? 0 : (unsigned)s);
+	return i;
+}
+
+/*
+ * On a cluster, with --drop: take for b[0..n), a call for each shard of
+ * them, the same batch number in each (asked again after a lost answer,
+ * each shard answers as before).  OK with n in *got, DOWN or STOP.
+ */
+static enum redisconn_result
+take_shards(struct redis *r, struct booking *b, size_t n, int64_t ahead_ns,
+    size_t *got, char *why, size_t size)
+{
+	enum redisconn_result rc;
+	int64_t now_ns = clock_now_ns();
+
+	for (size_t i = 0; i < n; i++) {
+		r->shard[i] = (unsigned char)shard_of(&b[i]);
+		r->done[i] = !asks(r, &b[i]);
+		if (r->done[i])
+			answer_here(r, &b[i], now_ns);
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t m = 0;
+		redisReply *rep;
+
+		if (r->done[i])
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (!r->done[j] && r->shard[j] == r->shard[i])
+				r->asked[m++] = j;
+		set_shard(r, r->shard[i]);
+		if ((rc = eval(r, "take", b, m, ahead_ns, &rep, why, size)) !=
+		    REDISCONN_OK)
+			return rc;
+		if (!answer_ok(b, r->asked, m, true, rep, why, size))
+			return unexpected(r, rep, why, size);
+		for (size_t k = 0; k < m; k++) {
+			b[r->asked[k]].taken =
+			    (uint64_t)rep->element[k + 1]->integer;
+			b[r->asked[k]].due_ns = now_ns;
+			r->done[r->asked[k]] = true;
+		}
+		freeReplyObject(rep);
+	}
+	*got = n;
+	return REDISCONN_OK;
+}
+
 /*
  * Book (or, with take, take what there is room for of) the units of
  * b[0..n) now in one round trip, looking ahead ahead_ns, as
@@ -739,12 +1059,15 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 	int64_t now_ns, last_ns;
 	size_t m = 0, j = 0, i;
 
+	if ((rc = meet(r, why, size)) != REDISCONN_OK)
+		return rc;
+	if (r->cl != NULL && take)
+		return take_shards(r, b, n, ahead_ns, got, why, size);
+	if (r->cl != NULL)
+		n = one_shard(r, b, n);
 	for (i = 0; i < n; i++)
 		if (asks(r, &b[i]))
 			r->asked[m++] = i;
-	if ((!redisconn_connected(&r->conn) || redisconn_busy(&r->conn)) &&
-	    (rc = setup(r, why, size)) != REDISCONN_OK)
-		return rc;
 	if ((rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
 		 size)) != REDISCONN_OK)
 		return rc;
@@ -998,15 +1321,17 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
-	r->url = *u;
-	redisconn_init(&r->conn, &r->url);
+	r->url = r->home_url = *u;
+	redisconn_init(&r->conn, &r->home_url);
+	r->cur = &r->conn;
 	snprintf(r->name, sizeof r->name, "%s", b->name);
 	r->key_base = r->key_len = (size_t)snprintf(
 	    r->key, r->key_size, "tbthrottle:%s", b->name);
 	snprintf(
 	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
-	snprintf(r->last, sizeof r->last, "%s:last:%016llx", r->settings,
-	    (unsigned long long)b->session);
+	snprintf(
+	    r->session, sizeof r->session, "%016llx", (unsigned long long)b->session);
+	snprintf(r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
 	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
 	r->at = &r->own;
 	r->unit = b->bytes ? "bytes" : "records";
@@ -1027,6 +1352,10 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	 */
 	r->busy = true;
 	rc = setup(r, why, sizeof why);
+	if (rc == REDISCONN_OK && r->cl != NULL && r->rehome) {
+		rehome(r);
+		rc = setup(r, why, sizeof why);
+	}
 	r->busy = false;
 	if (rc == REDISCONN_DOWN) {
 		if (fallback == FALLBACK_FAIL)
@@ -1092,6 +1421,9 @@ redis_close(struct redis *r)
 	signals_on_chore(NULL, NULL);
 	clock_watch_once(-1, 0, INT64_MAX, NULL);
 	redisconn_close(&r->conn);
+	if (r->cl != NULL)
+		cluster_close(r->cl);
+	free(r->cl);
 	free(r->key);
 	free(r->names);
 	free(r);

@@ -26,6 +26,7 @@ main(void)
 	test_framer();
 	test_framer_kernels();
 	test_siphash();
+	test_hashslot();
 	test_keys();
 	test_keys_table();
 	test_gcra();

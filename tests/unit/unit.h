@@ -65,6 +65,9 @@ void test_piperoom(void);
 /* siphash_test.c */
 void test_siphash(void);
 
+/* hashslot_test.c */
+void test_hashslot(void);
+
 /* keys_test.c */
 void test_keys(void);
 void test_keys_table(void);

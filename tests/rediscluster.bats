@@ -1,0 +1,246 @@
+#!/usr/bin/env bats
+# --redis to a Redis Cluster found by itself: three masters and a replica
+# of each, made here with redis-cli --cluster create on free loopback
+# ports.  The tests run in order: the last ones fail masters over, and
+# kill one.
+
+load helpers
+load redis
+
+setup_file() {
+	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
+	command -v redis-server >/dev/null || return 0
+	command -v redis-cli >/dev/null || return 0
+	local d=$BATS_FILE_TMPDIR p i nodes=()
+	for i in 1 2 3 4 5 6; do
+		p=$(cluster_port)
+		mkdir -p "$d/node-$p"
+		start_node "$p"
+		nodes+=("127.0.0.1:$p")
+	done
+	for p in "${nodes[@]}"; do
+		for ((i = 0; i < 500; i++)); do
+			redis-cli -p "${p#*:}" ping 2>/dev/null | grep -q PONG &&
+			    break
+			sleep 0.01
+		done
+	done
+	redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 \
+	    --cluster-yes >"$d/create.log" 2>&1
+	CPORT1=${nodes[0]#*:} CPORT2=${nodes[1]#*:} CPORT3=${nodes[2]#*:}
+	export CPORT1 CPORT2 CPORT3
+	echo "${nodes[@]}" >"$d/nodes"
+	wait_cluster
+}
+
+# start_node PORT: the cluster node on PORT, in its own directory (where
+# it keeps nodes.conf, so that it comes back as itself).
+start_node() {
+	local d=$BATS_FILE_TMPDIR
+	(cd "$d/node-$1" && exec redis-server --port "$1" \
+	    --bind 127.0.0.1 --cluster-enabled yes \
+	    --cluster-config-file nodes.conf \
+	    --cluster-node-timeout 1000 --save '' --appendonly no \
+	    >>"$d/redis-$1.log" 2>&1) &
+	echo $! >"$d/redis-$1.pid"
+}
+
+# cluster_port: a free port whose cluster bus port (10000 above) is free
+# too, and under 65536.
+cluster_port() {
+	python3 -c '
+import random, socket
+for _ in range(1000):
+    p = random.randint(20000, 50000)
+    try:
+        for q in (p, p + 10000):
+            s = socket.socket(); s.bind(("127.0.0.1", q)); s.close()
+    except OSError:
+        continue
+    print(p); break'
+}
+
+teardown_file() {
+	local f
+	for f in "$BATS_FILE_TMPDIR"/redis-*.pid; do
+		[[ -e $f ]] && kill "$(cat "$f")" 2>/dev/null || true
+	done
+}
+
+# wait_cluster: until every live node says the cluster is ok (30 s).
+wait_cluster() {
+	local p i ok
+	for ((i = 0; i < 300; i++)); do
+		ok=1
+		for p in $(live_ports); do
+			redis-cli -p "$p" cluster info 2>/dev/null |
+			    grep -q 'cluster_state:ok' || ok=0
+		done
+		((ok)) && return 0
+		sleep 0.1
+	done
+	echo "the cluster is not ok" >&2
+	return 1
+}
+
+# live_ports: the ports of the nodes that answer.
+live_ports() {
+	local n
+	for n in $(cat "$BATS_FILE_TMPDIR/nodes"); do
+		redis-cli -p "${n#*:}" ping >/dev/null 2>&1 && echo "${n#*:}"
+	done
+}
+
+# masters: the ports of the live masters.
+masters() {
+	local p
+	for p in $(live_ports); do
+		redis-cli -p "$p" role 2>/dev/null | head -1 | grep -q '^master$' &&
+		    echo "$p"
+	done
+}
+
+setup() {
+	need_redis
+	command -v redis-cli >/dev/null ||
+	    skip "redis-cli is not installed (apt-get install redis-tools)"
+	P=cl$BATS_TEST_NUMBER
+}
+
+@test "cluster: -k --drop over 3000 keys: exactly the burst of each, buckets on several masters" {
+	local n with=0 p
+	seq 30000 | awk '{ print "key" ($1 % 3000) }' >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr tb --shared "$P" \
+	    --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop -r 1/h -b 2 \
+	    "$BATS_TEST_TMPDIR/in"
+	assert_eq "$(printf '%s\n' "$output" | wc -l)" 6000 "lines out"
+	assert_eq "$(printf '%s\n' "$output" | sort | uniq -c |
+	    awk '$1 != 2' | wc -l)" 0 "keys that did not get exactly 2"
+	assert_eq "$stderr" "" "stderr"
+	for p in $(masters); do
+		n=$(redis-cli -p "$p" --scan --pattern "tbthrottle:{$P:*" |
+		    wc -l)
+		((n > 0)) && with=$((with + 1))
+	done
+	assert_ge "$with" 2 "masters holding buckets"
+}
+
+@test "cluster: without -k, one bucket in one slot; 20 lines in order" {
+	run -0 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
+	    --redis "redis://127.0.0.1:$1" -r 1000/s' "$P" "$CPORT2"
+	assert_eq "$output" "$(seq 20)" "output"
+	assert_eq "$stderr" "" "stderr"
+}
+
+@test "cluster: two processes entering by different nodes share one bucket" {
+	local t0 ms d=$BATS_TEST_TMPDIR pid
+	t0=$(now_ms)
+	seq 300 | tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" \
+	    -r 200/s -b 1 >"$d/a" 2>"$d/a.err" &
+	pid=$!
+	seq 300 | tb --shared "$P" --redis "redis://127.0.0.1:$CPORT3" \
+	    -r 200/s -b 1 >"$d/b" 2>"$d/b.err" || cat "$d/b.err"
+	wait "$pid" || cat "$d/a.err"
+	ms=$(elapsed_ms "$t0")
+	assert_eq "$(cat "$d/a" "$d/b" | wc -l)" 600 "lines out"
+	# 599 waits of 5 ms between them: never early, whatever the node.
+	assert_ge "$ms" 2995 "ms for 600 lines at 200/s, shared"
+	assert_le "$ms" 30000 "ms for 600 lines at 200/s, shared"
+}
+
+@test "cluster: -k shaping keeps each key's rate, and every record" {
+	local t0 ms
+	t0=$(now_ms)
+	run -0 --separate-stderr bash -c 'seq 200 | awk "{ print \"k\" (\$1 % 4) }" |
+	    tb --shared "$0" --redis "redis://127.0.0.1:$1" -k 1 -r 50/s -b 1' \
+	    "$P" "$CPORT2"
+	ms=$(elapsed_ms "$t0")
+	assert_eq "$(printf '%s\n' "$output" | wc -l)" 200 "lines out"
+	# 50 of each key: 49 intervals of 20 ms.
+	assert_ge "$ms" 980 "ms for 50 lines of each key at 50/s"
+}
+
+@test "cluster: newcomers with other settings are refused, whatever node they enter by" {
+	local fifo=$BATS_TEST_TMPDIR/f pid
+	mkfifo "$fifo"
+	tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 -r 10/s \
+	    <"$fifo" >/dev/null &
+	pid=$!
+	exec {w}>"$fifo"
+	echo a >&"$w"
+	sleep 0.5
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" \
+	    --redis "redis://127.0.0.1:$1" -k 1 -r 20/s' "$P" "$CPORT3"
+	[[ $stderr == *"shared bucket '$P' is -r 10/s, burst 1; this run asks for -r 20/s"* ]] || {
+		echo "stderr: $stderr" >&2
+		return 1
+	}
+	exec {w}>&-
+	wait "$pid"
+}
+
+@test "cluster: a database other than 0 is refused at start, naming it" {
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" \
+	    --redis "redis://127.0.0.1:$1/2" -r 10/s' "$P" "$CPORT1"
+	assert_one_stderr_line
+	[[ $stderr == *"/2: cannot select database 2: "*"cluster mode"* ]]
+}
+
+@test "cluster: masters failed over mid-run: every record out, none early" {
+	local d=$BATS_TEST_TMPDIR t0 ms p r pid
+	t0=$(now_ms)
+	seq 400 | awk '{ print "k" ($1 % 40) }' |
+	    tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 \
+		-r 10/s -b 1 >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 1
+	# Each replica takes its master's place (CLUSTER FAILOVER).
+	for p in $(live_ports); do
+		r=$(redis-cli -p "$p" role | head -1)
+		[[ $r == slave ]] && redis-cli -p "$p" cluster failover >/dev/null
+	done
+	wait "$pid"
+	ms=$(elapsed_ms "$t0")
+	assert_eq "$(wc -l <"$d/out")" 400 "lines out"
+	# 10 of each key, 9 intervals of 100 ms.
+	assert_ge "$ms" 900 "ms"
+	wait_cluster
+}
+
+@test "cluster: a master killed mid-run: with --redis-fallback local, every record, exit 0" {
+	local d=$BATS_TEST_TMPDIR pid victim
+	# 20 of each key at 5/s: 3.8 s at least.
+	seq 1200 | awk '{ print "k" ($1 % 60) }' |
+	    tb --shared "$P" --redis "redis://127.0.0.1:$CPORT2" -k 1 \
+		-r 5/s -b 1 --redis-fallback local >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 1
+	victim=$(masters | head -1)
+	kill "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
+	wait "$pid"
+	assert_eq "$(wc -l <"$d/out")" 1200 "lines out"
+	grep -q "limiting locally until it is back" "$d/err"
+	start_node "$victim"
+	wait_cluster
+}
+
+@test "cluster: a master killed mid-run: the default fallback waits for it, then every record, exit 0" {
+	local d=$BATS_TEST_TMPDIR pid victim
+	victim=$(masters | head -1)
+	# 20 of each key at 5/s: 3.8 s at least.
+	seq 600 | awk '{ print "k" ($1 % 30) }' |
+	    tb --shared "$P" --redis "redis://127.0.0.1:$victim" -k 1 \
+		-r 5/s -b 1 >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 1
+	kill "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")" || {
+		tail -20 "$BATS_FILE_TMPDIR/redis-$victim.log"
+		return 1
+	}
+	sleep 1
+	start_node "$victim"
+	wait "$pid"
+	assert_eq "$(wc -l <"$d/out")" 600 "lines out"
+	grep -q "waiting for it" "$d/err"
+	grep -q "reached again" "$d/err"
+}
