@@ -113,8 +113,4 @@ keyed() {
 	run -2 --separate-stderr tb -k 1 -r 1/s --total-rate inf </dev/null
 	assert_one_stderr_line
 	[[ $stderr == *"invalid --total-rate 'inf'"* ]]
-	run -2 --separate-stderr tb -k 1 -r 1/s --total-rate 5/s --shared t \
-	    --redis redis://127.0.0.1:1 </dev/null
-	assert_one_stderr_line
-	[[ $stderr == *"does not combine with --redis"* ]]
 }

@@ -651,6 +651,7 @@ resolve_total(struct parsed *p)
 		    "it out",
 		    p->total_rate);
 	cfg->total_limited = true;
+	cfg->total_text = p->total_rate;
 	return 0;
 }
 
@@ -1060,10 +1061,6 @@ static const struct rule rules[] = {
 	{ "--total-rate %s caps all keys together: it needs -k FIELD (without "
 	    "-k, give it as a second -r)", .all = O(TOTAL_RATE),
 	    .none = O(KEY), .quote = { V(TOTAL_RATE) } },
-	{ "--total-rate %s is kept in this process alone: it does not "
-	    "combine with --redis (give the fleet's total to a tbthrottle "
-	    "--shared NAME --redis URL beside this one)",
-	    .all = O(TOTAL_RATE) | O(REDIS), .quote = { V(TOTAL_RATE) } },
 	{ .step = resolve_total },
 	{ "-k %s keys records; it does not apply to -c",
 	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },
