@@ -396,7 +396,8 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    "are dropped" },
 	[O_TOTAL_RATE] = { "total-rate", "RATE", 0, REQ, TEXT(total_rate),
 	    .help = "with -k, all keys together no faster than RATE\n"
-	    "too: each record pays its key's limit and this" },
+	    "too: each record pays its key's limit and this\n"
+	    "(with --redis, the whole fleet's, in Redis)" },
 	[O_TOTAL_BURST] = { "total-burst", "N", 0, REQ, TEXT(total_burst),
 	    .help = "the burst of --total-rate (default: 1 unit)" },
 	[O_ORDER] = { "order", "input|key", 0, REQ, WORD(cfg.order, orders),
