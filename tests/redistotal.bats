@@ -151,6 +151,24 @@ tbr() {
 	assert_eq "$stderr" "" "stderr"
 }
 
+@test "--redis -k --take KEY --total-rate: the key's bucket and the fleet's total, both" {
+	local k st
+	for k in a b c; do
+		st=0
+		tbr --take "$k" -k 1 -r 1/h -b 5 --total-rate 1/h \
+		    --total-burst 2 --drop || st=$?
+		echo "$k $st" >>"$d/st"
+	done
+	# Two of the total's, then none, though c's own bucket is full.
+	assert_eq "$(cat "$d/st")" $'a 0\nb 0\nc 1' "exit statuses"
+	# A run that books the keys' records with the same total finds it
+	# spent.
+	run -0 --separate-stderr bash -c 'echo "d 1" | tb --shared "$0" \
+	    --redis "$1" -k 1 -r 1/h -b 5 --total-rate 1/h --total-burst 2 \
+	    --drop' "$P" "$URL"
+	assert_eq "$output" "" "d, the total spent by the takes"
+}
+
 @test "--redis --total-rate --tiers: keys of no limit of their own still pay the total" {
 	printf 'vip* inf\n' >"$d/tiers"
 	printf 'vip1 a\nvip2 b\nvip1 c\nfree d\n' >"$d/in"

@@ -73,10 +73,10 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 /* What --take goes with: what names and limits its bucket, and --drop. */
 #define TAKE_OPTIONS \
 	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
-	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(SHARED) | O(REDIS) | \
-	    O(FALLBACK) | O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | \
-	    O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE) | O(DELIM) | \
-	    O(BYTES))
+	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(TOTAL_RATE) | \
+	    O(TOTAL_BURST) | O(SHARED) | O(REDIS) | O(FALLBACK) | \
+	    O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | O(CACERT) | O(CERT) | \
+	    O(KEYFILE) | O(INSECURE) | O(DELIM) | O(BYTES))
 
 /*
  * The command line as read.  Values that depend on other options stay
