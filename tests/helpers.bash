@@ -136,6 +136,37 @@ assert_schedule() {
 	done
 }
 
+# plus MS MS: their sum (stamp's times have fractions).
+plus() {
+	awk -v a="$1" -v b="$2" 'BEGIN { print a + b }'
+}
+
+# keyed N K [TAG]: N records "TAGk<i mod K> <i>", one a line, for -k 1.
+keyed() {
+	awk -v n="$1" -v k="$2" -v tag="${3:-}" 'BEGIN {
+		for (i = 1; i <= n; i++) printf "%sk%d %d\n", tag, i % k, i }'
+}
+
+# assert_total_shapes ARG...: through tbthrottle ARG... -k 1 -r 100/s -b 5
+# --total-rate 10/s --total-burst 2, 12 records of 4 keys, each of which
+# could go at once, wait for the total: in input order, record 12 at >=
+# (12 - 2) / 10 s = 1 s, and never early.
+assert_total_shapes() {
+	local in d=$BATS_TEST_TMPDIR
+	keyed 12 4 >"$d/total-in"
+	run -0 "$STAMP" -i "$d/total-in" -- "$TB" "$@" -k 1 -r 100/s -b 5 \
+	    --total-rate 10/s --total-burst 2
+	assert_eq "$(stamp_count)" 12 "records out" || return 1
+	assert_eq "$(stamp_texts)" "$(cat "$d/total-in")" "in input order" ||
+	    return 1
+	in=$(stamp_in)
+	assert_ge "$(stamp_field 3)" "$(plus "$in" 100)" "record 3 (ms)" &&
+	    assert_ge "$(stamp_field 12)" "$(plus "$in" 1000)" \
+		"record 12 (ms)" &&
+	    assert_le "$(stamp_field 12)" "$(plus "$in" 5000)" \
+		"record 12, late (ms)"
+}
+
 # Milliseconds on the wall clock, for measuring around kill and wait.
 now_ms() {
 	if [[ -n ${EPOCHREALTIME:-} ]]; then

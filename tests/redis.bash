@@ -63,6 +63,39 @@ stop_own_redis() {
 	fi
 }
 
+# hung_batch LINES ARG...: tbthrottle ARG... on the test's own server
+# (own_redis), its output in $d/out and stderr in $d/err, while the server
+# hangs with the batch of LINES on its way: no answer within 1 s, so it is
+# asked again, until the server wakes and runs both calls; the second
+# must find the first's answer.
+hung_batch() {
+	local lines=$1 pid spid
+	shift
+	spid=$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")
+	mkfifo "$d/fifo"
+	"$TB" "$@" --redis "redis://127.0.0.1:$OPORT" <"$d/fifo" >"$d/out" \
+	    2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	wait_running "$pid"
+	kill -STOP "$spid"
+	printf '%s\n' "$lines" >&8
+	sleep 1.5
+	kill -CONT "$spid"
+	exec 8>&-
+	wait "$pid"
+}
+
+# redis_test PREFIX: from setup, skip the test without Redis; else URL for
+# the file's server, P a bucket name of the test's own and d its directory.
+# shellcheck disable=SC2034 # the tests read them
+redis_test() {
+	need_redis
+	URL=redis://127.0.0.1:$RPORT
+	P=$1$BATS_TEST_NUMBER
+	d=$BATS_TEST_TMPDIR
+}
+
 # need_redis: skip the test, saying why, without redis-server or hiredis.
 need_redis() {
 	command -v redis-server >/dev/null ||

@@ -23,10 +23,7 @@ teardown() {
 }
 
 setup() {
-	need_redis
-	URL=redis://127.0.0.1:$RPORT
-	P=b$BATS_TEST_NUMBER
-	d=$BATS_TEST_TMPDIR
+	redis_test b
 }
 
 # keyed_input FILE KEYS PER: PER records of each of KEYS keys, "kI N",
@@ -34,11 +31,6 @@ setup() {
 keyed_input() {
 	awk -v k="$2" -v per="$3" 'BEGIN {
 		for (i = 0; i < k * per; i++) printf "k%d %d\n", i % k, i }' >"$1"
-}
-
-# plus MS MS: their sum (stamp's times have fractions).
-plus() {
-	awk -v a="$1" -v b="$2" 'BEGIN { print a + b }'
 }
 
 # evalsha PORT: the calls of EVALSHA the server on PORT has answered.
@@ -159,24 +151,8 @@ straddle() {
 }
 
 @test "--redis: a batch whose answer was lost is asked again and not booked twice" {
-	local pid
 	own_redis
-	mkfifo "$d/fifo"
-	"$TB" --shared "$P" -r 1/min -b 5 --drop \
-	    --redis "redis://127.0.0.1:$OPORT" <"$d/fifo" >"$d/out" \
-	    2>"$d/err" 3>&- &
-	pid=$!
-	exec 8>"$d/fifo"
-	wait_running "$pid"
-	# The server hangs with the batch of three on its way: no answer
-	# within 1 s, so it is asked again, until the server wakes and
-	# runs both; the second finds the first's answer.
-	kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
-	printf '1\n2\n3\n' >&8
-	sleep 1.5
-	kill -CONT "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
-	exec 8>&-
-	wait "$pid"
+	hung_batch $'1\n2\n3' --shared "$P" -r 1/min -b 5 --drop
 	assert_eq "$(cat "$d/out")" $'1\n2\n3' "kept"
 	grep -q 'waiting for it' "$d/err"
 	# Three of the five were taken, not six.

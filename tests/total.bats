@@ -7,12 +7,6 @@ setup_file() {
 	build_stamp
 }
 
-# keyed N K: N records "k<i mod K> <i>", one a line.
-keyed() {
-	awk -v n="$1" -v k="$2" 'BEGIN { for (i = 1; i <= n; i++)
-		printf "k%d %d\n", i % k, i }'
-}
-
 @test "--total-rate --drop: each key's burst, and no more than the total's in all" {
 	local d=$BATS_TEST_TMPDIR
 	keyed 40 4 >"$d/in"
@@ -42,19 +36,7 @@ keyed() {
 }
 
 @test "--total-rate shaping: keys each under their rate wait for the total, never early" {
-	local d=$BATS_TEST_TMPDIR
-	keyed 12 4 >"$d/in"
-	# 4 keys at 100/s each could all go at once; 10/s in all with a
-	# burst of 2 puts record 12 at >= (12 - 2) / 10 s = 1 s.
-	run -0 "$STAMP" -i "$d/in" -- "$TB" -k 1 -r 100/s -b 5 \
-	    --total-rate 10/s --total-burst 2
-	assert_eq "$(stamp_count)" 12 "records out"
-	assert_eq "$(stamp_texts)" "$(cat "$d/in")" "in input order"
-	local in
-	in=$(stamp_in)
-	assert_ge "$(stamp_field 12)" "$(awk -v t="$in" 'BEGIN { print t + 1000 }')" "record 12 (ms)"
-	assert_ge "$(stamp_field 3)" "$(awk -v t="$in" 'BEGIN { print t + 100 }')" "record 3 (ms)"
-	assert_le "$(stamp_field 12)" "$(awk -v t="$in" 'BEGIN { print t + 4000 }')" "record 12, late (ms)"
+	assert_total_shapes
 }
 
 @test "--total-rate with -a sliding: at most N in any window across keys" {
@@ -113,8 +95,4 @@ keyed() {
 	run -2 --separate-stderr tb -k 1 -r 1/s --total-rate inf </dev/null
 	assert_one_stderr_line
 	[[ $stderr == *"invalid --total-rate 'inf'"* ]]
-	run -2 --separate-stderr tb -k 1 -r 1/s --total-rate 5/s --shared t \
-	    --redis redis://127.0.0.1:1 </dev/null
-	assert_one_stderr_line
-	[[ $stderr == *"does not combine with --redis"* ]]
 }

@@ -73,10 +73,10 @@ _Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
 /* What --take goes with: what names and limits its bucket, and --drop. */
 #define TAKE_OPTIONS \
 	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
-	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(SHARED) | O(REDIS) | \
-	    O(FALLBACK) | O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | \
-	    O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE) | O(DELIM) | \
-	    O(BYTES))
+	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(TOTAL_RATE) | \
+	    O(TOTAL_BURST) | O(SHARED) | O(REDIS) | O(FALLBACK) | \
+	    O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | O(CACERT) | O(CERT) | \
+	    O(KEYFILE) | O(INSECURE) | O(DELIM) | O(BYTES))
 
 /*
  * The command line as read.  Values that depend on other options stay
@@ -396,7 +396,8 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    "are dropped" },
 	[O_TOTAL_RATE] = { "total-rate", "RATE", 0, REQ, TEXT(total_rate),
 	    .help = "with -k, all keys together no faster than RATE\n"
-	    "too: each record pays its key's limit and this" },
+	    "too: each record pays its key's limit and this\n"
+	    "(with --redis, the whole fleet's, in Redis)" },
 	[O_TOTAL_BURST] = { "total-burst", "N", 0, REQ, TEXT(total_burst),
 	    .help = "the burst of --total-rate (default: 1 unit)" },
 	[O_ORDER] = { "order", "input|key", 0, REQ, WORD(cfg.order, orders),
@@ -652,6 +653,7 @@ resolve_total(struct parsed *p)
 		    "it out",
 		    p->total_rate);
 	cfg->total_limited = true;
+	cfg->total_text = p->total_rate;
 	return 0;
 }
 
@@ -1061,10 +1063,6 @@ static const struct rule rules[] = {
 	{ "--total-rate %s caps all keys together: it needs -k FIELD (without "
 	    "-k, give it as a second -r)", .all = O(TOTAL_RATE),
 	    .none = O(KEY), .quote = { V(TOTAL_RATE) } },
-	{ "--total-rate %s is kept in this process alone: it does not "
-	    "combine with --redis (give the fleet's total to a tbthrottle "
-	    "--shared NAME --redis URL beside this one)",
-	    .all = O(TOTAL_RATE) | O(REDIS), .quote = { V(TOTAL_RATE) } },
 	{ .step = resolve_total },
 	{ "-k %s keys records; it does not apply to -c",
 	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },

@@ -42,7 +42,8 @@ struct config {
 	enum order order;   /* --order key: each key at its own pace */
 	bool total_limited; /* --total-rate: all keys together, too */
 	struct limit total_limit;
-	int64_t catchup_ns; /* how late units may still keep their slot */
+	const char *total_text; /* --total-rate as given */
+	int64_t catchup_ns;	/* how late units may still keep their slot */
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;

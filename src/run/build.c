@@ -323,6 +323,32 @@ build_keys(struct limits *L, int64_t start_ns)
 	L->gate.quantum = 1;
 }
 
+/*
+ * --total-rate with --redis: a bucket in Redis that every process of the
+ * name books each record in, with its key's (b); and for
+ * --redis-fallback local, while Redis is down, in this process beside
+ * each key's limit, started at start_ns.
+ */
+static void
+redis_total(struct limits *L, struct redis_bucket *b, int64_t start_ns)
+{
+	const struct config *cfg = L->cfg;
+	const struct limit *t = &cfg->total_limit;
+
+	if (!cfg->total_limited)
+		return;
+	b->total_n = t->rate.n;
+	b->total_d = t->rate.d;
+	b->total_burst = t->burst;
+	b->total_text = cfg->total_text;
+	one_limit(cfg, t, start_ns, &L->total_bucket, &L->total_window,
+	    &L->total_fixed, &L->total_limit);
+	L->redis_local_parts[0] = L->redis_local_limit;
+	L->redis_local_parts[1] = L->total_limit;
+	L->redis_local_set = (struct limiter_set){ L->redis_local_parts, 2 };
+	limiter_of_set(&L->redis_local_limit, &L->redis_local_set);
+}
+
 /* --redis: the bucket, or a bucket per key, kept in Redis. */
 static void
 build_redis(struct limits *L, int64_t start_ns)
@@ -330,10 +356,13 @@ build_redis(struct limits *L, int64_t start_ns)
 	const struct config *cfg = L->cfg;
 	const struct limit *l = cfg->nlimits > 0 ? &cfg->limits[0] : NULL;
 	char why[512], id[TIERS_ID_MAX];
-	struct redis_bucket b = { cfg->shared, l != NULL ? l->rate.n : 0,
-		l != NULL ? l->rate.d : 0, l != NULL ? l->burst : 0,
-		cfg->mode == UNIT_BYTES, cfg->rate_text, NULL, 0,
-		cfg->redis_allow_eviction };
+	struct redis_bucket b = { .name = cfg->shared,
+		.n = l != NULL ? l->rate.n : 0,
+		.d = l != NULL ? l->rate.d : 0,
+		.burst = l != NULL ? l->burst : 0,
+		.bytes = cfg->mode == UNIT_BYTES,
+		.rate_text = cfg->rate_text,
+		.allow_eviction = cfg->redis_allow_eviction };
 	unsigned char session[8];
 
 	/* The number Redis knows this process's batches by. */
@@ -352,6 +381,7 @@ build_redis(struct limits *L, int64_t start_ns)
 			remote_tiers(&L->remote, &L->tiers, id, sizeof id);
 			b.tiers_id = id;
 		}
+		redis_total(L, &b, start_ns);
 	} else {
 		/* Without -k, --shared has one -r (options.c). */
 		const struct limit *one = &cfg->limits[0];
@@ -505,8 +535,9 @@ build_limits(struct limits *L, const struct config *cfg, int64_t start_ns,
 	} else if (cfg->byte_limited) {
 		L->gate.quantum = ENGINE_BUF_BYTES; /* bytes set the pace */
 	}
-	if (cfg->total_limited) {
-		/* Every key together: a limit of the run's algorithm. */
+	if (cfg->total_limited && !cfg->redis) {
+		/* Every key together: a limit of the run's algorithm (with
+		 * --redis, it is in Redis). */
 		one_limit(cfg, &cfg->total_limit, start_ns, &L->total_bucket,
 		    &L->total_window, &L->total_fixed, &L->total_limit);
 		limiter_backend(&L->total, &L->total_limit);

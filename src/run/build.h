@@ -58,6 +58,9 @@ struct limits {
 	/* The limit while Redis is down, with --redis-fallback=local. */
 	struct bucket redis_local;
 	struct limiter redis_local_limit;
+	/* ... with --total-rate, the keys' limit and the total together. */
+	struct limiter redis_local_parts[2];
+	struct limiter_set redis_local_set;
 };
 
 /*

@@ -113,42 +113,50 @@ redis_close(struct redis *r)
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
  * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
  * settings, holds i and b, the interval in microseconds and the burst,
- * u, the unit, and r, the rate as given: set by the first process,
- * checked by each newcomer (claim), and kept while any process uses the
- * bucket (every call refreshes its expiry).  KEYS[2] holds this
- * process's last batch: s, its number, and r, its answer.  KEYS[3...]
- * are the buckets of a batch, in order: each holds t, the time it is
- * full again (GCRA), and i, the interval it was booked at, and expires
- * then, carrying nothing.  Booked at another interval (its tier's rate
- * was changed), what it owes is re-rated from that moment.
+ * u, the unit, r, the rate as given, and ti, tb and tr, the same of the
+ * total (empty without one): set by the first process, checked by each
+ * newcomer (claim), and kept while any process uses the bucket (every
+ * call refreshes its expiry).  KEYS[2] holds this process's last batch:
+ * s, its number, and r, its answer.  With a total, KEYS[3] is its bucket.
+ * The keys after are the buckets of a batch, in order: each holds t, the
+ * time it is full again (GCRA), and i, the interval it was booked at, and
+ * expires then, carrying nothing.  Booked at another interval (its tier's
+ * rate was changed), what it owes is re-rated from that moment.
  * ARGV: op, rate text, unit, settings TTL (ms), the settings i and b that
  * newcomers must give (the interval and burst, or with --tiers a digest
  * of every tier's and "tiers"), the batch's number, how far ahead to book
- * (us), then interval, burst and units of each bucket.
+ * (us), then interval, burst and units of each bucket (an empty interval:
+ * its key has no limit of its own, only the total), and last the total's
+ * interval, burst and text, empty without one.
  * op: claim returns 0, or the settings when they differ; reset sets
  * them, whatever they were, and returns 0; keep returns 0.  book books
  * each bucket's units from when the one before may go (the first now),
  * as if each were booked as the one before went, and stops after one
  * due beyond the look-ahead, unless the next is of the same bucket and
  * within the look-ahead of the first due beyond it: it returns how many
- * it booked, then the wait of each in microseconds.  take takes what there is room for, up
- * to units, in each, and returns how many buckets, then how many units
- * each gave.  A batch asked again (its answer was lost) is answered as
- * before, booking nothing twice.  Booking uses this process's settings
- * even if another's were set while it could not refresh them: a running
- * process never fails for a newcomer.
+ * it booked, then the wait of each in microseconds.  take takes what
+ * there is room for, up to units, in each, and returns how many buckets,
+ * then how many units each gave.  Every record pays the total too: it is
+ * due when both its bucket and the total's allow it, both charged as if
+ * it went then; take takes what both have room for, from both.  A batch
+ * asked again (its answer was lost) is answered as before, booking
+ * nothing twice.  Booking uses this process's settings even if another's
+ * were set while it could not refresh them: a running process never
+ * fails for a newcomer.
  */
 static const char script[] =
     "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
     "local op = ARGV[1]\n"
-    "local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r')\n"
+    "local ti, tb, tr = ARGV[#ARGV - 2], ARGV[#ARGV - 1], ARGV[#ARGV]\n"
+    "local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r', 'ti', 'tb',\n"
+    "  'tr')\n"
     "if not s[1] or op == 'reset' then\n"
     "  redis.call('HSET', KEYS[1], 'i', ARGV[5], 'b', ARGV[6], 'u', ARGV[3],\n"
-    "    'r', ARGV[2])\n"
+    "    'r', ARGV[2], 'ti', ti, 'tb', tb, 'tr', tr)\n"
     "elseif op == 'claim' and (s[1] ~= ARGV[5] or s[2] ~= ARGV[6] or\n"
-    "    s[3] ~= ARGV[3]) then\n"
+    "    s[3] ~= ARGV[3] or (s[5] or '') ~= ti or (s[6] or '') ~= tb) then\n"
     "  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
-    "    tostring(s[3] or '?')}\n"
+    "    tostring(s[3] or '?'), tostring(s[7] or '')}\n"
     "end\n"
     "local function hold(ms)\n"
     "  if redis.call('PTTL', KEYS[1]) < ms then\n"
@@ -173,38 +181,54 @@ static const char script[] =
     "  return out\n"
     "end\n"
     "local ahead, from, most, lead = tonumber(ARGV[8]), now, 0, nil\n"
-    "for k = 3, #KEYS do\n"
-    "  local iv, burst = tonumber(ARGV[3 * k]), tonumber(ARGV[3 * k + 1])\n"
-    "  local units = tonumber(ARGV[3 * k + 2])\n"
-    "  local b = redis.call('HMGET', KEYS[k], 't', 'i')\n"
+    "local tot = ti ~= '' and 1 or 0\n"
+    "local function fetch(p)\n"
+    "  local b = redis.call('HMGET', KEYS[p.k], 't', 'i')\n"
     "  local tat = tonumber(b[1] or '0') or 0\n"
     "  if tat ~= tat or tat == math.huge then tat = 0 end\n"
     "  local was = tonumber(b[2] or '')\n"
-    "  if tat > now and was and was > 0 and was ~= iv then\n"
-    "    tat = now + (tat - now) * iv / was\n"
-    "    redis.call('HSET', KEYS[k], 't', string.format('%.17g', tat), 'i',\n"
-    "      ARGV[3 * k])\n"
+    "  if tat > now and was and was > 0 and was ~= p.iv then\n"
+    "    tat = now + (tat - now) * p.iv / was\n"
+    "    redis.call('HSET', KEYS[p.k], 't', string.format('%.17g', tat),\n"
+    "      'i', p.ivt)\n"
     "  end\n"
-    "  if tat < from then tat = from end\n"
-    "  if op == 'take' then\n"
-    "    local room = math.floor((now + burst * iv - tat) / iv)\n"
-    "    if room < units then units = math.max(room, 0) end\n"
+    "  p.tat = math.max(tat, from)\n"
+    "end\n"
+    "local function charge(p, units)\n"
+    "  local ttl = math.ceil((p.tat + units * p.iv - now) / 1000) + 1\n"
+    "  redis.call('HSET', KEYS[p.k], 't',\n"
+    "    string.format('%.17g', p.tat + units * p.iv), 'i', p.ivt)\n"
+    "  redis.call('PEXPIRE', KEYS[p.k], ttl)\n"
+    "  most = math.max(most, ttl)\n"
+    "end\n"
+    "local own = {}\n"
+    "local pair = {own, {k = 3, ivt = ti, iv = tonumber(ti),\n"
+    "  burst = tonumber(tb)}}\n"
+    "for k = 3 + tot, #KEYS do\n"
+    "  local a, at = 3 * (k - tot), from\n"
+    "  local units = tonumber(ARGV[a + 2])\n"
+    "  own.k, own.ivt, own.iv = k, ARGV[a], tonumber(ARGV[a])\n"
+    "  own.burst = tonumber(ARGV[a + 1])\n"
+    "  local first = own.iv and 1 or 2\n"
+    "  for i = first, 1 + tot do\n"
+    "    local p = pair[i]\n"
+    "    fetch(p)\n"
+    "    local room = math.floor((now + p.burst * p.iv - p.tat) / p.iv)\n"
+    "    if op == 'take' and room < units then units = math.max(room, 0) end\n"
+    "    at = math.max(at, p.tat + (units - p.burst) * p.iv)\n"
     "  end\n"
-    "  if units > 0 then\n"
-    "    local ttl = math.ceil((tat + units * iv - now) / 1000) + 1\n"
-    "    redis.call('HSET', KEYS[k], 't',\n"
-    "      string.format('%.17g', tat + units * iv), 'i', ARGV[3 * k])\n"
-    "    redis.call('PEXPIRE', KEYS[k], ttl)\n"
-    "    most = math.max(most, ttl)\n"
+    "  for i = first, 1 + tot do\n"
+    "    local p = pair[i]\n"
+    "    if tot == 1 and op == 'book' then p.tat = math.max(p.tat, at) end\n"
+    "    if units > 0 then charge(p, units) end\n"
     "  end\n"
     "  out[1] = out[1] + 1\n"
     "  if op == 'take' then\n"
-    "    out[k - 1] = units\n"
-    "    keep[k - 1] = units\n"
+    "    out[out[1] + 1] = units\n"
+    "    keep[out[1] + 1] = units\n"
     "  else\n"
-    "    local at = math.max(tat + (units - burst) * iv, from)\n"
-    "    out[k - 1] = math.ceil(at - now)\n"
-    "    keep[k - 1] = string.format('%.17g', at)\n"
+    "    out[out[1] + 1] = math.ceil(at - now)\n"
+    "    keep[out[1] + 1] = string.format('%.17g', at)\n"
     "    if at - now > ahead then\n"
     "      lead = lead or at\n"
     "      if KEYS[k + 1] ~= KEYS[k] or at - lead > ahead then break end\n"
@@ -219,7 +243,7 @@ static const char script[] =
     "return out\n";
 
 /* Most arguments of a call of the script: its keys and arguments. */
-#define CALL_ARGS (13 + 4 * REDIS_BATCH_MAX)
+#define CALL_ARGS (17 + 4 * REDIS_BATCH_MAX)
 
 struct redis {
 	struct redis_url url;
@@ -230,14 +254,18 @@ struct redis {
 	size_t key_len, key_size;
 	char settings[128]; /* "tbthrottle-settings:NAME" */
 	char last[160];	    /* "tbthrottle-settings:NAME:last:ID" */
+	/* The total's bucket, "tbthrottle-settings:NAME:total": no key of
+	 * -k can name it, as theirs are "tbthrottle:NAME:KEY". */
+	char total_key[144];
+	struct redis_rate total; /* its rate: none without --total-rate */
+	char total_text[96];	 /* as messages say it, or empty */
 	char rate_text[TIERS_ID_MAX], name[80];
-	char asks[TIERS_ID_MAX + 64]; /* the settings, as messages say */
-	struct redis_rate own;	      /* the bucket's rate, -r's */
-	const struct redis_rate *at;  /* the selected key's */
-	char id_i[80], id_b[24];      /* the settings newcomers must give */
-	char session[17];	      /* this process's number, in hex */
-	const char *unit;	      /* "bytes" or "records" */
-	uint64_t burst_units;	      /* burst, as a number */
+	struct redis_rate own;	     /* the bucket's rate, -r's */
+	const struct redis_rate *at; /* the selected key's */
+	char id_i[80], id_b[24];     /* the settings newcomers must give */
+	char session[17];	     /* this process's number, in hex */
+	const char *unit;	     /* "bytes" or "records" */
+	uint64_t burst_units;	     /* burst, as a number */
 	enum redis_fallback fallback;
 	struct limiter *local;
 	struct eviction mem; /* what the server said of its memory */
@@ -430,20 +458,22 @@ call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
 {
 	const char **w = r->argv;
 	size_t *lens = r->lens, off = 0;
-	int n = 0;
+	int n = 0, first = r->total.none ? 5 : 6; /* the first bucket's */
 
-	snprintf(r->head[0], sizeof r->head[0], "%zu", m + 2);
+	snprintf(r->head[0], sizeof r->head[0], "%zu", m + (size_t)first - 3);
 	snprintf(r->head[1], sizeof r->head[1], "%d", SETTINGS_TTL_MS);
 	snprintf(
 	    r->head[2], sizeof r->head[2], "%llu", (unsigned long long)r->seq);
 	snprintf(r->head[3], sizeof r->head[3], "%lld",
 	    (long long)(ahead_ns / 1000));
-	name_buckets(r, b, m, lens + 5);
+	name_buckets(r, b, m, lens + first);
 	w[n++] = "EVALSHA";
 	w[n++] = r->sha;
 	w[n++] = r->head[0];
 	w[n++] = r->settings;
 	w[n++] = r->last;
+	if (!r->total.none)
+		w[n++] = r->total_key;
 	for (size_t j = 0; j < m; j++) {
 		w[n++] = r->names + off;
 		off += lens[n - 1];
@@ -465,8 +495,11 @@ call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
 		w[n++] = rate_of(r, bj)->burst;
 		w[n++] = r->units[j];
 	}
+	w[n++] = r->total.interval;
+	w[n++] = r->total.burst;
+	w[n++] = r->total_text;
 	for (int i = 0; i < n; i++)
-		if (i < 5 || i >= 5 + (int)m)
+		if (i < first || i >= first + (int)m)
 			lens[i] = strlen(w[i]);
 	return n;
 }
@@ -487,16 +520,20 @@ set_shard(struct redis *r, unsigned s)
 	    "tbthrottle-settings:{%s:%u}", r->name, s);
 	snprintf(r->last, sizeof r->last, "%s:last:%s", r->settings,
 	    r->session);
+	snprintf(r->total_key, sizeof r->total_key, "%s:total", r->settings);
 }
 
-/* The shard of booking b's bucket on a cluster: its key's, by hash. */
+/*
+ * The shard of booking b's bucket on a cluster: its key's, by hash; with
+ * a total, booked in every call, 0 for all (a call keeps to one slot).
+ */
 static unsigned
-shard_of(const struct booking *b)
+shard_of(const struct redis *r, const struct booking *b)
 {
 	static const unsigned char zero[16];
 	struct siphash_key k = siphash_key_of(zero);
 
-	return b->key == NULL ? 0 :
+	return b->key == NULL || !r->total.none ? 0 :
 				(unsigned)(siphash24(&k, b->key, b->key_len) %
 				    SHARDS);
 }
@@ -616,16 +653,25 @@ eval(struct redis *r, const char *op, const struct booking *b, size_t m,
 	return call_on(r, &r->conn, &r->loaded, argc, rep, why, size);
 }
 
-/* Settings rate, burst, unit as messages say them, into out. */
+/*
+ * Settings rate, burst, unit and total (empty: none) as messages say
+ * them, into out; the total only when one side has one (say_total).
+ */
 static void
-settings_text(const char *rate, const char *burst, const char *unit, char *out,
-    size_t size)
+settings_text(const char *rate, const char *burst, const char *unit,
+    const char *total, bool say_total, char *out, size_t size)
 {
+	char all[112] = "";
+
+	if (say_total)
+		snprintf(all, sizeof all, " and %s%s",
+		    total[0] != '\0' ? "--total-rate " : "no --total-rate",
+		    total);
 	if (strcmp(burst, "tiers") == 0)
-		snprintf(out, size, "%s", rate);
+		snprintf(out, size, "%s%s", rate, all);
 	else
-		snprintf(out, size, "-r %s, burst %s%s", rate, burst,
-		    strcmp(unit, "bytes") == 0 ? " (bytes)" : "");
+		snprintf(out, size, "-r %s, burst %s%s%s", rate, burst,
+		    strcmp(unit, "bytes") == 0 ? " (bytes)" : "", all);
 }
 
 /*
@@ -706,20 +752,24 @@ settings_words(void *ctx, const char **argv, size_t *lens)
 static void
 differ(const struct redis *r, redisReply *const *e)
 {
-	char was[TIERS_ID_MAX + 64];
+	char was[TIERS_ID_MAX + 160], asks[TIERS_ID_MAX + 160];
+	bool say = e[3]->str[0] != '\0' || r->total_text[0] != '\0';
 
-	settings_text(e[0]->str, e[1]->str, e[2]->str, was, sizeof was);
+	settings_text(
+	    e[0]->str, e[1]->str, e[2]->str, e[3]->str, say, was, sizeof was);
+	settings_text(r->rate_text, r->id_b, r->unit, r->total_text, say, asks,
+	    sizeof asks);
 	if (!r->ran)
 		redisconn_fatal(&r->conn,
 		    "shared bucket '%s' is %s; "
 		    "this run asks for %s (give the "
 		    "same, or wait until no process uses it and it "
 		    "is full)",
-		    r->name, was, r->asks);
+		    r->name, was, asks);
 	msg_escape(was, sizeof was);
 	warnx("%s: shared bucket '%s' was set to %s while out of "
 	      "reach; this run goes on with %s",
-	    r->conn.shown, r->name, was, r->asks);
+	    r->conn.shown, r->name, was, asks);
 }
 
 static enum redisconn_result
@@ -736,9 +786,10 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 		return REDISCONN_DOWN;
 	}
 	if (!r->claimed && rep->type == REDIS_REPLY_ARRAY &&
-	    rep->elements == 3 && e[0]->type == REDIS_REPLY_STRING &&
+	    rep->elements == 4 && e[0]->type == REDIS_REPLY_STRING &&
 	    e[1]->type == REDIS_REPLY_STRING &&
-	    e[2]->type == REDIS_REPLY_STRING) {
+	    e[2]->type == REDIS_REPLY_STRING &&
+	    e[3]->type == REDIS_REPLY_STRING) {
 		differ(r, e);
 	} else if (rep->type != REDIS_REPLY_INTEGER || rep->integer != 0) {
 		snprintf(why, size, "a reply out of range");
@@ -878,11 +929,14 @@ setup(struct redis *r, char *why, size_t size)
 	return redisconn_finish(&r->conn, why, size);
 }
 
-/* Is Redis asked about booking b: has its key a limit that lets some go? */
+/*
+ * Is Redis asked about booking b: has its key a limit that lets some go,
+ * or a key of no limit the total?
+ */
 static bool
 asks(const struct redis *r, const struct booking *b)
 {
-	return !rate_of(r, b)->inf && !rate_of(r, b)->none;
+	return !rate_of(r, b)->none && (!rate_of(r, b)->inf || !r->total.none);
 }
 
 /* Answer booking b, of no limit (inf) or none, here: due at due_ns. */
@@ -988,7 +1042,7 @@ one_shard(struct redis *r, const struct booking *b, size_t n)
 
 		if (!asks(r, &b[i]))
 			continue;
-		k = (int)shard_of(&b[i]);
+		k = (int)shard_of(r, &b[i]);
 		if (s >= 0 && k != s)
 			break;
 		s = k;
@@ -1010,7 +1064,7 @@ take_shards(struct redis *r, struct booking *b, size_t n, int64_t ahead_ns,
 	int64_t now_ns = clock_now_ns();
 
 	for (size_t i = 0; i < n; i++) {
-		r->shard[i] = (unsigned char)shard_of(&b[i]);
+		r->shard[i] = (unsigned char)shard_of(r, &b[i]);
 		r->done[i] = !asks(r, &b[i]);
 		if (r->done[i])
 			answer_here(r, &b[i], now_ns);
@@ -1301,9 +1355,21 @@ static void
 set_settings(struct redis *r, const char *text, bool tiers)
 {
 	snprintf(r->rate_text, sizeof r->rate_text, "%s", text);
-	snprintf(r->id_i, sizeof r->id_i, "%s", tiers ? text : r->own.interval);
+	snprintf(r->id_i, sizeof r->id_i, "%.*s", (int)sizeof r->id_i - 1,
+	    tiers ? text : r->own.interval);
 	snprintf(r->id_b, sizeof r->id_b, "%s", tiers ? "tiers" : r->own.burst);
-	settings_text(r->rate_text, r->id_b, r->unit, r->asks, sizeof r->asks);
+}
+
+/* The total of b (--total-rate), booked with every record, if any. */
+static void
+set_total(struct redis *r, const struct redis_bucket *b)
+{
+	redis_rate_init(&r->total, b->total_n, b->total_d, b->total_burst,
+	    b->total_n == 0, false);
+	snprintf(r->total_key, sizeof r->total_key, "%s:total", r->settings);
+	if (b->total_n > 0)
+		snprintf(r->total_text, sizeof r->total_text, "%s, burst %s",
+		    b->total_text, r->total.burst);
 }
 
 struct redis *
@@ -1335,6 +1401,7 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
 	r->at = &r->own;
 	r->unit = b->bytes ? "bytes" : "records";
+	set_total(r, b);
 	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
 	    b->tiers_id != NULL);
 	r->fallback = fallback;

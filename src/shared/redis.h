@@ -29,6 +29,10 @@ struct redis_bucket {
 	const char *tiers_id;
 	uint64_t session;    /* this process's own number, drawn at random */
 	bool allow_eviction; /* a server that evicts keys will do */
+	/* --total-rate: every key of the name together, n units every d
+	 * ns (n 0: none), burst total_burst; total_text for messages. */
+	uint64_t total_n, total_d, total_burst;
+	const char *total_text;
 };
 
 /* Most bookings in one call of the script. */

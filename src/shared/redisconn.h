@@ -15,7 +15,7 @@
 #define REDISCONN_TIMEOUT_MS 1000
 
 /* Most words of the command of a step. */
-#define REDISCONN_STEP_WORDS 16
+#define REDISCONN_STEP_WORDS 20
 
 /* How connecting, a command or an errand ended, or where it is. */
 enum redisconn_result {
