@@ -39,8 +39,8 @@ cluster_init(struct cluster *c, const struct redis_url *url)
 {
 	*c = (struct cluster){ .node = calloc(
 				   CLUSTER_NODES_MAX, sizeof *c->node) };
-	if (c->node == NULL || (c->node[0] = calloc(1, sizeof **c->node)) ==
-		NULL) {
+	if (c->node == NULL ||
+	    (c->node[0] = calloc(1, sizeof **c->node)) == NULL) {
 		free(c->node);
 		c->node = NULL;
 		return -1;
@@ -81,8 +81,8 @@ range_of(struct cluster *c, const struct cluster_node *from,
 	    e->element[0]->integer < 0 ||
 	    e->element[0]->integer > e->element[1]->integer ||
 	    e->element[1]->integer >= HASHSLOT_COUNT ||
-	    (m = e->element[2])->type != REDIS_REPLY_ARRAY ||
-	    m->elements < 2 || m->element[0]->type != REDIS_REPLY_STRING ||
+	    (m = e->element[2])->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
+	    m->element[0]->type != REDIS_REPLY_STRING ||
 	    port_of(m->element[1]) < 0) {
 		snprintf(why, size, "CLUSTER SLOTS: a reply out of range");
 		return NULL;
@@ -115,8 +115,8 @@ cluster_learn(struct cluster *c, const struct cluster_node *from,
 	memset(owner, 0, sizeof owner);
 	for (size_t i = 0; i < rep->elements; i++) {
 		unsigned lo, hi;
-		struct cluster_node *n =
-		    range_of(c, from, rep->element[i], &lo, &hi, why, size);
+		struct cluster_node *n = range_of(
+		    c, from, rep->element[i], &lo, &hi, why, size);
 
 		if (n == NULL)
 			return -1;
@@ -152,8 +152,8 @@ ask_map(struct cluster *c, struct cluster_node *n, char *why, size_t size)
 	int bad;
 
 	if ((rc = cluster_connect(n, why, size)) != REDISCONN_OK ||
-	    (rc = redisconn_command(&n->conn, 2, argv, lens, &rep, why,
-		 size)) != REDISCONN_OK)
+	    (rc = redisconn_command(
+		 &n->conn, 2, argv, lens, &rep, why, size)) != REDISCONN_OK)
 		return rc;
 	bad = cluster_learn(c, n, rep, why, size);
 	freeReplyObject(rep);
@@ -170,8 +170,7 @@ cluster_refresh(struct cluster *c, char *why, size_t size)
 		for (size_t i = 0; i < c->nodes; i++) {
 			bool serves = false;
 
-			for (unsigned s = 0; s < HASHSLOT_COUNT && !serves;
-			     s++)
+			for (unsigned s = 0; s < HASHSLOT_COUNT && !serves; s++)
 				serves = c->owner[s] == i + 1;
 			if (serves != (pass == 0))
 				continue;

@@ -379,8 +379,8 @@ load_answer(void *ctx, const redisReply *rep, char *why, size_t size)
  * restart flushed it or before a node's first call; *loaded says so.
  */
 static enum redisconn_result
-load_script(struct redis *r, struct redisconn *conn, bool *loaded,
-    char *why, size_t size)
+load_script(struct redis *r, struct redisconn *conn, bool *loaded, char *why,
+    size_t size)
 {
 	const char *argv[] = { "SCRIPT", "LOAD", script };
 	size_t lens[] = { 6, 4, sizeof script - 1 };
@@ -516,10 +516,10 @@ set_shard(struct redis *r, unsigned s)
 	r->at_shard = s;
 	r->key_base = r->key_len = (size_t)snprintf(
 	    r->key, r->key_size, "tbthrottle:{%s:%u}", r->name, s);
-	snprintf(r->settings, sizeof r->settings,
-	    "tbthrottle-settings:{%s:%u}", r->name, s);
-	snprintf(r->last, sizeof r->last, "%s:last:%s", r->settings,
-	    r->session);
+	snprintf(r->settings, sizeof r->settings, "tbthrottle-settings:{%s:%u}",
+	    r->name, s);
+	snprintf(
+	    r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
 	snprintf(r->total_key, sizeof r->total_key, "%s:total", r->settings);
 }
 
@@ -533,9 +533,9 @@ shard_of(const struct redis *r, const struct booking *b)
 	static const unsigned char zero[16];
 	struct siphash_key k = siphash_key_of(zero);
 
-	return b->key == NULL || !r->total.none ? 0 :
-				(unsigned)(siphash24(&k, b->key, b->key_len) %
-				    SHARDS);
+	return b->key == NULL || !r->total.none ?
+	    0 :
+	    (unsigned)(siphash24(&k, b->key, b->key_len) % SHARDS);
 }
 
 /*
@@ -579,8 +579,8 @@ asking(struct cluster_node *n, char *why, size_t size)
 	const char *argv[] = { "ASKING" };
 	size_t lens[] = { 6 };
 	redisReply *rep;
-	enum redisconn_result rc =
-	    redisconn_command(&n->conn, 1, argv, lens, &rep, why, size);
+	enum redisconn_result rc = redisconn_command(
+	    &n->conn, 1, argv, lens, &rep, why, size);
 
 	if (rc == REDISCONN_OK) {
 		if (rep->type == REDIS_REPLY_ERROR) {
@@ -599,8 +599,7 @@ asking(struct cluster_node *n, char *why, size_t size)
  * over: the map is read again before the next call.
  */
 static enum redisconn_result
-call_routed(
-    struct redis *r, int argc, redisReply **rep, char *why, size_t size)
+call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 {
 	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
 	struct cluster_node *n = NULL;
@@ -1395,9 +1394,10 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	    r->key, r->key_size, "tbthrottle:%s", b->name);
 	snprintf(
 	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
+	snprintf(r->session, sizeof r->session, "%016llx",
+	    (unsigned long long)b->session);
 	snprintf(
-	    r->session, sizeof r->session, "%016llx", (unsigned long long)b->session);
-	snprintf(r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
+	    r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
 	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
 	r->at = &r->own;
 	r->unit = b->bytes ? "bytes" : "records";

@@ -9,14 +9,11 @@ static const struct {
 	const char *key;
 	unsigned slot;
 } known[] = {
-	{ "foo", 12182 },
-	{ "bar", 5061 },
-	{ "hello", 866 },
+	{ "foo", 12182 }, { "bar", 5061 }, { "hello", 866 },
 	{ "user1000", 3443 },
-	{ "{user1000}.following", 3443 }, /* the tag alone counts */
-	{ "foo{}{bar}", 8363 },		  /* an empty tag: all of it */
-	{ "{}x", 10595 },
-	{ "a{b", 13340 }, /* no '}': all of it */
+	{ "{user1000}.following", 3443 },   /* the tag alone counts */
+	{ "foo{}{bar}", 8363 },		    /* an empty tag: all of it */
+	{ "{}x", 10595 }, { "a{b", 13340 }, /* no '}': all of it */
 };
 
 void
