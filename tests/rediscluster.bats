@@ -186,6 +186,27 @@ setup() {
 	[[ $stderr == *"/2: cannot select database 2: "*"cluster mode"* ]]
 }
 
+@test "cluster: a master paused mid-batch: answers lost and asked again, still exactly the burst of each key" {
+	local d=$BATS_TEST_TMPDIR pid victim
+	seq 30000 | awk '{ print "key" ($1 % 3000) }' >"$d/in"
+	victim=$(masters | head -1)
+	# The input paced over about 3 s, so that the pause falls mid-run.
+	tb -r 10000/s "$d/in" |
+	    tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop \
+		-r 1/h -b 2 >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 1
+	kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
+	sleep 1.5
+	kill -CONT "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
+	wait "$pid"
+	assert_eq "$(wc -l <"$d/out")" 6000 "lines out"
+	assert_eq "$(sort "$d/out" | uniq -c | awk '$1 != 2' | wc -l)" 0 \
+	    "keys that did not get exactly 2"
+	grep -q "waiting for it" "$d/err"
+	wait_cluster
+}
+
 @test "cluster: masters failed over mid-run: every record out, none early" {
 	local d=$BATS_TEST_TMPDIR t0 ms p r pid
 	t0=$(now_ms)

@@ -296,6 +296,7 @@ struct redis {
 	unsigned at_shard;	   /* the shard the keys are named for */
 	struct redis_url home_url; /* cluster: the node of shard 0 */
 	struct redisconn *cur;	   /* the connection of the last call */
+	char down_at[400];	   /* the URL said to be down */
 	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
 	bool done[REDIS_BATCH_MAX];	      /* answered (take) */
 };
@@ -1050,45 +1051,163 @@ one_shard(struct redis *r, const struct booking *b, size_t n)
 	return i;
 }
 
+/* The bookings of b[0..n) not yet answered in shard s, into r->asked. */
+static size_t
+gather(struct redis *r, size_t n, unsigned s)
+{
+	size_t m = 0;
+
+	for (size_t j = 0; j < n; j++)
+		if (!r->done[j] && r->shard[j] == s)
+			r->asked[m++] = j;
+	set_shard(r, s);
+	return m;
+}
+
+/* The answers of take in rep for b[asked[0..m)], due at now_ns. */
+static void
+took(struct redis *r, struct booking *b, size_t m, const redisReply *rep,
+    int64_t now_ns)
+{
+	for (size_t k = 0; k < m; k++) {
+		b[r->asked[k]].taken = (uint64_t)rep->element[k + 1]->integer;
+		b[r->asked[k]].due_ns = now_ns;
+		r->done[r->asked[k]] = true;
+	}
+}
+
+/*
+ * Send take for the m bookings of b in r->asked (the keys named for
+ * their shard) to the node of their slot, without awaiting the reply:
+ * the node in *node.  OK, DOWN or STOP.
+ */
+static enum redisconn_result
+send_take(struct redis *r, const struct booking *b, size_t m, int64_t ahead_ns,
+    struct cluster_node **node, char *why, size_t size)
+{
+	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
+	enum redisconn_result rc;
+	int argc;
+
+	if ((*node = cluster_owner(r->cl, slot)) == NULL) {
+		snprintf(
+		    why, size, "no node of the cluster serves slot %u", slot);
+		return REDISCONN_DOWN;
+	}
+	r->cur = &(*node)->conn;
+	if ((rc = cluster_connect(*node, why, size)) != REDISCONN_OK ||
+	    (!(*node)->loaded &&
+		(rc = load_script(r, &(*node)->conn, &(*node)->loaded, why,
+		     size)) != REDISCONN_OK))
+		return rc;
+	argc = call_words(r, "take", b, m, ahead_ns);
+	return redisconn_send(
+	    &(*node)->conn, argc, r->argv, r->lens, why, size);
+}
+
+/*
+ * The replies of the calls sent, shards[0..k) on nodes[0..k), in turn:
+ * each answer taken, or the shard left for a call of its own (moved, or
+ * the script not there: sent[] false).  Every reply is read, so that no
+ * connection is left owing one.  OK, or DOWN when a node did not answer
+ * in time (the batch is asked again, whole, as after any lost answer) or
+ * a reply made no sense (its connection closed).
+ */
+static enum redisconn_result
+receive_takes(struct redis *r, struct booking *b, size_t n,
+    const unsigned char *shards, struct cluster_node **nodes, bool *sent,
+    size_t k, char *why, size_t size)
+{
+	enum redisconn_result bad = REDISCONN_OK;
+	int64_t now_ns = clock_now_ns();
+
+	for (size_t g = 0; g < k; g++) {
+		redisReply *rep;
+		size_t m;
+
+		if (!sent[g])
+			continue;
+		if (redisconn_receive(&nodes[g]->conn, &rep, why, size) !=
+		    REDISCONN_OK) {
+			r->cl->stale = true; /* it may have failed over */
+			r->cur = &nodes[g]->conn;
+			bad = REDISCONN_DOWN;
+			continue;
+		}
+		m = gather(r, n, shards[g]);
+		if (rep->type == REDIS_REPLY_ERROR) {
+			sent[g] = false;
+		} else if (!answer_ok(b, r->asked, m, true, rep, why, size)) {
+			redisconn_close(&nodes[g]->conn);
+			bad = REDISCONN_DOWN;
+		} else {
+			took(r, b, m, rep, now_ns);
+		}
+		freeReplyObject(rep);
+	}
+	return bad;
+}
+
 /*
  * On a cluster, with --drop: take for b[0..n), a call for each shard of
- * them, the same batch number in each (asked again after a lost answer,
- * each shard answers as before).  OK with n in *got, DOWN or STOP.
+ * them, all sent before any reply is awaited (the masters work at once),
+ * the same batch number in each (asked again after a lost answer, each
+ * shard answers as before).  A call that could not go, or came back
+ * moved, goes again alone.  OK with n in *got, DOWN or STOP.
  */
 static enum redisconn_result
 take_shards(struct redis *r, struct booking *b, size_t n, int64_t ahead_ns,
     size_t *got, char *why, size_t size)
 {
+	unsigned char shards[SHARDS];
+	struct cluster_node *nodes[SHARDS];
+	bool sent[SHARDS];
+	size_t k = 0;
 	enum redisconn_result rc;
 	int64_t now_ns = clock_now_ns();
 
 	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
 		r->shard[i] = (unsigned char)shard_of(r, &b[i]);
 		r->done[i] = !asks(r, &b[i]);
 		if (r->done[i])
 			answer_here(r, &b[i], now_ns);
+		for (size_t g = 0; g < k; g++)
+			seen = seen || shards[g] == r->shard[i];
+		if (!r->done[i] && !seen)
+			shards[k++] = r->shard[i];
 	}
-	for (size_t i = 0; i < n; i++) {
-		size_t m = 0;
+	for (size_t g = 0; g < k; g++) {
+		size_t m = gather(r, n, shards[g]);
+
+		rc = send_take(r, b, m, ahead_ns, &nodes[g], why, size);
+		if (rc != REDISCONN_OK) {
+			/* A node that cannot be reached now holds up no more
+			 * of the batch: it is asked again, whole. */
+			for (size_t h = 0; h < g; h++)
+				redisconn_close(&nodes[h]->conn);
+			r->cl->stale = true;
+			return rc;
+		}
+		sent[g] = true;
+	}
+	if ((rc = receive_takes(r, b, n, shards, nodes, sent, k, why, size)) !=
+	    REDISCONN_OK)
+		return rc;
+	for (size_t g = 0; g < k; g++) {
+		size_t m;
 		redisReply *rep;
 
-		if (r->done[i])
+		if (sent[g])
 			continue;
-		for (size_t j = i; j < n; j++)
-			if (!r->done[j] && r->shard[j] == r->shard[i])
-				r->asked[m++] = j;
-		set_shard(r, r->shard[i]);
+		m = gather(r, n, shards[g]);
 		if ((rc = eval(r, "take", b, m, ahead_ns, &rep, why, size)) !=
 		    REDISCONN_OK)
 			return rc;
 		if (!answer_ok(b, r->asked, m, true, rep, why, size))
 			return unexpected(r, rep, why, size);
-		for (size_t k = 0; k < m; k++) {
-			b[r->asked[k]].taken =
-			    (uint64_t)rep->element[k + 1]->integer;
-			b[r->asked[k]].due_ns = now_ns;
-			r->done[r->asked[k]] = true;
-		}
+		took(r, b, m, rep, clock_now_ns());
 		freeReplyObject(rep);
 	}
 	*got = n;
@@ -1150,12 +1269,14 @@ report(struct redis *r, bool down, char *why, size_t size)
 {
 	if (down && !r->down) {
 		clean(r, why, size);
-		warnx("%s: %s; %s", r->conn.shown, why,
+		/* On a cluster, the node that failed. */
+		snprintf(r->down_at, sizeof r->down_at, "%s", r->cur->shown);
+		warnx("%s: %s; %s", r->down_at, why,
 		    r->fallback == FALLBACK_LOCAL ?
 			"limiting locally until it is back" :
 			"waiting for it");
 	} else if (!down && r->down) {
-		warnx("%s: reached again", r->conn.shown);
+		warnx("%s: reached again", r->down_at);
 	}
 	r->down = down;
 }

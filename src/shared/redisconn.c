@@ -585,8 +585,8 @@ redisconn_finish(struct redisconn *conn, char *why, size_t size)
 }
 
 enum redisconn_result
-redisconn_command(struct redisconn *conn, int argc, const char **argv,
-    const size_t *lens, redisReply **rep, char *why, size_t size)
+redisconn_send(struct redisconn *conn, int argc, const char **argv,
+    const size_t *lens, char *why, size_t size)
 {
 	enum redisconn_result rc;
 
@@ -603,12 +603,37 @@ redisconn_command(struct redisconn *conn, int argc, const char **argv,
 	}
 	if ((rc = queue(conn, argc, argv, lens, why, size)) != REDISCONN_OK)
 		return rc;
+	flush(conn); /* the server may start on it while we go on */
+	return REDISCONN_OK;
+}
+
+enum redisconn_result
+redisconn_receive(
+    struct redisconn *conn, redisReply **rep, char *why, size_t size)
+{
+	enum redisconn_result rc;
+
+	if (!redisconn_connected(conn) || conn->owed == 0) {
+		snprintf(why, size, "not connected");
+		return REDISCONN_DOWN;
+	}
 	while ((rc = next_reply(conn, rep, why, size)) == REDISCONN_AGAIN)
 		if ((rc = wait_io(conn, why, size)) != REDISCONN_OK)
 			return drop(conn, rc);
 	if (rc == REDISCONN_OK && (*rep)->type == REDIS_REPLY_ERROR)
 		check_error(conn, (*rep)->str);
 	return rc;
+}
+
+enum redisconn_result
+redisconn_command(struct redisconn *conn, int argc, const char **argv,
+    const size_t *lens, redisReply **rep, char *why, size_t size)
+{
+	enum redisconn_result rc = redisconn_send(
+	    conn, argc, argv, lens, why, size);
+
+	return rc != REDISCONN_OK ? rc :
+				    redisconn_receive(conn, rep, why, size);
 }
 
 #else

@@ -118,6 +118,18 @@ enum redisconn_result redisconn_command(struct redisconn *conn, int argc,
     const char **argv, const size_t *lens, redisReply **rep, char *why,
     size_t size);
 
+/*
+ * redisconn_command in two halves, for commands sent on several
+ * connections before any reply is awaited: send queues the command on a
+ * connected conn (after any errand) and writes what the socket takes;
+ * receive awaits the next reply due on conn, as redisconn_command does.
+ * Every command sent must be received, or conn closed.
+ */
+enum redisconn_result redisconn_send(struct redisconn *conn, int argc,
+    const char **argv, const size_t *lens, char *why, size_t size);
+enum redisconn_result redisconn_receive(
+    struct redisconn *conn, redisReply **rep, char *why, size_t size);
+
 /* Is the error reply msg one that waiting cures (loading, busy...)? */
 bool redisconn_transient(const char *msg);
 
