@@ -78,23 +78,20 @@ stamped() {
 	run -0 --separate-stderr "$TB" -R "$pid" -r 5/s
 	wait "$bg"
 	# From the second unit after the change, each waits 200 ms.  The
-	# gaps are between arrival times, each late by the pipe's delivery,
-	# which varies on a busy machine: one late delivery shortens the gap
-	# after it by as much, but not the span of the five gaps, which only
-	# the delivery of unit 3 shortens.  So each gap may be 10 ms short
-	# (a 100 ms spacing, say, is still caught), the span only 10 ms.
-	local t prev="" n=0 gap first=""
+	# times are arrivals, each late by the pipe's delivery, which on a
+	# busy machine varies by tens of ms: a late unit shortens the gap
+	# after it by as much, so single gaps prove nothing.  The span of
+	# units 3 to 8 is five waits, 1000 ms: only unit 3 arriving 100 ms
+	# later than unit 8 could shorten it below 900, while a spacing of
+	# 100 ms, or one pair released together, gives 500 or 800.
+	local t n=0 first="" last=""
 	while read -r t _; do
 		n=$((n + 1))
-		if ((n >= 3)); then
-			gap=$(awk -v a="$prev" -v b="$t" 'BEGIN { print b - a }')
-			assert_ge "$gap" 190 "gap before unit $n (ms)"
-		fi
 		((n == 3)) && first=$t
-		prev=$t
+		last=$t
 	done < <(awk '$1 ~ /^[0-9]/' "$d/stamps")
-	assert_ge "$(awk -v a="$first" -v b="$prev" 'BEGIN { print b - a }')" \
-	    990 "units 3 to 8 (ms)"
+	assert_ge "$(awk -v a="$first" -v b="$last" 'BEGIN { print b - a }')" \
+	    900 "units 3 to 8 (ms)"
 	assert_eq "$n" 8 "units out"
 }
 
