@@ -386,9 +386,8 @@ redisurl_scrub(const struct redis_url *u, char *msg, size_t size)
 	snprintf(msg, size, "%s", tmp);
 }
 
-/* host:port at out[0..size), host in [] when IPv6; how long it would be. */
-static size_t
-hostport(const char *host, int port, char *out, size_t size)
+size_t
+redisurl_hostport(const char *host, int port, char *out, size_t size)
 {
 	bool v6 = strchr(host, ':') != NULL;
 	int n = snprintf(
@@ -419,11 +418,11 @@ redisurl_show(const struct redis_url *u, char *out, size_t size)
 		if (i > 0)
 			n += (size_t)snprintf(out + n, size - n, ",");
 		if (n < size)
-			n += hostport(u->sentinels[i].host,
+			n += redisurl_hostport(u->sentinels[i].host,
 			    u->sentinels[i].port, out + n, size - n);
 	}
 	if (u->nsentinels == 0 && n < size)
-		n += hostport(u->host, u->port, out + n, size - n);
+		n += redisurl_hostport(u->host, u->port, out + n, size - n);
 	if (n < size)
 		snprintf(out + n, size - n, "%s%s/%d",
 		    u->nsentinels > 0 ? "/" : "", u->master, u->db);

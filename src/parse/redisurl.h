@@ -60,6 +60,12 @@ int redisurl_parse(
  */
 void redisurl_scrub(const struct redis_url *u, char *msg, size_t size);
 
+/*
+ * host:port in out[0..size), the host in [] when it is IPv6; how long it
+ * would be.
+ */
+size_t redisurl_hostport(const char *host, int port, char *out, size_t size);
+
 /* The URL for messages, the password masked. */
 void redisurl_show(const struct redis_url *u, char *out, size_t size);
 
