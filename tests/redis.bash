@@ -21,11 +21,12 @@ start_redis() {
 	await_redis "$port" redis-server
 }
 
-# await_redis PORT WHAT: wait until the WHAT started on PORT answers.
+# await_redis PORT WHAT [ARG...]: wait until the WHAT started on PORT
+# answers redis-cli ARG... (--tls and its CA for a TLS port).
 await_redis() {
 	local i
 	for ((i = 0; i < 500; i++)); do
-		case $(redis-cli -p "$1" ping 2>/dev/null) in
+		case $(redis-cli "${@:3}" -p "$1" ping 2>/dev/null) in
 		PONG | NOAUTH*) return 0 ;;
 		esac
 		sleep 0.01

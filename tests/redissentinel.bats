@@ -10,16 +10,18 @@ load redis
 # start_sentinel PORT NAME MASTER_PORT [LINE...]: a redis-sentinel on PORT
 # watching the master on MASTER_PORT as NAME, quick to call it down
 # (500 ms), LINE... added to its config, which it rewrites, in
-# BATS_FILE_TMPDIR.
+# BATS_FILE_TMPDIR.  With TLS_CLI set (redis-cli's TLS options), PORT is
+# its TLS port, and its only one.
 start_sentinel() {
 	local conf=$BATS_FILE_TMPDIR/sentinel-$1.conf
-	printf '%s\n' "port $1" "bind 127.0.0.1" \
+	printf '%s\n' "${TLS_CLI:+tls-}port $1" "${TLS_CLI:+port 0}" \
+	    "bind 127.0.0.1" \
 	    "sentinel monitor $2 127.0.0.1 $3 1" \
 	    "sentinel down-after-milliseconds $2 500" \
 	    "sentinel failover-timeout $2 2000" "${@:4}" >"$conf"
 	redis-sentinel "$conf" >"$BATS_FILE_TMPDIR/redis-$1.log" 2>&1 &
 	echo $! >"$BATS_FILE_TMPDIR/redis-$1.pid"
-	await_redis "$1" redis-sentinel
+	await_redis "$1" redis-sentinel ${TLS_CLI:+"${TLS_CLI[@]}"}
 }
 
 # start_trio NAME: a master ($MPORT), its replica ($QPORT) in sync, and a
@@ -205,4 +207,42 @@ failover() {
 	# As above, and the local bucket's burst as the master dies, and the
 	# promoted one's as it is reached: 20 ms more.
 	failover local 5950
+}
+
+@test "rediss-sentinel://: TLS to the sentinel and the master, each certificate checked" {
+	local d=$BATS_TEST_TMPDIR mport sport tls
+	command -v openssl >/dev/null || skip "openssl is not installed"
+	"$TB" -V | grep -q 'TLS: yes' ||
+	    skip "this tbthrottle is built without TLS (install libssl-dev)"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/ca.key" \
+	    -out "$d/ca.pem" -days 2 -subj "/CN=tbthrottle test CA" 2>/dev/null
+	openssl req -newkey rsa:2048 -nodes -keyout "$d/s.key" -out "$d/s.csr" \
+	    -subj /CN=localhost 2>/dev/null
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/s.ext"
+	openssl x509 -req -in "$d/s.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" \
+	    -CAcreateserial -out "$d/s.pem" -days 2 -extfile "$d/s.ext" 2>/dev/null
+	mport=$(free_port) sport=$(free_port)
+	OWN=("$sport" "$mport")
+	tls=(--tls-cert-file "$d/s.pem" --tls-key-file "$d/s.key"
+	    --tls-ca-cert-file "$d/ca.pem" --tls-auth-clients no)
+	redis-server --port 0 --tls-port "$mport" --bind 127.0.0.1 "${tls[@]}" \
+	    --save '' --appendonly no >"$BATS_FILE_TMPDIR/redis-$mport.log" 2>&1 &
+	echo $! >"$BATS_FILE_TMPDIR/redis-$mport.pid"
+	TLS_CLI=(--tls --cacert "$d/ca.pem")
+	await_redis "$mport" redis-server "${TLS_CLI[@]}"
+	# The sentinel speaks TLS alone, to its clients and to the master
+	# (tls-replication).
+	start_sentinel "$sport" t "$mport" "tls-cert-file $d/s.pem" \
+	    "tls-key-file $d/s.key" "tls-ca-cert-file $d/ca.pem" \
+	    "tls-auth-clients no" "tls-replication yes"
+	run -0 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
+	    --redis "$1" --redis-cacert "$2" -r 1000/s' "$P" \
+	    "rediss-sentinel://127.0.0.1:$sport/t" "$d/ca.pem"
+	assert_eq "$output" "$(seq 20)" "output"
+	assert_eq "$stderr" "" "stderr"
+	# A CA that signed neither: the sentinel's certificate is refused.
+	run -1 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
+	    --redis "$1" -r 1000/s' "$P" "rediss-sentinel://127.0.0.1:$sport/t"
+	assert_one_stderr_line
+	[[ $stderr == *"sentinel 127.0.0.1:$sport: "*certificate* ]]
 }
