@@ -259,12 +259,8 @@ parse_db(const char *s, struct redis_url *u, char *err, size_t errsz,
 	return 0;
 }
 
-/*
- * Is s[0..len) a master's name as sentinel.conf can hold it: printable,
- * without spaces?
- */
-static bool
-master_name(const char *s, size_t len)
+bool
+redisurl_word(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
 		if (s[i] <= ' ' || s[i] > '~')
@@ -300,7 +296,7 @@ parse_sentinels(const char *p, struct redis_url *u, char *err, size_t errsz,
 	name = list_end + 1;
 	slash = strchr(name, '/');
 	len = slash != NULL ? (size_t)(slash - name) : strlen(name);
-	if (!master_name(name, len) ||
+	if (!redisurl_word(name, len) ||
 	    copy(u->master, sizeof u->master, name, len) != 0)
 		return bad(err, errsz, shown,
 		    "the master's name must be 1 to 127 printable "

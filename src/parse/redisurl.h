@@ -61,6 +61,12 @@ int redisurl_parse(
 void redisurl_scrub(const struct redis_url *u, char *msg, size_t size);
 
 /*
+ * Is s[0..len) one word, printable and without spaces, as a master's name
+ * in sentinel.conf, or an address fit for messages, must be?
+ */
+bool redisurl_word(const char *s, size_t len);
+
+/*
  * host:port in out[0..size), the host in [] when it is IPv6; how long it
  * would be.
  */

@@ -83,9 +83,11 @@ ask_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 		    why, size, "it knows no master named '%s'", s->url->master);
 		return REDISCONN_DOWN;
 	}
+	/* No more trusted than a server's error: shown, it must be clean. */
 	if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
 	    e[0]->type != REDIS_REPLY_STRING ||
-	    e[1]->type != REDIS_REPLY_STRING || e[0]->len == 0 ||
+	    e[1]->type != REDIS_REPLY_STRING ||
+	    !redisurl_word(e[0]->str, e[0]->len) ||
 	    e[0]->len >= sizeof s->host ||
 	    (port = strtol(e[1]->str, &end, 10)) < 1 || port > 65535 ||
 	    *end != '\0') {
