@@ -12,19 +12,26 @@ free_port() {
 # start_redis [PORT [ARG...]]: redis-server on PORT (default $RPORT) with
 # ARG..., no persistence; wait until it answers.
 start_redis() {
-	local port=${1:-$RPORT} i
+	local port=${1:-$RPORT}
 	shift || true
-	redis-server --port "$port" --bind 127.0.0.1 --save '' \
+	redis-server --port "$port" --bind 127.0.0.1 --save '' --dir "$BATS_FILE_TMPDIR" \
 	    --appendonly no --daemonize no "$@" \
 	    >"$BATS_FILE_TMPDIR/redis-$port.log" 2>&1 &
 	echo $! >"$BATS_FILE_TMPDIR/redis-$port.pid"
+	await_redis "$port" redis-server
+}
+
+# await_redis PORT WHAT [ARG...]: wait until the WHAT started on PORT
+# answers redis-cli ARG... (--tls and its CA for a TLS port).
+await_redis() {
+	local i
 	for ((i = 0; i < 500; i++)); do
-		case $(redis-cli -p "$port" ping 2>/dev/null) in
+		case $(redis-cli "${@:3}" -p "$1" ping 2>/dev/null) in
 		PONG | NOAUTH*) return 0 ;;
 		esac
 		sleep 0.01
 	done
-	echo "redis-server did not start on port $port" >&2
+	echo "$2 did not start on port $1" >&2
 	return 1
 }
 

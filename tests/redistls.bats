@@ -38,7 +38,7 @@ setup_file() {
 # with CERT's certificate, asking clients for theirs if AUTH is yes.
 tls_server() {
 	local d=$BATS_FILE_TMPDIR i
-	redis-server --port 0 --tls-port "$1" --bind 127.0.0.1 \
+	redis-server --port 0 --tls-port "$1" --bind 127.0.0.1 --dir "$BATS_FILE_TMPDIR" \
 	    --tls-cert-file "$d/$2.pem" --tls-key-file "$d/$2.key" \
 	    --tls-ca-cert-file "$d/ca.pem" --tls-auth-clients "$3" \
 	    --save '' --appendonly no >"$d/redis-$1.log" 2>&1 &
@@ -164,7 +164,7 @@ setup() {
 @test "rediss://: the server killed and started again mid-run is an outage, not an error" {
 	local d=$BATS_TEST_TMPDIR port spid
 	port=$(free_port)
-	redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 \
+	redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 --dir "$BATS_FILE_TMPDIR" \
 	    --tls-cert-file "$C/server.pem" --tls-key-file "$C/server.key" \
 	    --tls-ca-cert-file "$C/ca.pem" --tls-auth-clients no --save '' \
 	    >/dev/null 2>&1 &
@@ -177,7 +177,7 @@ setup() {
 	sleep 1
 	kill -9 "$spid"
 	sleep 1
-	redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 \
+	redis-server --port 0 --tls-port "$port" --bind 127.0.0.1 --dir "$BATS_FILE_TMPDIR" \
 	    --tls-cert-file "$C/server.pem" --tls-key-file "$C/server.key" \
 	    --tls-ca-cert-file "$C/ca.pem" --tls-auth-clients no --save '' \
 	    >/dev/null 2>&1 &

@@ -411,9 +411,12 @@ static const struct cmdline_option options[NOPTIONS] = {
 	    .check = set_redis,
 	    .help = "keep the --shared bucket in Redis, for many hosts:\n"
 	    "redis://[[user]:password@]host[:port][/db],\n"
-	    "rediss://... with TLS, or\n"
-	    "unix:///path/to/redis.sock[?db=N];\n"
-	    "any node of a Redis Cluster spreads the keys" },
+	    "rediss://... with TLS,\n"
+	    "unix:///path/to/redis.sock[?db=N], or through\n"
+	    "Redis Sentinel, redis-sentinel://[[user]:password@]\n"
+	    "host[:port][,host[:port]...]/MASTER[/db]\n"
+	    "(rediss-sentinel:// with TLS); any node of a\n"
+	    "Redis Cluster spreads the keys" },
 	[O_CACERT] = { "redis-cacert", "FILE", 0, REQ, TEXT(cfg.redis_url.cafile),
 	    .bad = "give a file of CA certificates (PEM)",
 	    .help = "with rediss://, trust the CAs of FILE (PEM), not\n"

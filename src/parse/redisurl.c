@@ -46,12 +46,14 @@ digits(const char *s, size_t len)
 /*
  * url for messages, with all that may be a password masked: what lies
  * before the last '@' but a user name, and without an '@', a port that is
- * not a number, as in redis://admin:secret, a password that lacks its @.
+ * not a number, as in redis://admin:secret, a password that lacks its @;
+ * in a list of sentinels, any host's, or a port without its host.
  */
 static void
 mask(const char *url, char *out, size_t size)
 {
-	const char *auth = strstr(url, "://"), *at, *end, *colon;
+	const char *auth = strstr(url, "://"), *at, *end, *colon, *seg, *next;
+	bool list = strstr(url, "-sentinel://") != NULL;
 
 	auth = auth != NULL ? auth + 3 : url;
 	if ((at = strrchr(auth, '@')) != NULL) {
@@ -62,14 +64,23 @@ mask(const char *url, char *out, size_t size)
 		return;
 	}
 	end = auth + strcspn(auth, "/");
-	/* The colons of an [IPv6] address are no password's. */
-	if (*auth == '[' && memchr(auth, ']', (size_t)(end - auth)) != NULL)
-		auth = memchr(auth, ']', (size_t)(end - auth));
-	colon = memchr(auth, ':', (size_t)(end - auth));
-	if (colon != NULL && !digits(colon + 1, (size_t)(end - colon - 1)))
-		snprintf(out, size, "%.*s:***%s", (int)(colon - url), url, end);
-	else
-		snprintf(out, size, "%s", url);
+	for (seg = auth; seg < end; seg = next + 1) {
+		next = list ? memchr(seg, ',', (size_t)(end - seg)) : NULL;
+		next = next != NULL ? next : end;
+		colon = seg;
+		/* The colons of an [IPv6] address are no password's. */
+		if (*seg == '[' && memchr(seg, ']', (size_t)(next - seg)))
+			colon = memchr(seg, ']', (size_t)(next - seg));
+		colon = memchr(colon, ':', (size_t)(next - colon));
+		if (colon != NULL &&
+		    (!digits(colon + 1, (size_t)(next - colon - 1)) ||
+			(list && colon == seg))) {
+			snprintf(out, size, "%.*s:***%s", (int)(colon - url),
+			    url, end);
+			return;
+		}
+	}
+	snprintf(out, size, "%s", url);
 }
 
 /* The value of hex digit c, or -1. */
@@ -146,10 +157,13 @@ parse_unix(const char *p, struct redis_url *u, char *err, size_t errsz,
 	return 0;
 }
 
-/* host[:port] or [IPv6][:port] in p[0..end) into u. */
+/*
+ * host[:port] or [IPv6][:port] in p[0..end) into host[0..size) and *port
+ * (left as it is without one).
+ */
 static int
-parse_host(const char *p, const char *end, struct redis_url *u, char *err,
-    size_t errsz, const char *shown)
+parse_host(const char *p, const char *end, char *host_out, size_t host_size,
+    int *port, char *err, size_t errsz, const char *shown)
 {
 	const char *colon = NULL, *host = p, *host_end;
 	long v;
@@ -189,10 +203,10 @@ parse_host(const char *p, const char *end, struct redis_url *u, char *err,
 				"in REDISCLI_AUTH)");
 			return -1;
 		}
-		u->port = (int)v;
+		*port = (int)v;
 	}
 	if (host_end == host ||
-	    copy(u->host, sizeof u->host, host, (size_t)(host_end - host)) != 0)
+	    copy(host_out, host_size, host, (size_t)(host_end - host)) != 0)
 		return bad(err, errsz, shown, "give a host");
 	return 0;
 }
@@ -221,24 +235,110 @@ parse_credentials(const char **pp, struct redis_url *u, char *err, size_t errsz,
 	return 0;
 }
 
+/* The end of the host, or hosts, at p: the first '/' outside [], or '\0'. */
+static const char *
+past_hosts(const char *p)
+{
+	bool inside = false;
+
+	for (; *p != '\0' && (inside || *p != '/'); p++)
+		inside = *p == '[' ? true : *p == ']' ? false : inside;
+	return p;
+}
+
+/* The database number at s, to the end, into u. */
+static int
+parse_db(const char *s, struct redis_url *u, char *err, size_t errsz,
+    const char *shown)
+{
+	long v = number(s, strlen(s), 0, 100000);
+
+	if (v < 0)
+		return bad(err, errsz, shown, "the database must be a number");
+	u->db = (int)v;
+	return 0;
+}
+
+bool
+redisurl_word(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] <= ' ' || s[i] > '~')
+			return false;
+	return len > 0;
+}
+
+/* host[:port][,host[:port]...]/MASTER[/db] into u. */
+static int
+parse_sentinels(const char *p, struct redis_url *u, char *err, size_t errsz,
+    const char *shown)
+{
+	const char *list_end = past_hosts(p), *seg, *next, *name, *slash;
+	struct redis_sentinel *s;
+	size_t len;
+
+	for (seg = p; seg <= list_end; seg = next + 1) {
+		next = memchr(seg, ',', (size_t)(list_end - seg));
+		next = next != NULL ? next : list_end;
+		if (u->nsentinels == REDISURL_SENTINELS)
+			return bad(
+			    err, errsz, shown, "give at most 16 sentinels");
+		s = &u->sentinels[u->nsentinels++];
+		s->port = 26379;
+		if (parse_host(seg, next, s->host, sizeof s->host, &s->port,
+			err, errsz, shown) != 0)
+			return -1;
+	}
+	if (*list_end != '/')
+		return bad(err, errsz, shown,
+		    "after the sentinels, give /MASTER, the name they "
+		    "know the master by");
+	name = list_end + 1;
+	slash = strchr(name, '/');
+	len = slash != NULL ? (size_t)(slash - name) : strlen(name);
+	if (!redisurl_word(name, len) ||
+	    copy(u->master, sizeof u->master, name, len) != 0)
+		return bad(err, errsz, shown,
+		    "the master's name must be 1 to 127 printable "
+		    "characters, no spaces");
+	return slash != NULL ? parse_db(slash + 1, u, err, errsz, shown) : 0;
+}
+
+/* The schemes of --redis, and what each means. */
+static const struct {
+	const char *name;
+	bool tls, sentinel, unix_socket;
+} schemes[] = {
+	{ "redis://", false, false, false },
+	{ "rediss://", true, false, false },
+	{ "redis-sentinel://", false, true, false },
+	{ "rediss-sentinel://", true, true, false },
+	{ "unix://", false, false, true },
+};
+#define NSCHEMES (sizeof schemes / sizeof schemes[0])
+
 int
 redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 {
-	const char *p, *end, *slash, *env;
-	char shown[128];
-	long v;
+	const char *p, *end, *env;
+	char shown[256];
+	size_t i = 0;
 
 	memset(u, 0, sizeof *u);
 	u->port = 6379;
 	mask(url, shown, sizeof shown);
-	u->tls = strncmp(url, "rediss://", 9) == 0;
-	if (strncmp(url, "redis://", 8) != 0 && !u->tls &&
-	    strncmp(url, "unix://", 7) != 0)
+	while (i < NSCHEMES &&
+	    strncmp(url, schemes[i].name, strlen(schemes[i].name)) != 0)
+		i++;
+	if (i == NSCHEMES)
 		return bad(err, errsz, shown,
-		    "give redis://[[user]:password@]"
-		    "host[:port][/db], rediss:// the same with TLS, or "
-		    "unix:///path/to/redis.sock[?db=N]");
-	p = url + (url[0] == 'u' ? 7 : u->tls ? 9 : 8);
+		    "give redis://[[user]:password@]host[:port][/db], "
+		    "rediss:// the same with TLS, "
+		    "redis-sentinel://[[user]:password@]host[:port]"
+		    "[,host[:port]...]/MASTER[/db] (rediss-sentinel:// with "
+		    "TLS), or unix:///path/to/redis.sock[?db=N]");
+	u->tls = schemes[i].tls;
+	p = url + strlen(schemes[i].name);
 	if (parse_credentials(&p, u, err, errsz, shown) != 0)
 		return -1;
 	/* Kept out of the URL (and so out of ps), the password may come
@@ -248,22 +348,16 @@ redisurl_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
 		snprintf(err, errsz, "REDISCLI_AUTH is too long");
 		return -1;
 	}
-	if (url[0] == 'u')
+	if (schemes[i].unix_socket)
 		return parse_unix(p, u, err, errsz, shown);
-	end = p + strlen(p);
+	if (schemes[i].sentinel)
+		return parse_sentinels(p, u, err, errsz, shown);
 	/* The database follows the first '/' after the host ([] aside). */
-	slash = strchr(
-	    *p == '[' && strchr(p, ']') != NULL ? strchr(p, ']') : p, '/');
-	if (slash != NULL) {
-		if ((v = number(
-			 slash + 1, (size_t)(end - slash - 1), 0, 100000)) < 0)
-			return bad(err, errsz, shown,
-			    "the database must be a "
-			    "number");
-		u->db = (int)v;
-		end = slash;
-	}
-	return parse_host(p, end, u, err, errsz, shown);
+	end = past_hosts(p);
+	if (*end == '/' && parse_db(end + 1, u, err, errsz, shown) != 0)
+		return -1;
+	return parse_host(
+	    p, end, u->host, sizeof u->host, &u->port, err, errsz, shown);
 }
 
 void
@@ -288,19 +382,44 @@ redisurl_scrub(const struct redis_url *u, char *msg, size_t size)
 	snprintf(msg, size, "%s", tmp);
 }
 
+size_t
+redisurl_hostport(const char *host, int port, char *out, size_t size)
+{
+	bool v6 = strchr(host, ':') != NULL;
+	int n = snprintf(
+	    out, size, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+
+	return n > 0 ? (size_t)n : 0;
+}
+
 void
 redisurl_show(const struct redis_url *u, char *out, size_t size)
 {
 	const char *cred = u->password[0] != '\0' ?
 	    ":***@" :
 	    (u->user[0] != '\0' ? "@" : "");
-	bool v6 = strchr(u->host, ':') != NULL;
+	size_t n;
 
-	if (u->path[0] != '\0')
+	if (u->path[0] != '\0') {
 		snprintf(out, size, "unix://%s%s%s?db=%d", u->user, cred,
 		    u->path, u->db);
-	else
-		snprintf(out, size, "%s://%s%s%s%s%s:%d/%d",
-		    u->tls ? "rediss" : "redis", u->user, cred, v6 ? "[" : "",
-		    u->host, v6 ? "]" : "", u->port, u->db);
+		return;
+	}
+	n = (size_t)snprintf(out, size, "%s://%s%s",
+	    u->nsentinels > 0 ?
+		(u->tls ? "rediss-sentinel" : "redis-sentinel") :
+		(u->tls ? "rediss" : "redis"),
+	    u->user, cred);
+	for (size_t i = 0; i < u->nsentinels && n < size; i++) {
+		if (i > 0)
+			n += (size_t)snprintf(out + n, size - n, ",");
+		if (n < size)
+			n += redisurl_hostport(u->sentinels[i].host,
+			    u->sentinels[i].port, out + n, size - n);
+	}
+	if (u->nsentinels == 0 && n < size)
+		n += redisurl_hostport(u->host, u->port, out + n, size - n);
+	if (n < size)
+		snprintf(out + n, size - n, "%s%s/%d",
+		    u->nsentinels > 0 ? "/" : "", u->master, u->db);
 }

@@ -296,7 +296,6 @@ struct redis {
 	unsigned at_shard;	   /* the shard the keys are named for */
 	struct redis_url home_url; /* cluster: the node of shard 0 */
 	struct redisconn *cur;	   /* the connection of the last call */
-	char down_at[400];	   /* the URL said to be down */
 	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
 	bool done[REDIS_BATCH_MAX];	      /* answered (take) */
 };
@@ -1269,14 +1268,14 @@ report(struct redis *r, bool down, char *why, size_t size)
 {
 	if (down && !r->down) {
 		clean(r, why, size);
-		/* On a cluster, the node that failed. */
-		snprintf(r->down_at, sizeof r->down_at, "%s", r->cur->shown);
-		warnx("%s: %s; %s", r->down_at, why,
+		/* On a cluster, the node that failed; back, where it was
+		 * reached (with Sentinel, the master promoted). */
+		warnx("%s: %s; %s", r->cur->shown, why,
 		    r->fallback == FALLBACK_LOCAL ?
 			"limiting locally until it is back" :
 			"waiting for it");
 	} else if (!down && r->down) {
-		warnx("%s: reached again", r->down_at);
+		warnx("%s: reached again", r->cur->shown);
 	}
 	r->down = down;
 }

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "msg.h"
 #include "redisconn.h"
+#include "sentinel.h"
 #include "signals.h"
 
 #define TIMEOUT_NS (REDISCONN_TIMEOUT_MS * 1000000LL)
@@ -90,9 +91,10 @@ redisconn_fatal(const struct redisconn *conn, const char *fmt, ...)
 void
 redisconn_init(struct redisconn *conn, const struct redis_url *url)
 {
-	*conn = (struct redisconn){ .url = url };
+	*conn = (struct redisconn){ .url = url, .port = url->port };
 	transport_init(&conn->t);
 	redisurl_show(url, conn->shown, sizeof conn->shown);
+	snprintf(conn->host, sizeof conn->host, "%s", url->host);
 }
 
 /* Close the link, and forget what was sent on it. */
@@ -111,6 +113,8 @@ void
 redisconn_close(struct redisconn *conn)
 {
 	disconnect(conn);
+	sentinel_free(conn->asking);
+	conn->asking = NULL;
 	free(conn->out);
 	conn->out = NULL;
 	conn->out_size = 0;
@@ -183,7 +187,7 @@ connect_now(struct redisconn *conn, char *why, size_t size)
 		.certfile = u->certfile,
 		.keyfile = u->keyfile,
 		.insecure = u->insecure };
-	switch (transport_connect(&conn->t, u->host, u->port, u->path,
+	switch (transport_connect(&conn->t, conn->host, conn->port, u->path,
 	    u->tls ? &conn->tls : NULL, why, size)) {
 	case 0:
 		break;
@@ -308,8 +312,8 @@ broken(struct redisconn *conn, char *why, size_t size)
 	if (!conn->spoken && !conn->url->tls && conn->url->path[0] == '\0' &&
 	    !conn->asked_tls) {
 		conn->asked_tls = true;
-		if (transport_speaks_tls(conn->url->host, conn->url->port,
-			clock_now_ns() + TIMEOUT_NS))
+		if (transport_speaks_tls(
+			conn->host, conn->port, clock_now_ns() + TIMEOUT_NS))
 			redisconn_fatal(conn,
 			    "the server speaks TLS: give rediss:// (and "
 			    "--redis-cacert FILE for a private CA)");
@@ -374,8 +378,8 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 	if (conn->t.connecting && conn->t.tls != NULL && !conn->spoken &&
 	    !conn->asked_tls) {
 		conn->asked_tls = true;
-		if (transport_speaks_redis(conn->url->host, conn->url->port,
-			clock_now_ns() + TIMEOUT_NS))
+		if (transport_speaks_redis(
+			conn->host, conn->port, clock_now_ns() + TIMEOUT_NS))
 			redisconn_fatal(conn,
 			    "the server speaks no TLS there: give redis://");
 	}
@@ -388,6 +392,13 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 	return drop(conn, REDISCONN_DOWN);
 }
 
+/* The connection awaited: to the sentinel asked, or conn itself. */
+static const struct redisconn *
+awaited(const struct redisconn *conn)
+{
+	return conn->asking != NULL ? sentinel_conn(conn->asking) : conn;
+}
+
 /*
  * Wait until the connection can go on, or its deadline: OK, or STOP.
  * Reports and ticks run as they come.
@@ -396,14 +407,15 @@ static enum redisconn_result
 wait_io(struct redisconn *conn, char *why, size_t size)
 {
 	for (;;) {
+		const struct redisconn *c = awaited(conn);
+
 		if (signals_stop_requested()) {
 			snprintf(why, size, "stopped");
 			return REDISCONN_STOP;
 		}
-		if (clock_wait_fd(conn->t.fd,
-			transport_events(
-			    &conn->t, conn->out_sent < conn->out_len),
-			conn->deadline_ns) != EINTR)
+		if (clock_wait_fd(c->t.fd,
+			transport_events(&c->t, c->out_sent < c->out_len),
+			c->deadline_ns) != EINTR)
 			return REDISCONN_OK;
 		signals_dispatch();
 	}
@@ -478,10 +490,46 @@ select_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	return login_reply(conn, what, rep, why, size);
 }
 
+/* ROLE, with sentinels: the server they named may be no master (yet). */
+static int
+role_words(void *ctx, const char **argv, size_t *lens)
+{
+	if (((const struct redisconn *)ctx)->url->nsentinels == 0)
+		return 0;
+	argv[0] = "ROLE";
+	lens[0] = 4;
+	return 1;
+}
+
+/* A master goes on; a ROLE refused (an ACL) cannot tell, and goes on. */
+static enum redisconn_result
+role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
+{
+	const struct redisconn *conn = ctx;
+	const redisReply *e = rep->elements > 0 ? rep->element[0] : NULL;
+
+	if (rep->type == REDIS_REPLY_ERROR)
+		return refused(rep->str) ?
+		    REDISCONN_OK :
+		    login_reply(conn, "ROLE", rep, why, size);
+	if (rep->type == REDIS_REPLY_ARRAY && e != NULL &&
+	    e->type == REDIS_REPLY_STRING && strcmp(e->str, "master") == 0)
+		return REDISCONN_OK;
+	snprintf(why, size,
+	    "ROLE says %s, not master: the sentinels named no master "
+	    "(a failover under way?)",
+	    rep->type == REDIS_REPLY_ARRAY && e != NULL &&
+		    e->type == REDIS_REPLY_STRING ?
+		e->str :
+		"nothing");
+	return REDISCONN_DOWN;
+}
+
 /* The log-in: the first steps of an errand on a new connection. */
 static const struct redisconn_step login[] = {
 	{ auth_words, auth_answer, false },
 	{ select_words, select_answer, false },
+	{ role_words, role_answer, true },
 };
 #define LOGIN_STEPS (sizeof login / sizeof login[0])
 
@@ -513,7 +561,8 @@ judge(struct redisconn *conn, redisReply *rep, char *why, size_t size)
 	enum redisconn_result rc;
 
 	if (rep->type == REDIS_REPLY_ERROR &&
-	    !(st->may_refuse && refused(rep->str)))
+	    !(st->may_refuse && refused(rep->str)) &&
+	    !(conn->auth_later && has_code(rep->str, "NOAUTH")))
 		check_error(conn, rep->str);
 	rc = st->answer(ctx, rep, why, size);
 	freeReplyObject(rep);
@@ -541,15 +590,52 @@ send_step(struct redisconn *conn, char *why, size_t size)
 	return false;
 }
 
+/*
+ * With sentinels, before each new connection, ask them where the master
+ * is now (a failover moves it): OK with its address in conn->host and
+ * conn->port, AGAIN while asking, or DOWN (why).
+ */
+static enum redisconn_result
+find_master(struct redisconn *conn, char *why, size_t size)
+{
+	enum redisconn_result rc;
+
+	if (conn->url->nsentinels == 0)
+		return REDISCONN_OK;
+	if (conn->asking == NULL) {
+		redisurl_show(conn->url, conn->shown, sizeof conn->shown);
+		conn->asking = sentinel_ask(conn->url, conn->shown);
+	}
+	rc = sentinel_advance(conn->asking, conn->host[0] != '\0', conn->host,
+	    sizeof conn->host, &conn->port, why, size);
+	if (rc == REDISCONN_AGAIN)
+		return rc;
+	sentinel_free(conn->asking);
+	conn->asking = NULL;
+	/* Messages name the master too, as it moves. */
+	if (rc == REDISCONN_OK) {
+		char at[300];
+
+		redisurl_hostport(conn->host, conn->port, at, sizeof at);
+		snprintf(conn->shown + strlen(conn->shown),
+		    sizeof conn->shown - strlen(conn->shown), " (master %s)",
+		    at);
+	}
+	return rc;
+}
+
 enum redisconn_result
 redisconn_advance(struct redisconn *conn, char *why, size_t size)
 {
 	enum redisconn_result rc;
 	redisReply *rep = NULL;
 
-	if (conn->errand && !redisconn_connected(conn) &&
-	    connect_now(conn, why, size) != REDISCONN_OK)
-		return drop(conn, REDISCONN_DOWN);
+	if (conn->errand && !redisconn_connected(conn)) {
+		if ((rc = find_master(conn, why, size)) != REDISCONN_OK)
+			return rc == REDISCONN_AGAIN ? rc : drop(conn, rc);
+		if (connect_now(conn, why, size) != REDISCONN_OK)
+			return drop(conn, REDISCONN_DOWN);
+	}
 	while (conn->errand) {
 		if (conn->owed == 0 && !send_step(conn, why, size)) {
 			if (!redisconn_connected(conn))
@@ -568,9 +654,11 @@ redisconn_advance(struct redisconn *conn, char *why, size_t size)
 void
 redisconn_watch(const struct redisconn *conn, void (*due)(void))
 {
-	clock_watch_once(conn->t.fd,
-	    transport_events(&conn->t, conn->out_sent < conn->out_len),
-	    conn->deadline_ns, due);
+	const struct redisconn *c = awaited(conn);
+
+	clock_watch_once(c->t.fd,
+	    transport_events(&c->t, c->out_sent < c->out_len), c->deadline_ns,
+	    due);
 }
 
 enum redisconn_result

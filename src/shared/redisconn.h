@@ -41,12 +41,19 @@ struct redisconn_step {
 	bool may_refuse;
 };
 
+struct sentinel; /* sentinel.h */
+
 struct redisconn {
 	const struct redis_url *url;
-	char shown[400];       /* the URL for messages, password masked */
-	struct transport t;    /* t.fd -1 while not connected */
-	struct tls_config tls; /* with rediss:// */
-	bool asked_tls;	       /* whether a server that hung up speaks TLS */
+	char shown[400]; /* the URL for messages, password masked */
+	/* Where it connects: the URL's host, or the master the sentinels
+	 * named last ("" before they named one). */
+	char host[256];
+	int port;
+	struct sentinel *asking; /* the sentinels, while they are asked */
+	struct transport t;	 /* t.fd -1 while not connected */
+	struct tls_config tls;	 /* with rediss:// */
+	bool asked_tls;		 /* whether a server that hung up speaks TLS */
 	redisReader *reader;
 	char *out; /* commands formatted, out[sent..len) not yet written */
 	size_t out_len, out_sent, out_size;
@@ -54,6 +61,8 @@ struct redisconn {
 	int owed;	     /* replies awaited */
 	int64_t deadline_ns; /* for connecting, or for the next reply */
 	bool spoken;	     /* the server has answered as Redis once */
+	bool auth_later;     /* asked with no password yet: a NOAUTH goes
+				 * to the step's answer, to ask with it */
 	char db[16];	     /* SELECT's argument */
 	/* The errand under way: the log-in's steps, then steps[0..n). */
 	const struct redisconn_step *steps;
@@ -73,7 +82,10 @@ bool redisconn_connected(const struct redisconn *conn);
  * until it ends): connecting and logging in (AUTH, SELECT) first when
  * conn is not connected, then each step's command once the one before
  * is answered, each reply within REDISCONN_TIMEOUT_MS of its turn.
- * Nothing waits here: redisconn_advance and redisconn_finish go on.
+ * With sentinels, each new connection asks them for the master first,
+ * and the log-in ends with ROLE: a server that is no master counts as
+ * down.  Nothing waits here: redisconn_advance and redisconn_finish go
+ * on.
  */
 void redisconn_errand(struct redisconn *conn,
     const struct redisconn_step *steps, size_t n, void *ctx);

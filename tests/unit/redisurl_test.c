@@ -52,6 +52,77 @@ url_bad(const char *url, const char *want)
 	    "%s: want '%s', got '%s'", url, want, err);
 }
 
+/* The sentinel URL url names n sentinels, the master, db; shown as want. */
+static void
+sentinel_parts(
+    const char *url, size_t n, const char *master, int db, const char *want)
+{
+	struct redis_url u;
+	char err[512] = "", shown[512] = "";
+
+	check(
+	    redisurl_parse(url, &u, err, sizeof err) == 0, "%s: %s", url, err);
+	redisurl_show(&u, shown, sizeof shown);
+	check(u.nsentinels == n && strcmp(u.master, master) == 0 &&
+		u.db == db && u.host[0] == '\0' && strcmp(shown, want) == 0,
+	    "%s: %zu sentinels, master %s, db %d, shown %s", url, u.nsentinels,
+	    u.master, u.db, shown);
+}
+
+/* redis-sentinel:// and rediss-sentinel:// URLs, good and bad. */
+static void
+test_sentinel_urls(void)
+{
+	struct redis_url u;
+	char err[512] = "", many[512] = "redis-sentinel://";
+
+	current = "redisurl: sentinels";
+	sentinel_parts(
+	    "redis-sentinel://h/m", 1, "m", 0, "redis-sentinel://h:26379/m/0");
+	sentinel_parts("redis-sentinel://:pw@h1:1,[::1]:2,h3/my-master.1/3", 3,
+	    "my-master.1", 3,
+	    "redis-sentinel://:***@h1:1,[::1]:2,h3:26379/my-master.1/3");
+	sentinel_parts("rediss-sentinel://me:pw@h:5/m", 1, "m", 0,
+	    "rediss-sentinel://me:***@h:5/m/0");
+	check(redisurl_parse("redis-sentinel://me:pw@a:1,b:2/m", &u, err,
+		  sizeof err) == 0 &&
+		strcmp(u.sentinels[1].host, "b") == 0 &&
+		u.sentinels[1].port == 2 && strcmp(u.user, "me") == 0 &&
+		strcmp(u.password, "pw") == 0 && !u.tls,
+	    "the sentinels' addresses and the master's credentials: %s", err);
+	check(
+	    redisurl_parse("rediss-sentinel://h/m", &u, err, sizeof err) == 0 &&
+		u.tls,
+	    "rediss-sentinel:// is TLS: %s", err);
+	for (int i = 0; i < 17; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many),
+		    "%sh%d", i > 0 ? "," : "", i);
+	snprintf(many + strlen(many), sizeof many - strlen(many), "/m");
+	url_bad(many, "at most 16 sentinels");
+	url_bad("redis-sentinel://h:1", "give /MASTER");
+	url_bad("redis-sentinel://h:1/", "the master's name must be");
+	url_bad("redis-sentinel://h:1/a b", "the master's name must be");
+	url_bad("redis-sentinel://h:1/m\x01", "the master's name must be");
+	url_bad("redis-sentinel://h:1/m/x", "the database must be a number");
+	url_bad("redis-sentinel://h:1,,h2/m", "give a host");
+	url_bad("redis-sentinel://h:1,h2:0/m", "port must be from 1 to 65535");
+	url_bad("redis-sentinel://h:1,::1/m", "IPv6 address goes in brackets");
+	url_bad("redis-sentinel://[::1/m", "closing ]");
+	url_case("redis-sentinel://:secret/m", -1, "secret");
+	url_case("redis-sentinel://h:1,:secret/m", -1, "secret");
+	url_case("redis-sentinel://h:1,admin:secret/m", -1, "secret");
+	url_case("redis-sentinel://:1,secret/m", -1, "secret");
+	url_case("rediss-sentinel://admin:secret@h:0/m", -1, "secret");
+	check(redisurl_parse(
+		  "redis-sentinel://h1:1,h2:x/m", &u, err, sizeof err) == -1 &&
+		strstr(err, "'redis-sentinel://h1:1,h2:***/m'") != NULL,
+	    "the sentinels before a bad port are shown: %s", err);
+	check(redisurl_parse(
+		  "redis-sentinel://h1:1,h2:0/m", &u, err, sizeof err) == -1 &&
+		strstr(err, "'redis-sentinel://h1:1,h2:0/m'") != NULL,
+	    "numeric ports are shown: %s", err);
+}
+
 void
 test_redisurl(void)
 {
@@ -140,6 +211,9 @@ test_redisurl(void)
 	url_parts("rediss://h:6380/2", "h", 6380, 2, "", "");
 	url_bad("unix://relative", "absolute path");
 	url_bad("unix:///s?db=x", "?db=N");
+	url_bad("redis://h/x", "the database must be a number");
+	url_bad("redis-sentinels://h/m", "redis-sentinel://");
+	test_sentinel_urls();
 	{
 		struct redis_url v;
 		char why[256] = "", shown[256];
