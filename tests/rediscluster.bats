@@ -160,6 +160,34 @@ setup() {
 	assert_ge "$ms" 980 "ms for 50 lines of each key at 50/s"
 }
 
+@test "cluster: shaping sends a batch to its shards at once; a key that waits holds the rest, and what they booked past it is given back" {
+	local d=$BATS_TEST_TMPDIR t0 ms p mons=()
+	# 100 keys at once (the shards are then asked together), then a hot
+	# key at 10/s among keys of 1/h seen once each: a key of 1/h booked
+	# twice would wait an hour.
+	printf 'hot 10/s\n* 1/h\n' >"$d/tiers"
+	{
+		seq 100 | sed 's/^/w/'
+		seq 30 | awk '{ print "hot " $1; print "c" $1; print "d" $1 }'
+	} >"$d/in"
+	for p in $(masters); do
+		timeout 25 redis-cli -p "$p" monitor >"$d/mon.$p" 2>&1 &
+		mons+=($!)
+	done
+	sleep 0.2
+	t0=$(now_ms)
+	run -0 --separate-stderr tb --shared "$P" \
+	    --redis "redis://127.0.0.1:$CPORT1" -k 1 --tiers "$d/tiers" "$d/in"
+	ms=$(elapsed_ms "$t0")
+	kill "${mons[@]}" 2>/dev/null || true
+	assert_eq "$output" "$(cat "$d/in")" "output, in input order"
+	# 30 of the hot key at 10/s: 29 waits of 100 ms.
+	assert_ge "$ms" 2900 "ms"
+	assert_le "$ms" 15000 "ms"
+	# The shards were asked at once, and gave back what went past.
+	assert_ge "$(cat "$d"/mon.* | grep -c '"undo"')" 1 "calls of undo"
+}
+
 @test "cluster: newcomers with other settings are refused, whatever node they enter by" {
 	local fifo=$BATS_TEST_TMPDIR/f pid
 	mkfifo "$fifo"

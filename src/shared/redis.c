@@ -106,6 +106,12 @@ redis_close(struct redis *r)
  * claim of newcomers, live in shard 0.
  */
 #define SHARDS 16
+/*
+ * On a cluster, shaping: records booked in a row without a wait before
+ * a batch is sent to all its shards at once again.  While records wait,
+ * the calls of the other shards would book what is given back.
+ */
+#define CALM (4 * SHARDS)
 /* A command sent on, MOVED or ASK, this many times at most. */
 #define REDIRECTS_MAX 5
 
@@ -140,7 +146,14 @@ redis_close(struct redis *r)
  * due when both its bucket and the total's allow it, both charged as if
  * it went then; take takes what both have room for, from both.  A batch
  * asked again (its answer was lost) is answered as before, booking
- * nothing twice.  Booking uses this process's settings even if another's
+ * nothing twice.  now books as book does while each is due at once, and
+ * stops, booking nothing more, at the first that would wait (a cluster's
+ * shards, asked at once).  undo, for this process's last batch if it is
+ * the batch given (its number) and booked more than q (the look-ahead's
+ * place), gives back the units of the buckets given (those booked after
+ * the first q) and keeps only the first q of its answer, so that it is
+ * answered so if asked again; it returns 0.  Booking uses this process's
+ * settings even if another's
  * were set while it could not refresh them: a running process never
  * fails for a newcomer.
  */
@@ -164,16 +177,36 @@ static const char script[] =
     "  end\n"
     "end\n"
     "hold(tonumber(ARGV[4]))\n"
-    "if op ~= 'book' and op ~= 'take' then return 0 end\n"
+    "if op ~= 'book' and op ~= 'take' and op ~= 'now' and op ~= 'undo' then\n"
+    "  return 0\n"
+    "end\n"
     "local t = redis.call('TIME')\n"
     "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
     "local out, keep = {0}, {0}\n"
     "local m = redis.call('HMGET', KEYS[2], 's', 'r')\n"
+    "if op == 'undo' then\n"
+    "  if m[1] ~= ARGV[7] or not m[2] then return 0 end\n"
+    "  local q, was = tonumber(ARGV[8]), {}\n"
+    "  for w in string.gmatch(m[2], '%S+') do was[#was + 1] = w end\n"
+    "  if tonumber(was[1]) <= q then return 0 end\n"
+    "  for k = 3 + (ti ~= '' and 1 or 0), #KEYS do\n"
+    "    local a = 3 * (k - (ti ~= '' and 1 or 0))\n"
+    "    local b = redis.call('HMGET', KEYS[k], 't')\n"
+    "    local tat = tonumber(b[1] or '')\n"
+    "    if tat then\n"
+    "      redis.call('HSET', KEYS[k], 't', string.format('%.17g',\n"
+    "        tat - tonumber(ARGV[a + 2]) * tonumber(ARGV[a])))\n"
+    "    end\n"
+    "  end\n"
+    "  was[1] = tostring(q)\n"
+    "  redis.call('HSET', KEYS[2], 'r', table.concat(was, ' ', 1, q + 1))\n"
+    "  return 0\n"
+    "end\n"
     "if m[1] == ARGV[7] and m[2] then\n"
     "  out = {}\n"
     "  for w in string.gmatch(m[2], '%S+') do\n"
     "    local x = tonumber(w)\n"
-    "    if op == 'book' and #out > 0 then\n"
+    "    if op ~= 'take' and #out > 0 then\n"
     "      x = math.ceil(math.max(x - now, 0))\n"
     "    end\n"
     "    out[#out + 1] = x\n"
@@ -217,9 +250,10 @@ static const char script[] =
     "    if op == 'take' and room < units then units = math.max(room, 0) end\n"
     "    at = math.max(at, p.tat + (units - p.burst) * p.iv)\n"
     "  end\n"
+    "  if op == 'now' and at > now then break end\n"
     "  for i = first, 1 + tot do\n"
     "    local p = pair[i]\n"
-    "    if tot == 1 and op == 'book' then p.tat = math.max(p.tat, at) end\n"
+    "    if tot == 1 and op ~= 'take' then p.tat = math.max(p.tat, at) end\n"
     "    if units > 0 then charge(p, units) end\n"
     "  end\n"
     "  out[1] = out[1] + 1\n"
@@ -297,7 +331,10 @@ struct redis {
 	struct redis_url home_url; /* cluster: the node of shard 0 */
 	struct redisconn *cur;	   /* the connection of the last call */
 	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
-	bool done[REDIS_BATCH_MAX];	      /* answered (take) */
+	bool done[REDIS_BATCH_MAX];	      /* answered */
+	bool late[REDIS_BATCH_MAX];	      /* booked to wait */
+	bool again;  /* the batch under way is asked again */
+	size_t calm; /* shaping, records booked since the last that waited */
 };
 
 bool
@@ -950,21 +987,21 @@ answer_here(const struct redis *r, struct booking *b, int64_t due_ns)
 #define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
 
 /*
- * Is rep the script's answer for m buckets (take: for each; book: for
- * at least the first), each number in range?  Else why says what is not.
+ * Is rep the script's answer for m buckets, at least least of them (take:
+ * for each), each number in range?  Else why says what is not.
  */
 static bool
-answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
-    const redisReply *rep, char *why, size_t size)
+answer_fits(const struct booking *b, const size_t *asked, size_t m, bool take,
+    size_t least, const redisReply *rep, char *why, size_t size)
 {
 	long long k;
 
 	snprintf(why, size, "a reply out of range");
-	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 2 ||
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1 ||
 	    rep->element[0]->type != REDIS_REPLY_INTEGER)
 		return false;
 	k = rep->element[0]->integer;
-	if (k < 1 || (size_t)k > m || (take && (size_t)k != m) ||
+	if (k < (long long)least || (size_t)k > m || (take && (size_t)k != m) ||
 	    rep->elements != (size_t)k + 1)
 		return false;
 	for (size_t j = 0; j < (size_t)k; j++) {
@@ -979,6 +1016,17 @@ answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
 		}
 	}
 	return true;
+}
+
+/*
+ * Is rep the script's answer for m buckets (take: for each; book: for
+ * at least the first)?  As answer_fits says.
+ */
+static bool
+answer_ok(const struct booking *b, const size_t *asked, size_t m, bool take,
+    const redisReply *rep, char *why, size_t size)
+{
+	return answer_fits(b, asked, m, take, 1, rep, why, size);
 }
 
 /* On a cluster, have the session's connection go to shard 0's node. */
@@ -1026,9 +1074,10 @@ meet(struct redis *r, char *why, size_t size)
 }
 
 /*
- * On a cluster, shaping: the bookings of b[0..n) up to the first one
- * asked of another shard than the first's, which the keys are named for
- * (a call keeps to one slot, and books in order); how many.
+ * On a cluster, shaping while records wait: the bookings of b[0..n) up
+ * to the first one asked of another shard than the first's, which the
+ * keys are named for (a call keeps to one slot, and books in order); how
+ * many.
  */
 static size_t
 one_shard(struct redis *r, const struct booking *b, size_t n)
@@ -1063,26 +1112,84 @@ gather(struct redis *r, size_t n, unsigned s)
 	return m;
 }
 
-/* The answers of take in rep for b[asked[0..m)], due at now_ns. */
-static void
-took(struct redis *r, struct booking *b, size_t m, const redisReply *rep,
-    int64_t now_ns)
+/*
+ * A batch on a cluster: a call for each shard it touches (shard[0..k),
+ * in the order of their first bookings), all sent before any reply is
+ * awaited, so that the masters work at once; the same batch number in
+ * each (asked again after a lost answer, each shard answers as before).
+ */
+struct fanout {
+	unsigned char shard[SHARDS];
+	struct cluster_node *node[SHARDS];
+	bool sent[SHARDS];
+	size_t kept[SHARDS]; /* how many of its bookings each booked */
+	size_t k;
+	bool take;
+};
+
+/* The op of the call of f's shard g: the first books, others now. */
+static const char *
+op_of(const struct fanout *f, size_t g)
 {
-	for (size_t k = 0; k < m; k++) {
-		b[r->asked[k]].taken = (uint64_t)rep->element[k + 1]->integer;
-		b[r->asked[k]].due_ns = now_ns;
-		r->done[r->asked[k]] = true;
+	return f->take ? "take" : g == 0 ? "book" : "now";
+}
+
+/* The shards of b[0..n) into f, those not asked answered here. */
+static void
+plan_shards(struct redis *r, struct booking *b, size_t n, struct fanout *f)
+{
+	int64_t now_ns = clock_now_ns();
+
+	f->k = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		r->shard[i] = (unsigned char)shard_of(r, &b[i]);
+		r->done[i] = !asks(r, &b[i]);
+		r->late[i] = false;
+		if (r->done[i])
+			answer_here(r, &b[i], now_ns);
+		for (size_t g = 0; g < f->k; g++)
+			seen = seen || f->shard[g] == r->shard[i];
+		if (!r->done[i] && !seen)
+			f->shard[f->k++] = r->shard[i];
 	}
 }
 
 /*
- * Send take for the m bookings of b in r->asked (the keys named for
- * their shard) to the node of their slot, without awaiting the reply:
+ * Take rep, the answer of f's shard g for the m bookings of b in
+ * r->asked, at now_ns: OK, or DOWN when it makes no sense.
+ */
+static enum redisconn_result
+answered(struct redis *r, struct fanout *f, size_t g, struct booking *b,
+    size_t m, const redisReply *rep, char *why, size_t size)
+{
+	int64_t now_ns = clock_now_ns();
+	size_t least = f->take || g == 0 ? 1 : 0;
+
+	if (!answer_fits(b, r->asked, m, f->take, least, rep, why, size))
+		return REDISCONN_DOWN;
+	f->kept[g] = (size_t)rep->element[0]->integer;
+	for (size_t j = 0; j < f->kept[g]; j++) {
+		struct booking *bj = &b[r->asked[j]];
+		long long x = rep->element[j + 1]->integer;
+
+		bj->taken = f->take ? (uint64_t)x : bj->units;
+		bj->due_ns = f->take ? now_ns : now_ns + x * 1000;
+		r->late[r->asked[j]] = !f->take && x > 0;
+		r->done[r->asked[j]] = true;
+	}
+	return REDISCONN_OK;
+}
+
+/*
+ * Send the call of op for the m bookings of b in r->asked (the keys named
+ * for their shard) to the node of their slot, without awaiting the reply:
  * the node in *node.  OK, DOWN or STOP.
  */
 static enum redisconn_result
-send_take(struct redis *r, const struct booking *b, size_t m, int64_t ahead_ns,
-    struct cluster_node **node, char *why, size_t size)
+send_call(struct redis *r, const char *op, const struct booking *b, size_t m,
+    int64_t ahead_ns, struct cluster_node **node, char *why, size_t size)
 {
 	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
 	enum redisconn_result rc;
@@ -1099,118 +1206,190 @@ send_take(struct redis *r, const struct booking *b, size_t m, int64_t ahead_ns,
 		(rc = load_script(r, &(*node)->conn, &(*node)->loaded, why,
 		     size)) != REDISCONN_OK))
 		return rc;
-	argc = call_words(r, "take", b, m, ahead_ns);
+	argc = call_words(r, op, b, m, ahead_ns);
 	return redisconn_send(
 	    &(*node)->conn, argc, r->argv, r->lens, why, size);
 }
 
+/* Send the calls of f; a node that cannot be reached ends the batch. */
+static enum redisconn_result
+send_shards(struct redis *r, struct fanout *f, const struct booking *b,
+    size_t n, int64_t ahead_ns, char *why, size_t size)
+{
+	for (size_t g = 0; g < f->k; g++) {
+		size_t m = gather(r, n, f->shard[g]);
+		enum redisconn_result rc = send_call(
+		    r, op_of(f, g), b, m, ahead_ns, &f->node[g], why, size);
+
+		if (rc != REDISCONN_OK) {
+			/* It holds up no more of the batch: asked again,
+			 * whole, as after any lost answer. */
+			for (size_t h = 0; h < g; h++)
+				redisconn_close(&f->node[h]->conn);
+			r->cl->stale = true;
+			return rc;
+		}
+		f->sent[g] = true;
+	}
+	return REDISCONN_OK;
+}
+
 /*
- * The replies of the calls sent, shards[0..k) on nodes[0..k), in turn:
- * each answer taken, or the shard left for a call of its own (moved, or
- * the script not there: sent[] false).  Every reply is read, so that no
- * connection is left owing one.  OK, or DOWN when a node did not answer
- * in time (the batch is asked again, whole, as after any lost answer) or
- * a reply made no sense (its connection closed).
+ * The replies of f's calls, in turn: each answer taken, or the shard left
+ * for a call of its own (moved, or the script not there: sent[] false).
+ * Every reply is read, so that no connection is left owing one.  OK, or
+ * DOWN when a node did not answer in time (the batch is asked again,
+ * whole) or a reply made no sense (its connection closed).
  */
 static enum redisconn_result
-receive_takes(struct redis *r, struct booking *b, size_t n,
-    const unsigned char *shards, struct cluster_node **nodes, bool *sent,
-    size_t k, char *why, size_t size)
+receive_shards(struct redis *r, struct fanout *f, struct booking *b, size_t n,
+    char *why, size_t size)
 {
 	enum redisconn_result bad = REDISCONN_OK;
-	int64_t now_ns = clock_now_ns();
 
-	for (size_t g = 0; g < k; g++) {
+	for (size_t g = 0; g < f->k; g++) {
 		redisReply *rep;
 		size_t m;
 
-		if (!sent[g])
+		if (!f->sent[g])
 			continue;
-		if (redisconn_receive(&nodes[g]->conn, &rep, why, size) !=
+		if (redisconn_receive(&f->node[g]->conn, &rep, why, size) !=
 		    REDISCONN_OK) {
 			r->cl->stale = true; /* it may have failed over */
-			r->cur = &nodes[g]->conn;
+			r->cur = &f->node[g]->conn;
 			bad = REDISCONN_DOWN;
 			continue;
 		}
-		m = gather(r, n, shards[g]);
+		m = gather(r, n, f->shard[g]);
 		if (rep->type == REDIS_REPLY_ERROR) {
-			sent[g] = false;
-		} else if (!answer_ok(b, r->asked, m, true, rep, why, size)) {
-			redisconn_close(&nodes[g]->conn);
+			f->sent[g] = false;
+		} else if (answered(r, f, g, b, m, rep, why, size) !=
+		    REDISCONN_OK) {
+			redisconn_close(&f->node[g]->conn);
 			bad = REDISCONN_DOWN;
-		} else {
-			took(r, b, m, rep, now_ns);
 		}
 		freeReplyObject(rep);
 	}
 	return bad;
 }
 
-/*
- * On a cluster, with --drop: take for b[0..n), a call for each shard of
- * them, all sent before any reply is awaited (the masters work at once),
- * the same batch number in each (asked again after a lost answer, each
- * shard answers as before).  A call that could not go, or came back
- * moved, goes again alone.  OK with n in *got, DOWN or STOP.
- */
+/* The calls of f that came back moved, or found no script, again alone. */
 static enum redisconn_result
-take_shards(struct redis *r, struct booking *b, size_t n, int64_t ahead_ns,
-    size_t *got, char *why, size_t size)
+resend_shards(struct redis *r, struct fanout *f, struct booking *b, size_t n,
+    int64_t ahead_ns, char *why, size_t size)
 {
-	unsigned char shards[SHARDS];
-	struct cluster_node *nodes[SHARDS];
-	bool sent[SHARDS];
-	size_t k = 0;
-	enum redisconn_result rc;
-	int64_t now_ns = clock_now_ns();
-
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-
-		r->shard[i] = (unsigned char)shard_of(r, &b[i]);
-		r->done[i] = !asks(r, &b[i]);
-		if (r->done[i])
-			answer_here(r, &b[i], now_ns);
-		for (size_t g = 0; g < k; g++)
-			seen = seen || shards[g] == r->shard[i];
-		if (!r->done[i] && !seen)
-			shards[k++] = r->shard[i];
-	}
-	for (size_t g = 0; g < k; g++) {
-		size_t m = gather(r, n, shards[g]);
-
-		rc = send_take(r, b, m, ahead_ns, &nodes[g], why, size);
-		if (rc != REDISCONN_OK) {
-			/* A node that cannot be reached now holds up no more
-			 * of the batch: it is asked again, whole. */
-			for (size_t h = 0; h < g; h++)
-				redisconn_close(&nodes[h]->conn);
-			r->cl->stale = true;
-			return rc;
-		}
-		sent[g] = true;
-	}
-	if ((rc = receive_takes(r, b, n, shards, nodes, sent, k, why, size)) !=
-	    REDISCONN_OK)
-		return rc;
-	for (size_t g = 0; g < k; g++) {
-		size_t m;
+	for (size_t g = 0; g < f->k; g++) {
+		enum redisconn_result rc;
 		redisReply *rep;
+		size_t m;
 
-		if (sent[g])
+		if (f->sent[g])
 			continue;
-		m = gather(r, n, shards[g]);
-		if ((rc = eval(r, "take", b, m, ahead_ns, &rep, why, size)) !=
-		    REDISCONN_OK)
+		m = gather(r, n, f->shard[g]);
+		if ((rc = eval(r, op_of(f, g), b, m, ahead_ns, &rep, why,
+			 size)) != REDISCONN_OK)
 			return rc;
-		if (!answer_ok(b, r->asked, m, true, rep, why, size))
+		if (answered(r, f, g, b, m, rep, why, size) != REDISCONN_OK)
 			return unexpected(r, rep, why, size);
-		took(r, b, m, rep, clock_now_ns());
 		freeReplyObject(rep);
 	}
-	*got = n;
 	return REDISCONN_OK;
+}
+
+/*
+ * Shaping, the records go in input order: of b[0..n) answered, how many
+ * may go, a prefix that ends at the first not booked, or at the first of
+ * another shard than the first's after one that waits (the first shard's
+ * were booked each from when the one before it may go; the others' only
+ * as if they went now).  Those not asked go when the one before them.
+ * A batch asked again keeps the first shard's alone.
+ */
+static size_t
+kept_prefix(
+    const struct redis *r, const struct fanout *f, struct booking *b, size_t n)
+{
+	/* Asked again, the waits are as of now, no longer as booked: a
+	 * record that waited would not show; keep the first shard's. */
+	bool waited = r->again;
+	int64_t last_ns = clock_now_ns();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!asks(r, &b[i])) {
+			answer_here(r, &b[i], last_ns);
+			continue;
+		}
+		if (!r->done[i] || (waited && r->shard[i] != f->shard[0]))
+			break;
+		last_ns = b[i].due_ns;
+		waited = waited || r->late[i];
+	}
+	return i;
+}
+
+/*
+ * Give back what f's shards booked beyond b[0..p): each shard forgets,
+ * in its answer, what it booked after its first q (undo), so that the
+ * batch asked again is answered so.  OK, DOWN or STOP.
+ */
+static enum redisconn_result
+undo_beyond(struct redis *r, struct fanout *f, struct booking *b, size_t n,
+    size_t p, char *why, size_t size)
+{
+	for (size_t g = 0; g < f->k; g++) {
+		size_t m = 0, q = 0, extra;
+		enum redisconn_result rc;
+		redisReply *rep;
+
+		/* Its bookings as it was asked for them, in order. */
+		for (size_t j = 0; j < n; j++)
+			if (asks(r, &b[j]) && r->shard[j] == f->shard[g])
+				r->asked[m++] = j;
+		set_shard(r, f->shard[g]);
+
+		while (q < m && r->asked[q] < p)
+			q++;
+		if (f->kept[g] <= q)
+			continue;
+		extra = f->kept[g] - q;
+		memmove(r->asked, r->asked + q, extra * sizeof *r->asked);
+		/* The look-ahead's place carries q. */
+		if ((rc = eval(r, "undo", b, extra, (int64_t)q * 1000, &rep,
+			 why, size)) != REDISCONN_OK)
+			return rc;
+		freeReplyObject(rep);
+	}
+	return REDISCONN_OK;
+}
+
+/*
+ * On a cluster: book b[0..n) (with take, take for each) with a call for
+ * each shard of them, sent at once (struct fanout).  Taking, each record
+ * stands alone, and all are answered.  Shaping, the first record's shard
+ * books as book does, from when the one before may go, and the others
+ * only what may go at once (now), and what may go is a prefix
+ * (kept_prefix); what the others booked beyond it is given back.  OK with
+ * how many in *got, DOWN or STOP.
+ */
+static enum redisconn_result
+book_shards(struct redis *r, struct booking *b, size_t n, bool take,
+    int64_t ahead_ns, size_t *got, char *why, size_t size)
+{
+	struct fanout f = { .take = take };
+	enum redisconn_result rc;
+
+	plan_shards(r, b, n, &f);
+	if ((rc = send_shards(r, &f, b, n, ahead_ns, why, size)) !=
+		REDISCONN_OK ||
+	    (rc = receive_shards(r, &f, b, n, why, size)) != REDISCONN_OK ||
+	    (rc = resend_shards(r, &f, b, n, ahead_ns, why, size)) !=
+		REDISCONN_OK)
+		return rc;
+	*got = take ? n : kept_prefix(r, &f, b, n);
+	for (size_t i = 0; i < *got && !take; i++)
+		if (r->late[i])
+			r->calm = 0;
+	return take ? REDISCONN_OK : undo_beyond(r, &f, b, n, *got, why, size);
 }
 
 /*
@@ -1232,10 +1411,19 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 
 	if ((rc = meet(r, why, size)) != REDISCONN_OK)
 		return rc;
-	if (r->cl != NULL && take)
-		return take_shards(r, b, n, ahead_ns, got, why, size);
-	if (r->cl != NULL)
+	/*
+	 * On a cluster, a call for each shard, sent at once; but while
+	 * records wait (CALM), each call but the first would book what is
+	 * given back: a run of one shard a call.  With a total, every
+	 * booking is of shard 0.
+	 */
+	if (r->cl != NULL && r->total.none && (take || r->calm >= CALM)) {
+		return book_shards(r, b, n, take, ahead_ns, got, why, size);
+	}
+	if (r->cl != NULL && r->total.none)
 		n = one_shard(r, b, n);
+	else if (r->cl != NULL)
+		set_shard(r, 0);
 	for (i = 0; i < n; i++)
 		if (asks(r, &b[i]))
 			r->asked[m++] = i;
@@ -1255,6 +1443,7 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 		b[i].taken = (uint64_t)rep->element[j + 1]->integer;
 		b[i].due_ns = last_ns = now_ns +
 		    rep->element[j + 1]->integer * 1000;
+		r->calm = !take && b[i].due_ns > now_ns ? 0 : r->calm + 1;
 		j++;
 	}
 	freeReplyObject(rep);
@@ -1321,7 +1510,7 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 	enum redisconn_result rc;
 
 	r->seq++;
-	for (;;) {
+	for (r->again = false;; r->again = true) {
 		/* Down, it is probed in the background (chore): until a
 		 * probe succeeds, the local limit decides, at once. */
 		if (r->fallback == FALLBACK_LOCAL && r->down)
