@@ -331,8 +331,8 @@ if redis-cli --cluster create "${nodes[@]}" --cluster-yes >"$work/create.log" 2>
 	tag=cluster-shape
 	keyed_rows 1
 	echo
-	echo "The same keys shaped (no --drop), one process: a call for each run" \
-		"of records of one shard:"
+	echo "The same keys shaped (no --drop), one process (the shards asked" \
+		"at once, as nothing waits):"
 	echo
 	echo "| processes | records | records/s a process (min..max) | records/s in all | round trips a record |"
 	echo "|--:|--:|--:|--:|--:|"
