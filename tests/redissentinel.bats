@@ -226,7 +226,7 @@ failover() {
 	tls=(--tls-cert-file "$d/s.pem" --tls-key-file "$d/s.key"
 	    --tls-ca-cert-file "$d/ca.pem" --tls-auth-clients no)
 	redis-server --port 0 --tls-port "$mport" --bind 127.0.0.1 "${tls[@]}" \
-	    --save '' --appendonly no >"$BATS_FILE_TMPDIR/redis-$mport.log" 2>&1 &
+	    --dir "$BATS_FILE_TMPDIR" --save '' --appendonly no >"$BATS_FILE_TMPDIR/redis-$mport.log" 2>&1 &
 	echo $! >"$BATS_FILE_TMPDIR/redis-$mport.pid"
 	TLS_CLI=(--tls --cacert "$d/ca.pem")
 	await_redis "$mport" redis-server "${TLS_CLI[@]}"
@@ -245,4 +245,9 @@ failover() {
 	    --redis "$1" -r 1000/s' "$P" "rediss-sentinel://127.0.0.1:$sport/t"
 	assert_one_stderr_line
 	[[ $stderr == *"sentinel 127.0.0.1:$sport: "*certificate* ]]
+	# The TLS sentinel given as redis-sentinel://: the scheme to give.
+	run -1 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
+	    --redis "$1" -r 1000/s' "$P" "redis-sentinel://127.0.0.1:$sport/t"
+	assert_one_stderr_line
+	[[ $stderr == *"speaks TLS: give rediss-sentinel:// (and"* ]]
 }

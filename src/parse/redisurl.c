@@ -284,6 +284,7 @@ parse_sentinels(const char *p, struct redis_url *u, char *err, size_t errsz,
 			return bad(
 			    err, errsz, shown, "give at most 16 sentinels");
 		s = &u->sentinels[u->nsentinels++];
+		u->via_sentinel = true;
 		s->port = 26379;
 		if (parse_host(seg, next, s->host, sizeof s->host, &s->port,
 			err, errsz, shown) != 0)

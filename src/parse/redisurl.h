@@ -41,6 +41,7 @@ struct redis_url {
 	bool insecure;
 	/* redis-sentinel://: the master's name, and whom to ask for it. */
 	char master[128];
+	bool via_sentinel; /* given so: kept for the sentinels' links too */
 	size_t nsentinels;
 	struct redis_sentinel sentinels[REDISURL_SENTINELS];
 };

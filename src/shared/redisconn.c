@@ -315,8 +315,10 @@ broken(struct redisconn *conn, char *why, size_t size)
 		if (transport_speaks_tls(
 			conn->host, conn->port, clock_now_ns() + TIMEOUT_NS))
 			redisconn_fatal(conn,
-			    "the server speaks TLS: give rediss:// (and "
-			    "--redis-cacert FILE for a private CA)");
+			    "the server speaks TLS: give %s (and "
+			    "--redis-cacert FILE for a private CA)",
+			    conn->url->via_sentinel ? "rediss-sentinel://" :
+						      "rediss://");
 	}
 	(void)drop(conn, REDISCONN_DOWN);
 }
@@ -381,7 +383,9 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 		if (transport_speaks_redis(
 			conn->host, conn->port, clock_now_ns() + TIMEOUT_NS))
 			redisconn_fatal(conn,
-			    "the server speaks no TLS there: give redis://");
+			    "the server speaks no TLS there: give %s",
+			    conn->url->via_sentinel ? "redis-sentinel://" :
+						      "redis://");
 	}
 	if (conn->t.connecting)
 		snprintf(why, size, "cannot connect within %d ms",
