@@ -608,12 +608,15 @@ find_master(struct redisconn *conn, char *why, size_t size)
 		return REDISCONN_OK;
 	if (conn->asking == NULL) {
 		redisurl_show(conn->url, conn->shown, sizeof conn->shown);
-		conn->asking = sentinel_ask(conn->url, conn->shown);
+		conn->asking = sentinel_ask(
+		    conn->url, conn->shown, conn->sentinel);
 	}
 	rc = sentinel_advance(conn->asking, conn->host[0] != '\0', conn->host,
 	    sizeof conn->host, &conn->port, why, size);
 	if (rc == REDISCONN_AGAIN)
 		return rc;
+	if (rc == REDISCONN_OK)
+		conn->sentinel = sentinel_answered(conn->asking);
 	sentinel_free(conn->asking);
 	conn->asking = NULL;
 	/* Messages name the master too, as it moves. */

@@ -51,6 +51,7 @@ struct redisconn {
 	char host[256];
 	int port;
 	struct sentinel *asking; /* the sentinels, while they are asked */
+	size_t sentinel;	 /* which named the master last */
 	struct transport t;	 /* t.fd -1 while not connected */
 	struct tls_config tls;	 /* with rediss:// */
 	bool asked_tls;		 /* whether a server that hung up speaks TLS */

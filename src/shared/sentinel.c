@@ -13,7 +13,8 @@ struct sentinel {
 	const char *shown;	     /* and how messages show it */
 	struct redis_url at;	     /* the sentinel asked now */
 	struct redisconn conn;	     /* to it */
-	size_t next;		     /* its place in the URL's list */
+	size_t first;		     /* the one asked first */
+	size_t next;		     /* how many were asked before it */
 	bool auth;		     /* it wants the credentials: given */
 	bool again;		     /* ask it again, with them */
 	bool unknown;		     /* a sentinel knew no such master */
@@ -102,11 +103,22 @@ ask_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 /* The question; a plain Redis server refuses it, and ask_answer says so. */
 static const struct redisconn_step ask_step = { ask_words, ask_answer, true };
 
+/*
+ * The sentinel to ask now: the list is gone round from the one that
+ * answered last, so that a dead one that does not refuse costs its
+ * second once, not at every connection.
+ */
+static const struct redis_sentinel *
+place(const struct sentinel *s)
+{
+	return &s->url->sentinels[(s->first + s->next) % s->url->nsentinels];
+}
+
 /* Start asking the sentinel next in the list. */
 static void
 begin(struct sentinel *s)
 {
-	const struct redis_sentinel *to = &s->url->sentinels[s->next];
+	const struct redis_sentinel *to = place(s);
 	char at[300];
 
 	s->at = *s->url;
@@ -128,13 +140,14 @@ begin(struct sentinel *s)
 }
 
 struct sentinel *
-sentinel_ask(const struct redis_url *url, const char *shown)
+sentinel_ask(const struct redis_url *url, const char *shown, size_t first)
 {
 	struct sentinel *s = calloc(1, sizeof *s);
 
 	if (s == NULL)
 		err(1, "asking the sentinels");
 	s->url = url;
+	s->first = first < url->nsentinels ? first : 0;
 	s->shown = shown;
 	redisconn_init(&s->conn, &s->at);
 	snprintf(s->why, sizeof s->why, "no sentinel asked");
@@ -145,7 +158,7 @@ sentinel_ask(const struct redis_url *url, const char *shown)
 static void
 next_one(struct sentinel *s, const char *why)
 {
-	const struct redis_sentinel *to = &s->url->sentinels[s->next];
+	const struct redis_sentinel *to = place(s);
 	char at[300];
 
 	redisurl_hostport(to->host, to->port, at, sizeof at);
@@ -173,6 +186,7 @@ sentinel_advance(struct sentinel *s, bool known, char *host, size_t size,
 			return rc;
 		if (rc == REDISCONN_OK && s->port > 0) {
 			redisconn_close(&s->conn);
+			s->first = (s->first + s->next) % s->url->nsentinels;
 			snprintf(host, size, "%s", s->host);
 			*port = s->port;
 			return REDISCONN_OK;
@@ -202,6 +216,12 @@ sentinel_free(struct sentinel *s)
 		return;
 	redisconn_close(&s->conn);
 	free(s);
+}
+
+size_t
+sentinel_answered(const struct sentinel *s)
+{
+	return s->first;
 }
 
 #else

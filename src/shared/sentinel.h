@@ -12,10 +12,15 @@ struct sentinel;
 
 /*
  * Start asking the sentinels of url (which must outlive the asking) for
- * the address of its master, one after another in the URL's order;
- * shown names the URL in messages.  Nothing waits here.
+ * the address of its master, one after another in the URL's order from
+ * its first-th (the one that answered last: sentinel_answered), round
+ * the list; shown names the URL in messages.  Nothing waits here.
  */
-struct sentinel *sentinel_ask(const struct redis_url *url, const char *shown);
+struct sentinel *sentinel_ask(
+    const struct redis_url *url, const char *shown, size_t first);
+
+/* Which of the URL's sentinels named the master, once one has. */
+size_t sentinel_answered(const struct sentinel *s);
 
 /*
  * Go on asking as far as it can go without waiting: OK with the master's
