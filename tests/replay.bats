@@ -273,6 +273,16 @@ EOF
 	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1000 "ms with a format"
 }
 
+@test "--time-key: numbers in exponent form, as Python writes float nanoseconds, are timed" {
+	printf '%s\n' '{"ts": 1.7323707061e+18, "m": "a"}' \
+	    '{"ts": 1.7323707066e+18, "m": "b"}' '{"ts":1.732370707E18}' \
+	    >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr tb --replay --time-key ts --dry-run \
+	    "$BATS_TEST_TMPDIR/in"
+	[[ $output == *"3 timed"*"0 without a timestamp"* ]]
+	[[ $output == *"0.900 s"* ]]
+}
+
 @test "--time-key: the timestamp of JSON lines by its key, whatever the order, spacing or nesting" {
 	local d=$BATS_TEST_TMPDIR t0 t1
 	# zap (epoch s with a fraction), pino (epoch ms), logrus (RFC 3339),

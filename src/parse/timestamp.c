@@ -427,20 +427,73 @@ match(const char *f, const unsigned char *p, const unsigned char *end,
  * 13, 16 or 19 of milliseconds, microseconds or nanoseconds, not running
  * on into a word.  digits, when not 0, is the only count taken.
  */
+/* Does an exponent (e9, E+18) follow the digits before p, after a
+ * fraction or not? */
+static bool
+exponent_follows(const unsigned char *p, const unsigned char *end)
+{
+	if (p < end && *p == '.')
+		for (p++; p < end && is_digit(*p); p++)
+			;
+	return p < end && (*p == 'e' || *p == 'E');
+}
+
+/*
+ * A number in exponent form at p (1.7e+18, as JSON writers put large
+ * floats), its digits moved to where the exponent puts the point: *n
+ * digits of integer into *v, the fraction's nanoseconds into *nsec.
+ * Returns the byte after it, or NULL when it is none (or starts with 0,
+ * or has more than 20 digits of integer).
+ */
+static const unsigned char *
+exponent_form(const unsigned char *p, const unsigned char *end, uint64_t *v,
+    int *n, int32_t *nsec)
+{
+	char d[48];
+	int len = 0, point, e = 0, k;
+
+	for (; p < end && is_digit(*p) && len < 40; p++)
+		d[len++] = (char)*p;
+	point = len;
+	if (p < end && *p == '.')
+		for (p++; p < end && is_digit(*p) && len < 40; p++)
+			d[len++] = (char)*p;
+	if (point == 0 || d[0] == '0' || p == end || (*p != 'e' && *p != 'E'))
+		return NULL;
+	if (++p < end && *p == '+')
+		p++;
+	for (k = 0; p < end && is_digit(*p) && k < 3; p++, k++)
+		e = e * 10 + (*p - '0');
+	if (k == 0 || (point += e) > 19)
+		return NULL;
+	for (*v = 0, *n = 0; *n < point; (*n)++)
+		*v = *v * 10 + (uint64_t)(*n < len ? d[*n] - '0' : 0);
+	*nsec = 0;
+	for (k = 0; k < 9; k++)
+		*nsec = *nsec * 10 + (point + k < len ? d[point + k] - '0' : 0);
+	return p;
+}
+
 static const unsigned char *
 epoch_match(const unsigned char *p, const unsigned char *end, int digits,
     struct parts *t)
 {
+	const unsigned char *start = p;
 	uint64_t v = 0, unit;
 	int n = 0;
 
 	for (; p < end && is_digit(*p) && n < 20; p++, n++)
 		if (n < 19)
 			v = v * 10 + (uint64_t)(*p - '0');
+	/* 1.7e+09: the point where the exponent puts it. */
+	bool expo = exponent_follows(p, end);
+
+	if (expo && (p = exponent_form(start, end, &v, &n, &t->nsec)) == NULL)
+		return NULL;
 	if ((n != 10 && n != 13 && n != 16 && n != 19) ||
 	    (digits != 0 && n != digits))
 		return NULL;
-	if (n == 10)
+	if (n == 10 && !expo)
 		p = fraction(p, end, false, &t->nsec);
 	if (p < end && is_word(*p))
 		return NULL;

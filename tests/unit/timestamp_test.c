@@ -332,6 +332,19 @@ epoch(void)
 	none("9999999999999999999 x");
 	none("99999999999999999999 x");
 	none("5000000000 x"); /* 2128: out of range */
+	/* Exponent forms, as JSON writers give large floats. */
+	is("1.732370706e9 x", t);
+	is("1.732370706123e+09 x", t + 123 * MS);
+	is("1.732370706123E12 x", t + 123 * MS);
+	is("1.732370706123456789e+18 x", t + 123456789);
+	is("1732370706e0 x", t);
+	is("17.32370706e8", t);
+	none("1.7e5 x");
+	none("0.1732370706e10 x");
+	none("1.732370706e x");
+	none("1.732370706e+ x");
+	none("1.7e99 x");
+	none("1.732370706e9x");
 }
 
 static void
