@@ -454,11 +454,13 @@ exponent_form(const unsigned char *p, const unsigned char *end, uint64_t *v,
 
 	for (; p < end && is_digit(*p) && len < 40; p++)
 		d[len++] = (char)*p;
+	if (len == 0 || d[0] == '0')
+		return NULL;
 	point = len;
 	if (p < end && *p == '.')
 		for (p++; p < end && is_digit(*p) && len < 40; p++)
 			d[len++] = (char)*p;
-	if (point == 0 || d[0] == '0' || p == end || (*p != 'e' && *p != 'E'))
+	if (p == end || (*p != 'e' && *p != 'E'))
 		return NULL;
 	if (++p < end && *p == '+')
 		p++;
