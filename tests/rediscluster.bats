@@ -214,6 +214,96 @@ setup() {
 	[[ $stderr == *"/2: cannot select database 2: "*"cluster mode"* ]]
 }
 
+@test "cluster: -R --reload of --tiers resets the settings that newcomers are checked against" {
+	local d=$BATS_TEST_TMPDIR pid
+	# The run books a key of another shard than 0 before the reload.
+	printf 'a* 10/s 5\n' >"$d/tiers"
+	printf 'a* 20/s 5\n' >"$d/new"
+	mkfifo "$d/f"
+	tb --name "$P" --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 \
+	    --drop --tiers "$d/tiers" -r 5/s <"$d/f" >/dev/null 2>"$d/err" &
+	pid=$!
+	exec {w}>"$d/f"
+	seq 40 | sed 's/^/key/' >&"$w"
+	sleep 0.5
+	cp "$d/new" "$d/tiers"
+	run -0 "$TB" -R "$P" --reload
+	# A newcomer with the tiers reloaded is welcome; one with the old
+	# ones is refused.
+	run -0 --separate-stderr bash -c 'echo x | tb --shared "$0" \
+	    --redis "redis://127.0.0.1:$1" -k 1 --drop --tiers "$2" -r 5/s' \
+	    "$P" "$CPORT2" "$d/new"
+	printf 'a* 10/s 5\n' >"$d/old"
+	run -1 --separate-stderr bash -c 'echo x | tb --shared "$0" \
+	    --redis "redis://127.0.0.1:$1" -k 1 --drop --tiers "$2" -r 5/s' \
+	    "$P" "$CPORT3" "$d/old"
+	exec {w}>&-
+	wait "$pid"
+}
+
+@test "cluster: a stop while a batch sent to every shard waits for a paused master: exit as the signal, at once, nothing booked after it" {
+	local d=$BATS_TEST_TMPDIR pid victim fb st
+	victim=$(masters | tail -1)
+	for fb in fail local block; do
+		rm -f "$d/f"
+		mkfifo "$d/f"
+		# Not tb: the signal is for tbthrottle, not a shell's function.
+		"$TB" --shared "$P$fb" --redis "redis://127.0.0.1:$CPORT1" -k 1 \
+		    --drop -r 1000/s -b 1000 --redis-fallback "$fb" \
+		    <"$d/f" >"$d/out" 2>"$d/err" &
+		pid=$!
+		exec {w}>"$d/f"
+		seq 200 | sed 's/^/k/' >&"$w"
+		sleep 0.5
+		kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
+		seq 200 | sed 's/^/k/; s/$/ y/' >&"$w"
+		sleep 0.3
+		kill -TERM "$pid"
+		st=0
+		wait "$pid" || st=$?
+		kill -CONT "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
+		exec {w}>&-
+		assert_eq "$st" 143 "status with --redis-fallback $fb"
+		assert_eq "$(grep -c y "$d/out")" 0 \
+		    "lines of the batch under way out, $fb"
+		assert_eq "$(cat "$d/err")" "" "stderr, $fb"
+	done
+}
+
+@test "cluster: a user the ACL keeps from CLUSTER SLOTS is one line and exit 1, not an outage" {
+	local p
+	for p in $(live_ports); do
+		redis-cli -p "$p" acl setuser "$P" on '>pw' '~tbthrottle*' \
+		    '+@all' '-cluster' >/dev/null
+	done
+	run -1 --separate-stderr bash -c 'printf "a\nb\nc\n" | tb \
+	    --shared "$0" --redis "redis://$0:pw@127.0.0.1:$1" -k 1 -r 10/s' \
+	    "$P" "$CPORT1"
+	for p in $(live_ports); do
+		redis-cli -p "$p" acl deluser "$P" >/dev/null
+	done
+	assert_one_stderr_line
+	[[ $stderr == *CLUSTER* ]]
+}
+
+@test "cluster: CLUSTER SLOTS with unknown endpoints (a null host): the node asked" {
+	local p
+	for p in $(live_ports); do
+		redis-cli -p "$p" config set cluster-preferred-endpoint-type \
+		    unknown-endpoint >/dev/null
+	done
+	run --separate-stderr bash -c 'seq 200 | sed s/^/k/ | tb \
+	    --shared "$0" --redis "redis://127.0.0.1:$1" -k 1 --drop \
+	    -r 1/h -b 1' "$P" "$CPORT1"
+	for p in $(live_ports); do
+		redis-cli -p "$p" config set cluster-preferred-endpoint-type \
+		    ip >/dev/null
+	done
+	assert_eq "$status" 0 "status"
+	assert_eq "$(printf '%s\n' "$output" | wc -l)" 200 "lines out"
+	assert_eq "$stderr" "" "stderr"
+}
+
 @test "cluster: a master paused mid-batch: answers lost and asked again, still exactly the burst of each key" {
 	local d=$BATS_TEST_TMPDIR pid victim
 	seq 30000 | awk '{ print "key" ($1 % 3000) }' >"$d/in"

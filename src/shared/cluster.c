@@ -65,7 +65,7 @@ port_of(const redisReply *e)
 /*
  * The master of slot range e ([start, end, [host, port, ...], ...]) as a
  * node, its first and last slot in *lo and *hi; NULL with why when e is
- * not one.  A host not known ("" or "?") is that of from.
+ * not one.  A host not known ("", "?" or null) is that of from.
  */
 static struct cluster_node *
 range_of(struct cluster *c, const struct cluster_node *from,
@@ -82,14 +82,17 @@ range_of(struct cluster *c, const struct cluster_node *from,
 	    e->element[0]->integer > e->element[1]->integer ||
 	    e->element[1]->integer >= HASHSLOT_COUNT ||
 	    (m = e->element[2])->type != REDIS_REPLY_ARRAY || m->elements < 2 ||
-	    m->element[0]->type != REDIS_REPLY_STRING ||
+	    (m->element[0]->type != REDIS_REPLY_STRING &&
+		m->element[0]->type != REDIS_REPLY_NIL) ||
 	    port_of(m->element[1]) < 0) {
 		snprintf(why, size, "CLUSTER SLOTS: a reply out of range");
 		return NULL;
 	}
 	*lo = (unsigned)e->element[0]->integer;
 	*hi = (unsigned)e->element[1]->integer;
-	host = m->element[0]->str;
+	/* cluster-preferred-endpoint-type unknown-endpoint: a null. */
+	host = m->element[0]->type == REDIS_REPLY_NIL ? "" :
+							m->element[0]->str;
 	if (host[0] == '\0' || strcmp(host, "?") == 0)
 		host = from->url.host;
 	if ((n = add_node(c, host, port_of(m->element[1]))) == NULL)

@@ -1245,7 +1245,8 @@ static enum redisconn_result
 receive_shards(struct redis *r, struct fanout *f, struct booking *b, size_t n,
     char *why, size_t size)
 {
-	enum redisconn_result bad = REDISCONN_OK;
+	enum redisconn_result bad = REDISCONN_OK, rc;
+	char here[512];
 
 	for (size_t g = 0; g < f->k; g++) {
 		redisReply *rep;
@@ -1253,20 +1254,30 @@ receive_shards(struct redis *r, struct fanout *f, struct booking *b, size_t n,
 
 		if (!f->sent[g])
 			continue;
-		if (redisconn_receive(&f->node[g]->conn, &rep, why, size) !=
-		    REDISCONN_OK) {
+		/* The first failure says why; a stop is a stop. */
+		if ((rc = redisconn_receive(&f->node[g]->conn, &rep, here,
+			 sizeof here)) != REDISCONN_OK) {
 			r->cl->stale = true; /* it may have failed over */
-			r->cur = &f->node[g]->conn;
-			bad = REDISCONN_DOWN;
+			if (bad == REDISCONN_OK) {
+				r->cur = &f->node[g]->conn;
+				snprintf(why, size, "%s", here);
+			}
+			if (bad != REDISCONN_STOP)
+				bad = rc == REDISCONN_STOP ? REDISCONN_STOP :
+							     REDISCONN_DOWN;
 			continue;
 		}
 		m = gather(r, n, f->shard[g]);
 		if (rep->type == REDIS_REPLY_ERROR) {
 			f->sent[g] = false;
-		} else if (answered(r, f, g, b, m, rep, why, size) !=
+		} else if (answered(r, f, g, b, m, rep, here, sizeof here) !=
 		    REDISCONN_OK) {
+			if (bad == REDISCONN_OK) {
+				r->cur = &f->node[g]->conn;
+				snprintf(why, size, "%s", here);
+				bad = REDISCONN_DOWN;
+			}
 			redisconn_close(&f->node[g]->conn);
-			bad = REDISCONN_DOWN;
 		}
 		freeReplyObject(rep);
 	}
@@ -1526,7 +1537,7 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 		if (rc == REDISCONN_STOP)
 			break;
 		if (r->fallback == FALLBACK_FAIL)
-			redisconn_fatal(&r->conn, "%s", why);
+			redisconn_fatal(r->cur, "%s", why);
 		report(r, true, why, sizeof why);
 		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 		/* The try took its time (a hung server, 1 s): the local limit
@@ -1762,6 +1773,7 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	r->at = &r->own;
 	r->busy = true;
 	r->claimed = true; /* reset: what was there is to be replaced */
+	set_shard(r, 0);   /* on a cluster, newcomers are checked there */
 	if (!redisconn_connected(&r->conn) || redisconn_busy(&r->conn))
 		rc = setup(r, err, errsz);
 	if (rc == REDISCONN_OK &&

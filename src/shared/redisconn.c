@@ -37,6 +37,11 @@ static const struct {
 	    "tbthrottle:* and tbthrottle-settings:*)" },
 	{ "WRONGTYPE", " (another program uses the keys of tbthrottle)" },
 	{ "DENIED", "" },
+	/* Only a cluster says it, and a cluster is asked by CLUSTER SLOTS:
+	 * here, a user the ACL kept from it. */
+	{ "CROSSSLOT",
+	    " (a Redis Cluster, and the user may not run CLUSTER SLOTS: "
+	    "allow it)" },
 };
 
 /* Error replies of a server that is loading, busy or failing over. */
