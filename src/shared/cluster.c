@@ -91,8 +91,7 @@ range_of(struct cluster *c, const struct cluster_node *from,
 	*lo = (unsigned)e->element[0]->integer;
 	*hi = (unsigned)e->element[1]->integer;
 	/* cluster-preferred-endpoint-type unknown-endpoint: a null. */
-	host = m->element[0]->type == REDIS_REPLY_NIL ? "" :
-							m->element[0]->str;
+	host = m->element[0]->type == REDIS_REPLY_NIL ? "" : m->element[0]->str;
 	if (host[0] == '\0' || strcmp(host, "?") == 0)
 		host = from->url.host;
 	if ((n = add_node(c, host, port_of(m->element[1]))) == NULL)
