@@ -1691,6 +1691,24 @@ set_total(struct redis *r, const struct redis_bucket *b)
 		    b->total_text, r->total.burst);
 }
 
+/*
+ * The keys of b's name on a lone server (a cluster names them for each
+ * shard: set_shard), and this process's number for its last answer.
+ */
+static void
+name_keys(struct redis *r, const struct redis_bucket *b)
+{
+	snprintf(r->name, sizeof r->name, "%s", b->name);
+	r->key_base = r->key_len = (size_t)snprintf(
+	    r->key, r->key_size, "tbthrottle:%s", b->name);
+	snprintf(
+	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
+	snprintf(r->session, sizeof r->session, "%016llx",
+	    (unsigned long long)b->session);
+	snprintf(
+	    r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
+}
+
 struct redis *
 redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
@@ -1709,15 +1727,7 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	r->url = r->home_url = *u;
 	redisconn_init(&r->conn, &r->home_url);
 	r->cur = &r->conn;
-	snprintf(r->name, sizeof r->name, "%s", b->name);
-	r->key_base = r->key_len = (size_t)snprintf(
-	    r->key, r->key_size, "tbthrottle:%s", b->name);
-	snprintf(
-	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
-	snprintf(r->session, sizeof r->session, "%016llx",
-	    (unsigned long long)b->session);
-	snprintf(
-	    r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
+	name_keys(r, b);
 	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
 	r->at = &r->own;
 	r->unit = b->bytes ? "bytes" : "records";
