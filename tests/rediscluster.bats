@@ -355,7 +355,7 @@ setup() {
 	pid=$!
 	sleep 1
 	victim=$(masters | head -1)
-	kill "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
+	kill -KILL "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
 	wait "$pid"
 	assert_eq "$(wc -l <"$d/out")" 1200 "lines out"
 	grep -q "limiting locally until it is back" "$d/err"

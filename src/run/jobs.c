@@ -182,9 +182,13 @@ start(struct jobs *j)
 	unsigned i = 0;
 	pid_t pid;
 	int e;
+	int64_t start_ns;
 
 	while (j->slot[i].pid != 0)
 		i++;
+	/* Before the spawn: the command may run a while before it returns,
+	 * and its time would come out short. */
+	start_ns = clock_now_ns();
 	e = command_start(j->argv, &pid);
 	/* No process to be had now (EAGAIN, ENOMEM): when one ends, or
 	 * a little later, try again, for a second at most. */
@@ -193,13 +197,14 @@ start(struct jobs *j)
 	     tries++) {
 		(void)clock_sleep_until(clock_now_ns() + JOBS_RETRY_NS);
 		jobs_reap(j);
+		start_ns = clock_now_ns();
 		e = command_start(j->argv, &pid);
 	}
 	/* A script without #!: as execvp(3) runs it, by the shell. */
 	if (e == ENOEXEC && strchr(j->argv[0], '/') != NULL)
 		e = command_script(j->argv, &pid);
 	if (e == 0) {
-		j->slot[i] = (struct job){ pid, clock_now_ns() };
+		j->slot[i] = (struct job){ pid, start_ns };
 		j->counts.running = ++j->running;
 		j->counts.started++;
 		return STREAM_TAKEN;
