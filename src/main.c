@@ -115,15 +115,19 @@ choose_replay(const struct config *cfg, struct gate *g, struct policy *p,
 	return ENGINE_BUF_BYTES;
 }
 
-/* --replay --dry-run: what the replay would do, nothing released. */
+/* --replay --dry-run: what the replay would do, nothing released; a stop
+ * signal ends it, said, and then the process, as it ends a run. */
 static int
 dry_run(const struct config *cfg)
 {
 	static struct timestamp_format fmt;
 	struct replay_schedule sched;
+	int status;
 
 	replay_setup(cfg, &fmt, &sched);
-	return dryrun_run(cfg, &fmt, &sched);
+	status = dryrun_run(cfg, &fmt, &sched);
+	signals_finish();
+	return status;
 }
 
 /* --take: build the limits of cfg, take the tokens, and exit. */

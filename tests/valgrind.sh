@@ -56,6 +56,8 @@ check "$tmp/longkeys" -k 1 -r 20k/s -b 2 --max-keys 20 --drop
 check "$tmp/lines" --shared vg -r 5k/s -b 100
 check "$tmp/lines" --shared vg -r 5k/s -b 100 --drop
 check /dev/null -r 1/s -R 1
+# A dry run reads through a record longer than its buffer.
+check "$tmp/long" --replay --dry-run --time-format %s
 if "$tb" -V | grep -q 'Redis support: yes'; then
 	# Down: the local fallback; up (when redis-server is here): the
 	# script's replies, per key and not.

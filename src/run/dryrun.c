@@ -1,127 +1,221 @@
 /* --dry-run: a replay read through and described, nothing released. */
 #include <err.h>
-#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "calendar.h"
 #include "dryrun.h"
+#include "engine.h"
+#include "input.h"
+#include "signals.h"
 
-/* What the records of a replay came to. */
-struct tally {
+/*
+ * Records are read here as the replay reads them: through a buffer of
+ * the replay's size, so a record longer than it has its timestamp looked
+ * for in the same first bytes, and memory stays this whatever the input.
+ */
+static char buf[ENGINE_BUF_BYTES];
+
+/* What the records of a replay came to, and where the reading is. */
+struct dry {
 	uint64_t timed, untimed, out_of_order;
 	int64_t first_ts, last_ts; /* the lowest and highest timestamps */
 	int64_t end_ns;		   /* when the last would go, from 0 */
+	uint64_t bytes;		   /* read so far */
+	struct timestamp_format *fmt;
+	struct replay_schedule *sched;
+	struct input in;
+	int delim;
+	size_t head, tail; /* buf[head..tail): read, no record taken */
+	bool skipping;	   /* in the rest of a record longer than buf */
 };
 
-/* Take the record rec[0..len) into t, on the schedule s. */
+/* Take the record rec[0..len) into d, on its schedule. */
 static void
-take(struct tally *t, struct timestamp_format *fmt, struct replay_schedule *s,
-    const char *rec, size_t len)
+take(struct dry *d, const char *rec, size_t len)
 {
 	struct replay_slot slot;
 	int64_t ts = 0;
-	bool timed = timestamp_parse(fmt, rec, len, &ts) == 0;
+	bool timed = timestamp_parse(d->fmt, rec, len, &ts) == 0;
 
 	/* Every record is there at once: each goes when it is due. */
-	replay_plan(s, timed, ts, t->end_ns, &slot);
-	replay_commit(s, &slot);
-	t->end_ns = slot.due_ns;
+	replay_plan(d->sched, timed, ts, d->end_ns, &slot);
+	replay_commit(d->sched, &slot);
+	d->end_ns = slot.due_ns;
 	if (!timed) {
-		t->untimed++;
+		d->untimed++;
 		return;
 	}
-	if (t->timed == 0 || ts < t->first_ts)
-		t->first_ts = ts;
-	if (t->timed == 0 || ts > t->last_ts)
-		t->last_ts = ts;
-	t->timed++;
-	t->out_of_order += slot.out_of_order;
+	if (d->timed == 0 || ts < d->first_ts)
+		d->first_ts = ts;
+	if (d->timed == 0 || ts > d->last_ts)
+		d->last_ts = ts;
+	d->timed++;
+	d->out_of_order += slot.out_of_order;
 }
 
-/* Read fp's records into t; false on a read error (said). */
-static bool
-read_all(FILE *fp, const char *name, int delim, struct tally *t,
-    struct timestamp_format *fmt, struct replay_schedule *s)
+/* Take the whole records of buf[head..tail); keep the start of the next. */
+static void
+take_whole(struct dry *d)
 {
-	char *line = NULL;
-	size_t cap = 0;
+	char *end;
+
+	while ((end = memchr(buf + d->head, d->delim, d->tail - d->head)) !=
+	    NULL) {
+		if (!d->skipping)
+			take(d, buf + d->head, (size_t)(end - (buf + d->head)));
+		d->skipping = false;
+		d->head = (size_t)(end - buf) + 1;
+	}
+	/* The rest of a long record was looked at already. */
+	if (d->skipping || d->head == d->tail)
+		d->head = d->tail = 0;
+}
+
+/*
+ * Room to read into, with buf[head..tail) holding no delimiter: the start
+ * of a record moved to the front, or, when it fills buf, the record
+ * taken by its start (as the replay takes it) and the rest skipped.
+ */
+static void
+make_room(struct dry *d)
+{
+	if (d->tail < sizeof buf)
+		return;
+	if (d->head > 0) {
+		memmove(buf, buf + d->head, d->tail - d->head);
+		d->tail -= d->head;
+		d->head = 0;
+		return;
+	}
+	take(d, buf, d->tail);
+	d->skipping = true;
+	d->head = d->tail = 0;
+}
+
+/* Read the input into d, until its end or a stop. */
+static void
+read_all(struct dry *d)
+{
 	ssize_t n;
 
-	while ((n = getdelim(&line, &cap, delim, fp)) > 0)
-		take(t, fmt, s, line,
-		    (size_t)n - (line[n - 1] == (char)delim ? 1 : 0));
-	free(line);
-	if (ferror(fp)) {
-		warn("%s", name);
-		return false;
+	for (;;) {
+		signals_dispatch();
+		if (signals_stop_requested())
+			return;
+		make_room(d);
+		n = input_read(
+		    &d->in, buf + d->tail, sizeof buf - d->tail, NULL);
+		if (n < 0)
+			return;
+		if (n == 0) {
+			/* A last record without its delimiter. */
+			if (!d->skipping && d->tail > d->head)
+				take(d, buf + d->head, d->tail - d->head);
+			return;
+		}
+		d->bytes += (uint64_t)n;
+		d->tail += (size_t)n;
+		take_whole(d);
 	}
-	return true;
 }
 
 /* ns as "1 h 2 min 3.456 s", the larger parts left out when 0. */
 static void
-say_span(int64_t ns, char *buf, size_t size)
+say_span(int64_t ns, char *out, size_t size)
 {
 	int64_t s = ns / 1000000000;
 	double frac = (double)(ns % 1000000000) / 1e9;
 
 	if (s >= 3600)
-		snprintf(buf, size, "%lld h %lld min %.3f s",
+		snprintf(out, size, "%lld h %lld min %.3f s",
 		    (long long)(s / 3600), (long long)(s % 3600 / 60),
 		    (double)(s % 60) + frac);
 	else if (s >= 60)
-		snprintf(buf, size, "%lld min %.3f s", (long long)(s / 60),
+		snprintf(out, size, "%lld min %.3f s", (long long)(s / 60),
 		    (double)(s % 60) + frac);
 	else
-		snprintf(buf, size, "%.3f s", (double)s + frac);
+		snprintf(out, size, "%.3f s", (double)s + frac);
+}
+
+/* What the records d has taken came to, on fp. */
+static void
+say(FILE *fp, const struct dry *d)
+{
+	char from[48], to[48], span[64], took[64];
+	const char *format = replay_format_name(d->fmt);
+
+	fprintf(fp,
+	    "records: %llu, %llu timed (%s), %llu without a timestamp, "
+	    "%llu out of order\n",
+	    (unsigned long long)(d->timed + d->untimed),
+	    (unsigned long long)d->timed,
+	    format != NULL ? format : "none found",
+	    (unsigned long long)d->untimed,
+	    (unsigned long long)d->out_of_order);
+	if (d->timed == 0)
+		return;
+	calendar_print(d->first_ts, from, sizeof from);
+	calendar_print(d->last_ts, to, sizeof to);
+	say_span(d->last_ts - d->first_ts, span, sizeof span);
+	say_span(d->end_ns, took, sizeof took);
+	fprintf(fp, "log time: %s to %s, %s\n", from, to, span);
+	fprintf(fp, "replay at speed %g%s: %s (limits aside)\n",
+	    (double)d->sched->num / (double)d->sched->den,
+	    d->sched->max_gap_ns >= 0 ? ", gaps cut to --max-gap" : "", took);
+}
+
+/* SIGUSR1: what was read so far, on standard error, and read on. */
+static void
+report(void *arg)
+{
+	const struct dry *d = arg;
+
+	say(stderr, d);
+	fprintf(
+	    stderr, "read so far: %llu bytes\n", (unsigned long long)d->bytes);
+}
+
+/* The name of stop signal sig. */
+static const char *
+stop_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGHUP:
+		return "SIGHUP";
+	case SIGQUIT:
+		return "SIGQUIT";
+	default:
+		return "a signal";
+	}
 }
 
 int
 dryrun_run(const struct config *cfg, struct timestamp_format *fmt,
     struct replay_schedule *sched)
 {
-	struct tally t = { 0 };
-	char from[48], to[48], span[64], took[64];
-	const char *format;
-	int status = 0;
+	static struct dry d;
+	int stop;
 
-	if (cfg->nfiles == 0 &&
-	    !read_all(stdin, "standard input", cfg->delim, &t, fmt, sched))
-		status = 1;
-	for (int i = 0; i < cfg->nfiles; i++) {
-		const char *f = cfg->files[i];
-		FILE *fp = strcmp(f, "-") == 0 ? stdin : fopen(f, "r");
-
-		if (fp == NULL) {
-			warn("%s", f);
-			status = 1;
-			continue;
-		}
-		if (!read_all(fp, f, cfg->delim, &t, fmt, sched))
-			status = 1;
-		if (fp != stdin)
-			(void)fclose(fp);
-	}
-	format = replay_format_name(fmt);
-	printf("records: %llu, %llu timed (%s), %llu without a timestamp, "
-	       "%llu out of order\n",
-	    (unsigned long long)(t.timed + t.untimed),
-	    (unsigned long long)t.timed, format != NULL ? format : "none found",
-	    (unsigned long long)t.untimed, (unsigned long long)t.out_of_order);
-	if (t.timed == 0) {
+	d = (struct dry){ .fmt = fmt, .sched = sched, .delim = cfg->delim };
+	input_init(&d.in, cfg->files, cfg->nfiles, NULL, 0);
+	signals_on_report(report, &d);
+	read_all(&d);
+	input_close(&d.in);
+	say(stdout, &d);
+	if ((stop = signals_stop_requested()) != 0) {
+		printf("stopped by %s after %llu bytes: the rest of the input "
+		       "was not read\n",
+		    stop_name(stop), (unsigned long long)d.bytes);
+	} else if (d.timed == 0) {
 		warnx("--dry-run: no record has a timestamp: give --time-field "
 		      "N, --time-key NAME or --time-format FMT");
 		return 1;
 	}
-	calendar_print(t.first_ts, from, sizeof from);
-	calendar_print(t.last_ts, to, sizeof to);
-	say_span(t.last_ts - t.first_ts, span, sizeof span);
-	say_span(t.end_ns, took, sizeof took);
-	printf("log time: %s to %s, %s\n", from, to, span);
-	printf("replay at speed %g%s: %s (limits aside)\n",
-	    (double)sched->num / (double)sched->den,
-	    sched->max_gap_ns >= 0 ? ", gaps cut to --max-gap" : "", took);
-	return fflush(stdout) == 0 ? status : 1;
+	return fflush(stdout) == 0 ? d.in.status : 1;
 }
