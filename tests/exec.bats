@@ -226,7 +226,7 @@ SH
 	grep -q "commands 2 started, 2 succeeded" "$d/err" || { cat "$d/err" >&2; return 1; }
 }
 
-@test "--exec: a second SIGTERM sends SIGTERM to the commands and ends at once" {
+@test "--exec: a second SIGTERM sends SIGTERM to the commands and ends at once, its -s report made" {
 	local d=$BATS_TEST_TMPDIR pid st=0 t0 t1
 	cat >"$d/slow" <<SH
 #!/bin/sh
@@ -235,7 +235,8 @@ echo start >>$d/log
 sleep 20 & wait
 SH
 	chmod +x "$d/slow"
-	"$TB" -r inf -j 2 --name ex2 --exec "$d/slow" <<<$'1\n2\n3' &
+	"$TB" -r inf -j 2 -s --name ex2 --exec "$d/slow" <<<$'1\n2\n3' \
+	    2>"$d/err" &
 	pid=$!
 	wait_running name.ex2
 	for ((i = 0; i < 500; i++)); do
@@ -256,6 +257,9 @@ SH
 	done
 	assert_eq "$(grep -c term "$d/log")" 2 "commands told to end"
 	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 5000 "ms to end"
+	# Nothing was half written: the report is still made, once.
+	assert_eq "$(grep -c 'commands 2 started' "$d/err")" 1 "-s reports" ||
+	    { cat "$d/err" >&2; return 1; }
 }
 
 @test "--exec: no zombie is left while the run goes on" {
