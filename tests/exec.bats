@@ -320,7 +320,7 @@ SH
 	[[ $stderr == *"2 dropped"* ]] || { echo "$stderr" >&2; return 1; }
 }
 
-@test "--exec: when our output's reader goes away (a command dies of SIGPIPE), the run stops as cat would" {
+@test "--exec: when our output's reader goes away (a command dies of SIGPIPE writing to it), the run stops as cat would" {
 	local t0 t1
 	t0=$(now_ms)
 	run bash -c 'seq 2000 | "$0" -r 500/s -b 10 --exec echo | head -1; echo "${PIPESTATUS[1]}"' "$TB"
@@ -328,6 +328,77 @@ SH
 	assert_eq "${lines[0]}" 1 "output"
 	assert_eq "${lines[1]}" 141 "tbthrottle ended of SIGPIPE"
 	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 2000 "ms (2000 records at 500/s would take 4 s)"
+}
+
+@test "--exec: a command killed by a SIGPIPE of its own, our output fine, is killed by a signal: 125" {
+	run -125 --separate-stderr tb -r inf --exec sh -c 'echo $1; kill -PIPE $$' _ <<<$'1\n2'
+	assert_eq "$output" 1 "commands run: none after it"
+	[[ $stderr == *"--exec: 'sh' was killed by signal 13 ("*"): no more commands start"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	# A write to a pipe of its own that nobody reads.
+	run -125 tb -r inf --exec python3 -c 'import os, signal
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+r, w = os.pipe()
+os.close(r)
+os.write(w, b"x")' <<<'1'
+}
+
+@test "--exec: after a command exits 255 or is killed, none starts; those running end; the rest wait, as xargs" {
+	local d=$BATS_TEST_TMPDIR
+	run -124 --separate-stderr tb -r 1000/s -b 100 -s --drop-to "$d/rest" \
+	    --exec sh -c 'echo $1; [ "$1" != 2 ] || exit 255' _ <<<$'1\n2\n3\n4'
+	assert_eq "$output" $'1\n2' "commands run"
+	assert_eq "$(cat "$d/rest")" $'3\n4' "the records not started, set aside whole"
+	[[ $stderr == *"--exec: 'sh' exited with status 255: no more commands start"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *" 2 out, 0 dropped, 2 waiting;"* ]] || { echo "$stderr" >&2; return 1; }
+	# Killed while another runs: that one ends in its own time.
+	run -125 --separate-stderr tb -r inf -j 2 -s --exec sh -c \
+	    '[ "$1" = 1 ] || kill -9 $$; sleep 0.5; echo "$1 ended"' _ <<<$'1\n2\n3\n4'
+	assert_eq "$output" "1 ended" "commands run"
+	[[ $stderr == *"--exec: 'sh' was killed by signal 9 ("*"): no more commands start"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"2 waiting;"*"commands 2 started, 1 succeeded, 1 failed, 0 running"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+}
+
+# few_processes N ARG...: tbthrottle ARG... as a user of its own (an unused
+# uid), allowed N processes in all (ulimit -u, which does not bind root);
+# skipped, saying why, where that cannot be done.
+few_processes() {
+	local n=$1 uid
+	shift
+	[[ $(id -u) == 0 ]] ||
+	    skip "RLIMIT_NPROC counts every process of the user: needs root to run as a user of its own"
+	command -v setpriv >/dev/null || skip "needs setpriv(1) to run as another user"
+	uid=$((200000 + $$ % 100000))
+	# LeakSanitizer checks at exit in a thread, which the limit may deny
+	# (make SAN=1).
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+	    bash -c 'ulimit -u "$1" && shift && exec "$@"' _ "$n" "$TB" "$@"
+}
+
+@test "--exec: with no process to be had, a start waits for one of ours to end, as xargs; with none of ours, it gives up" {
+	local d=$BATS_TEST_TMPDIR t0 st=0
+	printf '1.2\n%.0s' 1 2 3 4 5 6 >"$d/in"
+	# tbthrottle and 3 commands: the 4th waits for one to end, beyond the
+	# second that a start was once tried for.
+	t0=$(now_ms)
+	few_processes 4 -r inf -j 8 -s --exec sleep <"$d/in" >"$d/out" 2>"$d/err" || st=$?
+	assert_eq "$st" 0 "exit status" || { cat "$d/err" >&2; return 1; }
+	grep -q 'commands 6 started, 6 succeeded' "$d/err" || { cat "$d/err" >&2; return 1; }
+	assert_ge "$(elapsed_ms "$t0")" 2400 "ms for two rounds of 1.2 s"
+	# Nothing of ours runs to wait for: a second's tries, then one line.
+	t0=$(now_ms)
+	st=0
+	few_processes 1 -r inf -j 8 --exec sleep <"$d/in" >"$d/out" 2>"$d/err" || st=$?
+	assert_eq "$st" 126 "exit status"
+	assert_ge "$(elapsed_ms "$t0")" 1000 "ms tried"
+	assert_le "$(elapsed_ms "$t0")" 10000 "ms tried"
+	assert_eq "$(wc -l <"$d/err")" 1 "lines of message"
+	grep -q "^tbthrottle: --exec: cannot run 'sleep': Resource temporarily unavailable (for 1 s no process was to be had, and no command of ours ran to wait for)$" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
 }
 
 @test "--exec: a record that waited for a slot is not late: -a sliding holds its window, --drop keeps it" {

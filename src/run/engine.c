@@ -358,7 +358,7 @@ fit_slots(struct run *r, struct view *v)
 static bool
 wait_slot(struct run *r)
 {
-	if (r->e->jobs->broken != 0)
+	if (r->e->jobs->halted)
 		return false;
 	return wait_until(r, clock_now_ns() + ENGINE_REAP_NS, false) !=
 	    WAKE_STOP;
@@ -473,7 +473,7 @@ engine_run(const struct engine *e)
 		hooked = atexit(finish_at_exit) == 0;
 	while (turn(&run))
 		;
-	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->broken))
+	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->halted))
 		settle(&run);
 	else if (run.failed)
 		stream_spill(&run.s);
