@@ -122,14 +122,19 @@ SH
 	assert_eq "$stderr" $'err\nerr' "its stderr"
 }
 
-@test "--exec: a command inherits no descriptor of ours, only those we were given" {
+@test "--exec: a command has the descriptors we were given, as xargs passes them, and none of ours" {
 	local d=$BATS_TEST_TMPDIR want
-	# bats gives its children descriptors of its own: the command may
-	# have those, and nothing more.
-	want=$(sh -c 'ls /proc/$$/fd' </dev/null | sort | tr '\n' ' ')
-	run -0 "$TB" -r 100/s -b 5 --name fds --drop-to "$d/drop" --exec \
-	    sh -c 'ls /proc/$$/fd' <<<'x'
+	echo x >"$d/in"
+	# bats gives its children descriptors of its own, and 7 is the
+	# user's (7>FILE): the command has those, and none that we open (the
+	# FILE, the drop file, --shared's file, the run directory, the
+	# control socket, the lock of --name).
+	want=$(sh -c 'ls /proc/$$/fd' </dev/null 7>"$d/seven" | sort | tr '\n' ' ')
+	run -0 "$TB" -r 100/s -b 5 --shared "fds$BATS_TEST_NUMBER" --name fds \
+	    --drop-to "$d/drop" "$d/in" --exec sh -c 'ls /proc/$$/fd; echo hi >&7' \
+	    _ 7>"$d/seven"
 	assert_eq "$(sort <<<"$output" | tr '\n' ' ')" "$want" "descriptors"
+	assert_eq "$(cat "$d/seven")" hi "what the command wrote to 7"
 }
 
 @test "-j 1 (the default): the next command starts only when the one before has ended" {
