@@ -135,6 +135,7 @@ cases() {
 -r 1/s -j 0 --exec echo	'0'
 -r 1/s -j 5000 --exec echo	'5000'
 -r 1/s --exec	--exec needs a command
+--replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
 -r 1/s -c --exec echo	not apply to -c
 -r 1/s --take	needs --shared
 --shared a -r 1/s --take x	'x'

@@ -1004,6 +1004,8 @@ static const struct rule rules[] = {
 	    "slot in the input", .all = O(EXEC) | O(QUEUE) },
 	{ "--exec does not combine with --order key: records wait for a "
 	    "free slot in the order they come", .all = O(EXEC) | F(ORDER_KEY) },
+	{ "--dry-run says what a replay would do and starts nothing: it "
+	    "does not combine with --exec", .all = O(EXEC) | O(DRY_RUN) },
 
 	/* --replay: records at their own timestamps, whole. */
 	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,
