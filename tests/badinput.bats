@@ -135,10 +135,33 @@ cases() {
 -r 1/s -j 0 --exec echo	'0'
 -r 1/s -j 5000 --exec echo	'5000'
 -r 1/s --exec	--exec needs a command
+--replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
+-r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096
+-r 1/s -j '3 ' --exec echo	invalid -j '3 ': give a whole number
+-r 1/s -j 1e3 --exec echo	invalid -j '1e3': give a whole number
+-r 1/s -j 2k --exec echo	invalid -j '2k': give a whole number
+-r 1/s -j +3 --exec echo	invalid -j '+3': give a whole number
+-r 1/s -j 3.0 --exec echo	invalid -j '3.0': give a whole number
+-r 1/s --queue ' 5'	invalid --queue ' 5': give a whole number from 1 to
+-r 1/s --queue 1e2	invalid --queue '1e2': give a whole number
+-r 1/s --queue +5	invalid --queue '+5': give a whole number
+-k ' 1' -r 1/s	invalid -k ' 1': give a whole number from 1 to
+-k 1e0 -r 1/s	invalid -k '1e0': give a whole number
+-r 1/s -k 1 --max-keys ' 9'	invalid --max-keys ' 9': give a whole number
+-r 1/s -k 1 --max-keys 1e3	invalid --max-keys '1e3': give a whole number
+--replay --time-field ' 2'	invalid --time-field ' 2': give a whole number
+--replay --time-field 2e0	invalid --time-field '2e0': give a whole number
+--replay --loop ' 2'	invalid --loop ' 2': give the passes in all, a whole number from 1 to
+--replay --loop 2e0	invalid --loop '2e0': give the passes in all, a whole number
+--replay --loop +2	invalid --loop '+2': give the passes in all, a whole number
 -r 1/s -c --exec echo	not apply to -c
 -r 1/s --take	needs --shared
 --shared a -r 1/s --take x	'x'
 --shared a -r 1/s --take 0	'0'
+--shared a -r 1/s --take ' 1'	invalid --take operand ' 1': give the tokens to take, a whole number from 1 to
+--shared a -r 1/s --take '1 '	invalid --take operand '1 ': give the tokens to take, a whole number
+--shared a -r 1/s --take 1e0	invalid --take operand '1e0': give the tokens to take, a whole number
+--shared a -r 1/s --take +1	invalid --take operand '+1': give the tokens to take, a whole number
 --shared a -r 1/s --take 2 --drop	--take 2 with --drop
 --shared a -r 1/s --take -s	with -s
 --json	--json needs --list

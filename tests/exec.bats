@@ -122,14 +122,19 @@ SH
 	assert_eq "$stderr" $'err\nerr' "its stderr"
 }
 
-@test "--exec: a command inherits no descriptor of ours, only those we were given" {
+@test "--exec: a command has the descriptors we were given, as xargs passes them, and none of ours" {
 	local d=$BATS_TEST_TMPDIR want
-	# bats gives its children descriptors of its own: the command may
-	# have those, and nothing more.
-	want=$(sh -c 'ls /proc/$$/fd' </dev/null | sort | tr '\n' ' ')
-	run -0 "$TB" -r 100/s -b 5 --name fds --drop-to "$d/drop" --exec \
-	    sh -c 'ls /proc/$$/fd' <<<'x'
+	echo x >"$d/in"
+	# bats gives its children descriptors of its own, and 7 is the
+	# user's (7>FILE): the command has those, and none that we open (the
+	# FILE, the drop file, --shared's file, the run directory, the
+	# control socket, the lock of --name).
+	want=$(sh -c 'ls /proc/$$/fd' </dev/null 7>"$d/seven" | sort | tr '\n' ' ')
+	run -0 "$TB" -r 100/s -b 5 --shared "fds$BATS_TEST_NUMBER" --name fds \
+	    --drop-to "$d/drop" "$d/in" --exec sh -c 'ls /proc/$$/fd; echo hi >&7' \
+	    _ 7>"$d/seven"
 	assert_eq "$(sort <<<"$output" | tr '\n' ' ')" "$want" "descriptors"
+	assert_eq "$(cat "$d/seven")" hi "what the command wrote to 7"
 }
 
 @test "-j 1 (the default): the next command starts only when the one before has ended" {
@@ -226,7 +231,7 @@ SH
 	grep -q "commands 2 started, 2 succeeded" "$d/err" || { cat "$d/err" >&2; return 1; }
 }
 
-@test "--exec: a second SIGTERM sends SIGTERM to the commands and ends at once" {
+@test "--exec: a second SIGTERM sends SIGTERM to the commands and ends at once, its -s report made" {
 	local d=$BATS_TEST_TMPDIR pid st=0 t0 t1
 	cat >"$d/slow" <<SH
 #!/bin/sh
@@ -235,7 +240,8 @@ echo start >>$d/log
 sleep 20 & wait
 SH
 	chmod +x "$d/slow"
-	"$TB" -r inf -j 2 --name ex2 --exec "$d/slow" <<<$'1\n2\n3' &
+	"$TB" -r inf -j 2 -s --name ex2 --exec "$d/slow" <<<$'1\n2\n3' \
+	    2>"$d/err" &
 	pid=$!
 	wait_running name.ex2
 	for ((i = 0; i < 500; i++)); do
@@ -256,6 +262,9 @@ SH
 	done
 	assert_eq "$(grep -c term "$d/log")" 2 "commands told to end"
 	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 5000 "ms to end"
+	# Nothing was half written: the report is still made, once.
+	assert_eq "$(grep -c 'commands 2 started' "$d/err")" 1 "-s reports" ||
+	    { cat "$d/err" >&2; return 1; }
 }
 
 @test "--exec: no zombie is left while the run goes on" {
@@ -316,7 +325,7 @@ SH
 	[[ $stderr == *"2 dropped"* ]] || { echo "$stderr" >&2; return 1; }
 }
 
-@test "--exec: when our output's reader goes away (a command dies of SIGPIPE), the run stops as cat would" {
+@test "--exec: when our output's reader goes away (a command dies of SIGPIPE writing to it), the run stops as cat would" {
 	local t0 t1
 	t0=$(now_ms)
 	run bash -c 'seq 2000 | "$0" -r 500/s -b 10 --exec echo | head -1; echo "${PIPESTATUS[1]}"' "$TB"
@@ -324,6 +333,77 @@ SH
 	assert_eq "${lines[0]}" 1 "output"
 	assert_eq "${lines[1]}" 141 "tbthrottle ended of SIGPIPE"
 	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 2000 "ms (2000 records at 500/s would take 4 s)"
+}
+
+@test "--exec: a command killed by a SIGPIPE of its own, our output fine, is killed by a signal: 125" {
+	run -125 --separate-stderr tb -r inf --exec sh -c 'echo $1; kill -PIPE $$' _ <<<$'1\n2'
+	assert_eq "$output" 1 "commands run: none after it"
+	[[ $stderr == *"--exec: 'sh' was killed by signal 13 ("*"): no more commands start"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	# A write to a pipe of its own that nobody reads.
+	run -125 tb -r inf --exec python3 -c 'import os, signal
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+r, w = os.pipe()
+os.close(r)
+os.write(w, b"x")' <<<'1'
+}
+
+@test "--exec: after a command exits 255 or is killed, none starts; those running end; the rest wait, as xargs" {
+	local d=$BATS_TEST_TMPDIR
+	run -124 --separate-stderr tb -r 1000/s -b 100 -s --drop-to "$d/rest" \
+	    --exec sh -c 'echo $1; [ "$1" != 2 ] || exit 255' _ <<<$'1\n2\n3\n4'
+	assert_eq "$output" $'1\n2' "commands run"
+	assert_eq "$(cat "$d/rest")" $'3\n4' "the records not started, set aside whole"
+	[[ $stderr == *"--exec: 'sh' exited with status 255: no more commands start"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *" 2 out, 0 dropped, 2 waiting;"* ]] || { echo "$stderr" >&2; return 1; }
+	# Killed while another runs: that one ends in its own time.
+	run -125 --separate-stderr tb -r inf -j 2 -s --exec sh -c \
+	    '[ "$1" = 1 ] || kill -9 $$; sleep 0.5; echo "$1 ended"' _ <<<$'1\n2\n3\n4'
+	assert_eq "$output" "1 ended" "commands run"
+	[[ $stderr == *"--exec: 'sh' was killed by signal 9 ("*"): no more commands start"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"2 waiting;"*"commands 2 started, 1 succeeded, 1 failed, 0 running"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+}
+
+# few_processes N ARG...: tbthrottle ARG... as a user of its own (an unused
+# uid), allowed N processes in all (ulimit -u, which does not bind root);
+# skipped, saying why, where that cannot be done.
+few_processes() {
+	local n=$1 uid
+	shift
+	[[ $(id -u) == 0 ]] ||
+	    skip "RLIMIT_NPROC counts every process of the user: needs root to run as a user of its own"
+	command -v setpriv >/dev/null || skip "needs setpriv(1) to run as another user"
+	uid=$((200000 + $$ % 100000))
+	# LeakSanitizer checks at exit in a thread, which the limit may deny
+	# (make SAN=1).
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+	    bash -c 'ulimit -u "$1" && shift && exec "$@"' _ "$n" "$TB" "$@"
+}
+
+@test "--exec: with no process to be had, a start waits for one of ours to end, as xargs; with none of ours, it gives up" {
+	local d=$BATS_TEST_TMPDIR t0 st=0
+	printf '1.2\n%.0s' 1 2 3 4 5 6 >"$d/in"
+	# tbthrottle and 3 commands: the 4th waits for one to end, beyond the
+	# second that a start was once tried for.
+	t0=$(now_ms)
+	few_processes 4 -r inf -j 8 -s --exec sleep <"$d/in" >"$d/out" 2>"$d/err" || st=$?
+	assert_eq "$st" 0 "exit status" || { cat "$d/err" >&2; return 1; }
+	grep -q 'commands 6 started, 6 succeeded' "$d/err" || { cat "$d/err" >&2; return 1; }
+	assert_ge "$(elapsed_ms "$t0")" 2400 "ms for two rounds of 1.2 s"
+	# Nothing of ours runs to wait for: a second's tries, then one line.
+	t0=$(now_ms)
+	st=0
+	few_processes 1 -r inf -j 8 --exec sleep <"$d/in" >"$d/out" 2>"$d/err" || st=$?
+	assert_eq "$st" 126 "exit status"
+	assert_ge "$(elapsed_ms "$t0")" 1000 "ms tried"
+	assert_le "$(elapsed_ms "$t0")" 10000 "ms tried"
+	assert_eq "$(wc -l <"$d/err")" 1 "lines of message"
+	grep -q "^tbthrottle: --exec: cannot run 'sleep': Resource temporarily unavailable (for 1 s no process was to be had, and no command of ours ran to wait for)$" "$d/err" ||
+	    { cat "$d/err" >&2; return 1; }
 }
 
 @test "--exec: a record that waited for a slot is not late: -a sliding holds its window, --drop keeps it" {

@@ -114,6 +114,45 @@ polls_until_gone() {
 	assert_le "$(wc -c <"$d/out")" 2999999 "bytes out"
 }
 
+# one_stop_sent_twice HOW I: tbthrottle queues 50 records at 4/s, -s and
+# --drop-to, and is stopped by SIGTERM sent twice at once: by timeout(1)
+# (HOW timeout), which sends it to the process and then to its group, or
+# by two kills in a row (HOW kill).  It is one stop: the report is printed
+# and every record is out or set aside once, in order, as many set aside
+# as the report counts waiting.
+one_stop_sent_twice() {
+	local how=$1 i=$2 d=$BATS_TEST_TMPDIR pid st=0 waiting
+	local args=(--leaky -r 4/s --queue 50 --drop-to "$d/aside" -s "$d/in")
+	rm -f "$d/aside"
+	if [[ $how == timeout ]]; then
+		timeout 1 "$TB" "${args[@]}" >"$d/out" 2>"$d/err" || st=$?
+		assert_eq "$st" 124 "timeout's exit status, pass $i" || return 1
+	else
+		"$TB" "${args[@]}" --name twice$i >"$d/out" 2>"$d/err" &
+		pid=$!
+		wait_running name.twice$i
+		wait_for_output "$d/out" # the input is read
+		kill -s TERM "$pid"
+		kill -s TERM "$pid"
+		wait "$pid" || st=$?
+		assert_eq "$st" 143 "exit status, pass $i" || return 1
+	fi
+	cat "$d/out" "$d/aside" | cmp - "$d/in" || return 1
+	waiting=$(sed -n 's/.* dropped, \([0-9]*\) waiting; bytes.*/\1/p' "$d/err")
+	assert_eq "$waiting" "$(wc -l <"$d/aside")" "waiting in the report, pass $i"
+}
+
+@test "SIGTERM sent twice at once, by timeout(1) or two kills, is one stop: reported, the rest set aside" {
+	local i
+	seq 50 >"$BATS_TEST_TMPDIR/in"
+	for ((i = 0; i < 10; i++)); do
+		one_stop_sent_twice kill "$i" || return 1
+	done
+	for ((i = 0; i < 3; i++)); do
+		one_stop_sent_twice timeout "$i" || return 1
+	done
+}
+
 @test "SIGTERM on a --queue with --drop-to: the queued records are set aside whole" {
 	local d=$BATS_TEST_TMPDIR
 	seq 50 >"$d/in"

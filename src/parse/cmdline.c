@@ -56,25 +56,46 @@ called(const struct cmdline_option *o, char *buf, size_t size)
 	return buf;
 }
 
+bool
+cmdline_whole(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t n = 0;
+	unsigned d;
+
+	if (*s == '\0')
+		return false;
+	for (; *s != '\0'; s++) {
+		if ((d = (unsigned)((unsigned char)*s - '0')) > 9 || d > max ||
+		    n > (max - d) / 10)
+			return false;
+		n = n * 10 + d;
+	}
+	if (n < min)
+		return false;
+	*out = n;
+	return true;
+}
+
 /* A count, or a duration in ns, from 1 or 0 to .n: CL_COUNT, CL_DURATION. */
 static int
 take_amount(struct cmdline *cl, const struct cmdline_option *o, const char *arg)
 {
 	struct amount a;
 	char why[160], name[24];
-	bool bad = rate_parse_amount(arg, false, &a, why, sizeof why) != 0;
+	bool bad;
+	uint64_t n;
 	int64_t ns;
 
 	called(o, name, sizeof name);
 	if (o->kind == CL_COUNT) {
-		if (bad || a.is_duration || a.den != 1 || a.num == 0 ||
-		    a.num > o->n)
+		if (!cmdline_whole(arg, 1, o->n, &n))
 			return msg_fail(cl->err, cl->errsz,
 			    "invalid %s '%s': give a whole number from 1 to %llu",
 			    name, arg, (unsigned long long)o->n);
-		put((char *)cl->base + o->off, o->size, a.num);
+		put((char *)cl->base + o->off, o->size, n);
 		return 0;
 	}
+	bad = rate_parse_amount(arg, false, &a, why, sizeof why) != 0;
 	if (bad || (!a.is_duration && a.num != 0))
 		return msg_fail(cl->err, cl->errsz, "invalid %s '%s': %s", name,
 		    arg, bad && o->why ? why : o->bad);

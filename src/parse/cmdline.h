@@ -14,7 +14,7 @@
 enum cmdline_kind {
 	CL_SEEN,     /* nothing but that it was given */
 	CL_TEXT,     /* the text, a const char *; .bad refuses it empty */
-	CL_COUNT,    /* a whole number from 1 to .n */
+	CL_COUNT,    /* a whole number from 1 to .n (cmdline_whole) */
 	CL_DURATION, /* a duration from 0 to .n ns, an int64_t */
 	CL_WORD,     /* the index of the word among .choice's */
 	CL_CONST,    /* the value .n, one of .choice's */
@@ -102,6 +102,13 @@ const char *cmdline_value(
  */
 const char *cmdline_first(const struct cmdline *cl, uint64_t mask, bool typed,
     char *buf, size_t size);
+
+/*
+ * A whole number from min to max, as every count of the command line is
+ * written: decimal digits only, no sign, blank, exponent or suffix.  True
+ * with it in *out.
+ */
+bool cmdline_whole(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* Print the rows of --help, n options, to fp. */
 void cmdline_usage(FILE *fp, const struct cmdline_option *options, int n);

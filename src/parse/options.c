@@ -294,16 +294,13 @@ static int
 check_loop(void *base, const char *arg, char *err, size_t errsz)
 {
 	struct config *cfg = &((struct parsed *)base)->cfg;
-	char *end;
-	unsigned long long n;
+	uint64_t n;
 
 	if (strcmp(arg, "inf") == 0) {
 		cfg->loops = UINT64_MAX;
 		return 0;
 	}
-	errno = 0;
-	n = isdigit((unsigned char)arg[0]) ? strtoull(arg, &end, 10) : 0;
-	if (n == 0 || errno != 0 || *end != '\0' || n > 1000000000ULL)
+	if (!cmdline_whole(arg, 1, 1000000000, &n))
 		return msg_fail(err, errsz,
 		    "invalid --loop '%s': give the passes in all, a whole "
 		    "number from 1 to 1000000000, or inf",
@@ -572,7 +569,8 @@ options_usage(FILE *fp)
 	    "1024-based.\n"
 	    "Records go out whole; the last one needs no delimiter.  Exit status is\n"
 	    "0 on success, 1 on a read or write error, 2 on a usage error; with\n"
-	    "--exec, 123 when a command failed, 126 or 127 when none could run;\n"
+	    "--exec, 123 when a command failed, 124 or 125 when one exited 255 or\n"
+	    "was killed (none starts after it), 126 or 127 when none could run;\n"
 	    "with --take --drop, 1 when no token was granted.\n"
 	    "See tbthrottle(1) for the full grammar and examples.\n"
 	    "\n"
@@ -668,9 +666,9 @@ static int
 resolve_take(struct parsed *p)
 {
 	struct config *cfg = &p->cfg;
-	char **w = cfg->files, *end;
+	char **w = cfg->files;
 	int n = cfg->nfiles;
-	unsigned long long want = 1;
+	uint64_t want = 1;
 
 	if (!cfg->take)
 		return 0;
@@ -690,17 +688,7 @@ resolve_take(struct parsed *p)
 		    "--take takes one operand, N, the tokens to take (a KEY "
 		    "needs -k FIELD), not '%s'",
 		    w[1]);
-	if (n == 1) {
-		errno = 0;
-		want = isdigit((unsigned char)w[0][0]) ?
-		    strtoull(w[0], &end, 10) :
-		    0;
-		end = want == 0 ? w[0] : end;
-	}
-	if (n > 1 ||
-	    (n == 1 &&
-		(errno != 0 || *end != '\0' || want == 0 || want > UINT32_MAX ||
-		    w[0][0] == '-')))
+	if (n > 1 || (n == 1 && !cmdline_whole(w[0], 1, UINT32_MAX, &want)))
 		return refuse(p,
 		    "invalid --take operand '%s': give the tokens to take, a "
 		    "whole number from 1 to %u%s",
@@ -711,7 +699,7 @@ resolve_take(struct parsed *p)
 		return refuse(p,
 		    "--take %llu with --drop could spend some of the tokens "
 		    "and then fail: take one at a time",
-		    want);
+		    (unsigned long long)want);
 	return 0;
 }
 
@@ -1003,6 +991,8 @@ static const struct rule rules[] = {
 	    "slot in the input", .all = O(EXEC) | O(QUEUE) },
 	{ "--exec does not combine with --order key: records wait for a "
 	    "free slot in the order they come", .all = O(EXEC) | F(ORDER_KEY) },
+	{ "--dry-run says what a replay would do and starts nothing: it "
+	    "does not combine with --exec", .all = O(EXEC) | O(DRY_RUN) },
 
 	/* --replay: records at their own timestamps, whole. */
 	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,

@@ -358,7 +358,7 @@ fit_slots(struct run *r, struct view *v)
 static bool
 wait_slot(struct run *r)
 {
-	if (r->e->jobs->broken != 0)
+	if (r->e->jobs->halted)
 		return false;
 	return wait_until(r, clock_now_ns() + ENGINE_REAP_NS, false) !=
 	    WAKE_STOP;
@@ -399,19 +399,25 @@ turn(struct run *r)
 }
 
 /*
- * The commands still running end in their own time (a second stop signal
- * sends them SIGTERM, and ends the run): wait for them, reports and all.
+ * The commands still running end in their own time: wait for them,
+ * reports and all.  A second stop signal sends them SIGTERM and ends the
+ * wait, and the run, at once: nothing is half written here, so the last
+ * reports are still made.
  */
 static void
 wait_jobs(struct jobs *j)
 {
-	while (j != NULL && j->running > 0) {
+	if (j == NULL)
+		return;
+	signals_hold_second_stop(true);
+	while (j->running > 0 && signals_second_stop() == 0) {
 		/* A stop asked for does not end this wait: it is what
 		 * waits for them. */
 		if (clock_sleep_until(clock_now_ns() + ENGINE_REAP_NS) == EINTR)
 			signals_dispatch();
 		jobs_reap(j);
 	}
+	signals_hold_second_stop(false);
 }
 
 /* The last line of -P and the report of -s, once, as a run ends. */
@@ -467,7 +473,7 @@ engine_run(const struct engine *e)
 		hooked = atexit(finish_at_exit) == 0;
 	while (turn(&run))
 		;
-	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->broken))
+	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->halted))
 		settle(&run);
 	else if (run.failed)
 		stream_spill(&run.s);

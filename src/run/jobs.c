@@ -6,15 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "jobs.h"
 #include "signals.h"
 #include "command.h"
 
-/* How long to wait before another try at a process the system had none
- * of, in ns. */
+/*
+ * No process to be had (EAGAIN, ENOMEM): with none of ours running, how
+ * long to try again, and how often; with some, the longest wait for one
+ * to end between tries (for a SIGCHLD missed).  In ns.
+ */
+#define JOBS_ALONE_NS 1000000000
 #define JOBS_RETRY_NS 50000000
+#define JOBS_REAP_NS 1000000000
 
 /* The commands in flight, for a second stop signal's handler. */
 static struct jobs *live;
@@ -61,7 +67,7 @@ jobs_free(struct jobs *j)
 unsigned
 jobs_room(const struct jobs *j)
 {
-	return j->broken != 0 ? 0 : j->max - j->running;
+	return j->halted ? 0 : j->max - j->running;
 }
 
 /* Room for need bytes of arguments' text; false when memory ran out. */
@@ -133,12 +139,40 @@ build(struct jobs *j, const char *rec, size_t len)
 	return true;
 }
 
+/*
+ * A command exited 255 (worst 124) or was killed by a signal (125): as
+ * xargs, no command starts after it; said once.
+ */
+static void
+halt(struct jobs *j, int worst, int status)
+{
+	if (worst > j->status)
+		j->status = worst;
+	if (j->halted)
+		return;
+	j->halted = true;
+	if (WIFSIGNALED(status))
+		warnx("--exec: '%s' was killed by signal %d (%s): no more "
+		      "commands start",
+		    j->cmd[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		warnx("--exec: '%s' exited with status 255: no more commands "
+		      "start",
+		    j->cmd[0]);
+}
+
+/* Has the reader of our standard output gone (a pipe with none)? */
+static bool
+output_gone(void)
+{
+	return (clock_fd_events(STDOUT_FILENO, POLLOUT) &
+		   (POLLERR | POLLHUP)) != 0;
+}
+
 /* Note the outcome status of a command that ran for ran_ns. */
 static void
 count(struct jobs *j, int status, int64_t ran_ns)
 {
-	int worst = 0;
-
 	if (ran_ns > j->counts.slowest_ns)
 		j->counts.slowest_ns = ran_ns;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
@@ -146,18 +180,20 @@ count(struct jobs *j, int status, int64_t ran_ns)
 		return;
 	}
 	j->counts.failed++;
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) {
-		/* Our output's reader went away: as for a write of ours,
-		 * the run stops (and ends of SIGPIPE, as cat would). */
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE &&
+	    output_gone()) {
+		/* It wrote to our output, whose reader went away: as for a
+		 * write of ours, the run stops (and ends of SIGPIPE, as cat
+		 * would).  A SIGPIPE of its own pipes is a signal as any. */
 		signals_stop(SIGPIPE);
 		return;
 	}
 	if (WIFSIGNALED(status))
-		worst = 125;
-	else if (WIFEXITED(status))
-		worst = WEXITSTATUS(status) == 255 ? 124 : 123;
-	if (worst > j->status)
-		j->status = worst;
+		halt(j, 125, status);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 255)
+		halt(j, 124, status);
+	else if (j->status < 123)
+		j->status = 123;
 }
 
 /* A record that can be no argument: dropped, and said once. */
@@ -175,6 +211,72 @@ refuse(struct jobs *j, bool *said, const char *why)
 	return STREAM_REFUSED;
 }
 
+/* Sleep until deadline_ns, or until a command of ours ends or a stop
+ * comes, doing what signals ask for meanwhile. */
+static void
+wait_end(struct jobs *j, int64_t deadline_ns)
+{
+	unsigned running = j->running;
+
+	while (clock_sleep_until(deadline_ns) == EINTR) {
+		signals_dispatch(); /* jobs_reap, on SIGCHLD */
+		if (j->running < running || signals_stop_requested())
+			return;
+	}
+	jobs_reap(j);
+}
+
+/*
+ * No process to be had (error e, EAGAIN or ENOMEM): as xargs does, wait
+ * for a command of ours to end and try again, as long as any runs; with
+ * none running, try again for JOBS_ALONE_NS.  The last error, or EINTR
+ * when a stop came or no command may start any more.
+ */
+static int
+spawn_later(struct jobs *j, int e, pid_t *pid, int64_t *start_ns)
+{
+	int64_t now_ns, alone_ns = INT64_MAX; /* since none of ours ran */
+
+	while (e == EAGAIN || e == ENOMEM) {
+		now_ns = clock_now_ns();
+		if (j->running > 0)
+			alone_ns = INT64_MAX;
+		else if (alone_ns == INT64_MAX)
+			alone_ns = now_ns;
+		if (now_ns - alone_ns >= JOBS_ALONE_NS)
+			return e;
+		wait_end(j,
+		    now_ns + (j->running > 0 ? JOBS_REAP_NS : JOBS_RETRY_NS));
+		if (signals_stop_requested() || j->halted)
+			return EINTR;
+		*start_ns = clock_now_ns();
+		e = command_start(j->argv, pid);
+	}
+	return e;
+}
+
+/* The command j->argv could not start (error e): say why, once. */
+static enum stream_fate
+cannot_start(struct jobs *j, int e)
+{
+	static bool said;
+
+	if (e == EINTR)
+		return STREAM_KEPT; /* a stop, or a halt: it waits */
+	if (e == E2BIG)
+		return refuse(j, &said, "makes an argument list too long");
+	/* Every record would fail alike: start nothing more. */
+	j->broken = e == ENOENT ? 127 : 126;
+	j->halted = true;
+	if (e == EAGAIN || e == ENOMEM)
+		warnx("--exec: cannot run '%s': %s (for %d s no process was "
+		      "to be had, and no command of ours ran to wait for)",
+		    j->cmd[0], strerror(e), JOBS_ALONE_NS / 1000000000);
+	else
+		warnx("--exec: cannot run '%s': %s", j->cmd[0], strerror(e));
+	return STREAM_KEPT;
+}
+
 /* Start the command j->argv in a free slot; its fate. */
 static enum stream_fate
 start(struct jobs *j)
@@ -184,40 +286,25 @@ start(struct jobs *j)
 	int e;
 	int64_t start_ns;
 
-	while (j->slot[i].pid != 0)
-		i++;
 	/* Before the spawn: the command may run a while before it returns,
 	 * and its time would come out short. */
 	start_ns = clock_now_ns();
 	e = command_start(j->argv, &pid);
-	/* No process to be had now (EAGAIN, ENOMEM): when one ends, or
-	 * a little later, try again, for a second at most. */
-	for (int tries = 0; (e == EAGAIN || e == ENOMEM) && tries < 20 &&
-	     !signals_stop_requested();
-	     tries++) {
-		(void)clock_sleep_until(clock_now_ns() + JOBS_RETRY_NS);
-		jobs_reap(j);
-		start_ns = clock_now_ns();
-		e = command_start(j->argv, &pid);
-	}
+	if (e == EAGAIN || e == ENOMEM)
+		e = spawn_later(j, e, &pid, &start_ns);
 	/* A script without #!: as execvp(3) runs it, by the shell. */
 	if (e == ENOEXEC && strchr(j->argv[0], '/') != NULL)
 		e = command_script(j->argv, &pid);
-	if (e == 0) {
-		j->slot[i] = (struct job){ pid, start_ns };
-		j->counts.running = ++j->running;
-		j->counts.started++;
-		return STREAM_TAKEN;
-	}
-	if (e == E2BIG) {
-		static bool said;
-
-		return refuse(j, &said, "makes an argument list too long");
-	}
-	/* Every record would fail alike: start nothing more. */
-	j->broken = e == ENOENT ? 127 : 126;
-	warnx("--exec: cannot run '%s': %s", j->cmd[0], strerror(e));
-	return STREAM_KEPT;
+	if (e != 0)
+		return cannot_start(j, e);
+	/* A slot is free: the engine hands no more records than slots,
+	 * and one waited for above may have freed another. */
+	while (j->slot[i].pid != 0)
+		i++;
+	j->slot[i] = (struct job){ pid, start_ns };
+	j->counts.running = ++j->running;
+	j->counts.started++;
+	return STREAM_TAKEN;
 }
 
 enum stream_fate
@@ -273,5 +360,5 @@ jobs_reap(void *self)
 int
 jobs_status(const struct jobs *j)
 {
-	return j->broken != 0 ? j->broken : j->status;
+	return j->broken > j->status ? j->broken : j->status;
 }

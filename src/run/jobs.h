@@ -25,6 +25,8 @@ struct jobs {
 	unsigned running;
 	int status;  /* the worst outcome so far: 0, 123, 124 or 125 */
 	int broken;  /* 126 or 127: a command cannot be started */
+	bool halted; /* none may start any more: one could not, or one
+		       * exited 255 or was killed by a signal (xargs') */
 	char **argv; /* the next command's, ncmd + 2 */
 	char *text;  /* its arguments' text, cap bytes */
 	size_t cap;
@@ -43,7 +45,7 @@ int jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max);
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);
 
-/* Commands that may start now: free slots, or 0 once one could not. */
+/* Commands that may start now: free slots, or 0 once halted. */
 unsigned jobs_room(const struct jobs *j);
 
 /*
@@ -60,10 +62,12 @@ void jobs_outgrown(struct jobs *j, size_t buf_bytes);
 void jobs_reap(void *self);
 
 /*
- * The exit status of the commands: 0 when all succeeded; 127 or 126
- * when one could not be started (not found, or not runnable); else 125
- * when one was killed by a signal, 124 when one exited 255, 123 when
- * one exited 1-254 or a record could be no argument.
+ * The exit status of the commands, the highest that applies: 0 when all
+ * succeeded; 127 or 126 when one could not be started (not found, not
+ * runnable, no process to be had); 125 when one was killed by a signal,
+ * 124 when one exited 255 (after either, none starts: halted); 123 when
+ * one exited 1-254 or a record could be no argument.  A command killed
+ * by SIGPIPE while our output's reader is gone stops the run instead.
  */
 int jobs_status(const struct jobs *j);
 

@@ -15,8 +15,21 @@
 /* Periodic chores (the -P line, the Redis heartbeat), on one timer. */
 #define TICKS 2
 
+/*
+ * A stop signal that comes within this many ns of the first is the same
+ * stop: timeout(1) sends SIGTERM to its command and then to the command's
+ * process group, one call right after the other, a kill of a process and
+ * of its group reaches us twice too, and systemd may send SIGHUP right
+ * after SIGTERM.  A person's second ^C or kill, meant to end the run at
+ * once, comes later than that.
+ */
+#define REPEAT_NS 100000000
+
 static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t ticking; /* the interval timer is set */
+static int64_t stop_ns;			    /* when it came; on_stop's own */
+static volatile sig_atomic_t second_signal; /* a second stop, held */
+static volatile sig_atomic_t hold_second;   /* signals_hold_second_stop */
+static volatile sig_atomic_t ticking;	    /* the interval timer is set */
 static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
 static volatile sig_atomic_t resized;
 static volatile sig_atomic_t child_wanted;
@@ -60,19 +73,45 @@ die_of(int sig)
  * wait begins still ends it; [1] is written in the handler. */
 static int wake[2] = { -1, -1 };
 
+/* End the wait under way, and any that begins next.  Signal-safe. */
+static void
+wake_up(void)
+{
+	if (wake[1] >= 0)
+		(void)!write(wake[1], "", 1);
+}
+
+/*
+ * A second stop signal: the commands get SIGTERM, and the run ends at
+ * once, here, unless the engine holds it (it then ends the run itself,
+ * its reports printed).  A third is never held.
+ */
+static void
+stop_again(int sig)
+{
+	if (second_stop_fn != NULL)
+		second_stop_fn();
+	if (!hold_second || second_signal != 0)
+		die_of(sig);
+	second_signal = sig;
+	wake_up();
+}
+
 static void
 on_stop(int sig)
 {
 	int e = errno;
+	int64_t now_ns = clock_now_ns(); /* clock_gettime: signal-safe */
 
 	if (stop_signal != 0) {
-		if (second_stop_fn != NULL)
-			second_stop_fn();
-		die_of(sig);
+		if (now_ns - stop_ns >= REPEAT_NS)
+			stop_again(sig);
+		errno = e;
+		return;
 	}
 	stop_signal = sig;
-	if (wake[1] >= 0)
-		(void)!write(wake[1], "", 1);
+	stop_ns = now_ns;
+	wake_up();
 	/*
 	 * A write that blocks on a reader that stopped reading ends when a
 	 * signal comes, and the stop is handled there; one begun just after
@@ -145,7 +184,10 @@ signals_init(void)
 	make_wake_pipe();
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
+	/* One stop signal at a time: on_stop's handler is not re-entered. */
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
 	sa.sa_flags = 0; /* no SA_RESTART: sleeps and reads must end */
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
 		if (sigaction(sigs[i], NULL, &old) == 0 &&
@@ -181,8 +223,7 @@ on_child(int sig)
 	(void)sig;
 	child_wanted = 1;
 	/* A child that ends just before a wait begins still ends it. */
-	if (wake[1] >= 0)
-		(void)!write(wake[1], "", 1);
+	wake_up();
 	errno = e;
 }
 
@@ -378,8 +419,22 @@ signals_stop_requested(void)
 }
 
 void
+signals_hold_second_stop(bool hold)
+{
+	hold_second = hold;
+}
+
+int
+signals_second_stop(void)
+{
+	return second_signal;
+}
+
+void
 signals_finish(void)
 {
+	if (second_signal != 0)
+		die_of(second_signal);
 	if (stop_signal != 0)
 		die_of(stop_signal);
 }

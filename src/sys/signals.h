@@ -8,7 +8,9 @@
 /*
  * Catch SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless they were ignored
  * when we started) so that blocking calls return EINTR and the engine can
- * stop between records.  A second signal ends the process at once.
+ * stop between records.  A second signal ends the process at once; one
+ * within 100 ms of the first is the same stop (timeout(1) sends SIGTERM
+ * twice).
  * SIGUSR1, SIGIO and SIGUSR2 are caught from here on too: what they ask
  * for waits for signals_on_report and signals_on_control.
  */
@@ -94,7 +96,20 @@ void signals_dispatch(void);
 /* The signal that asked us to stop, or 0. */
 int signals_stop_requested(void);
 
-/* If a signal asked us to stop, die of it so the caller sees 128 + N. */
+/*
+ * While hold is true, a second stop signal does not end the process in
+ * its handler: after the second_stop of signals_on_child, it ends every
+ * wait, and signals_second_stop() says it came, for the caller to end
+ * the run itself at once (reports printed).  A third ends it at once.
+ * For waits the caller can leave at any moment; false by default.
+ */
+void signals_hold_second_stop(bool hold);
+
+/* The second stop signal that came while held, or 0. */
+int signals_second_stop(void);
+
+/* If a signal asked us to stop, die of it (of the second, if one came
+ * while held) so the caller sees 128 + N. */
 void signals_finish(void);
 
 /*

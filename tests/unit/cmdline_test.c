@@ -90,7 +90,7 @@ test_cmdline_kinds(void)
 	char err[256];
 
 	int rc = toy_read(&cl, &t, err, sizeof err, "-f", "in", "-t", "hi",
-	    "-n3", "--big", "1e3", "--wait=250ms", "--word=two", "-x", "-x",
+	    "-n3", "--big", "1000", "--wait=250ms", "--word=two", "-x", "-x",
 	    "out", (char *)NULL);
 
 	check(rc == 0 && t.flag && strcmp(t.text, "hi") == 0 && t.count == 3 &&
@@ -109,11 +109,48 @@ test_cmdline_kinds(void)
 	    "a stop stops: %s", err);
 	REFUSED("invalid -n '10': give a whole number from 1 to 9", "-n", "10");
 	REFUSED("invalid -n '2s': give a whole number from 1 to 9", "-n2s");
+	/* Counts are digits only, as every one of them is written. */
+	REFUSED("invalid -n ' 3': give a whole number from 1 to 9", "-n", " 3");
+	REFUSED("invalid -n '3 ': give a whole number from 1 to 9", "-n", "3 ");
+	REFUSED("invalid -n '+3': give a whole number from 1 to 9", "-n", "+3");
+	REFUSED("invalid -n '3.0': give a whole number from 1 to 9", "-n3.0");
+	REFUSED("invalid -n '0': give a whole number from 1 to 9", "-n0");
+	REFUSED("invalid -n '': give a whole number from 1 to 9", "-n", "");
+	REFUSED("invalid --big '1e3': give a whole number from 1 to "
+		"1099511627776",
+	    "--big", "1e3");
+	REFUSED("invalid --big '2k': give a whole number from 1 to "
+		"1099511627776",
+	    "--big", "2k");
+	REFUSED("invalid --big '99999999999999999999999': give a whole number "
+		"from 1 to 1099511627776",
+	    "--big", "99999999999999999999999");
 	REFUSED("invalid --wait '2s': at most 1s", "--wait", "2s");
 	REFUSED("invalid --wait '5': give a time", "--wait", "5");
 	REFUSED("invalid -t '': give some", "--text=");
 	REFUSED("bad word 'three'", "--word=three");
 	REFUSED("-y after -x", "-x", "-fy");
+}
+
+/* cmdline_whole: digits only, within the bounds, to the last one. */
+static void
+test_cmdline_whole(void)
+{
+	uint64_t n = 7;
+
+	check(cmdline_whole("18446744073709551615", 0, UINT64_MAX, &n) &&
+		n == UINT64_MAX,
+	    "the largest: %llu", (unsigned long long)n);
+	check(!cmdline_whole("18446744073709551616", 0, UINT64_MAX, &n),
+	    "one more overflows");
+	check(cmdline_whole("007", 1, 7, &n) && n == 7, "leading zeros");
+	check(!cmdline_whole("8", 1, 7, &n) && !cmdline_whole("0", 1, 7, &n),
+	    "out of range");
+	check(!cmdline_whole("-1", 0, 7, &n) &&
+		!cmdline_whole("1 ", 0, 7, &n) &&
+		!cmdline_whole("\t1", 0, 7, &n) &&
+		!cmdline_whole("0x1", 0, 7, &n) && !cmdline_whole("", 0, 7, &n),
+	    "no sign, blank, base or nothing");
 }
 
 static void
@@ -178,6 +215,7 @@ test_cmdline(void)
 {
 	current = "cmdline";
 	test_cmdline_kinds();
+	test_cmdline_whole();
 	test_cmdline_refusals();
 	test_cmdline_quotes();
 }
