@@ -6,8 +6,8 @@
 load helpers
 load redis
 
-# fake_server MODE: tests/fakeserver MODE (a listener that is not Redis),
-# on port $FPORT, stopped by teardown.
+# fake_server MODE [ARG...]: tests/fakeserver MODE ARG... (a listener
+# that is not Redis), on port $FPORT, stopped by teardown.
 fake_server() {
 	local i
 	[[ -x $BATS_TEST_DIRNAME/fakeserver ]] || {
@@ -16,13 +16,27 @@ fake_server() {
 		return 1
 	}
 	rm -f "$BATS_TEST_TMPDIR/fport"
-	"$BATS_TEST_DIRNAME/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" 3>&- &
+	"$BATS_TEST_DIRNAME/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" \
+	    "${@:2}" 3>&- &
 	FPID=$!
 	for ((i = 0; i < 500; i++)); do
 		[[ -s $BATS_TEST_TMPDIR/fport ]] && break
 		sleep 0.01
 	done
 	FPORT=$(cat "$BATS_TEST_TMPDIR/fport")
+}
+
+# scripted_redis WORD=REPLY...: a fake Redis (fakeserver script) that
+# answers as a lone server with no eviction up to the settings claimed,
+# and a command with WORD (book, take) with REPLY.
+scripted_redis() {
+	local info sha
+	printf -v info '$%d\r\n%s\r\n' 50 \
+	    $'# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction'
+	printf -v sha '$40\r\n%s\r\n' 0123456789abcdef0123456789abcdef01234567
+	fake_server script "$@" "INFO=$info" \
+	    $'CLUSTER=-ERR This instance has cluster support disabled\r\n' \
+	    "SCRIPT=$sha" $'claim=:0\r\n' $'keep=:0\r\n'
 }
 
 # run_pty OUT CMD...: run CMD with its output to OUT and its stderr on a
@@ -328,6 +342,40 @@ since_ms() {
 			[[ $stderr == *"not a Redis server"* ]]
 			assert_eq "$output" "" "copied ($mode, $fb)"
 		done
+		kill "$FPID"
+		wait "$FPID" 2>/dev/null || true
+	done
+}
+
+@test "--redis: a reply that would make the client hold too much (a huge array or bulk string) is refused at once, one line naming the server; the fallback applies, SIGTERM is heard" {
+	local d=$BATS_TEST_TMPDIR reply what pid t0 st
+	for reply in $'*2147483647\r\n' $'$2147483647\r\n'; do
+		scripted_redis "book=$reply"
+		case $reply in
+		\**) what="an array of 2147483647 elements (at most 16384" ;;
+		*) what="a bulk string of 2147483647 bytes (at most 8388608" ;;
+		esac
+		t0=$(now_ms)
+		run_one 1 "redis://127.0.0.1:$FPORT" fail
+		assert_le "$(elapsed_ms "$t0")" 900 "ms to exit (fail)"
+		assert_one_stderr_line
+		[[ $stderr == *"redis://127.0.0.1:$FPORT"*": $what"* ]]
+		run_one 0 "redis://127.0.0.1:$FPORT" local
+		assert_eq "$output" x "copied (local)"
+		[[ $stderr == *": $what"*"; limiting locally"* ]]
+		echo x >"$d/in"
+		"$TB" --shared "$P" -r 1/s --redis "redis://127.0.0.1:$FPORT" \
+		    "$d/in" >"$d/out" 2>"$d/err" &
+		pid=$!
+		wait_text "$d/err" "waiting for it" 5
+		sleep 0.5
+		t0=$(now_ms)
+		kill -TERM "$pid"
+		st=0
+		wait "$pid" || st=$?
+		assert_le "$(elapsed_ms "$t0")" 1000 "ms to end after SIGTERM"
+		assert_eq "$st" 143 "status after SIGTERM (block)"
+		assert_eq "$(cat "$d/out")" "" "copied (block)"
 		kill "$FPID"
 		wait "$FPID" 2>/dev/null || true
 	done

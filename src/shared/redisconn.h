@@ -56,6 +56,8 @@ struct redisconn {
 	struct tls_config tls;	 /* with rediss:// */
 	bool asked_tls;		 /* whether a server that hung up speaks TLS */
 	redisReader *reader;
+	size_t elements;   /* of the reply being read, its arrays' in all */
+	char oversize[96]; /* why a reply was refused as too big */
 	char *out; /* commands formatted, out[sent..len) not yet written */
 	size_t out_len, out_sent, out_size;
 	int gone;	     /* the link broke: errno, or -1 at its end */
