@@ -732,6 +732,43 @@ hung_local() {
 	assert_eq "$stderr" "" "stderr (allowed: nothing to ask)"
 }
 
+@test "--redis: a policy turned to evicting mid-run is warned of once, in the words of the start's refusal, busy or idle; the run goes on" {
+	local d=$BATS_TEST_TMPDIR pid feed st=0 warn t0
+	BATS_TEST_TIMEOUT=60
+	warn="maxmemory-policy allkeys-lru (maxmemory 104857600) evicts the keys of tbthrottle, resetting its limits"
+	own_redis --maxmemory 100mb
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 1000/s --redis "redis://127.0.0.1:$OPORT" \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	# Busy: records come for 10 s, each booked by a call that keeps the
+	# settings.
+	seq 200 | "$TB" -r 20/s -b 1 >&8 &
+	feed=$!
+	sleep 0.5
+	t0=$(now_ms)
+	redis-cli -p "$OPORT" config set maxmemory-policy allkeys-lru >/dev/null
+	wait_text "$d/err" "$warn" 10
+	# A heartbeat comes every 3 s: the warning well before the 10 s of
+	# records are over.
+	assert_le "$(elapsed_ms "$t0")" 6000 "ms to the warning, busy"
+	sleep 3.5	# a heartbeat more, the policy unchanged: no more said
+	assert_eq "$(grep -c "maxmemory-policy" "$d/err")" 1 "warnings"
+	# Idle, turned back and to evicting again: said again.
+	wait "$feed"
+	redis-cli -p "$OPORT" config set maxmemory-policy noeviction >/dev/null
+	sleep 3.5
+	redis-cli -p "$OPORT" config set maxmemory-policy volatile-lru >/dev/null
+	wait_text "$d/err" "maxmemory-policy volatile-lru" 5
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" "$(seq 200)" "output"
+	assert_eq "$(grep -c "maxmemory-policy" "$d/err")" 2 "warnings"
+	[[ $(cat "$d/err") == *"/0: $warn: set maxmemory-policy noeviction, or give --redis-allow-eviction"* ]]
+}
+
 @test "--redis: a noeviction server out of memory is an outage: limited locally, and Redis used again once memory is freed" {
 	local d=$BATS_TEST_TMPDIR pid i st=0
 	own_redis

@@ -306,6 +306,11 @@ struct redis {
 	bool mem_checked;    /* its eviction was judged, or cannot be */
 	bool allow_eviction; /* --redis-allow-eviction */
 	char mem_why[160];   /* why it could not be told */
+	/* After the start, its eviction is judged again with the settings
+	 * kept, asked the way that told (INFO or CONFIG GET): a warning
+	 * each time the policy turns to one that evicts. */
+	bool mem_told, mem_by_config, mem_evicting;
+	int64_t mem_ns;	     /* when it was last judged */
 	bool claimed;	     /* the settings were checked in Redis */
 	bool loaded;	     /* the script is loaded on this connection */
 	bool ran;	     /* units were booked, here or locally */
@@ -836,15 +841,46 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	return REDISCONN_OK;
 }
 
-/* INFO memory, until the server's eviction is judged. */
+/* INFO memory, until the server's eviction is judged; after, if it told. */
 static int
 info_words(void *ctx, const char **argv, size_t *lens)
 {
 	static const char *const w[] = { "INFO", "memory" };
+	const struct redis *r = ctx;
 
-	return ((const struct redis *)ctx)->mem_checked ?
-	    0 :
-	    words(argv, lens, w, 2);
+	return !r->mem_checked || (r->mem_told && !r->mem_by_config) ?
+	    words(argv, lens, w, 2) :
+	    0;
+}
+
+/* Why an evicting server's keys are at risk, into out: fmt's argument. */
+static void
+evicts_text(const struct redis *r, char *out, size_t size)
+{
+	snprintf(out, size,
+	    "maxmemory-policy %s (maxmemory %llu) evicts the keys of "
+	    "tbthrottle%s, resetting its limits: set maxmemory-policy "
+	    "noeviction, or give --redis-allow-eviction",
+	    r->mem.policy, (unsigned long long)r->mem.maxmemory,
+	    strncmp(r->mem.policy, "volatile", 8) == 0 ? " (they all expire)" :
+							 "");
+}
+
+/*
+ * The server's eviction, known, judged again mid-run: a warning, in the
+ * words of the start's refusal, as its policy turns to one that evicts.
+ */
+static void
+judge_again(struct redis *r)
+{
+	char text[256];
+	bool evicts = eviction_evicts(&r->mem);
+
+	if (evicts && !r->mem_evicting) {
+		evicts_text(r, text, sizeof text);
+		warnx("%s: %s", r->conn.shown, text);
+	}
+	r->mem_evicting = evicts;
 }
 
 /*
@@ -858,22 +894,23 @@ static enum redisconn_result
 judge_memory(struct redis *r, const char *what, const redisReply *rep,
     char *why, size_t size)
 {
-	const struct eviction *e = &r->mem;
+	char text[256];
 
-	if (eviction_known(e)) {
-		r->mem_checked = true;
-		if (eviction_evicts(e) && !r->allow_eviction)
-			redisconn_fatal(&r->conn,
-			    "maxmemory-policy %s (maxmemory %llu) evicts "
-			    "the keys of tbthrottle%s, resetting its limits: "
-			    "set maxmemory-policy noeviction, or give "
-			    "--redis-allow-eviction",
-			    e->policy, (unsigned long long)e->maxmemory,
-			    strncmp(e->policy, "volatile", 8) == 0 ?
-				" (they all expire)" :
-				"");
+	if (eviction_known(&r->mem)) {
+		r->mem_ns = clock_now_ns();
+		if (r->mem_told) {
+			judge_again(r);
+			return REDISCONN_OK;
+		}
+		r->mem_checked = r->mem_told = true;
+		r->mem_by_config = strcmp(what, "CONFIG GET") == 0;
+		evicts_text(r, text, sizeof text);
+		if (eviction_evicts(&r->mem) && !r->allow_eviction)
+			redisconn_fatal(&r->conn, "%s", text);
 		return REDISCONN_OK;
 	}
+	if (r->mem_told)
+		return REDISCONN_OK; /* mid-run, a reading that did not tell */
 	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
@@ -900,10 +937,11 @@ static int
 config_words(void *ctx, const char **argv, size_t *lens)
 {
 	static const char *const w[] = { "CONFIG", "GET", "maxmemory*" };
+	const struct redis *r = ctx;
 
-	return ((const struct redis *)ctx)->mem_checked ?
-	    0 :
-	    words(argv, lens, w, 3);
+	return !r->mem_checked || (r->mem_told && r->mem_by_config) ?
+	    words(argv, lens, w, 3) :
+	    0;
 }
 
 static enum redisconn_result
@@ -953,6 +991,8 @@ start(struct redis *r)
 		return;
 	if (!redisconn_connected(&r->conn))
 		r->loaded = false;
+	if (r->mem_told) /* judged again from a reading of its own */
+		eviction_init(&r->mem);
 	redisconn_errand(
 	    &r->conn, session, sizeof session / sizeof session[0], r);
 }
@@ -1576,8 +1616,12 @@ start_due(struct redis *r)
 {
 	int64_t now_ns = clock_now_ns();
 
+	/* A busy run keeps the settings with its calls: its eviction is
+	 * judged again at the heartbeat's pace all the same. */
 	if (r->down ? now_ns < r->next_try_ns :
-		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS)
+		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS &&
+		    (!r->mem_told ||
+			now_ns - r->mem_ns < HEARTBEAT_MS / 2 * MS))
 		return false;
 	start(r);
 	return true;
