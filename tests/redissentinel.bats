@@ -186,6 +186,26 @@ teardown() {
 	[[ $stderr == *"ROLE says slave"*"limiting locally"* ]]
 }
 
+@test "redis-sentinel://: a first sentinel that names a replica as the master: the next one is asked at once, whatever the fallback" {
+	local liar good fb
+	liar=$(free_port) good=$(free_port)
+	OWN=("$liar" "$good")
+	# Both watch a master named "two": the first takes the replica for
+	# it, the second knows the master.
+	start_sentinel "$liar" two "$QPORT"
+	start_sentinel "$good" two "$MPORT"
+	for fb in block fail; do
+		TB_LIMIT=10 run -0 --separate-stderr bash -c 'seq 5 | tb \
+		    --shared "$0" --redis "$1" -r 1000/s --redis-fallback "$2"' \
+		    "$P" "redis-sentinel://127.0.0.1:$liar,127.0.0.1:$good/two" \
+		    "$fb"
+		assert_eq "$output" "$(seq 5)" "output ($fb)"
+		assert_eq "$stderr" "" "stderr ($fb)"
+	done
+	assert_eq "$(redis-cli -p "$MPORT" exists "tbthrottle-settings:$P")" 1 \
+	    "the settings, on the master"
+}
+
 @test "redis-sentinel://: a host that is no sentinel is said so" {
 	run -1 --separate-stderr bash -c 'seq 5 | tb --shared "$0" \
 	    --redis "$1" -r 1000/s' "$P" "redis-sentinel://127.0.0.1:$MPORT/m"

@@ -608,7 +608,7 @@ role_words(void *ctx, const char **argv, size_t *lens)
 static enum redisconn_result
 role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 {
-	const struct redisconn *conn = ctx;
+	struct redisconn *conn = ctx;
 	const redisReply *e = rep->elements > 0 ? rep->element[0] : NULL;
 
 	if (rep->type == REDIS_REPLY_ERROR)
@@ -618,6 +618,7 @@ role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	if (rep->type == REDIS_REPLY_ARRAY && e != NULL &&
 	    e->type == REDIS_REPLY_STRING && strcmp(e->str, "master") == 0)
 		return REDISCONN_OK;
+	conn->no_master = true;
 	snprintf(why, size,
 	    "ROLE says %s, not master: the sentinels named no master "
 	    "(a failover under way?)",
@@ -645,6 +646,8 @@ redisconn_errand(struct redisconn *conn, const struct redisconn_step *steps,
 	conn->ctx = ctx;
 	conn->at = redisconn_connected(conn) ? LOGIN_STEPS : 0;
 	conn->errand = true;
+	conn->misled = 0;
+	conn->no_master = false;
 }
 
 /* Step i of the errand, and its context in *ctx. */
@@ -730,8 +733,30 @@ find_master(struct redisconn *conn, char *why, size_t size)
 	return rc;
 }
 
-enum redisconn_result
-redisconn_advance(struct redisconn *conn, char *why, size_t size)
+/*
+ * The server the sentinels named is no master (a sentinel that lags a
+ * failover, or watches another server under that name): ask the next
+ * sentinel first, at once, unless each has named one so in this errand.
+ * True when the errand starts again so.
+ */
+static bool
+ask_next(struct redisconn *conn)
+{
+	size_t n = conn->url->nsentinels;
+
+	if (!conn->no_master || conn->misled + 1 >= n)
+		return false;
+	conn->no_master = false;
+	conn->misled++;
+	conn->sentinel = (conn->sentinel + 1) % n;
+	conn->at = 0;
+	conn->errand = true;
+	return true;
+}
+
+/* redisconn_advance, the sentinels asked once for the master. */
+static enum redisconn_result
+advance_once(struct redisconn *conn, char *why, size_t size)
 {
 	enum redisconn_result rc;
 	redisReply *rep = NULL;
@@ -755,6 +780,17 @@ redisconn_advance(struct redisconn *conn, char *why, size_t size)
 			return drop(conn, rc);
 	}
 	return REDISCONN_OK;
+}
+
+enum redisconn_result
+redisconn_advance(struct redisconn *conn, char *why, size_t size)
+{
+	enum redisconn_result rc;
+
+	while ((rc = advance_once(conn, why, size)) == REDISCONN_DOWN &&
+	    ask_next(conn))
+		;
+	return rc;
 }
 
 void

@@ -52,6 +52,8 @@ struct redisconn {
 	int port;
 	struct sentinel *asking; /* the sentinels, while they are asked */
 	size_t sentinel;	 /* which named the master last */
+	size_t misled;		 /* named a server no master, this errand */
+	bool no_master;		 /* ROLE said so of the server named */
 	struct transport t;	 /* t.fd -1 while not connected */
 	struct tls_config tls;	 /* with rediss:// */
 	bool asked_tls;		 /* whether a server that hung up speaks TLS */
