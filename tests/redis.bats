@@ -145,6 +145,7 @@ setup() {
 	[[ $(grep -c 'waiting for it' "$d/err") -ge 1 &&
 	    $(grep -c 'waiting for it' "$d/err") == $(grep -c 'reached again' "$d/err") ]] ||
 	    { cat "$d/err" >&2; false; }
+	assert_paired "$d/err"
 }
 
 @test "--redis-fallback=block: waits for a server that is not up yet" {

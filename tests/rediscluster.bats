@@ -359,6 +359,7 @@ setup() {
 	wait "$pid"
 	assert_eq "$(wc -l <"$d/out")" 1200 "lines out"
 	grep -q "limiting locally until it is back" "$d/err"
+	assert_paired "$d/err"
 	start_node "$victim"
 	wait_cluster
 }
@@ -382,4 +383,5 @@ setup() {
 	assert_eq "$(wc -l <"$d/out")" 600 "lines out"
 	grep -q "waiting for it" "$d/err"
 	grep -q "reached again" "$d/err"
+	assert_paired "$d/err"
 }

@@ -238,7 +238,9 @@ failover() {
 	cmp "$d/in" "$d/out"
 	assert_eq "$(redis-cli -p "$QPORT" role | head -1)" master \
 	    "the replica's role"
-	[[ $(cat "$d/err") == *"(master 127.0.0.1:$QPORT): reached again"* ]]
+	# Back, named as the report of the outage named it, and where.
+	[[ $(cat "$d/err") == *"(master 127.0.0.1:$MPORT): reached again, now at 127.0.0.1:$QPORT"* ]]
+	assert_paired "$d/err"
 	assert_ge "$ms" "$2" "ms for 600 lines at 100/s"
 	assert_le "$ms" 40000 "ms for 600 lines at 100/s"
 }

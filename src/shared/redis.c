@@ -316,6 +316,7 @@ struct redis {
 	bool ran;	     /* units were booked, here or locally */
 	bool busy;	     /* a call is under way: no chore now */
 	bool down;	     /* reported as down, not yet back */
+	char down_at[400];   /* the node the report named, password masked */
 	int64_t retry_ns;    /* blocking: wait before the next connect */
 	int64_t next_try_ns; /* down: when to probe it next */
 	int64_t kept_ns;     /* when the settings were last refreshed */
@@ -1502,20 +1503,30 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 	return REDISCONN_OK;
 }
 
-/* Report Redis down (once) or back. */
+/*
+ * Report Redis down (once) or back.  On a cluster, the node that failed;
+ * back, the same name, and where it was reached when that is elsewhere
+ * (another node, with Sentinel the master promoted).
+ */
 static void
 report(struct redis *r, bool down, char *why, size_t size)
 {
+	char at[300];
+
 	if (down && !r->down) {
 		clean(r, why, size);
-		/* On a cluster, the node that failed; back, where it was
-		 * reached (with Sentinel, the master promoted). */
-		warnx("%s: %s; %s", r->cur->shown, why,
+		snprintf(r->down_at, sizeof r->down_at, "%s", r->cur->shown);
+		msg_escape(r->down_at, sizeof r->down_at);
+		warnx("%s: %s; %s", r->down_at, why,
 		    r->fallback == FALLBACK_LOCAL ?
 			"limiting locally until it is back" :
 			"waiting for it");
+	} else if (!down && r->down && strcmp(r->down_at, r->cur->shown) != 0) {
+		redisurl_hostport(r->cur->host, r->cur->port, at, sizeof at);
+		msg_escape(at, sizeof at);
+		warnx("%s: reached again, now at %s", r->down_at, at);
 	} else if (!down && r->down) {
-		warnx("%s: reached again", r->cur->shown);
+		warnx("%s: reached again", r->down_at);
 	}
 	r->down = down;
 }
@@ -1634,6 +1645,7 @@ errand_done(struct redis *r, enum redisconn_result rc, char *why, size_t size)
 	int64_t now_ns = clock_now_ns();
 
 	if (rc == REDISCONN_OK) {
+		r->cur = &r->conn; /* where it was reached */
 		report(r, false, why, size);
 		r->retry_ns = RETRY_FIRST_NS;
 		return;
