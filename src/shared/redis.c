@@ -89,6 +89,12 @@ redis_close(struct redis *r)
 /* A booking that waits for Redis (block): its first retry, the longest wait. */
 #define RETRY_FIRST_NS (100 * MS)
 #define RETRY_MAX_NS (2000 * MS)
+/*
+ * With Sentinel, each try asks the sentinels where the master is, and a
+ * failover is over as soon as they name the one promoted: the tries stay
+ * this close, so that the output resumes within it of the promotion.
+ */
+#define RETRY_SENTINEL_NS (200 * MS)
 /* While Redis is down, the wait from a failed try to the next probe. */
 #define PROBE_AFTER_NS (1000 * MS)
 /*
@@ -1536,9 +1542,10 @@ static bool
 wait_retry(struct redis *r)
 {
 	int64_t until_ns = clock_now_ns() + r->retry_ns;
+	int64_t most_ns = r->url.nsentinels > 0 ? RETRY_SENTINEL_NS :
+						  RETRY_MAX_NS;
 
-	if (r->retry_ns < RETRY_MAX_NS)
-		r->retry_ns *= 2;
+	r->retry_ns = r->retry_ns * 2 < most_ns ? r->retry_ns * 2 : most_ns;
 	while (!signals_stop_requested()) {
 		if (clock_sleep_until(until_ns) != EINTR)
 			return true;
