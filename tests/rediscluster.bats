@@ -100,6 +100,44 @@ masters() {
 	done
 }
 
+# owner SLOT: the port of the live master that serves SLOT.
+owner() {
+	redis-cli -p "$(live_ports | head -1)" cluster nodes |
+	    awk -v s="$1" '$3 ~ /master/ && $3 !~ /fail/ {
+		for (i = 9; i <= NF; i++) {
+			n = split($i, r, "-")
+			if ($i !~ /^\[/ && s >= r[1] && s <= r[n]) {
+				split($2, a, "[:@]")
+				print a[2]
+			}
+		}
+	    }'
+}
+
+# migrate_slot SLOT TO GAP: move SLOT from its master to the master on
+# port TO as redis-cli --cluster reshard does (IMPORTING, MIGRATING, the
+# keys MIGRATEd, SETSLOT NODE on every master), the keys in two halves
+# GAP seconds apart: meanwhile calls with keys on both sides are refused
+# with TRYAGAIN.
+migrate_slot() {
+	local slot=$1 to=$2 from from_id to_id keys p
+	from=$(owner "$slot")
+	from_id=$(redis-cli -p "$from" cluster myid)
+	to_id=$(redis-cli -p "$to" cluster myid)
+	redis-cli -p "$to" cluster setslot "$slot" importing "$from_id" >/dev/null
+	redis-cli -p "$from" cluster setslot "$slot" migrating "$to_id" >/dev/null
+	mapfile -t keys < <(redis-cli -p "$from" cluster getkeysinslot "$slot" 100000)
+	redis-cli -p "$from" migrate 127.0.0.1 "$to" "" 0 5000 keys \
+	    "${keys[@]:0:${#keys[@]}/2}" >/dev/null
+	sleep "$3"
+	mapfile -t keys < <(redis-cli -p "$from" cluster getkeysinslot "$slot" 100000)
+	((${#keys[@]} == 0)) || redis-cli -p "$from" migrate 127.0.0.1 "$to" "" \
+	    0 5000 keys "${keys[@]}" >/dev/null
+	for p in "$to" "$from" $(masters); do
+		redis-cli -p "$p" cluster setslot "$slot" node "$to_id" >/dev/null
+	done
+}
+
 setup() {
 	need_redis
 	command -v redis-cli >/dev/null ||
@@ -323,6 +361,28 @@ setup() {
 	    "keys that did not get exactly 2"
 	grep -q "waiting for it" "$d/err"
 	wait_cluster
+}
+
+@test "cluster: a slot migrated mid-run (TRYAGAIN while its keys are split) is waited for, not an outage: --redis-fallback fail goes on, exactly the burst of each key" {
+	local d=$BATS_TEST_TMPDIR pid slot to st=0
+	seq 30000 | awk '{ print "key" ($1 % 3000) }' >"$d/in"
+	# Shard 0 holds the settings: its slot is asked in every batch.
+	slot=$(redis-cli -p "$CPORT1" cluster keyslot "{$P:0}")
+	to=$(masters | grep -vx "$(owner "$slot")" | head -1)
+	# The input paced over about 3 s, so that the move falls mid-run.
+	tb -r 10000/s "$d/in" |
+	    tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop \
+		-r 1/h -b 2 --redis-fallback fail >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 1
+	migrate_slot "$slot" "$to" 0.2
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(owner "$slot")" "$to" "the slot's master"
+	assert_eq "$(wc -l <"$d/out")" 6000 "lines out"
+	assert_eq "$(sort "$d/out" | uniq -c | awk '$1 != 2' | wc -l)" 0 \
+	    "keys that did not get exactly 2"
+	assert_eq "$(cat "$d/err")" "" "stderr"
 }
 
 @test "cluster: masters failed over mid-run: every record out, none early" {

@@ -120,6 +120,12 @@ redis_close(struct redis *r)
 #define CALM (4 * SHARDS)
 /* A command sent on, MOVED or ASK, this many times at most. */
 #define REDIRECTS_MAX 5
+/*
+ * A call refused with TRYAGAIN (its keys split by a slot's migration) is
+ * sent again after this, the wait doubling, within the time a node has
+ * to answer; only then is it an outage.
+ */
+#define TRYAGAIN_FIRST_NS (10 * MS)
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
@@ -641,6 +647,18 @@ asking(struct cluster_node *n, char *why, size_t size)
 	return rc;
 }
 
+/* Sleep until until_ns, handling signals; false on a stop. */
+static bool
+sleep_until(int64_t until_ns)
+{
+	while (!signals_stop_requested()) {
+		if (clock_sleep_until(until_ns) != EINTR)
+			return true;
+		signals_dispatch();
+	}
+	return false;
+}
+
 /*
  * Send the call in r->argv[0..argc) to the node of its slot (its keys'
  * hash tag), reading the map first when it may be out of date, and on
@@ -648,7 +666,7 @@ asking(struct cluster_node *n, char *why, size_t size)
  * over: the map is read again before the next call.
  */
 static enum redisconn_result
-call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
+route(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 {
 	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
 	struct cluster_node *n = NULL;
@@ -684,6 +702,32 @@ call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 	snprintf(why, size, "slot %u: sent on more than %d times", slot,
 	    REDIRECTS_MAX);
 	return REDISCONN_DOWN;
+}
+
+/*
+ * route, and again while the slot's keys are split by a migration under
+ * way (TRYAGAIN), for REDISCONN_TIMEOUT_MS at most: then the reply is
+ * the caller's, an outage.
+ */
+static enum redisconn_result
+call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
+{
+	int64_t wait_ns = TRYAGAIN_FIRST_NS;
+	int64_t until_ns = clock_now_ns() + REDISCONN_TIMEOUT_MS * MS;
+	enum redisconn_result rc;
+
+	while ((rc = route(r, argc, rep, why, size)) == REDISCONN_OK &&
+	    (*rep)->type == REDIS_REPLY_ERROR &&
+	    strncmp((*rep)->str, "TRYAGAIN", 8) == 0 &&
+	    clock_now_ns() + wait_ns <= until_ns) {
+		freeReplyObject(*rep);
+		if (!sleep_until(clock_now_ns() + wait_ns)) {
+			snprintf(why, size, "stopped");
+			return REDISCONN_STOP;
+		}
+		wait_ns *= 2;
+	}
+	return rc;
 }
 
 /*
@@ -826,6 +870,16 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	struct redis *r = ctx;
 	redisReply *const *e = rep->element;
 
+	if (rep->type == REDIS_REPLY_ERROR && r->cl != NULL &&
+	    (strncmp(rep->str, "TRYAGAIN", 8) == 0 ||
+		strncmp(rep->str, "ASK ", 4) == 0 ||
+		strncmp(rep->str, "MOVED ", 6) == 0)) {
+		/* Shard 0's slot on the move: the next call that reaches
+		 * it keeps the settings; a move ended sends the session to
+		 * its new node (home). */
+		r->cl->stale = true;
+		return REDISCONN_OK;
+	}
 	if (rep->type == REDIS_REPLY_ERROR) {
 		/* Flushed: load it at the next chance. */
 		if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
@@ -1546,12 +1600,7 @@ wait_retry(struct redis *r)
 						  RETRY_MAX_NS;
 
 	r->retry_ns = r->retry_ns * 2 < most_ns ? r->retry_ns * 2 : most_ns;
-	while (!signals_stop_requested()) {
-		if (clock_sleep_until(until_ns) != EINTR)
-			return true;
-		signals_dispatch();
-	}
-	return false;
+	return sleep_until(until_ns);
 }
 
 /* Book b[0..n) at now_ns in the local limit (FALLBACK_LOCAL). */
