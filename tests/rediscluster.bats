@@ -138,6 +138,12 @@ migrate_slot() {
 	done
 }
 
+# clients PORT: how many normal clients the node on PORT has, this one
+# (redis-cli's own) aside.
+clients() {
+	echo $(($(redis-cli -p "$1" client list type normal | wc -l) - 1))
+}
+
 setup() {
 	need_redis
 	command -v redis-cli >/dev/null ||
@@ -382,6 +388,43 @@ setup() {
 	assert_eq "$(wc -l <"$d/out")" 6000 "lines out"
 	assert_eq "$(sort "$d/out" | uniq -c | awk '$1 != 2' | wc -l)" 0 \
 	    "keys that did not get exactly 2"
+	assert_eq "$(cat "$d/err")" "" "stderr"
+}
+
+@test "cluster: a master turned replica is forgotten once the map is read again: its connection closed" {
+	local d=$BATS_TEST_TMPDIR pid victim replica i
+	# Not the node the URL names, which is kept as the way in.
+	victim=$(masters | grep -vx "$CPORT1" | head -1)
+	replica=$(redis-cli -p "$victim" cluster replicas \
+	    "$(redis-cli -p "$victim" cluster myid)" |
+	    awk '$3 !~ /fail/ { split($2, a, "[:@]"); print a[2]; exit }')
+	mkfifo "$d/f"
+	tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop \
+	    -r 1/h -b 1 <"$d/f" >"$d/out" 2>"$d/err" &
+	pid=$!
+	exec {w}>"$d/f"
+	seq 200 | sed 's/^/a/' >&"$w"
+	for ((i = 0; i < 500; i++)); do
+		(($(wc -l <"$d/out") == 200)) && break
+		sleep 0.01
+	done
+	assert_ge "$(clients "$victim")" 1 "connections to the master"
+	redis-cli -p "$replica" cluster failover >/dev/null
+	for ((i = 0; i < 500; i++)); do
+		[[ $(redis-cli -p "$victim" role | head -1) == slave ]] && break
+		sleep 0.01
+	done
+	wait_cluster
+	# Keys of its slots meet MOVED: the map is read again.
+	seq 200 | sed 's/^/b/' >&"$w"
+	for ((i = 0; i < 500; i++)); do
+		(($(wc -l <"$d/out") == 400)) && break
+		sleep 0.01
+	done
+	assert_eq "$(wc -l <"$d/out")" 400 "lines out"
+	assert_eq "$(clients "$victim")" 0 "connections to the replica it became"
+	exec {w}>&-
+	wait "$pid"
 	assert_eq "$(cat "$d/err")" "" "stderr"
 }
 

@@ -647,6 +647,17 @@ asking(struct cluster_node *n, char *why, size_t size)
 	return rc;
 }
 
+/*
+ * Read the cluster's map again: OK, DOWN or STOP.  The nodes it no longer
+ * names are forgotten, the last call's maybe: messages name the session's.
+ */
+static enum redisconn_result
+refresh(struct redis *r, char *why, size_t size)
+{
+	r->cur = &r->conn;
+	return cluster_refresh(r->cl, why, size);
+}
+
 /* Sleep until until_ns, handling signals; false on a stop. */
 static bool
 sleep_until(int64_t until_ns)
@@ -675,7 +686,7 @@ route(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 
 	for (int hops = 0; hops <= REDIRECTS_MAX; hops++) {
 		if (n == NULL && r->cl->stale &&
-		    (rc = cluster_refresh(r->cl, why, size)) != REDISCONN_OK)
+		    (rc = refresh(r, why, size)) != REDISCONN_OK)
 			return rc;
 		if (n == NULL && (n = cluster_owner(r->cl, slot)) == NULL) {
 			snprintf(why, size,
@@ -1158,7 +1169,7 @@ meet(struct redis *r, char *why, size_t size)
 
 	if (r->cl != NULL) {
 		if (r->cl->stale &&
-		    (rc = cluster_refresh(r->cl, why, size)) != REDISCONN_OK)
+		    (rc = refresh(r, why, size)) != REDISCONN_OK)
 			return rc;
 		set_shard(r, 0);
 		if (!home(r))
