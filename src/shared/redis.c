@@ -318,17 +318,13 @@ struct redis {
 	bool mem_checked;    /* its eviction was judged, or cannot be */
 	bool allow_eviction; /* --redis-allow-eviction */
 	char mem_why[160];   /* why it could not be told */
-	/* After the start, its eviction is judged again with the settings
-	 * kept, asked the way that told (INFO or CONFIG GET): a warning
-	 * each time the policy turns to one that evicts. */
-	bool mem_told, mem_by_config, mem_evicting;
-	int64_t mem_ns;	     /* when it was last judged */
 	bool claimed;	     /* the settings were checked in Redis */
 	bool loaded;	     /* the script is loaded on this connection */
 	bool ran;	     /* units were booked, here or locally */
 	bool busy;	     /* a call is under way: no chore now */
 	bool down;	     /* reported as down, not yet back */
 	char down_at[400];   /* the node the report named, password masked */
+	int64_t mem_ns;	     /* when its eviction was last judged */
 	int64_t retry_ns;    /* blocking: wait before the next connect */
 	int64_t next_try_ns; /* down: when to probe it next */
 	int64_t kept_ns;     /* when the settings were last refreshed */
@@ -351,7 +347,11 @@ struct redis {
 	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
 	bool done[REDIS_BATCH_MAX];	      /* answered */
 	bool late[REDIS_BATCH_MAX];	      /* booked to wait */
-	bool again;  /* the batch under way is asked again */
+	bool again; /* the batch under way is asked again */
+	/* After the start, the server's eviction is judged again with the
+	 * settings kept, asked the way that told (INFO or CONFIG GET): a
+	 * warning each time the policy turns to one that evicts. */
+	bool mem_told, mem_by_config, mem_evicting;
 	size_t calm; /* shaping, records booked since the last that waited */
 };
 
