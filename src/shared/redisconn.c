@@ -11,24 +11,11 @@
 #include "clock.h"
 #include "msg.h"
 #include "redisconn.h"
+#include "reply.h"
 #include "sentinel.h"
 #include "signals.h"
 
 #define TIMEOUT_NS (REDISCONN_TIMEOUT_MS * 1000000LL)
-
-/*
- * What one reply may make the client hold.  Hiredis 0.14 allocates an
- * array's element pointers as soon as its header gives their number, and
- * buffers a bulk string whole, each without a bound of its own: a reply
- * "*2147483647" had it allocate 16 GB and walk it.  The largest array
- * tbthrottle asks for is CLUSTER SLOTS of a cluster with a range per
- * slot; a reply's arrays together hold 16 times that at most, and a reply
- * not yet whole is 8 MiB at most.  So a reply makes the client hold tens
- * of MB at worst.
- */
-#define ARRAY_MAX 16384
-#define ELEMENTS_MAX (16 * ARRAY_MAX)
-#define REPLY_BYTES_MAX (8 << 20)
 
 /*
  * Hiredis waits itself in blocking mode: it retries a read that a signal
@@ -195,81 +182,6 @@ check_error(const struct redisconn *conn, const char *msg)
 		    text);
 }
 
-/* Hiredis's own way to make an array: bounded_array calls it. */
-static void *(*make_array)(const redisReadTask *, int);
-
-/* An array of n elements, unless the reply would hold too many. */
-static void *
-bounded_array(const redisReadTask *task, int n)
-{
-	struct redisconn *conn = task->privdata;
-
-	if (task->parent == NULL)
-		conn->elements = 0;
-	conn->elements += (size_t)(n > 0 ? n : 0);
-	if (n > ARRAY_MAX)
-		snprintf(conn->oversize, sizeof conn->oversize,
-		    "an array of %d elements (at most %d taken)", n, ARRAY_MAX);
-	else if (conn->elements > ELEMENTS_MAX)
-		snprintf(conn->oversize, sizeof conn->oversize,
-		    "a reply of more than %d elements", ELEMENTS_MAX);
-	else
-		return make_array(task, n);
-	return NULL; /* hiredis stops there: "out of memory" */
-}
-
-/* A reader for conn whose replies are bounded (bounded_array); or NULL. */
-static redisReader *
-bounded_reader(struct redisconn *conn)
-{
-	static redisReplyObjectFunctions fn;
-	redisReader *reader = redisReaderCreate();
-
-	if (reader == NULL)
-		return NULL;
-	if (make_array == NULL) {
-		fn = *reader->fn;
-		make_array = fn.createArray;
-		fn.createArray = bounded_array;
-	}
-	reader->fn = &fn;
-	reader->privdata = conn;
-	conn->oversize[0] = '\0';
-	return reader;
-}
-
-/*
- * Is the reply under way too big to take: more bytes than it may have,
- * or a bulk string whose header says so (hiredis waits for it whole,
- * its header already read: the current task a string, the length line
- * at pos)?  Then why says so.
- */
-static bool
-oversized(struct redisconn *conn)
-{
-	const redisReader *rd = conn->reader;
-	const char *p = rd->buf + rd->pos;
-	size_t left = rd->len - rd->pos;
-	long long n = 0;
-	size_t i = 0;
-
-	if (left > REPLY_BYTES_MAX) {
-		snprintf(conn->oversize, sizeof conn->oversize,
-		    "a reply of more than %d bytes", REPLY_BYTES_MAX);
-		return true;
-	}
-	if (rd->ridx < 0 || rd->rstack[rd->ridx].type != REDIS_REPLY_STRING)
-		return false;
-	for (; i < left && i < 20 && p[i] >= '0' && p[i] <= '9'; i++)
-		n = n * 10 + (p[i] - '0');
-	if (i == 0 || i == left || p[i] != '\r' || n <= REPLY_BYTES_MAX)
-		return false;
-	snprintf(conn->oversize, sizeof conn->oversize,
-	    "a bulk string of %lld bytes (at most %d taken)", n,
-	    REPLY_BYTES_MAX);
-	return true;
-}
-
 /* Start connecting, for replies within the timeout: OK, or DOWN (why). */
 static enum redisconn_result
 connect_now(struct redisconn *conn, char *why, size_t size)
@@ -291,7 +203,7 @@ connect_now(struct redisconn *conn, char *why, size_t size)
 	default:
 		return REDISCONN_DOWN;
 	}
-	if ((conn->reader = bounded_reader(conn)) == NULL) {
+	if ((conn->reader = reply_reader(&conn->bound)) == NULL) {
 		snprintf(why, size, "out of memory");
 		return drop(conn, REDISCONN_DOWN);
 	}
@@ -363,7 +275,7 @@ fill(struct redisconn *conn)
 	char buf[16384];
 
 	/* Past the bound, next_reply refuses the reply: read no more. */
-	while (conn->reader->len - conn->reader->pos <= REPLY_BYTES_MAX) {
+	while (!reply_full(conn->reader)) {
 		ssize_t n = transport_read(&conn->t, buf, sizeof buf);
 
 		if (n > 0) {
@@ -452,9 +364,9 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 		fill(conn);
 	}
 	if (redisReaderGetReply(conn->reader, &reply) != REDIS_OK ||
-	    (reply == NULL && oversized(conn))) {
-		const char *bad = conn->oversize[0] != '\0' ?
-		    conn->oversize :
+	    (reply == NULL && reply_oversized(conn->reader, &conn->bound))) {
+		const char *bad = conn->bound.why[0] != '\0' ?
+		    conn->bound.why :
 		    conn->reader->errstr;
 
 		if (!conn->spoken)

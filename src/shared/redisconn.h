@@ -9,6 +9,7 @@
 #include <hiredis.h>
 
 #include "redisurl.h"
+#include "reply.h"
 #include "transport.h"
 
 /* Connecting, and each command, waits this long for Redis at most. */
@@ -58,8 +59,7 @@ struct redisconn {
 	struct tls_config tls;	 /* with rediss:// */
 	bool asked_tls;		 /* whether a server that hung up speaks TLS */
 	redisReader *reader;
-	size_t elements;   /* of the reply being read, its arrays' in all */
-	char oversize[96]; /* why a reply was refused as too big */
+	struct reply_bound bound; /* what a reply read may hold */
 	char *out; /* commands formatted, out[sent..len) not yet written */
 	size_t out_len, out_sent, out_size;
 	int gone;	     /* the link broke: errno, or -1 at its end */
