@@ -392,7 +392,7 @@ setup() {
 }
 
 @test "cluster: a master turned replica is forgotten once the map is read again: its connection closed" {
-	local d=$BATS_TEST_TMPDIR pid victim replica i
+	local d=$BATS_TEST_TMPDIR pid victim replica i p ok
 	# Not the node the URL names, which is kept as the way in.
 	victim=$(masters | grep -vx "$CPORT1" | head -1)
 	replica=$(redis-cli -p "$victim" cluster replicas \
@@ -410,18 +410,30 @@ setup() {
 	done
 	assert_ge "$(clients "$victim")" 1 "connections to the master"
 	redis-cli -p "$replica" cluster failover >/dev/null
+	# Every node knows it as a replica: none names it in a map.
 	for ((i = 0; i < 500; i++)); do
-		[[ $(redis-cli -p "$victim" role | head -1) == slave ]] && break
+		ok=1
+		for p in $(live_ports); do
+			redis-cli -p "$p" cluster nodes |
+			    grep "127.0.0.1:$victim@" | grep -q slave || ok=0
+		done
+		((ok)) && break
 		sleep 0.01
 	done
 	wait_cluster
-	# Keys of its slots meet MOVED: the map is read again.
+	# Keys of its slots meet MOVED; the map is read again before the
+	# next batch.
 	seq 200 | sed 's/^/b/' >&"$w"
 	for ((i = 0; i < 500; i++)); do
 		(($(wc -l <"$d/out") == 400)) && break
 		sleep 0.01
 	done
-	assert_eq "$(wc -l <"$d/out")" 400 "lines out"
+	seq 20 | sed 's/^/c/' >&"$w"
+	for ((i = 0; i < 500; i++)); do
+		(($(wc -l <"$d/out") == 420)) && break
+		sleep 0.01
+	done
+	assert_eq "$(wc -l <"$d/out")" 420 "lines out"
 	assert_eq "$(clients "$victim")" 0 "connections to the replica it became"
 	exec {w}>&-
 	wait "$pid"
