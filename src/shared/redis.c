@@ -925,7 +925,7 @@ info_words(void *ctx, const char **argv, size_t *lens)
 	    0;
 }
 
-/* Why an evicting server's keys are at risk, into out: fmt's argument. */
+/* Why an evicting server is refused, or warned of mid-run, into out. */
 static void
 evicts_text(const struct redis *r, char *out, size_t size)
 {
@@ -976,9 +976,10 @@ judge_memory(struct redis *r, const char *what, const redisReply *rep,
 		}
 		r->mem_checked = r->mem_told = true;
 		r->mem_by_config = strcmp(what, "CONFIG GET") == 0;
-		evicts_text(r, text, sizeof text);
-		if (eviction_evicts(&r->mem) && !r->allow_eviction)
+		if (eviction_evicts(&r->mem) && !r->allow_eviction) {
+			evicts_text(r, text, sizeof text);
 			redisconn_fatal(&r->conn, "%s", text);
+		}
 		return REDISCONN_OK;
 	}
 	if (r->mem_told)
