@@ -93,7 +93,8 @@ tbthrottle: $(OBJS)
 src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
 
-src/shared/redis.o src/shared/redisconn.o src/shared/cluster.o src/shared/sentinel.o: src/%.o: src/%.c $(HDRS) \
+src/shared/redis.o src/shared/redisconn.o src/shared/cluster.o src/shared/sentinel.o \
+		src/shared/reply.o: src/%.o: src/%.c $(HDRS) \
 		.build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(REDIS_CFLAGS) -c -o $@ $<
 

@@ -110,3 +110,29 @@ need_redis() {
 	"$TB" -V | grep -q 'Redis support: yes' ||
 	    skip "built without hiredis (apt-get install libhiredis-dev pkg-config)"
 }
+
+# assert_paired FILE: in tbthrottle's stderr FILE, each "reached again"
+# follows a report of Redis down ("...; waiting for it", "...; limiting
+# locally until it is back") and names the node that report named.
+assert_paired() {
+	awk '
+	{ sub(/^[^:]*: /, "") }	# the program name
+	/; (waiting for it|limiting locally until it is back)$/ {
+		name = substr($0, 1, index($0, ": ") - 1)
+		if (open) { bad = "down twice: " $0; exit }
+		open = 1
+		next
+	}
+	/: reached again/ {
+		here = substr($0, 1, index($0, ": reached again") - 1)
+		if (!open || here != name) {
+			bad = "[" here "] reached again, unpaired or not [" name "]"
+			exit
+		}
+		open = 0
+	}
+	END { if (bad != "") { print bad > "/dev/stderr"; exit 1 } }' "$1" || {
+		cat "$1" >&2
+		return 1
+	}
+}

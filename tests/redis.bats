@@ -6,8 +6,8 @@
 load helpers
 load redis
 
-# fake_server MODE: tests/fakeserver MODE (a listener that is not Redis),
-# on port $FPORT, stopped by teardown.
+# fake_server MODE [ARG...]: tests/fakeserver MODE ARG... (a listener
+# that is not Redis), on port $FPORT, stopped by teardown.
 fake_server() {
 	local i
 	[[ -x $BATS_TEST_DIRNAME/fakeserver ]] || {
@@ -16,13 +16,27 @@ fake_server() {
 		return 1
 	}
 	rm -f "$BATS_TEST_TMPDIR/fport"
-	"$BATS_TEST_DIRNAME/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" 3>&- &
+	"$BATS_TEST_DIRNAME/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" \
+	    "${@:2}" 3>&- &
 	FPID=$!
 	for ((i = 0; i < 500; i++)); do
 		[[ -s $BATS_TEST_TMPDIR/fport ]] && break
 		sleep 0.01
 	done
 	FPORT=$(cat "$BATS_TEST_TMPDIR/fport")
+}
+
+# scripted_redis WORD=REPLY...: a fake Redis (fakeserver script) that
+# answers as a lone server with no eviction up to the settings claimed,
+# and a command with WORD (book, take) with REPLY.
+scripted_redis() {
+	local info sha
+	printf -v info '$%d\r\n%s\r\n' 50 \
+	    $'# Memory\r\nmaxmemory:0\r\nmaxmemory_policy:noeviction'
+	printf -v sha '$40\r\n%s\r\n' 0123456789abcdef0123456789abcdef01234567
+	fake_server script "$@" "INFO=$info" \
+	    $'CLUSTER=-ERR This instance has cluster support disabled\r\n' \
+	    "SCRIPT=$sha" $'claim=:0\r\n' $'keep=:0\r\n'
 }
 
 # run_pty OUT CMD...: run CMD with its output to OUT and its stderr on a
@@ -131,6 +145,7 @@ setup() {
 	[[ $(grep -c 'waiting for it' "$d/err") -ge 1 &&
 	    $(grep -c 'waiting for it' "$d/err") == $(grep -c 'reached again' "$d/err") ]] ||
 	    { cat "$d/err" >&2; false; }
+	assert_paired "$d/err"
 }
 
 @test "--redis-fallback=block: waits for a server that is not up yet" {
@@ -328,6 +343,40 @@ since_ms() {
 			[[ $stderr == *"not a Redis server"* ]]
 			assert_eq "$output" "" "copied ($mode, $fb)"
 		done
+		kill "$FPID"
+		wait "$FPID" 2>/dev/null || true
+	done
+}
+
+@test "--redis: a reply that would make the client hold too much (a huge array or bulk string) is refused at once, one line naming the server; the fallback applies, SIGTERM is heard" {
+	local d=$BATS_TEST_TMPDIR reply what pid t0 st
+	for reply in $'*2147483647\r\n' $'$2147483647\r\n'; do
+		scripted_redis "book=$reply"
+		case $reply in
+		\**) what="an array of 2147483647 elements (at most 16384" ;;
+		*) what="a bulk string of 2147483647 bytes (at most 8388608" ;;
+		esac
+		t0=$(now_ms)
+		run_one 1 "redis://127.0.0.1:$FPORT" fail
+		assert_le "$(elapsed_ms "$t0")" 900 "ms to exit (fail)"
+		assert_one_stderr_line
+		[[ $stderr == *"redis://127.0.0.1:$FPORT"*": $what"* ]]
+		run_one 0 "redis://127.0.0.1:$FPORT" local
+		assert_eq "$output" x "copied (local)"
+		[[ $stderr == *": $what"*"; limiting locally"* ]]
+		echo x >"$d/in"
+		"$TB" --shared "$P" -r 1/s --redis "redis://127.0.0.1:$FPORT" \
+		    "$d/in" >"$d/out" 2>"$d/err" &
+		pid=$!
+		wait_text "$d/err" "waiting for it" 5
+		sleep 0.5
+		t0=$(now_ms)
+		kill -TERM "$pid"
+		st=0
+		wait "$pid" || st=$?
+		assert_le "$(elapsed_ms "$t0")" 1000 "ms to end after SIGTERM"
+		assert_eq "$st" 143 "status after SIGTERM (block)"
+		assert_eq "$(cat "$d/out")" "" "copied (block)"
 		kill "$FPID"
 		wait "$FPID" 2>/dev/null || true
 	done
@@ -682,6 +731,43 @@ hung_local() {
 	[[ $stderr == *"cannot tell whether the server evicts keys (INFO memory: NOPERM"* && $stderr != *pw@* ]]
 	run_one 0 "redis://c:pw@127.0.0.1:$OPORT" block --redis-allow-eviction
 	assert_eq "$stderr" "" "stderr (allowed: nothing to ask)"
+}
+
+@test "--redis: a policy turned to evicting mid-run is warned of once, in the words of the start's refusal, busy or idle; the run goes on" {
+	local d=$BATS_TEST_TMPDIR pid feed st=0 warn t0
+	BATS_TEST_TIMEOUT=60
+	warn="maxmemory-policy allkeys-lru (maxmemory 104857600) evicts the keys of tbthrottle, resetting its limits"
+	own_redis --maxmemory 100mb
+	mkfifo "$d/fifo"
+	"$TB" --shared "$P" -r 1000/s --redis "redis://127.0.0.1:$OPORT" \
+	    <"$d/fifo" >"$d/out" 2>"$d/err" 3>&- &
+	pid=$!
+	exec 8>"$d/fifo"
+	# Busy: records come for 10 s, each booked by a call that keeps the
+	# settings.
+	seq 200 | "$TB" -r 20/s -b 1 >&8 &
+	feed=$!
+	sleep 0.5
+	t0=$(now_ms)
+	redis-cli -p "$OPORT" config set maxmemory-policy allkeys-lru >/dev/null
+	wait_text "$d/err" "$warn" 10
+	# A heartbeat comes every 3 s: the warning well before the 10 s of
+	# records are over.
+	assert_le "$(elapsed_ms "$t0")" 6000 "ms to the warning, busy"
+	sleep 3.5	# a heartbeat more, the policy unchanged: no more said
+	assert_eq "$(grep -c "maxmemory-policy" "$d/err")" 1 "warnings"
+	# Idle, turned back and to evicting again: said again.
+	wait "$feed"
+	redis-cli -p "$OPORT" config set maxmemory-policy noeviction >/dev/null
+	sleep 3.5
+	redis-cli -p "$OPORT" config set maxmemory-policy volatile-lru >/dev/null
+	wait_text "$d/err" "maxmemory-policy volatile-lru" 5
+	exec 8>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(cat "$d/out")" "$(seq 200)" "output"
+	assert_eq "$(grep -c "maxmemory-policy" "$d/err")" 2 "warnings"
+	[[ $(cat "$d/err") == *"/0: $warn: set maxmemory-policy noeviction, or give --redis-allow-eviction"* ]]
 }
 
 @test "--redis: a noeviction server out of memory is an outage: limited locally, and Redis used again once memory is freed" {

@@ -100,6 +100,50 @@ masters() {
 	done
 }
 
+# owner SLOT: the port of the live master that serves SLOT.
+owner() {
+	redis-cli -p "$(live_ports | head -1)" cluster nodes |
+	    awk -v s="$1" '$3 ~ /master/ && $3 !~ /fail/ {
+		for (i = 9; i <= NF; i++) {
+			n = split($i, r, "-")
+			if ($i !~ /^\[/ && s >= r[1] && s <= r[n]) {
+				split($2, a, "[:@]")
+				print a[2]
+			}
+		}
+	    }'
+}
+
+# migrate_slot SLOT TO GAP: move SLOT from its master to the master on
+# port TO as redis-cli --cluster reshard does (IMPORTING, MIGRATING, the
+# keys MIGRATEd, SETSLOT NODE on every master), the keys in two halves
+# GAP seconds apart: meanwhile calls with keys on both sides are refused
+# with TRYAGAIN.
+migrate_slot() {
+	local slot=$1 to=$2 from from_id to_id keys p
+	from=$(owner "$slot")
+	from_id=$(redis-cli -p "$from" cluster myid)
+	to_id=$(redis-cli -p "$to" cluster myid)
+	redis-cli -p "$to" cluster setslot "$slot" importing "$from_id" >/dev/null
+	redis-cli -p "$from" cluster setslot "$slot" migrating "$to_id" >/dev/null
+	mapfile -t keys < <(redis-cli -p "$from" cluster getkeysinslot "$slot" 100000)
+	redis-cli -p "$from" migrate 127.0.0.1 "$to" "" 0 5000 keys \
+	    "${keys[@]:0:${#keys[@]}/2}" >/dev/null
+	sleep "$3"
+	mapfile -t keys < <(redis-cli -p "$from" cluster getkeysinslot "$slot" 100000)
+	((${#keys[@]} == 0)) || redis-cli -p "$from" migrate 127.0.0.1 "$to" "" \
+	    0 5000 keys "${keys[@]}" >/dev/null
+	for p in "$to" "$from" $(masters); do
+		redis-cli -p "$p" cluster setslot "$slot" node "$to_id" >/dev/null
+	done
+}
+
+# clients PORT: how many normal clients the node on PORT has, this one
+# (redis-cli's own) aside.
+clients() {
+	echo $(($(redis-cli -p "$1" client list type normal | wc -l) - 1))
+}
+
 setup() {
 	need_redis
 	command -v redis-cli >/dev/null ||
@@ -325,6 +369,77 @@ setup() {
 	wait_cluster
 }
 
+@test "cluster: a slot migrated mid-run (TRYAGAIN while its keys are split) is waited for, not an outage: --redis-fallback fail goes on, exactly the burst of each key" {
+	local d=$BATS_TEST_TMPDIR pid slot to st=0
+	seq 30000 | awk '{ print "key" ($1 % 3000) }' >"$d/in"
+	# Shard 0 holds the settings: its slot is asked in every batch.
+	slot=$(redis-cli -p "$CPORT1" cluster keyslot "{$P:0}")
+	to=$(masters | grep -vx "$(owner "$slot")" | head -1)
+	# The input paced over about 3 s, so that the move falls mid-run.
+	tb -r 10000/s "$d/in" |
+	    tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop \
+		-r 1/h -b 2 --redis-fallback fail >"$d/out" 2>"$d/err" &
+	pid=$!
+	sleep 1
+	migrate_slot "$slot" "$to" 0.2
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status: $(cat "$d/err")"
+	assert_eq "$(owner "$slot")" "$to" "the slot's master"
+	assert_eq "$(wc -l <"$d/out")" 6000 "lines out"
+	assert_eq "$(sort "$d/out" | uniq -c | awk '$1 != 2' | wc -l)" 0 \
+	    "keys that did not get exactly 2"
+	assert_eq "$(cat "$d/err")" "" "stderr"
+}
+
+@test "cluster: a master turned replica is forgotten once the map is read again: its connection closed" {
+	local d=$BATS_TEST_TMPDIR pid victim replica i p ok
+	# Not the node the URL names, which is kept as the way in.
+	victim=$(masters | grep -vx "$CPORT1" | head -1)
+	replica=$(redis-cli -p "$victim" cluster replicas \
+	    "$(redis-cli -p "$victim" cluster myid)" |
+	    awk '$3 !~ /fail/ { split($2, a, "[:@]"); print a[2]; exit }')
+	mkfifo "$d/f"
+	tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop \
+	    -r 1/h -b 1 <"$d/f" >"$d/out" 2>"$d/err" &
+	pid=$!
+	exec {w}>"$d/f"
+	seq 200 | sed 's/^/a/' >&"$w"
+	for ((i = 0; i < 500; i++)); do
+		(($(wc -l <"$d/out") == 200)) && break
+		sleep 0.01
+	done
+	assert_ge "$(clients "$victim")" 1 "connections to the master"
+	redis-cli -p "$replica" cluster failover >/dev/null
+	# Every node knows it as a replica: none names it in a map.
+	for ((i = 0; i < 500; i++)); do
+		ok=1
+		for p in $(live_ports); do
+			redis-cli -p "$p" cluster nodes |
+			    grep "127.0.0.1:$victim@" | grep -q slave || ok=0
+		done
+		((ok)) && break
+		sleep 0.01
+	done
+	wait_cluster
+	# Keys of its slots meet MOVED; the map is read again before the
+	# next batch.
+	seq 200 | sed 's/^/b/' >&"$w"
+	for ((i = 0; i < 500; i++)); do
+		(($(wc -l <"$d/out") == 400)) && break
+		sleep 0.01
+	done
+	seq 20 | sed 's/^/c/' >&"$w"
+	for ((i = 0; i < 500; i++)); do
+		(($(wc -l <"$d/out") == 420)) && break
+		sleep 0.01
+	done
+	assert_eq "$(wc -l <"$d/out")" 420 "lines out"
+	assert_eq "$(clients "$victim")" 0 "connections to the replica it became"
+	exec {w}>&-
+	wait "$pid"
+	assert_eq "$(cat "$d/err")" "" "stderr"
+}
+
 @test "cluster: masters failed over mid-run: every record out, none early" {
 	local d=$BATS_TEST_TMPDIR t0 ms p r pid
 	t0=$(now_ms)
@@ -359,6 +474,7 @@ setup() {
 	wait "$pid"
 	assert_eq "$(wc -l <"$d/out")" 1200 "lines out"
 	grep -q "limiting locally until it is back" "$d/err"
+	assert_paired "$d/err"
 	start_node "$victim"
 	wait_cluster
 }
@@ -382,4 +498,5 @@ setup() {
 	assert_eq "$(wc -l <"$d/out")" 600 "lines out"
 	grep -q "waiting for it" "$d/err"
 	grep -q "reached again" "$d/err"
+	assert_paired "$d/err"
 }

@@ -186,6 +186,26 @@ teardown() {
 	[[ $stderr == *"ROLE says slave"*"limiting locally"* ]]
 }
 
+@test "redis-sentinel://: a first sentinel that names a replica as the master: the next one is asked at once, whatever the fallback" {
+	local liar good fb
+	liar=$(free_port) good=$(free_port)
+	OWN=("$liar" "$good")
+	# Both watch a master named "two": the first takes the replica for
+	# it, the second knows the master.
+	start_sentinel "$liar" two "$QPORT"
+	start_sentinel "$good" two "$MPORT"
+	for fb in block fail; do
+		TB_LIMIT=10 run -0 --separate-stderr bash -c 'seq 5 | tb \
+		    --shared "$0" --redis "$1" -r 1000/s --redis-fallback "$2"' \
+		    "$P" "redis-sentinel://127.0.0.1:$liar,127.0.0.1:$good/two" \
+		    "$fb"
+		assert_eq "$output" "$(seq 5)" "output ($fb)"
+		assert_eq "$stderr" "" "stderr ($fb)"
+	done
+	assert_eq "$(redis-cli -p "$MPORT" exists "tbthrottle-settings:$P")" 1 \
+	    "the settings, on the master"
+}
+
 @test "redis-sentinel://: a host that is no sentinel is said so" {
 	run -1 --separate-stderr bash -c 'seq 5 | tb --shared "$0" \
 	    --redis "$1" -r 1000/s' "$P" "redis-sentinel://127.0.0.1:$MPORT/m"
@@ -193,11 +213,32 @@ teardown() {
 	[[ $stderr == *"sentinel 127.0.0.1:$MPORT: ERR unknown command"*"not a sentinel"* ]]
 }
 
-# failover FALLBACK MIN_MS: 600 lines at 100/s, the master killed (SIGKILL)
-# after the first 100: all 600 out, exit 0, the replica promoted, the run
-# no shorter than MIN_MS.
+# resumed_ms: after the master was killed, ms from the sentinel's naming
+# the replica ($QPORT) to the first line out since the kill ($d/out), or
+# 0 when that line came first (a fast sentinel).
+resumed_ms() {
+	local n i p
+	sleep 0.3	# what was on its way is out: no failover yet
+	n=$(wc -l <"$d/out")
+	for ((i = 0; i < 3000; i++)); do
+		redis-cli -p "$SPORT" sentinel get-master-addr-by-name f |
+		    grep -qx "$QPORT" && break
+		sleep 0.01
+	done
+	p=$(now_ms)
+	for ((i = 0; i < 3000; i++)); do
+		(($(wc -l <"$d/out") > n)) && break
+		sleep 0.01
+	done
+	elapsed_ms "$p"
+}
+
+# failover FALLBACK MIN_MS [LAG_MS]: 600 lines at 100/s, the master killed
+# (SIGKILL) after the first 100: all 600 out, exit 0, the replica
+# promoted, the run no shorter than MIN_MS, and output going on within
+# LAG_MS of the promotion.
 failover() {
-	local d=$BATS_TEST_TMPDIR t0 ms rc=0 i
+	local d=$BATS_TEST_TMPDIR t0 ms rc=0 i lag
 	start_trio f
 	OWN=("$SPORT" "$QPORT" "$MPORT")
 	seq 600 >"$d/in"
@@ -211,6 +252,7 @@ failover() {
 		sleep 0.01
 	done
 	kill -KILL "$(cat "$BATS_FILE_TMPDIR/redis-$MPORT.pid")"
+	lag=$(resumed_ms)
 	wait "$TPID" || rc=$?
 	ms=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print int(b - a) }')
 	cat "$d/err" >&2
@@ -218,9 +260,12 @@ failover() {
 	cmp "$d/in" "$d/out"
 	assert_eq "$(redis-cli -p "$QPORT" role | head -1)" master \
 	    "the replica's role"
-	[[ $(cat "$d/err") == *"(master 127.0.0.1:$QPORT): reached again"* ]]
+	# Back, named as the report of the outage named it, and where.
+	[[ $(cat "$d/err") == *"(master 127.0.0.1:$MPORT): reached again, now at 127.0.0.1:$QPORT"* ]]
+	assert_paired "$d/err"
 	assert_ge "$ms" "$2" "ms for 600 lines at 100/s"
 	assert_le "$ms" 40000 "ms for 600 lines at 100/s"
+	assert_le "$lag" "${3:-60000}" "ms from the promotion to output"
 }
 
 @test "redis-sentinel:// --redis-fallback block: the master killed mid-run, all goes on the promoted replica" {
@@ -228,7 +273,10 @@ failover() {
 	# 599 lines after the first take 5990 ms at 100/s; a booking the
 	# replica had not yet been sent as the master died would let 10 ms
 	# go again, and on loopback there is no more than one or two.
-	failover block 5970
+	# The tries are 200 ms apart at most while the sentinels are asked:
+	# the output goes on within that of the promotion (with the
+	# backoff to 2 s, it was 1.4 s).
+	failover block 5970 800
 }
 
 @test "redis-sentinel:// --redis-fallback local: the master killed mid-run, all goes on the promoted replica" {

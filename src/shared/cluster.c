@@ -102,6 +102,36 @@ range_of(struct cluster *c, const struct cluster_node *from,
 	return n;
 }
 
+/*
+ * Forget the nodes that serve no slot of owner (the map just read), but
+ * node[0], where the URL led: a node gone, or back at another address,
+ * or a master turned replica.  Their connections are closed, and owner
+ * renumbered for the nodes left.
+ */
+static void
+forget_absent(struct cluster *c, uint16_t *owner)
+{
+	static uint16_t renum[CLUSTER_NODES_MAX + 1];
+	size_t kept = 0;
+
+	memset(renum, 0, sizeof renum);
+	for (unsigned s = 0; s < HASHSLOT_COUNT; s++)
+		if (owner[s] != 0)
+			renum[owner[s]] = 1; /* it serves a slot */
+	for (size_t k = 0; k < c->nodes; k++) {
+		if (k > 0 && renum[k + 1] == 0) {
+			redisconn_close(&c->node[k]->conn);
+			free(c->node[k]);
+			continue;
+		}
+		c->node[kept++] = c->node[k];
+		renum[k + 1] = (uint16_t)kept;
+	}
+	c->nodes = kept;
+	for (unsigned s = 0; s < HASHSLOT_COUNT; s++)
+		owner[s] = renum[owner[s]];
+}
+
 int
 cluster_learn(struct cluster *c, const struct cluster_node *from,
     const redisReply *rep, char *why, size_t size)
@@ -127,6 +157,7 @@ cluster_learn(struct cluster *c, const struct cluster_node *from,
 				for (unsigned s = lo; s <= hi; s++)
 					owner[s] = (uint16_t)(k + 1);
 	}
+	forget_absent(c, owner);
 	memcpy(c->owner, owner, sizeof owner);
 	c->stale = false;
 	return 0;

@@ -31,14 +31,17 @@ int cluster_init(struct cluster *c, const struct redis_url *url);
 
 /*
  * Read the slot map from rep, a reply to CLUSTER SLOTS that node from
- * answered: 0, or -1 with why (the map is then left as it was).
+ * answered: 0, or -1 with why (the map is then left as it was).  The
+ * nodes that serve no slot of it, but node[0], are forgotten (freed,
+ * their connections closed), from too.
  */
 int cluster_learn(struct cluster *c, const struct cluster_node *from,
     const redisReply *rep, char *why, size_t size);
 
 /*
  * Ask the known nodes for the slot map, each in turn, until one gives
- * it: OK, DOWN (none did, why says why), or STOP.
+ * it: OK, DOWN (none did, why says why), or STOP.  A node of no slot in
+ * it is forgotten (cluster_learn): no pointer to a node lasts across.
  */
 enum redisconn_result cluster_refresh(
     struct cluster *c, char *why, size_t size);

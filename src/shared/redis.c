@@ -89,6 +89,12 @@ redis_close(struct redis *r)
 /* A booking that waits for Redis (block): its first retry, the longest wait. */
 #define RETRY_FIRST_NS (100 * MS)
 #define RETRY_MAX_NS (2000 * MS)
+/*
+ * With Sentinel, each try asks the sentinels where the master is, and a
+ * failover is over as soon as they name the one promoted: the tries stay
+ * this close, so that the output resumes within it of the promotion.
+ */
+#define RETRY_SENTINEL_NS (200 * MS)
 /* While Redis is down, the wait from a failed try to the next probe. */
 #define PROBE_AFTER_NS (1000 * MS)
 /*
@@ -114,6 +120,12 @@ redis_close(struct redis *r)
 #define CALM (4 * SHARDS)
 /* A command sent on, MOVED or ASK, this many times at most. */
 #define REDIRECTS_MAX 5
+/*
+ * A call refused with TRYAGAIN (its keys split by a slot's migration) is
+ * sent again after this, the wait doubling, within the time a node has
+ * to answer; only then is it an outage.
+ */
+#define TRYAGAIN_FIRST_NS (10 * MS)
 
 /*
  * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
@@ -311,6 +323,8 @@ struct redis {
 	bool ran;	     /* units were booked, here or locally */
 	bool busy;	     /* a call is under way: no chore now */
 	bool down;	     /* reported as down, not yet back */
+	char down_at[400];   /* the node the report named, password masked */
+	int64_t mem_ns;	     /* when its eviction was last judged */
 	int64_t retry_ns;    /* blocking: wait before the next connect */
 	int64_t next_try_ns; /* down: when to probe it next */
 	int64_t kept_ns;     /* when the settings were last refreshed */
@@ -333,7 +347,11 @@ struct redis {
 	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
 	bool done[REDIS_BATCH_MAX];	      /* answered */
 	bool late[REDIS_BATCH_MAX];	      /* booked to wait */
-	bool again;  /* the batch under way is asked again */
+	bool again; /* the batch under way is asked again */
+	/* After the start, the server's eviction is judged again with the
+	 * settings kept, asked the way that told (INFO or CONFIG GET): a
+	 * warning each time the policy turns to one that evicts. */
+	bool mem_told, mem_by_config, mem_evicting;
 	size_t calm; /* shaping, records booked since the last that waited */
 };
 
@@ -630,13 +648,36 @@ asking(struct cluster_node *n, char *why, size_t size)
 }
 
 /*
+ * Read the cluster's map again: OK, DOWN or STOP.  The nodes it no longer
+ * names are forgotten, the last call's maybe: messages name the session's.
+ */
+static enum redisconn_result
+refresh(struct redis *r, char *why, size_t size)
+{
+	r->cur = &r->conn;
+	return cluster_refresh(r->cl, why, size);
+}
+
+/* Sleep until until_ns, handling signals; false on a stop. */
+static bool
+sleep_until(int64_t until_ns)
+{
+	while (!signals_stop_requested()) {
+		if (clock_sleep_until(until_ns) != EINTR)
+			return true;
+		signals_dispatch();
+	}
+	return false;
+}
+
+/*
  * Send the call in r->argv[0..argc) to the node of its slot (its keys'
  * hash tag), reading the map first when it may be out of date, and on
  * where MOVED or ASK send it.  A node lost on the way may have failed
  * over: the map is read again before the next call.
  */
 static enum redisconn_result
-call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
+route(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 {
 	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
 	struct cluster_node *n = NULL;
@@ -645,7 +686,7 @@ call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 
 	for (int hops = 0; hops <= REDIRECTS_MAX; hops++) {
 		if (n == NULL && r->cl->stale &&
-		    (rc = cluster_refresh(r->cl, why, size)) != REDISCONN_OK)
+		    (rc = refresh(r, why, size)) != REDISCONN_OK)
 			return rc;
 		if (n == NULL && (n = cluster_owner(r->cl, slot)) == NULL) {
 			snprintf(why, size,
@@ -672,6 +713,32 @@ call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 	snprintf(why, size, "slot %u: sent on more than %d times", slot,
 	    REDIRECTS_MAX);
 	return REDISCONN_DOWN;
+}
+
+/*
+ * route, and again while the slot's keys are split by a migration under
+ * way (TRYAGAIN), for REDISCONN_TIMEOUT_MS at most: then the reply is
+ * the caller's, an outage.
+ */
+static enum redisconn_result
+call_routed(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
+{
+	int64_t wait_ns = TRYAGAIN_FIRST_NS;
+	int64_t until_ns = clock_now_ns() + REDISCONN_TIMEOUT_MS * MS;
+	enum redisconn_result rc;
+
+	while ((rc = route(r, argc, rep, why, size)) == REDISCONN_OK &&
+	    (*rep)->type == REDIS_REPLY_ERROR &&
+	    strncmp((*rep)->str, "TRYAGAIN", 8) == 0 &&
+	    clock_now_ns() + wait_ns <= until_ns) {
+		freeReplyObject(*rep);
+		if (!sleep_until(clock_now_ns() + wait_ns)) {
+			snprintf(why, size, "stopped");
+			return REDISCONN_STOP;
+		}
+		wait_ns *= 2;
+	}
+	return rc;
 }
 
 /*
@@ -814,6 +881,16 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	struct redis *r = ctx;
 	redisReply *const *e = rep->element;
 
+	if (rep->type == REDIS_REPLY_ERROR && r->cl != NULL &&
+	    (strncmp(rep->str, "TRYAGAIN", 8) == 0 ||
+		strncmp(rep->str, "ASK ", 4) == 0 ||
+		strncmp(rep->str, "MOVED ", 6) == 0)) {
+		/* Shard 0's slot on the move: the next call that reaches
+		 * it keeps the settings; a move ended sends the session to
+		 * its new node (home). */
+		r->cl->stale = true;
+		return REDISCONN_OK;
+	}
 	if (rep->type == REDIS_REPLY_ERROR) {
 		/* Flushed: load it at the next chance. */
 		if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
@@ -836,15 +913,46 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	return REDISCONN_OK;
 }
 
-/* INFO memory, until the server's eviction is judged. */
+/* INFO memory, until the server's eviction is judged; after, if it told. */
 static int
 info_words(void *ctx, const char **argv, size_t *lens)
 {
 	static const char *const w[] = { "INFO", "memory" };
+	const struct redis *r = ctx;
 
-	return ((const struct redis *)ctx)->mem_checked ?
-	    0 :
-	    words(argv, lens, w, 2);
+	return !r->mem_checked || (r->mem_told && !r->mem_by_config) ?
+	    words(argv, lens, w, 2) :
+	    0;
+}
+
+/* Why an evicting server is refused, or warned of mid-run, into out. */
+static void
+evicts_text(const struct redis *r, char *out, size_t size)
+{
+	snprintf(out, size,
+	    "maxmemory-policy %s (maxmemory %llu) evicts the keys of "
+	    "tbthrottle%s, resetting its limits: set maxmemory-policy "
+	    "noeviction, or give --redis-allow-eviction",
+	    r->mem.policy, (unsigned long long)r->mem.maxmemory,
+	    strncmp(r->mem.policy, "volatile", 8) == 0 ? " (they all expire)" :
+							 "");
+}
+
+/*
+ * The server's eviction, known, judged again mid-run: a warning, in the
+ * words of the start's refusal, as its policy turns to one that evicts.
+ */
+static void
+judge_again(struct redis *r)
+{
+	char text[256];
+	bool evicts = eviction_evicts(&r->mem);
+
+	if (evicts && !r->mem_evicting) {
+		evicts_text(r, text, sizeof text);
+		warnx("%s: %s", r->conn.shown, text);
+	}
+	r->mem_evicting = evicts;
 }
 
 /*
@@ -858,22 +966,24 @@ static enum redisconn_result
 judge_memory(struct redis *r, const char *what, const redisReply *rep,
     char *why, size_t size)
 {
-	const struct eviction *e = &r->mem;
+	char text[256];
 
-	if (eviction_known(e)) {
-		r->mem_checked = true;
-		if (eviction_evicts(e) && !r->allow_eviction)
-			redisconn_fatal(&r->conn,
-			    "maxmemory-policy %s (maxmemory %llu) evicts "
-			    "the keys of tbthrottle%s, resetting its limits: "
-			    "set maxmemory-policy noeviction, or give "
-			    "--redis-allow-eviction",
-			    e->policy, (unsigned long long)e->maxmemory,
-			    strncmp(e->policy, "volatile", 8) == 0 ?
-				" (they all expire)" :
-				"");
+	if (eviction_known(&r->mem)) {
+		r->mem_ns = clock_now_ns();
+		if (r->mem_told) {
+			judge_again(r);
+			return REDISCONN_OK;
+		}
+		r->mem_checked = r->mem_told = true;
+		r->mem_by_config = strcmp(what, "CONFIG GET") == 0;
+		if (eviction_evicts(&r->mem) && !r->allow_eviction) {
+			evicts_text(r, text, sizeof text);
+			redisconn_fatal(&r->conn, "%s", text);
+		}
 		return REDISCONN_OK;
 	}
+	if (r->mem_told)
+		return REDISCONN_OK; /* mid-run, a reading that did not tell */
 	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
@@ -900,10 +1010,11 @@ static int
 config_words(void *ctx, const char **argv, size_t *lens)
 {
 	static const char *const w[] = { "CONFIG", "GET", "maxmemory*" };
+	const struct redis *r = ctx;
 
-	return ((const struct redis *)ctx)->mem_checked ?
-	    0 :
-	    words(argv, lens, w, 3);
+	return !r->mem_checked || (r->mem_told && r->mem_by_config) ?
+	    words(argv, lens, w, 3) :
+	    0;
 }
 
 static enum redisconn_result
@@ -953,6 +1064,8 @@ start(struct redis *r)
 		return;
 	if (!redisconn_connected(&r->conn))
 		r->loaded = false;
+	if (r->mem_told) /* judged again from a reading of its own */
+		eviction_init(&r->mem);
 	redisconn_errand(
 	    &r->conn, session, sizeof session / sizeof session[0], r);
 }
@@ -1057,7 +1170,7 @@ meet(struct redis *r, char *why, size_t size)
 
 	if (r->cl != NULL) {
 		if (r->cl->stale &&
-		    (rc = cluster_refresh(r->cl, why, size)) != REDISCONN_OK)
+		    (rc = refresh(r, why, size)) != REDISCONN_OK)
 			return rc;
 		set_shard(r, 0);
 		if (!home(r))
@@ -1462,20 +1575,30 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 	return REDISCONN_OK;
 }
 
-/* Report Redis down (once) or back. */
+/*
+ * Report Redis down (once) or back.  On a cluster, the node that failed;
+ * back, the same name, and where it was reached when that is elsewhere
+ * (another node, with Sentinel the master promoted).
+ */
 static void
 report(struct redis *r, bool down, char *why, size_t size)
 {
+	char at[300];
+
 	if (down && !r->down) {
 		clean(r, why, size);
-		/* On a cluster, the node that failed; back, where it was
-		 * reached (with Sentinel, the master promoted). */
-		warnx("%s: %s; %s", r->cur->shown, why,
+		snprintf(r->down_at, sizeof r->down_at, "%s", r->cur->shown);
+		msg_escape(r->down_at, sizeof r->down_at);
+		warnx("%s: %s; %s", r->down_at, why,
 		    r->fallback == FALLBACK_LOCAL ?
 			"limiting locally until it is back" :
 			"waiting for it");
+	} else if (!down && r->down && strcmp(r->down_at, r->cur->shown) != 0) {
+		redisurl_hostport(r->cur->host, r->cur->port, at, sizeof at);
+		msg_escape(at, sizeof at);
+		warnx("%s: reached again, now at %s", r->down_at, at);
 	} else if (!down && r->down) {
-		warnx("%s: reached again", r->cur->shown);
+		warnx("%s: reached again", r->down_at);
 	}
 	r->down = down;
 }
@@ -1485,15 +1608,11 @@ static bool
 wait_retry(struct redis *r)
 {
 	int64_t until_ns = clock_now_ns() + r->retry_ns;
+	int64_t most_ns = r->url.nsentinels > 0 ? RETRY_SENTINEL_NS :
+						  RETRY_MAX_NS;
 
-	if (r->retry_ns < RETRY_MAX_NS)
-		r->retry_ns *= 2;
-	while (!signals_stop_requested()) {
-		if (clock_sleep_until(until_ns) != EINTR)
-			return true;
-		signals_dispatch();
-	}
-	return false;
+	r->retry_ns = r->retry_ns * 2 < most_ns ? r->retry_ns * 2 : most_ns;
+	return sleep_until(until_ns);
 }
 
 /* Book b[0..n) at now_ns in the local limit (FALLBACK_LOCAL). */
@@ -1576,8 +1695,12 @@ start_due(struct redis *r)
 {
 	int64_t now_ns = clock_now_ns();
 
+	/* A busy run keeps the settings with its calls: its eviction is
+	 * judged again at the heartbeat's pace all the same. */
 	if (r->down ? now_ns < r->next_try_ns :
-		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS)
+		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS &&
+		    (!r->mem_told ||
+			now_ns - r->mem_ns < HEARTBEAT_MS / 2 * MS))
 		return false;
 	start(r);
 	return true;
@@ -1590,6 +1713,7 @@ errand_done(struct redis *r, enum redisconn_result rc, char *why, size_t size)
 	int64_t now_ns = clock_now_ns();
 
 	if (rc == REDISCONN_OK) {
+		r->cur = &r->conn; /* where it was reached */
 		report(r, false, why, size);
 		r->retry_ns = RETRY_FIRST_NS;
 		return;

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "msg.h"
 #include "redisconn.h"
+#include "reply.h"
 #include "sentinel.h"
 #include "signals.h"
 
@@ -202,7 +203,7 @@ connect_now(struct redisconn *conn, char *why, size_t size)
 	default:
 		return REDISCONN_DOWN;
 	}
-	if ((conn->reader = redisReaderCreate()) == NULL) {
+	if ((conn->reader = reply_reader(&conn->bound)) == NULL) {
 		snprintf(why, size, "out of memory");
 		return drop(conn, REDISCONN_DOWN);
 	}
@@ -273,7 +274,8 @@ fill(struct redisconn *conn)
 {
 	char buf[16384];
 
-	for (;;) {
+	/* Past the bound, next_reply refuses the reply: read no more. */
+	while (!reply_full(conn->reader)) {
 		ssize_t n = transport_read(&conn->t, buf, sizeof buf);
 
 		if (n > 0) {
@@ -361,11 +363,15 @@ next_reply(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 		flush(conn);
 		fill(conn);
 	}
-	if (redisReaderGetReply(conn->reader, &reply) != REDIS_OK) {
+	if (redisReaderGetReply(conn->reader, &reply) != REDIS_OK ||
+	    (reply == NULL && reply_oversized(conn->reader, &conn->bound))) {
+		const char *bad = conn->bound.why[0] != '\0' ?
+		    conn->bound.why :
+		    conn->reader->errstr;
+
 		if (!conn->spoken)
-			redisconn_fatal(conn, "not a Redis server: %s",
-			    conn->reader->errstr);
-		snprintf(why, size, "%s", conn->reader->errstr);
+			redisconn_fatal(conn, "not a Redis server: %s", bad);
+		snprintf(why, size, "%s", bad);
 		return drop(conn, REDISCONN_DOWN);
 	}
 	if (reply != NULL) {
@@ -514,7 +520,7 @@ role_words(void *ctx, const char **argv, size_t *lens)
 static enum redisconn_result
 role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 {
-	const struct redisconn *conn = ctx;
+	struct redisconn *conn = ctx;
 	const redisReply *e = rep->elements > 0 ? rep->element[0] : NULL;
 
 	if (rep->type == REDIS_REPLY_ERROR)
@@ -524,6 +530,7 @@ role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	if (rep->type == REDIS_REPLY_ARRAY && e != NULL &&
 	    e->type == REDIS_REPLY_STRING && strcmp(e->str, "master") == 0)
 		return REDISCONN_OK;
+	conn->no_master = true;
 	snprintf(why, size,
 	    "ROLE says %s, not master: the sentinels named no master "
 	    "(a failover under way?)",
@@ -551,6 +558,8 @@ redisconn_errand(struct redisconn *conn, const struct redisconn_step *steps,
 	conn->ctx = ctx;
 	conn->at = redisconn_connected(conn) ? LOGIN_STEPS : 0;
 	conn->errand = true;
+	conn->misled = 0;
+	conn->no_master = false;
 }
 
 /* Step i of the errand, and its context in *ctx. */
@@ -636,8 +645,30 @@ find_master(struct redisconn *conn, char *why, size_t size)
 	return rc;
 }
 
-enum redisconn_result
-redisconn_advance(struct redisconn *conn, char *why, size_t size)
+/*
+ * The server the sentinels named is no master (a sentinel that lags a
+ * failover, or watches another server under that name): ask the next
+ * sentinel first, at once, unless each has named one so in this errand.
+ * True when the errand starts again so.
+ */
+static bool
+ask_next(struct redisconn *conn)
+{
+	size_t n = conn->url->nsentinels;
+
+	if (!conn->no_master || conn->misled + 1 >= n)
+		return false;
+	conn->no_master = false;
+	conn->misled++;
+	conn->sentinel = (conn->sentinel + 1) % n;
+	conn->at = 0;
+	conn->errand = true;
+	return true;
+}
+
+/* redisconn_advance, the sentinels asked once for the master. */
+static enum redisconn_result
+advance_once(struct redisconn *conn, char *why, size_t size)
 {
 	enum redisconn_result rc;
 	redisReply *rep = NULL;
@@ -661,6 +692,17 @@ redisconn_advance(struct redisconn *conn, char *why, size_t size)
 			return drop(conn, rc);
 	}
 	return REDISCONN_OK;
+}
+
+enum redisconn_result
+redisconn_advance(struct redisconn *conn, char *why, size_t size)
+{
+	enum redisconn_result rc;
+
+	while ((rc = advance_once(conn, why, size)) == REDISCONN_DOWN &&
+	    ask_next(conn))
+		;
+	return rc;
 }
 
 void

@@ -9,6 +9,7 @@
 #include <hiredis.h>
 
 #include "redisurl.h"
+#include "reply.h"
 #include "transport.h"
 
 /* Connecting, and each command, waits this long for Redis at most. */
@@ -52,10 +53,13 @@ struct redisconn {
 	int port;
 	struct sentinel *asking; /* the sentinels, while they are asked */
 	size_t sentinel;	 /* which named the master last */
+	size_t misled;		 /* named a server no master, this errand */
+	bool no_master;		 /* ROLE said so of the server named */
 	struct transport t;	 /* t.fd -1 while not connected */
 	struct tls_config tls;	 /* with rediss:// */
 	bool asked_tls;		 /* whether a server that hung up speaks TLS */
 	redisReader *reader;
+	struct reply_bound bound; /* what a reply read may hold */
 	char *out; /* commands formatted, out[sent..len) not yet written */
 	size_t out_len, out_sent, out_size;
 	int gone;	     /* the link broke: errno, or -1 at its end */
