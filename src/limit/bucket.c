@@ -168,6 +168,37 @@ bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost)
 	normalize(b);
 }
 
+/*
+ * Was the bucket full at t_ns before the latest units were taken from it:
+ * tokens_at(t_ns) + units >= burst, that is earned + units >= k?
+ */
+static bool
+full_before(const struct bucket *b, uint64_t units, int64_t t_ns)
+{
+	int64_t earned = bucket_muldiv_floor(t_ns - b->base_ns, b->n, b->d);
+	uint64_t owed;
+
+	if (earned >= 0)
+		return units >= b->k || (uint64_t)earned >= b->k - units;
+	/* Before base_ns: the units must make up k and what is owed. */
+	owed = (uint64_t)(-(earned + 1)) + 1;
+	return units >= b->k && units - b->k >= owed;
+}
+
+void
+bucket_went(struct bucket *b, uint64_t units, int64_t at_ns)
+{
+	int64_t t = at_ns - b->catchup_ns;
+
+	/* Taken at t, the units would have found it full and had only its
+	 * burst: charge them so, which only ever gives fewer tokens. */
+	if (units == 0 || b->n == 0 || !full_before(b, units, t))
+		return;
+	b->base_ns = t;
+	b->k = units;
+	normalize(b);
+}
+
 void
 bucket_retune(
     struct bucket *b, uint64_t n, uint64_t d, uint64_t burst, int64_t now_ns)

@@ -70,6 +70,16 @@ void bucket_charge(
     struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost);
 
 /*
+ * The latest units taken or charged went at at_ns, no earlier than they
+ * were taken (a write returned, a command started): the bucket becomes
+ * what it would be had they been taken at at_ns, whose catch-up reaches
+ * back to at_ns - catchup_ns; only ever fewer tokens.  So the bound on
+ * releases holds at the times they really went: a slow start or write
+ * keeps its place for up to catchup_ns, as a late wake-up does.
+ */
+void bucket_went(struct bucket *b, uint64_t units, int64_t at_ns);
+
+/*
  * Change the rate to n units every d ns and the capacity to burst at
  * now_ns.  Tokens earned until now_ns are counted at the old rate, then
  * cut to the new burst; a debt is kept, and so is the progress towards

@@ -17,6 +17,7 @@ sim_start(struct sim *s, const int64_t *arrive, const int *key, int count,
 	s->jitter = jitter;
 	s->below = below;
 	s->change_at = INT64_MAX;
+	s->went_ns = INT64_MIN;
 	for (int i = 0; i < SIM_RECORDS; i++)
 		s->rel[i] = -1;
 }
@@ -71,6 +72,23 @@ sim_full(const struct sim *s)
 	return s->len + n > sizeof s->buf;
 }
 
+/*
+ * Record id, the first of units left of a send in bytes left, starts: it
+ * goes some time in the spawn, and then the gate is told.
+ */
+static void
+sim_spawn(struct sim *s, int id, uint64_t units, size_t bytes)
+{
+	int64_t before = s->now;
+
+	s->now += (int64_t)s->below((uint64_t)s->spawn_ns + 1);
+	s->rel[id] = before +
+	    (int64_t)s->below((uint64_t)(s->now - before) + 1);
+	s->order[s->nrel++] = id;
+	s->went_ns = s->now;
+	gate_went(s->went, units, bytes, s->now);
+}
+
 /* Take bytes at off out of the buffer, as sent (or dropped) now. */
 static void
 sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
@@ -92,7 +110,9 @@ sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
 	for (size_t i = off; i < off + bytes;) {
 		int id = atoi(s->buf + i + 2);
 
-		if (send) {
+		if (send && s->went != NULL) {
+			sim_spawn(s, id, units--, off + bytes - i);
+		} else if (send) {
 			s->rel[id] = s->now;
 			s->order[s->nrel++] = id;
 		} else {
@@ -157,7 +177,8 @@ sim_run(struct sim *s, const struct policy *p)
 	for (int steps = 0; steps < 100000; steps++) {
 		sim_change(s, p);
 		v = (struct view){ s->buf, s->len, s->eof, sim_full(s),
-			s->ready_ns, s->read_ns };
+			s->ready_ns,
+			s->read_ns > s->went_ns ? s->read_ns : s->went_ns };
 		policy_next(p, &v, s->now, &a);
 		/* Once all is admitted (it waits or reads), what it holds. */
 		if ((a.kind == ACT_WAIT || a.kind == ACT_READ) &&
