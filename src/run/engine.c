@@ -27,6 +27,7 @@ struct run {
 	uint64_t jobs_ended;  /* --exec: commands seen to end */
 	bool slots_full;      /* --exec: records waited for a slot... */
 	int64_t slot_free_ns; /* ... until then */
+	int64_t went_ns;      /* when the latest units had gone */
 	bool failed;	      /* the policy could not go on */
 	uint64_t pass;	      /* --loop: passes begun again */
 	uint64_t pass_bytes;  /* bytes in when the last pass began */
@@ -218,6 +219,62 @@ note_late(struct stats *st, int64_t due_ns, int64_t now_ns)
 		st->max_late_ns = now_ns - due_ns;
 }
 
+/*
+ * The units of a send, in bytes, went by now: the limits count them as
+ * of then (the time taken after the write, or the spawn, is no earlier
+ * than when they really went).
+ */
+static void
+went(struct run *r, uint64_t units, uint64_t bytes)
+{
+	const struct gate *g = r->e->gate;
+
+	if (g == NULL || !gate_limits(g))
+		return;
+	r->went_ns = clock_now_ns();
+	gate_went(g, units, bytes, r->went_ns);
+}
+
+/* The records of a send being handed to --exec, and what is left of it. */
+struct handing {
+	struct run *r;
+	uint64_t units;
+	uint64_t bytes;
+};
+
+/*
+ * Start the command for rec[0..len); once it has started (posix_spawn
+ * returns after the exec), the limits learn so of it and of the records
+ * after it, which start later still.
+ */
+static enum stream_fate
+start_one(void *ctx, const char *rec, size_t len)
+{
+	struct handing *h = ctx;
+	enum stream_fate fate = jobs_hand(h->r->e->jobs, rec, len);
+
+	if (fate == STREAM_KEPT)
+		return fate;
+	went(h->r, h->units, h->bytes);
+	h->units -= h->units > 0 ? 1 : 0;
+	/* Its delimiter too; the last record may have none. */
+	h->bytes -= h->bytes > len + 1 ? len + 1 : h->bytes;
+	return fate;
+}
+
+/*
+ * What the policy sees of the input: bytes that came while units were
+ * going (a write, a command's start) came, for the limits, when they had
+ * gone, as the limits count those units from then.
+ */
+static void
+view(struct run *r, struct view *v)
+{
+	stream_view(&r->s, v);
+	if (v->read_ns < r->went_ns)
+		v->read_ns = r->went_ns;
+}
+
 /* Carry out action a, decided at now_ns; false to stop. */
 static bool
 act(struct run *r, const struct action *a, int64_t now_ns)
@@ -229,11 +286,14 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
 		if (r->e->jobs != NULL) {
-			stream_hand(&r->s, a->bytes, jobs_hand, r->e->jobs);
+			struct handing h = { r, a->units, a->bytes };
+
+			stream_hand(&r->s, a->bytes, start_one, &h);
 			return true;
 		}
 		around_output(r, false);
 		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
+		went(r, a->units, a->bytes);
 		around_output(r, true);
 		return true;
 	case ACT_DROP:
@@ -296,7 +356,7 @@ settle(struct run *r)
 
 	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
 	    !r->s.out_gone && r->s.unsent == 0) {
-		stream_view(&r->s, &v);
+		view(r, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
 			break;
@@ -315,7 +375,7 @@ finish_drop(struct run *r)
 	struct action a;
 	struct view v;
 
-	stream_view(&r->s, &v);
+	view(r, &v);
 	policy_next(r->pol, &v, clock_now_ns(), &a);
 	if (a.kind == ACT_DROP)
 		return act(r, &a, clock_now_ns());
@@ -384,7 +444,7 @@ turn(struct run *r)
 		return move_long(r) || read_more(r, READ_COPY);
 	if (signals_stop_requested())
 		return r->s.drop_open && finish_drop(r);
-	stream_view(&r->s, &v);
+	view(r, &v);
 	if (r->slots_full && r->e->jobs != NULL && jobs_room(r->e->jobs) > 0) {
 		r->slots_full = false;
 		r->slot_free_ns = clock_now_ns();
@@ -445,6 +505,7 @@ engine_run(const struct engine *e)
 
 	run = (struct run){ .e = e,
 		.pol = e->policy,
+		.went_ns = INT64_MIN,
 		.seen = changes,
 		.share_tty = e->progress &&
 		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
