@@ -268,6 +268,63 @@ struct pfound {
 	char first[96];
 };
 
+/* Random arrivals at about pc's rate, of keys keys. */
+static void
+pcase_arrivals(const struct pcase *pc, int keys, int64_t *arrive, int *key)
+{
+	int64_t t = 0;
+
+	for (int i = 0; i < SIM_RECORDS; i++) {
+		if (rng_below(4) == 0)
+			t += (int64_t)rng_below(2 * pc->d / pc->n + 1);
+		arrive[i] = t;
+		key[i] = (int)rng_below((uint64_t)keys);
+	}
+}
+
+/* The gate g over pc's limit of alg, its backend in be (or kb). */
+static void
+pcase_gate(struct pcase *pc, enum palg alg, struct gate *g,
+    struct gate_backend *be, struct keys_backend *kb)
+{
+	gate_init(g, &(struct framer){ false, '\n' },
+	    1 + rng_below(pc->burst < 4 ? pc->burst : 4));
+	if (keyed(alg)) {
+		keys_backend(be, kb, &pc->kt);
+		g->quantum = 1;
+	} else {
+		limiter_backend(be, &pc->l);
+	}
+	gate_set_units(g, be);
+	if (alg == P_LEAKY)
+		g->quantum = 1;
+}
+
+/*
+ * Count in f what run s of case c, in mode, found amiss (bad: what the
+ * mode found besides), as its records arrived at arrive[].
+ */
+static void
+pcase_found(const struct pcase *pc, int c, enum pmode mode, const struct sim *s,
+    const int64_t *arrive, int bad, struct pfound *f)
+{
+	enum palg alg = (enum palg)(c % P_NALG);
+
+	bad += s->bad;
+	for (int i = 0; i < s->nrel; i++)
+		if (s->rel[s->order[i]] < arrive[s->order[i]] ||
+		    (i > 0 && s->order[i] < s->order[i - 1]))
+			bad++; /* early, or out of order */
+	f->order += bad;
+	if (s->nrel + s->ndrop != SIM_RECORDS || s->len != 0)
+		f->count++;
+	if (!pcase_bound_ok(pc, alg, s))
+		f->bound++;
+	if (f->first[0] == '\0' && f->order + f->count + f->bound > 0)
+		snprintf(f->first, sizeof f->first, " (first: case %d, %s, %s)",
+		    c, palg_name[alg], pmode_name[mode]);
+}
+
 /*
  * Case c: random arrivals through the real policy of its mode over the
  * limit of its algorithm; with went, each record sent takes a random
@@ -280,8 +337,8 @@ property_case(int c, bool went, struct pfound *f)
 	enum pmode mode = (enum pmode)((c / P_NALG) % M_NMODE);
 	static struct pcase pc;
 	static struct sim s;
-	int64_t arrive[SIM_RECORDS], t = 0;
-	int key[SIM_RECORDS], keys = keyed(alg) ? 3 : 1;
+	int64_t arrive[SIM_RECORDS];
+	int key[SIM_RECORDS];
 	struct gate g;
 	struct gate_backend be;
 	static struct keys_backend kb;
@@ -291,7 +348,6 @@ property_case(int c, bool went, struct pfound *f)
 	struct queue q;
 	uint64_t qmax = 1 + rng_below(5);
 	bool qdrop = rng_below(2) == 0;
-	int bad = 0;
 
 	if (keyed(alg) && mode == M_QUEUE)
 		mode = M_SHAPE; /* -k does not combine with --queue */
@@ -310,23 +366,8 @@ property_case(int c, bool went, struct pfound *f)
 	if (pc.width < 1)
 		pc.width = 1;
 	pcase_limiter(&pc, alg, c);
-	for (int i = 0; i < SIM_RECORDS; i++) {
-		if (rng_below(4) == 0)
-			t += (int64_t)rng_below(2 * pc.d / pc.n + 1);
-		arrive[i] = t;
-		key[i] = (int)rng_below((uint64_t)keys);
-	}
-	gate_init(&g, &(struct framer){ false, '\n' },
-	    1 + rng_below(pc.burst < 4 ? pc.burst : 4));
-	if (keyed(alg)) {
-		keys_backend(&be, &kb, &pc.kt);
-		g.quantum = 1;
-	} else {
-		limiter_backend(&be, &pc.l);
-	}
-	gate_set_units(&g, &be);
-	if (alg == P_LEAKY)
-		g.quantum = 1;
+	pcase_arrivals(&pc, keyed(alg) ? 3 : 1, arrive, key);
+	pcase_gate(&pc, alg, &g, &be, &kb);
 	sim_start(&s, arrive, key, SIM_RECORDS, mode != M_DROP, rng_below);
 	if (went) {
 		s.went = &g;
@@ -339,30 +380,18 @@ property_case(int c, bool went, struct pfound *f)
 	else
 		(void)queue_policy(&p, &q, &g, qmax, qdrop);
 	sim_run(&s, &p);
-	bad += s.bad;
-	for (int i = 0; i < s.nrel; i++)
-		if (s.rel[s.order[i]] < arrive[s.order[i]] ||
-		    (i > 0 && s.order[i] < s.order[i - 1]))
-			bad++; /* early, or out of order */
-	if (mode == M_SHAPE && s.ndrop > 0)
-		bad++; /* shaping never drops */
-	/* A dropping queue holds at most its N while it waits. */
-	if (mode == M_QUEUE && qdrop && s.most_held > qmax)
-		bad++;
-	f->order += bad;
-	if (s.nrel + s.ndrop != SIM_RECORDS || s.len != 0)
-		f->count++;
-	if (!pcase_bound_ok(&pc, alg, &s))
-		f->bound++;
+	/* Shaping never drops; a dropping queue holds at most its N while
+	 * it waits. */
+	pcase_found(&pc, c, mode, &s, arrive,
+	    (mode == M_SHAPE && s.ndrop > 0) +
+		(mode == M_QUEUE && qdrop && s.most_held > qmax),
+	    f);
 	if (mode == M_QUEUE)
 		queue_free(&q);
 	if (alg == P_SLIDING)
 		sliding_free(&pc.w);
 	if (keyed(alg))
 		keys_free(&pc.kt);
-	if (f->first[0] == '\0' && f->order + f->count + f->bound > 0)
-		snprintf(f->first, sizeof f->first, " (first: case %d, %s, %s)",
-		    c, palg_name[alg], pmode_name[mode]);
 }
 
 /* The checks of what the cases found. */
