@@ -311,13 +311,15 @@ needs_strace() {
 # returns in the process that started it (it returns once the exec is
 # done), and a write before it returns: no later than tbthrottle can
 # know the unit went.  CMD is killed after $TB_LIMIT seconds, as by tb.
+# A build with ASan looks for leaks by no means a traced process has.
 traced() {
 	local call=$1 log=$2
 	shift 2
 	if command -v timeout >/dev/null 2>&1; then
 		set -- timeout -k 2 "$TB_LIMIT" "$@"
 	fi
-	strace -f -qq --seccomp-bpf -e trace="$call" -e signal=none \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    strace -f -qq --seccomp-bpf -e trace="$call" -e signal=none \
 	    --absolute-timestamps=format:unix,precision:ns -o "$log" "$@"
 }
 
