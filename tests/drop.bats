@@ -25,6 +25,11 @@ load helpers
 	run -0 tb -k 1 -r 1/h -b 2 --catch-up 0 --drop "$d/in" \
 	    --exec sh -c 'echo "$1"' _
 	assert_eq "$output" "$(head -n 8 "$d/in")" "two a key, started"
+	# A record whose first bytes came before the one before it went.
+	run -0 --separate-stderr bash -c '
+	    { printf "ab"; sleep 0.2; printf "c\nde"; sleep 0.2; printf "f\ng\n"; } |
+	    tb -r 1/min -b 2 --catch-up 0 --drop'
+	assert_eq "$output" $'abc\ndef' "a split record, as of its first byte"
 }
 
 @test "--drop-to: the dropped units are in the file, whole and in order" {

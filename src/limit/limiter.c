@@ -177,6 +177,9 @@ k_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
 	const struct keytab *t = self;
 
+	/* No time before the latest units of any key went. */
+	if (now_ns < t->went_ns)
+		now_ns = t->went_ns;
 	if (t->cur_none || t->cur_inf)
 		return t->cur_none ? 0 : UINT64_MAX;
 	switch (t->kind) {
@@ -195,6 +198,8 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	struct keytab *t = self;
 	uint64_t got;
 
+	if (now_ns < t->went_ns)
+		now_ns = t->went_ns;
 	/* keys_select made room in a window's times for one release. */
 	if (t->cur_none || t->cur_inf)
 		got = t->cur_none ? 0 : max;
@@ -214,6 +219,8 @@ k_went(void *self, uint64_t units, int64_t at_ns)
 {
 	struct keytab *t = self;
 
+	if (at_ns > t->went_ns)
+		t->went_ns = at_ns;
 	if (t->cur_none || t->cur_inf)
 		return;
 	if (t->kind == KEYS_SLIDING)
@@ -230,6 +237,7 @@ void
 limiter_of_keys(struct limiter *l, struct keytab *t)
 {
 	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, k_went };
+	t->went_ns = INT64_MIN;
 }
 
 /* Are a and b bookings in the same bucket: the same key, or none? */

@@ -27,7 +27,6 @@ struct run {
 	uint64_t jobs_ended;  /* --exec: commands seen to end */
 	bool slots_full;      /* --exec: records waited for a slot... */
 	int64_t slot_free_ns; /* ... until then */
-	int64_t went_ns;      /* when the latest units had gone */
 	bool failed;	      /* the policy could not go on */
 	uint64_t pass;	      /* --loop: passes begun again */
 	uint64_t pass_bytes;  /* bytes in when the last pass began */
@@ -229,10 +228,8 @@ went(struct run *r, uint64_t units, uint64_t bytes)
 {
 	const struct gate *g = r->e->gate;
 
-	if (g == NULL || !gate_limits(g))
-		return;
-	r->went_ns = clock_now_ns();
-	gate_went(g, units, bytes, r->went_ns);
+	if (g != NULL && gate_limits(g))
+		gate_went(g, units, bytes, clock_now_ns());
 }
 
 /* The records of a send being handed to --exec, and what is left of it. */
@@ -260,19 +257,6 @@ start_one(void *ctx, const char *rec, size_t len)
 	/* Its delimiter too; the last record may have none. */
 	h->bytes -= h->bytes > len + 1 ? len + 1 : h->bytes;
 	return fate;
-}
-
-/*
- * What the policy sees of the input: bytes that came while units were
- * going (a write, a command's start) came, for the limits, when they had
- * gone, as the limits count those units from then.
- */
-static void
-view(struct run *r, struct view *v)
-{
-	stream_view(&r->s, v);
-	if (v->read_ns < r->went_ns)
-		v->read_ns = r->went_ns;
 }
 
 /* Carry out action a, decided at now_ns; false to stop. */
@@ -356,7 +340,7 @@ settle(struct run *r)
 
 	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
 	    !r->s.out_gone && r->s.unsent == 0) {
-		view(r, &v);
+		stream_view(&r->s, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
 			break;
@@ -375,7 +359,7 @@ finish_drop(struct run *r)
 	struct action a;
 	struct view v;
 
-	view(r, &v);
+	stream_view(&r->s, &v);
 	policy_next(r->pol, &v, clock_now_ns(), &a);
 	if (a.kind == ACT_DROP)
 		return act(r, &a, clock_now_ns());
@@ -444,7 +428,7 @@ turn(struct run *r)
 		return move_long(r) || read_more(r, READ_COPY);
 	if (signals_stop_requested())
 		return r->s.drop_open && finish_drop(r);
-	view(r, &v);
+	stream_view(&r->s, &v);
 	if (r->slots_full && r->e->jobs != NULL && jobs_room(r->e->jobs) > 0) {
 		r->slots_full = false;
 		r->slot_free_ns = clock_now_ns();
@@ -505,7 +489,6 @@ engine_run(const struct engine *e)
 
 	run = (struct run){ .e = e,
 		.pol = e->policy,
-		.went_ns = INT64_MIN,
 		.seen = changes,
 		.share_tty = e->progress &&
 		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };

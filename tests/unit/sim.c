@@ -17,7 +17,6 @@ sim_start(struct sim *s, const int64_t *arrive, const int *key, int count,
 	s->jitter = jitter;
 	s->below = below;
 	s->change_at = INT64_MAX;
-	s->went_ns = INT64_MIN;
 	for (int i = 0; i < SIM_RECORDS; i++)
 		s->rel[i] = -1;
 }
@@ -85,7 +84,6 @@ sim_spawn(struct sim *s, int id, uint64_t units, size_t bytes)
 	s->rel[id] = before +
 	    (int64_t)s->below((uint64_t)(s->now - before) + 1);
 	s->order[s->nrel++] = id;
-	s->went_ns = s->now;
 	gate_went(s->went, units, bytes, s->now);
 }
 
@@ -177,8 +175,7 @@ sim_run(struct sim *s, const struct policy *p)
 	for (int steps = 0; steps < 100000; steps++) {
 		sim_change(s, p);
 		v = (struct view){ s->buf, s->len, s->eof, sim_full(s),
-			s->ready_ns,
-			s->read_ns > s->went_ns ? s->read_ns : s->went_ns };
+			s->ready_ns, s->read_ns };
 		policy_next(p, &v, s->now, &a);
 		/* Once all is admitted (it waits or reads), what it holds. */
 		if ((a.kind == ACT_WAIT || a.kind == ACT_READ) &&

@@ -45,8 +45,6 @@ struct sim {
 	 * then the gate is told it went (gate_went), as the engine tells. */
 	const struct gate *went;
 	int64_t spawn_ns;
-	int64_t went_ns;  /* when the latest went: the engine's read_ns
-			  * is no earlier */
 	size_t most_held; /* records held while waiting, at most */
 	bool failed;	  /* the policy stopped the run (ACT_FAIL) */
 	int bad;	  /* actions the engine cannot take */

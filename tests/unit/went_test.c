@@ -108,6 +108,21 @@ bucket_cases(void)
 	check(bucket_ready_at(&b, 0, 1) == 105 * MS,
 	    "5 ms beyond the catch-up: %" PRId64, bucket_ready_at(&b, 0, 1));
 
+	/*
+	 * --drop judges a record as of when it came: a time before the
+	 * latest units went counts as that time, not as one before the
+	 * bucket they were taken from was there.  1/min, burst 2, catch-up
+	 * 10 ms: the first went 50 ms after it came, the second came with
+	 * it and has the second token.
+	 */
+	bucket_init(&b, 1, 60 * NS, 2, 2, 0);
+	bucket_set_catchup(&b, 10 * MS);
+	check(bucket_take(&b, 0, 0, 1) == 1, "the first at 0");
+	bucket_went(&b, 1, 50 * MS);
+	check(bucket_avail(&b, 0, 0) == 1, "judged at 0, the second: %" PRIu64,
+	    bucket_avail(&b, 0, 0));
+	check(bucket_take(&b, 0, 0, 2) == 1, "taken");
+
 	/* Units taken on a schedule (the bucket not full when they were
 	 * taken, nor when they went): no change. */
 	bucket_init(&b, 1, 10 * MS, 5, 5, 0);
@@ -199,10 +214,12 @@ gate_cases(void)
 	(void)gate_plan(&g, &a, 1, 0);
 	check(a.due_ns == NS + 30 * MS, "key a's window told: %" PRId64,
 	    a.due_ns);
+	/* Taken at 0, after a went at 30 ms: as of then, whatever the
+	 * key. */
 	gate_take(&g, &b, 1, 4, 0);
-	gate_went(&g, 1, 4, 5 * MS);
+	gate_went(&g, 1, 4, 35 * MS);
 	(void)gate_plan(&g, &b, 1, 0);
-	check(b.due_ns == NS + 5 * MS, "key b's own: %" PRId64, b.due_ns);
+	check(b.due_ns == NS + 35 * MS, "key b's own: %" PRId64, b.due_ns);
 	/* a is selected again (planned), not taken: a later went is of no
 	 * unit of a's. */
 	(void)gate_plan(&g, &a, 1, 0);
@@ -210,7 +227,34 @@ gate_cases(void)
 	(void)gate_plan(&g, &a, 1, 0);
 	check(a.due_ns == NS + 30 * MS, "no take since: key a unchanged");
 	(void)gate_plan(&g, &b, 1, 0);
-	check(b.due_ns == NS + 5 * MS, "nor key b");
+	check(b.due_ns == NS + 35 * MS, "nor key b");
+	keys_free(&t);
+}
+
+/* A bucket per key, told: a judge as of before then is as of then. */
+static void
+keys_bucket_case(void)
+{
+	struct gate g;
+	struct gate_backend be;
+	struct keys_backend kb;
+	struct keytab t;
+	struct keyrule kr = { 0 };
+	struct booking a = { .rec = "a 1\n", .bytes = 4, .units = 1 };
+
+	bucket_init(&kr.bucket, 1, 60 * NS, 2, 2, 0);
+	bucket_set_catchup(&kr.bucket, 10 * MS);
+	(void)keys_init(&t, KEYS_BUCKET, &kr, 1, NULL, 100,
+	    &(struct siphash_key){ { 3, 4 } }, 0);
+	t.spec = (struct keyspec){ 1, -1, '\n' };
+	keys_backend(&be, &kb, &t);
+	gate_init(&g, &(struct framer){ false, '\n' }, 1);
+	gate_set_units(&g, &be);
+	check(gate_judge(&g, &a, 1) == 1 && a.taken == 1, "a's first at 0");
+	gate_went(&g, 1, 4, 50 * MS);
+	check(gate_judge(&g, &a, 1) == 1 && a.taken == 1,
+	    "a's second, judged at 0 after the first went at 50 ms");
+	check(gate_judge(&g, &a, 1) == 1 && a.taken == 0, "a's third: none");
 	keys_free(&t);
 }
 
@@ -223,4 +267,5 @@ test_went(void)
 	bucket_cases();
 	bucket_never_more();
 	gate_cases();
+	keys_bucket_case();
 }
