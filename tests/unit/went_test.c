@@ -165,11 +165,24 @@ bucket_never_more(void)
 	    bad == 0, "%d times a bucket told of a late start gave more", bad);
 }
 
+/* The gate g over a table t of rule kr per key (-k 1), through kb. */
+static void
+keyed_gate(struct gate *g, struct gate_backend *be, struct keys_backend *kb,
+    struct keytab *t, enum keys_kind kind, const struct keyrule *kr)
+{
+	(void)keys_init(
+	    t, kind, kr, 1, NULL, 100, &(struct siphash_key){ { 1, 2 } }, 0);
+	t->spec = (struct keyspec){ 1, -1, '\n' };
+	keys_backend(be, kb, t);
+	gate_init(g, &(struct framer){ false, '\n' }, 1);
+	gate_set_units(g, be);
+}
+
 /* Through the gate: every limit in memory is told; a key's, of it. */
 static void
 gate_cases(void)
 {
-	struct sliding w1, w2, rule;
+	struct sliding w1, w2;
 	struct limiter m[2], all;
 	struct limiter_set set = { m, 2 };
 	struct gate g;
@@ -199,14 +212,8 @@ gate_cases(void)
 	sliding_free(&w2);
 
 	/* -k 1 -a sliding -r 1/s: only the key that took is told. */
-	rule = (struct sliding){ .limit = 1, .width_ns = NS };
-	kr.sliding = rule;
-	(void)keys_init(&t, KEYS_SLIDING, &kr, 1, NULL, 100,
-	    &(struct siphash_key){ { 1, 2 } }, 0);
-	t.spec = (struct keyspec){ 1, -1, '\n' };
-	keys_backend(&be, &kb, &t);
-	gate_init(&g, &(struct framer){ false, '\n' }, 1);
-	gate_set_units(&g, &be);
+	kr.sliding = (struct sliding){ .limit = 1, .width_ns = NS };
+	keyed_gate(&g, &be, &kb, &t, KEYS_SLIDING, &kr);
 	check(gate_alone(&g), "a limit per key: each record alone");
 	gate_take(&g, &a, 1, 4, 0);
 	gate_went(&g, 1, 4, 30 * MS);
@@ -244,12 +251,7 @@ keys_bucket_case(void)
 
 	bucket_init(&kr.bucket, 1, 60 * NS, 2, 2, 0);
 	bucket_set_catchup(&kr.bucket, 10 * MS);
-	(void)keys_init(&t, KEYS_BUCKET, &kr, 1, NULL, 100,
-	    &(struct siphash_key){ { 3, 4 } }, 0);
-	t.spec = (struct keyspec){ 1, -1, '\n' };
-	keys_backend(&be, &kb, &t);
-	gate_init(&g, &(struct framer){ false, '\n' }, 1);
-	gate_set_units(&g, &be);
+	keyed_gate(&g, &be, &kb, &t, KEYS_BUCKET, &kr);
 	check(gate_judge(&g, &a, 1) == 1 && a.taken == 1, "a's first at 0");
 	gate_went(&g, 1, 4, 50 * MS);
 	check(gate_judge(&g, &a, 1) == 1 && a.taken == 1,
