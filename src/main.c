@@ -229,6 +229,7 @@ run(const struct config *cfg)
 	stats.start_ns = e.start_ns;
 	build_limits(&limits, cfg, e.start_ns, &stats);
 	e.framer = limits.gate.framer;
+	e.gate = &limits.gate;
 	/* With --tiers, the counts of each tier follow each record. */
 	e.tally = limits.counts.rows != NULL ? tiercounts_tally : NULL;
 	e.tally_ctx = &limits.counts;

@@ -14,6 +14,24 @@ load helpers
 	assert_eq "$(json_field bytes_dropped)" 271 "bytes_dropped"
 }
 
+# The limits count a unit from when its write returned (or its command
+# started): records that came meanwhile are judged as of then, not
+# before it, where the unit would seem taken from a bucket not yet there.
+@test "--drop: records that came while the one before went are judged as of then, each key's burst whole" {
+	local d=$BATS_TEST_TMPDIR
+	keyed 12 4 >"$d/in"
+	run -0 tb -k 1 -r 1/h -b 2 --catch-up 0 --drop "$d/in"
+	assert_eq "$output" "$(head -n 8 "$d/in")" "two a key"
+	run -0 tb -k 1 -r 1/h -b 2 --catch-up 0 --drop "$d/in" \
+	    --exec sh -c 'echo "$1"' _
+	assert_eq "$output" "$(head -n 8 "$d/in")" "two a key, started"
+	# A record whose first bytes came before the one before it went.
+	run -0 --separate-stderr bash -c '
+	    { printf "ab"; sleep 0.2; printf "c\nde"; sleep 0.2; printf "f\ng\n"; } |
+	    tb -r 1/min -b 2 --catch-up 0 --drop'
+	assert_eq "$output" $'abc\ndef' "a split record, as of its first byte"
+}
+
 @test "--drop-to: the dropped units are in the file, whole and in order" {
 	local d=$BATS_TEST_TMPDIR
 	run -0 --separate-stderr bash -c 'seq 100 | tb -r 1/min -b 10 --drop-to "$0"' "$d/dropped"

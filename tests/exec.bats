@@ -421,6 +421,79 @@ few_processes() {
 	assert_le "${BASH_REMATCH[1]%.*}" 50 "max lateness (ms)"
 }
 
+# A window's bound holds where the commands start: the times of their
+# execs, as the kernel saw them (strace), never put more than N in any
+# window.  Each record counts from when its command had started, after
+# the exec, not from when it was let through: the execs of a batch follow
+# one another, and a late wake-up's may come after the catch-up's due.
+@test "--exec -a sliding: no window of the period holds more than N command starts, at any -j" {
+	local d=$BATS_TEST_TMPDIR cmd opts
+	needs_strace
+	cmd=$(type -P true)
+	seq 40 >"$d/in"
+	for opts in "-j 1" "-j 4" "-j 20" "-j 20 --catch-up 0"; do
+		# shellcheck disable=SC2086 # the options, word by word
+		run -0 traced execve "$d/log" "$TB" -a sliding -r 10/200ms $opts \
+		    "$d/in" --exec "$cmd"
+		assert_eq "$(execs "$d/log" "$cmd" | wc -l | tr -d ' ')" 40 \
+		    "$opts: commands started"
+		assert_le "$(execs "$d/log" "$cmd" | most_in_span 200000000)" 10 \
+		    "$opts: most starts within 200 ms"
+	done
+}
+
+@test "--exec -a fixed: no window of the wall clock holds more than N command starts, at any -j" {
+	local d=$BATS_TEST_TMPDIR cmd opts
+	needs_strace
+	cmd=$(type -P true)
+	seq 40 >"$d/in"
+	for opts in "-j 1" "-j 4" "-j 20"; do
+		# shellcheck disable=SC2086 # the options, word by word
+		run -0 traced execve "$d/log" "$TB" -a fixed -r 10/200ms $opts \
+		    "$d/in" --exec "$cmd"
+		assert_eq "$(execs "$d/log" "$cmd" | wc -l | tr -d ' ')" 40 \
+		    "$opts: commands started"
+		assert_le "$(execs "$d/log" "$cmd" |
+		    most_in_windows 200000000 20000000)" 10 \
+		    "$opts: most starts in a window of 200 ms"
+	done
+}
+
+@test "--exec -a leaky --catch-up 0: command starts are never less than 1/rate apart" {
+	local d=$BATS_TEST_TMPDIR cmd
+	needs_strace
+	cmd=$(type -P true)
+	seq 20 >"$d/in"
+	run -0 traced execve "$d/log" "$TB" -a leaky -r 20/s --catch-up 0 \
+	    -j 4 "$d/in" --exec "$cmd"
+	assert_eq "$(execs "$d/log" "$cmd" | wc -l | tr -d ' ')" 20 "commands"
+	assert_le "$(execs "$d/log" "$cmd" | most_in_span 50000000)" 1 \
+	    "most starts within 50 ms"
+}
+
+# -k and --drop: each key's window holds at its commands' starts.  Every
+# 100 ms a burst of 4 records for each of 4 keys, the key that came last
+# (its commands starting after 12 others) coming first in the next burst.
+# A record let through starts before the next is judged.
+@test "--exec -k -a sliding --drop: no key's window holds more than N command starts" {
+	local d=$BATS_TEST_TMPDIR cmd k
+	needs_strace
+	cmd=$(type -P true)
+	run -0 traced execve "$d/log" bash -c 'keys=(a b c d)
+	    for ((i = 0; i < 10; i++)); do
+		for ((j = 0; j < 4; j++)); do
+			printf "${keys[(j - i + 40) % 4]} %d\n" 1 2 3 4
+		done
+		sleep 0.1
+	    done | "$0" -k 1 -a sliding -r 4/100ms --drop -j 16 --exec "$1"' \
+	    "$TB" "$cmd"
+	for k in a b c d; do
+		assert_le "$(grep -F "\"$k " "$d/log" | execs /dev/stdin "$cmd" |
+		    most_in_span 100000000)" 4 "key $k: most starts within 100 ms"
+	done
+	assert_ge "$(execs "$d/log" "$cmd" | wc -l)" 16 "commands started"
+}
+
 @test "--exec: a script without #! runs by the shell, as xargs runs it" {
 	local d=$BATS_TEST_TMPDIR
 	printf 'echo plain "$@"\n' >"$d/plain"

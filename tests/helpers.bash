@@ -290,3 +290,77 @@ linux_only() {
 		skip "a portable build has no $1"
 	fi
 }
+
+# ---------------------------------------------------------------------------
+# strace: when a run's system calls were made, as the kernel saw them.
+# ---------------------------------------------------------------------------
+
+# needs_strace: skip the test where strace(1) is missing or cannot trace.
+needs_strace() {
+	command -v strace >/dev/null 2>&1 || skip "strace is not installed"
+	strace -f -qq --seccomp-bpf -e trace=execve \
+	    --absolute-timestamps=format:unix,precision:ns -o /dev/null true \
+	    2>/dev/null || skip "strace cannot trace here"
+}
+
+# traced CALL LOG CMD [ARG]...: run CMD, and every process it starts,
+# under strace, logging each system call CALL to LOG as "PID
+# SECONDS.NANOSECONDS CALL(...) = RESULT": the time, on the wall clock,
+# that the call was entered.  strace takes it while the caller is stopped
+# at the call, so a command's execve is logged before posix_spawn(3)
+# returns in the process that started it (it returns once the exec is
+# done), and a write before it returns: no later than tbthrottle can
+# know the unit went.  CMD is killed after $TB_LIMIT seconds, as by tb.
+# A build with ASan looks for leaks by no means a traced process has.
+traced() {
+	local call=$1 log=$2
+	shift 2
+	if command -v timeout >/dev/null 2>&1; then
+		set -- timeout -k 2 "$TB_LIMIT" "$@"
+	fi
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	    strace -f -qq --seccomp-bpf -e trace="$call" -e signal=none \
+	    --absolute-timestamps=format:unix,precision:ns -o "$log" "$@"
+}
+
+# execs LOG PATH: "SECONDS.NANOSECONDS 1" for each execve of PATH logged
+# in LOG by traced, in order of time.
+execs() {
+	awk -v p="execve(\"$2\"," 'index($3, p) == 1 { print $2, 1 }' "$1" |
+	    sort -n
+}
+
+# most_in_span NS: of the lines "SECONDS.NANOSECONDS UNITS" on standard
+# input, in order of time, the most units made less than NS ns apart from
+# first to last: what a sliding window of NS ns held at those times.
+# Exact: the times are taken apart as whole nanoseconds.
+most_in_span() {
+	awk -v w="$1" '
+	    { split($1, p, "."); if (NR == 1) s0 = p[1]
+	      t[NR] = (p[1] - s0) * 1e9 + p[2]; u[NR] = $2 }
+	    END {
+		j = 1
+		for (i = 1; i <= NR; i++) {
+			sum += u[i]
+			while (t[i] - t[j] >= w)
+				sum -= u[j++]
+			if (sum > most)
+				most = sum
+		}
+		print most + 0
+	    }'
+}
+
+# most_in_windows NS SLACK_NS: of the lines as most_in_span's, the most
+# units in one window of NS ns (dividing a second) aligned to the wall
+# clock, as -a fixed aligns them, leaving out the last SLACK_NS of each.
+# tbthrottle reads the wall clock's offset once at start, its second read
+# a little after the first, so its windows begin at most that much before
+# the wall clock's: a unit it counts in the next window may fall at the end
+# of this one, and is not counted here.
+most_in_windows() {
+	awk -v w="$1" -v slack="$2" '
+	    { split($1, p, ".")
+	      if (p[2] % w < w - slack) n[p[1] "." int(p[2] / w)] += $2 }
+	    END { for (k in n) if (n[k] > most) most = n[k]; print most + 0 }'
+}

@@ -217,6 +217,21 @@ lines() {
 	    print worst }' <<<"$output")" 3 "most records in any 250 ms"
 }
 
+# Where records enter the output, as the kernel saw the writes (strace):
+# no window of the period holds more than N, though a write goes late.
+# Each write counts from when it had returned, not from when it was due.
+@test "sliding window: no window of the period holds more than N at the writes, late ones too" {
+	local d=$BATS_TEST_TMPDIR
+	needs_strace
+	awk 'BEGIN { for (i = 1; i <= 60; i++) printf "%03d\n", i }' >"$d/in"
+	run -0 traced write "$d/log" bash -c \
+	    'exec "$0" -a sliding -r 10/200ms "$1" >"$2"' "$TB" "$d/in" "$d/out"
+	# A write of records of 4 bytes holds its result / 4 of them.
+	awk '$3 ~ /^write\(1,/ { print $2, $NF / 4 }' "$d/log" | sort -n >"$d/writes"
+	assert_eq "$(awk '{ n += $2 } END { print n }' "$d/writes")" 60 "records written"
+	assert_le "$(most_in_span 200000000 <"$d/writes")" 10 "most records within 200 ms"
+}
+
 @test "fixed windows: the next N wait for the next wall-clock boundary" {
 	local start
 	start=$(date +%s.%N)

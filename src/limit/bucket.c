@@ -69,6 +69,13 @@ settle(struct bucket *b, int64_t t_ns)
 	}
 }
 
+/* A time before the latest units went is that time (see bucket_avail). */
+static int64_t
+not_before_went(const struct bucket *b, int64_t t_ns)
+{
+	return t_ns < b->went_ns ? b->went_ns : t_ns;
+}
+
 static int64_t
 settle_point(const struct bucket *b, int64_t ready_ns, int64_t now_ns)
 {
@@ -99,6 +106,7 @@ bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 	b->base_ns = now_ns;
 	b->k = burst - initial;
 	b->catchup_ns = BUCKET_CATCHUP_NS;
+	b->went_ns = INT64_MIN;
 	normalize(b);
 }
 
@@ -114,6 +122,7 @@ bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns)
 	struct bucket c = *b;
 	int64_t t;
 
+	now_ns = not_before_went(b, now_ns);
 	settle(&c, settle_point(b, ready_ns, now_ns));
 	t = tokens_at(&c, now_ns);
 	return t > 0 ? (uint64_t)t : 0;
@@ -140,6 +149,7 @@ bucket_take(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	uint64_t got = bucket_avail(b, ready_ns, now_ns);
 
+	now_ns = not_before_went(b, now_ns);
 	settle(b, settle_point(b, ready_ns, now_ns));
 	if (got > max)
 		got = max;
@@ -154,6 +164,7 @@ bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost)
 	int64_t base;
 	uint64_t periods, max_k;
 
+	now_ns = not_before_went(b, now_ns);
 	settle(b, settle_point(b, ready_ns, now_ns));
 	/* A debt reaching past ~146 years of the clock means "never": keep
 	 * it there rather than let the time wrap around. */
@@ -165,6 +176,39 @@ bucket_charge(struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost)
 	if (b->k >= max_k)
 		return;
 	b->k += cost < max_k - b->k ? cost : max_k - b->k;
+	normalize(b);
+}
+
+/*
+ * Was the bucket full at t_ns before the latest units were taken from it:
+ * tokens_at(t_ns) + units >= burst, that is earned + units >= k?
+ */
+static bool
+full_before(const struct bucket *b, uint64_t units, int64_t t_ns)
+{
+	int64_t earned = bucket_muldiv_floor(t_ns - b->base_ns, b->n, b->d);
+	uint64_t owed;
+
+	if (earned >= 0)
+		return units >= b->k || (uint64_t)earned >= b->k - units;
+	/* Before base_ns: the units must make up k and what is owed. */
+	owed = (uint64_t)(-(earned + 1)) + 1;
+	return units >= b->k && units - b->k >= owed;
+}
+
+void
+bucket_went(struct bucket *b, uint64_t units, int64_t at_ns)
+{
+	int64_t t = at_ns - b->catchup_ns;
+
+	if (at_ns > b->went_ns)
+		b->went_ns = at_ns;
+	/* Taken at t, the units would have found it full and had only its
+	 * burst: charge them so, which only ever gives fewer tokens. */
+	if (units == 0 || b->n == 0 || !full_before(b, units, t))
+		return;
+	b->base_ns = t;
+	b->k = units;
 	normalize(b);
 }
 

@@ -29,6 +29,7 @@ struct bucket {
 	int64_t base_ns;
 	uint64_t k;
 	int64_t catchup_ns;
+	int64_t went_ns; /* the latest time units went (bucket_went) */
 };
 
 /*
@@ -41,7 +42,9 @@ void bucket_init(struct bucket *b, uint64_t n, uint64_t d, uint64_t burst,
 /*
  * Whole tokens available at now_ns to units that have been waiting since
  * ready_ns (ready_ns <= now_ns).  This is at most burst plus what the rate
- * earns in catchup_ns.  Does not change the bucket.
+ * earns in catchup_ns.  Does not change the bucket.  A now_ns before the
+ * latest time units went (bucket_went) is taken for that time, here and
+ * in bucket_take and bucket_charge: one known to have come.
  */
 uint64_t bucket_avail(const struct bucket *b, int64_t ready_ns, int64_t now_ns);
 
@@ -68,6 +71,17 @@ uint64_t bucket_take(
  */
 void bucket_charge(
     struct bucket *b, int64_t ready_ns, int64_t now_ns, uint64_t cost);
+
+/*
+ * The latest units taken or charged went at at_ns, no earlier than they
+ * were taken (a write returned, a command started): the bucket becomes
+ * what it would be had they been taken at at_ns, whose catch-up reaches
+ * back to at_ns - catchup_ns; only ever fewer tokens.  So the bound on
+ * releases holds at the times they really went: a slow start or write
+ * keeps its place for up to catchup_ns, as a late wake-up does.  No time
+ * before at_ns is asked of it after.
+ */
+void bucket_went(struct bucket *b, uint64_t units, int64_t at_ns);
 
 /*
  * Change the rate to n units every d ns and the capacity to burst at

@@ -64,7 +64,9 @@ fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns)
 {
 	int64_t t = charge_time(f, ready_ns, now_ns);
 
-	if (t > now_ns)
+	/* Due later than now, and than the window a release went in began
+	 * (fixed_went): that time is known to have come. */
+	if (t > now_ns && (f->index == INT64_MIN || t > start_of(f, f->index)))
 		return 0;
 	return f->limit - used_in(f, fixed_window_of(f, t));
 }
@@ -83,4 +85,17 @@ fixed_take(struct fixed *f, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	f->used = used_in(f, i) + got;
 	f->index = i;
 	return got;
+}
+
+void
+fixed_went(struct fixed *f, uint64_t units, int64_t at_ns)
+{
+	int64_t i = fixed_window_of(f, at_ns);
+
+	/* Nothing is charged to a window before the last one again: the
+	 * units leave its count for the later one's. */
+	if (units == 0 || f->index == INT64_MIN || i <= f->index)
+		return;
+	f->index = i;
+	f->used = units < f->limit ? units : f->limit;
 }

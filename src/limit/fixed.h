@@ -27,7 +27,11 @@ int64_t fixed_window_of(const struct fixed *f, int64_t t_ns);
 /* Earliest time, not before ready_ns, at which units (<= limit) fit. */
 int64_t fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units);
 
-/* How many units fixed_take would grant at now_ns; no change. */
+/*
+ * How many units fixed_take would grant at now_ns; no change.  A time
+ * before the window of the latest release (fixed_went) counts as its
+ * start.
+ */
 uint64_t fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns);
 
 /*
@@ -37,5 +41,13 @@ uint64_t fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns);
  */
 uint64_t fixed_take(
     struct fixed *f, int64_t ready_ns, int64_t now_ns, uint64_t max);
+
+/*
+ * The latest units released went at at_ns, no earlier than they were
+ * taken (a write returned, a command started): when that is in a later
+ * window than they were counted in, they count in that one, so that no
+ * window holds more than limit units by the times they really went.
+ */
+void fixed_went(struct fixed *f, uint64_t units, int64_t at_ns);
 
 #endif

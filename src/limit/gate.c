@@ -137,6 +137,26 @@ gate_judge_each(const struct gate *g, struct booking *b, size_t n)
 }
 
 void
+gate_went(const struct gate *g, uint64_t units, uint64_t bytes, int64_t at_ns)
+{
+	/* A limit that holds was booked in line with others': as booked. */
+	if (units > 0 && g->units != NULL && !g->units->holds &&
+	    g->units->went != NULL)
+		g->units->went(g->units->self, units, at_ns);
+	if (units > 0 && g->total != NULL && g->total->went != NULL)
+		g->total->went(g->total->self, units, at_ns);
+	if (bytes > 0 && g->bytes != NULL)
+		bucket_went(g->bytes, bytes, at_ns);
+}
+
+bool
+gate_alone(const struct gate *g)
+{
+	return g->units != NULL && !g->units->holds && g->units->key != NULL &&
+	    g->units->went != NULL;
+}
+
+void
 gate_streamed(
     const struct gate *g, int64_t at_ns, int64_t now_ns, uint64_t bytes)
 {

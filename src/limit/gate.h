@@ -56,6 +56,11 @@ struct gate_backend {
 	 * a stop came first.
 	 */
 	size_t (*judge)(void *self, struct booking *b, size_t n);
+	/*
+	 * NULL, or: the latest units taken went at at_ns, no earlier than
+	 * taken (see bucket_went); of one key's, when it has keys.
+	 */
+	void (*went)(void *self, uint64_t units, int64_t at_ns);
 	/* Planned units are taken already (the limit is kept elsewhere, and
 	 * booked in line with other processes'). */
 	bool holds;
@@ -181,6 +186,23 @@ gate_judge(const struct gate *g, struct booking *b, size_t n)
 		return g->units->judge(g->units->self, b, n);
 	return gate_judge_each(g, b, n);
 }
+
+/*
+ * The latest units taken, in bytes, went at at_ns, no earlier than they
+ * were taken: a write of them returned, or a command started for the
+ * first of them, the rest to start after.  Each limit in memory counts
+ * them as of then, so that its bound holds at the times units really go
+ * (see bucket_went, sliding_went, fixed_went).
+ */
+void gate_went(
+    const struct gate *g, uint64_t units, uint64_t bytes, int64_t at_ns);
+
+/*
+ * Must each record let through go alone, before another is judged, for
+ * gate_went to reach the limit it was taken from?  With a limit per key
+ * it must: only the latest key's can be told.
+ */
+bool gate_alone(const struct gate *g);
 
 /* bytes of a long record went out at now_ns, counted from at_ns. */
 void gate_streamed(

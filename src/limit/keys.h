@@ -148,6 +148,7 @@ struct keytab {
 	bool sel_overflow;
 	bool sel_cut;	    /* the key selected was cut at the buffer */
 	struct keyent pend; /* a new key's, kept if it takes units */
+	int64_t went_ns;    /* its limiter's: when the latest units went */
 };
 
 /*

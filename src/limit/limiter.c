@@ -25,6 +25,12 @@ b_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	return bucket_take(self, ready_ns, now_ns, max);
 }
 
+static void
+b_went(void *self, uint64_t units, int64_t at_ns)
+{
+	bucket_went(self, units, at_ns);
+}
+
 static int64_t
 w_ready_at(const void *self, int64_t ready_ns, uint64_t units)
 {
@@ -43,16 +49,22 @@ w_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	return sliding_take(self, ready_ns, now_ns, max);
 }
 
+static void
+w_went(void *self, uint64_t units, int64_t at_ns)
+{
+	sliding_went(self, units, at_ns);
+}
+
 void
 limiter_of_bucket(struct limiter *l, struct bucket *b)
 {
-	*l = (struct limiter){ b, b_ready_at, b_avail, b_take };
+	*l = (struct limiter){ b, b_ready_at, b_avail, b_take, b_went };
 }
 
 void
 limiter_of_sliding(struct limiter *l, struct sliding *w)
 {
-	*l = (struct limiter){ w, w_ready_at, w_avail, w_take };
+	*l = (struct limiter){ w, w_ready_at, w_avail, w_take, w_went };
 }
 
 static int64_t
@@ -73,10 +85,16 @@ f_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	return fixed_take(self, ready_ns, now_ns, max);
 }
 
+static void
+f_went(void *self, uint64_t units, int64_t at_ns)
+{
+	fixed_went(self, units, at_ns);
+}
+
 void
 limiter_of_fixed(struct limiter *l, struct fixed *f)
 {
-	*l = (struct limiter){ f, f_ready_at, f_avail, f_take };
+	*l = (struct limiter){ f, f_ready_at, f_avail, f_take, f_went };
 }
 
 static int64_t
@@ -122,10 +140,19 @@ s_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	return got;
 }
 
+static void
+s_went(void *self, uint64_t units, int64_t at_ns)
+{
+	struct limiter_set *s = self;
+
+	for (int i = 0; i < s->n; i++)
+		limiter_went(&s->members[i], units, at_ns);
+}
+
 void
 limiter_of_set(struct limiter *l, struct limiter_set *s)
 {
-	*l = (struct limiter){ s, s_ready_at, s_avail, s_take };
+	*l = (struct limiter){ s, s_ready_at, s_avail, s_take, s_went };
 }
 
 static int64_t
@@ -150,6 +177,9 @@ k_avail(const void *self, int64_t ready_ns, int64_t now_ns)
 {
 	const struct keytab *t = self;
 
+	/* No time before the latest units of any key went. */
+	if (now_ns < t->went_ns)
+		now_ns = t->went_ns;
 	if (t->cur_none || t->cur_inf)
 		return t->cur_none ? 0 : UINT64_MAX;
 	switch (t->kind) {
@@ -168,6 +198,8 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	struct keytab *t = self;
 	uint64_t got;
 
+	if (now_ns < t->went_ns)
+		now_ns = t->went_ns;
 	/* keys_select made room in a window's times for one release. */
 	if (t->cur_none || t->cur_inf)
 		got = t->cur_none ? 0 : max;
@@ -182,10 +214,30 @@ k_take(void *self, int64_t ready_ns, int64_t now_ns, uint64_t max)
 	return got;
 }
 
+static void
+k_went(void *self, uint64_t units, int64_t at_ns)
+{
+	struct keytab *t = self;
+
+	if (at_ns > t->went_ns)
+		t->went_ns = at_ns;
+	if (t->cur_none || t->cur_inf)
+		return;
+	if (t->kind == KEYS_SLIDING)
+		sliding_went(&t->cur_w, units, at_ns);
+	else if (t->kind == KEYS_FIXED)
+		fixed_went(&t->cur_f, units, at_ns);
+	else
+		bucket_went(&t->cur, units, at_ns);
+	/* Kept as a take of nothing keeps it: the key's state, in place. */
+	keys_store(t, 0, at_ns);
+}
+
 void
 limiter_of_keys(struct limiter *l, struct keytab *t)
 {
-	*l = (struct limiter){ t, k_ready_at, k_avail, k_take };
+	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, k_went };
+	t->went_ns = INT64_MIN;
 }
 
 /* Are a and b bookings in the same bucket: the same key, or none? */
@@ -265,6 +317,12 @@ l_judge(void *self, struct booking *b, size_t n)
 	return n;
 }
 
+static void
+l_went(void *self, uint64_t units, int64_t at_ns)
+{
+	limiter_went(self, units, at_ns);
+}
+
 void
 limiter_backend(struct gate_backend *be, struct limiter *l)
 {
@@ -273,6 +331,7 @@ limiter_backend(struct gate_backend *be, struct limiter *l)
 		.grant = l_grant,
 		.take = l_take,
 		.judge = l_judge,
+		.went = l_went,
 		.batch = 1 };
 }
 
@@ -282,6 +341,7 @@ k_select(struct keys_backend *k, const struct booking *b, int64_t now_ns)
 {
 	keys_select_record(k->t, b->rec, b->bytes, !b->outgrown, now_ns);
 	k->planned = b;
+	k->took = false;
 }
 
 static size_t
@@ -316,7 +376,7 @@ kb_take(void *self, const struct booking *b, uint64_t units, int64_t now_ns)
 
 	if (b != k->planned)
 		k_select(k, b, now_ns);
-	(void)limiter_take(&k->l, b->at_ns, now_ns, units);
+	k->took = limiter_take(&k->l, b->at_ns, now_ns, units) > 0;
 	k->planned = NULL;
 }
 
@@ -329,9 +389,20 @@ kb_judge(void *self, struct booking *b, size_t n)
 		k_select(k, &b[i], b[i].at_ns);
 		b[i].taken = limiter_take(
 		    &k->l, b[i].at_ns, b[i].at_ns, b[i].units);
+		k->took = b[i].taken > 0;
 	}
 	k->planned = NULL;
 	return n;
+}
+
+/* Only the key selected last can be told: see gate_alone. */
+static void
+kb_went(void *self, uint64_t units, int64_t at_ns)
+{
+	struct keys_backend *k = self;
+
+	if (k->took)
+		limiter_went(&k->l, units, at_ns);
 }
 
 static size_t
@@ -352,6 +423,7 @@ keys_backend(struct gate_backend *be, struct keys_backend *k, struct keytab *t)
 		.grant = kb_grant,
 		.take = kb_take,
 		.judge = kb_judge,
+		.went = kb_went,
 		.key = kb_key,
 		.batch = 1 };
 }

@@ -14,9 +14,10 @@ struct keytab;
 struct sliding;
 
 /*
- * ready_at, avail and take have the contracts of bucket_ready_at,
- * bucket_avail and bucket_take: time is an argument, and the limiters
- * that live in memory make no system call.
+ * ready_at, avail, take and went have the contracts of bucket_ready_at,
+ * bucket_avail, bucket_take and bucket_went: time is an argument, and the
+ * limiters that live in memory make no system call.  went may be NULL:
+ * the limit counts units when they are taken.
  */
 struct limiter {
 	void *self;
@@ -24,6 +25,7 @@ struct limiter {
 	uint64_t (*avail)(const void *self, int64_t ready_ns, int64_t now_ns);
 	uint64_t (*take)(
 	    void *self, int64_t ready_ns, int64_t now_ns, uint64_t max);
+	void (*went)(void *self, uint64_t units, int64_t at_ns);
 };
 
 static inline int64_t
@@ -43,6 +45,13 @@ limiter_take(
     const struct limiter *l, int64_t ready_ns, int64_t now_ns, uint64_t max)
 {
 	return l->take(l->self, ready_ns, now_ns, max);
+}
+
+static inline void
+limiter_went(const struct limiter *l, uint64_t units, int64_t at_ns)
+{
+	if (l->went != NULL)
+		l->went(l->self, units, at_ns);
 }
 
 /* Choose the limit of b's key in a limiter of keys, before b is booked. */
@@ -78,7 +87,8 @@ void limiter_of_fixed(struct limiter *l, struct fixed *f);
 /*
  * A limiter backed by the limit of the key last selected in t
  * (keys_select); take keeps its new state, and takes at most one unit
- * from a sliding window at a time.
+ * from a sliding window at a time; went is of the units that key's last
+ * take took, no other key having been selected since.
  */
 void limiter_of_keys(struct limiter *l, struct keytab *t);
 
@@ -100,6 +110,7 @@ struct keys_backend {
 	struct keytab *t;
 	struct limiter l;	       /* the key selected in t */
 	const struct booking *planned; /* whose key is selected, or NULL */
+	bool took; /* the key selected took units at its last take */
 };
 
 /*

@@ -80,7 +80,9 @@ sliding_avail(const struct sliding *w, int64_t ready_ns, int64_t now_ns)
 {
 	int64_t t = charge_time(w, ready_ns, now_ns);
 
-	if (t > now_ns)
+	/* Due later than now, and than the latest release went: a release
+	 * that went is a time known to have come. */
+	if (t > now_ns && (w->count == 0 || t > recent(w, 1)))
 		return 0;
 	return w->limit - in_window(w, t);
 }
@@ -103,4 +105,18 @@ sliding_take(struct sliding *w, int64_t ready_ns, int64_t now_ns, uint64_t max)
 		}
 	}
 	return got;
+}
+
+void
+sliding_went(struct sliding *w, uint64_t units, int64_t at_ns)
+{
+	if (units > w->count)
+		units = w->count;
+	/* Only later: the ring stays sorted. */
+	for (uint64_t j = 1; j <= units; j++) {
+		int64_t *t = &w->times[(w->oldest + w->count - j) % w->limit];
+
+		if (*t < at_ns)
+			*t = at_ns;
+	}
 }

@@ -32,7 +32,10 @@ void sliding_free(struct sliding *w);
 int64_t sliding_ready_at(
     const struct sliding *w, int64_t ready_ns, uint64_t units);
 
-/* How many units take() would grant at now_ns; does not change w. */
+/*
+ * How many units take() would grant at now_ns; does not change w.  A time
+ * before the latest release went (sliding_went) counts as that time.
+ */
 uint64_t sliding_avail(
     const struct sliding *w, int64_t ready_ns, int64_t now_ns);
 
@@ -43,5 +46,13 @@ uint64_t sliding_avail(
  */
 uint64_t sliding_take(
     struct sliding *w, int64_t ready_ns, int64_t now_ns, uint64_t max);
+
+/*
+ * The latest units releases went at at_ns, no earlier than they were
+ * taken (a write returned, a command started): each is counted from
+ * at_ns on, if it was counted from before, so that no window of the
+ * times units really went holds more than limit, late ones included.
+ */
+void sliding_went(struct sliding *w, uint64_t units, int64_t at_ns);
 
 #endif

@@ -157,6 +157,12 @@ judge_next(struct drop *d, const struct view *v, struct action *a)
 	d->run_ok = ok;
 	d->run_bytes += size;
 	d->run_units++;
+	/* Where only the latest key's limit learns when its record went,
+	 * one let through goes before the next is judged. */
+	if (ok && gate_alone(d->gate)) {
+		flush_run(d, a);
+		return STEP_ACT;
+	}
 	return STEP_MORE;
 }
 

@@ -218,6 +218,47 @@ note_late(struct stats *st, int64_t due_ns, int64_t now_ns)
 		st->max_late_ns = now_ns - due_ns;
 }
 
+/*
+ * The units of a send, in bytes, went by now: the limits count them as
+ * of then (the time taken after the write, or the spawn, is no earlier
+ * than when they really went).
+ */
+static void
+went(struct run *r, uint64_t units, uint64_t bytes)
+{
+	const struct gate *g = r->e->gate;
+
+	if (g != NULL && gate_limits(g))
+		gate_went(g, units, bytes, clock_now_ns());
+}
+
+/* The records of a send being handed to --exec, and what is left of it. */
+struct handing {
+	struct run *r;
+	uint64_t units;
+	uint64_t bytes;
+};
+
+/*
+ * Start the command for rec[0..len); once it has started (posix_spawn
+ * returns after the exec), the limits learn so of it and of the records
+ * after it, which start later still.
+ */
+static enum stream_fate
+start_one(void *ctx, const char *rec, size_t len)
+{
+	struct handing *h = ctx;
+	enum stream_fate fate = jobs_hand(h->r->e->jobs, rec, len);
+
+	if (fate == STREAM_KEPT)
+		return fate;
+	went(h->r, h->units, h->bytes);
+	h->units -= h->units > 0 ? 1 : 0;
+	/* Its delimiter too; the last record may have none. */
+	h->bytes -= h->bytes > len + 1 ? len + 1 : h->bytes;
+	return fate;
+}
+
 /* Carry out action a, decided at now_ns; false to stop. */
 static bool
 act(struct run *r, const struct action *a, int64_t now_ns)
@@ -229,11 +270,14 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
 		if (r->e->jobs != NULL) {
-			stream_hand(&r->s, a->bytes, jobs_hand, r->e->jobs);
+			struct handing h = { r, a->units, a->bytes };
+
+			stream_hand(&r->s, a->bytes, start_one, &h);
 			return true;
 		}
 		around_output(r, false);
 		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
+		went(r, a->units, a->bytes);
 		around_output(r, true);
 		return true;
 	case ACT_DROP:

@@ -22,6 +22,7 @@
 
 struct engine {
 	const struct policy *policy; /* decides what each unit does */
+	const struct gate *gate;     /* its limits, told when units went */
 	struct framer framer;
 	size_t buf_bytes; /* the buffer: the longest record held whole */
 	char **files;	  /* operands; none means standard input */

@@ -23,6 +23,7 @@ main(void)
 	test_window();
 	test_fixed();
 	test_set();
+	test_went();
 	test_framer();
 	test_framer_kernels();
 	test_siphash();
@@ -55,6 +56,7 @@ main(void)
 	test_policy_span();
 	test_batch();
 	test_batch_properties();
+	test_went_properties();
 	test_eviction();
 	test_wildcard();
 	test_tiers_any_key();

@@ -71,6 +71,22 @@ sim_full(const struct sim *s)
 	return s->len + n > sizeof s->buf;
 }
 
+/*
+ * Record id, the first of units left of a send in bytes left, starts: it
+ * goes some time in the spawn, and then the gate is told.
+ */
+static void
+sim_spawn(struct sim *s, int id, uint64_t units, size_t bytes)
+{
+	int64_t before = s->now;
+
+	s->now += (int64_t)s->below((uint64_t)s->spawn_ns + 1);
+	s->rel[id] = before +
+	    (int64_t)s->below((uint64_t)(s->now - before) + 1);
+	s->order[s->nrel++] = id;
+	gate_went(s->went, units, bytes, s->now);
+}
+
 /* Take bytes at off out of the buffer, as sent (or dropped) now. */
 static void
 sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
@@ -92,7 +108,9 @@ sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
 	for (size_t i = off; i < off + bytes;) {
 		int id = atoi(s->buf + i + 2);
 
-		if (send) {
+		if (send && s->went != NULL) {
+			sim_spawn(s, id, units--, off + bytes - i);
+		} else if (send) {
 			s->rel[id] = s->now;
 			s->order[s->nrel++] = id;
 		} else {

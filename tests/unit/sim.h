@@ -40,6 +40,11 @@ struct sim {
 	int64_t change_at;	       /* INT64_MAX: no change */
 	void (*change)(void *ctx, int64_t now_ns);
 	void *change_ctx;
+	/* NULL, or: each record sent goes, as a command starts, up to
+	 * spawn_ns after the one before, somewhere within that time, and
+	 * then the gate is told it went (gate_went), as the engine tells. */
+	const struct gate *went;
+	int64_t spawn_ns;
 	size_t most_held; /* records held while waiting, at most */
 	bool failed;	  /* the policy stopped the run (ACT_FAIL) */
 	int bad;	  /* actions the engine cannot take */
@@ -49,7 +54,11 @@ struct sim {
 void sim_start(struct sim *s, const int64_t *arrive, const int *key, int count,
     bool jitter, uint64_t (*below)(uint64_t n));
 
-/* Run policy p over the arrivals until the input is all out. */
+/*
+ * Run policy p over the arrivals until the input is all out.  Release
+ * times are when a record went: with s->went, somewhere between the
+ * start of its spawn and when the gate was told.
+ */
 void sim_run(struct sim *s, const struct policy *p);
 
 /* A digest of what the run did with each record: when, and its fate. */

@@ -49,6 +49,9 @@ void test_window(void);
 /* fixed_test.c */
 void test_fixed(void);
 
+/* went_test.c */
+void test_went(void);
+
 /* limiter_test.c */
 void test_set(void);
 
@@ -78,6 +81,7 @@ void test_gcra(void);
 /* properties_test.c */
 void test_properties(void);
 void test_batch_properties(void);
+void test_went_properties(void);
 
 /* stats_test.c */
 void test_stats(void);
