@@ -61,6 +61,7 @@ main(void)
 	test_piperoom();
 	test_report_tiers();
 	test_golden();
+	test_fair();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -133,6 +133,9 @@ void test_batch(void);
 /* eviction_test.c */
 void test_eviction(void);
 
+/* fair_test.c */
+void test_fair(void);
+
 /* wildcard_test.c */
 void test_wildcard(void);
 
