@@ -82,3 +82,26 @@ setup_file() {
 	assert_one_stderr_line
 	[[ $stderr == *"--order key does not combine with --replay"* ]]
 }
+
+@test "--order key: a record longer than the buffer goes whole in its turn, and those after it whole, in order" {
+	local d=$BATS_TEST_TMPDIR
+	{
+		echo "a 0"
+		printf 'b '
+		head -c 1500000 /dev/zero | tr '\0' x
+		echo
+		# More than the buffer holds again, in short records.
+		awk 'BEGIN { for (i = 0; i < 150000; i++) printf "k%d %d\n", i, i }'
+	} >"$d/in"
+	tb -k 1 -r 1000/s --order key "$d/in" >"$d/out"
+	cmp "$d/in" "$d/out"
+}
+
+@test "--order key --queue 100000: 100000 keys within their bursts go in input order, each release costing no look at all those held (20 s at most)" {
+	local d=$BATS_TEST_TMPDIR
+	awk 'BEGIN { for (i = 0; i < 100000; i++) printf "k%d %d\n", i, i }' \
+	    >"$d/in"
+	# A look at every record held for each release took minutes here.
+	tb -k 1 -r 1/s --order key --queue 100000 "$d/in" >"$d/out"
+	cmp "$d/in" "$d/out"
+}

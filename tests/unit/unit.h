@@ -136,6 +136,9 @@ void test_eviction(void);
 /* fair_test.c */
 void test_fair(void);
 
+/* held_test.c */
+void test_held(void);
+
 /* wildcard_test.c */
 void test_wildcard(void);
 
