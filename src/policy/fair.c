@@ -338,7 +338,8 @@ first_due(
 	    (s = tree_find(f, h->head + 1, v->read_ns, now_ns)) != HELD_NONE) {
 		if (book(f, v, s, b, now_ns) <= now_ns) {
 			share(f, b, now_ns);
-			return s;
+			/* As the tree found: never sooner. */
+			return b->due_ns <= now_ns ? s : HELD_NONE;
 		}
 		/* Its limit is one that others drew on meanwhile. */
 		replace(f, h->recs[s].key, b->due_ns, now_ns);
