@@ -380,8 +380,8 @@ next_due(
  * takes from the key its booking selected), due at b->due_ns.
  */
 static void
-send(struct fair *f, const struct view *v, uint32_t s, const struct booking *b,
-    int64_t now_ns, struct action *a)
+release_slot(struct fair *f, const struct view *v, uint32_t s,
+    const struct booking *b, int64_t now_ns, struct action *a)
 {
 	uint32_t k = f->held.recs[s].key;
 
@@ -440,12 +440,12 @@ fair_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 	share(f, &b, now_ns);
 	head_ns = b.due_ns;
 	if (head_ns <= now_ns) {
-		send(f, v, s, &b, now_ns, a);
+		release_slot(f, v, s, &b, now_ns, a);
 		return;
 	}
 	promote(f, v, now_ns);
 	if ((s = first_due(f, v, &b, now_ns)) != HELD_NONE) {
-		send(f, v, s, &b, now_ns, a);
+		release_slot(f, v, s, &b, now_ns, a);
 		return;
 	}
 	/* A record read meanwhile may be of a key that is due sooner. */
