@@ -41,8 +41,9 @@
 # until they do, and the report says so.  A full run writes some 5 GiB
 # under bench/out/ at most.
 #
-# The replay scenario is bench/replay.sh.
-# The full run takes about 11 minutes on 2 CPUs; the tables go to standard
+# The replay scenario is bench/replay.sh; --order key over many keys,
+# bench/order.sh.
+# The full run takes about 12 minutes on 2 CPUs; the tables go to standard
 # output, progress to standard error, each run's raw result to out/run.log.
 set -euo pipefail
 
@@ -695,6 +696,15 @@ starts_args=()
 starts_table=$(TB=$TB RECV=$RECV bash "$here/starts.sh" "${starts_args[@]}") ||
 	notes+=("the starts scenario failed")
 
+# ----------------------------------------------------------------- order
+
+# --order key over many keys held, beside input order: bench/order.sh,
+# which also runs alone.
+order_args=()
+((quick)) && order_args=(--quick)
+order_table=$(TB=$TB RECV=$RECV bash "$here/order.sh" "${order_args[@]}") ||
+	notes+=("the order scenario failed")
+
 # ---------------------------------------------------------------- report
 
 ver() { # the first line of a tool's version output, or "absent"
@@ -868,6 +878,7 @@ echo
 echo "$replay_table"
 printf '\n%s\n' "$fleet_table"
 printf '\n%s\n' "$starts_table"
+printf '\n%s\n' "$order_table"
 if ((${#notes[@]} > 0)); then
 	echo
 	echo "## Notes"

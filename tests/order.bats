@@ -82,3 +82,58 @@ setup_file() {
 	assert_one_stderr_line
 	[[ $stderr == *"--order key does not combine with --replay"* ]]
 }
+
+@test "--order key: a reload that raises a waiting key's rate lets its records go at once, behind a key that still waits" {
+	local d=$BATS_TEST_TMPDIR bg pid t0 i
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	printf 'a 1/min\nb 1/min\n' >"$d/tiers"
+	printf 'a 1\na 2\nb 1\nb 2\nb 3\n' >"$d/in"
+	"$STAMP" -p "$d/pid" -- "$TB" -k 1 --tiers "$d/tiers" -r 100/s \
+	    --order key <"$d/in" >"$d/stamps" 2>"$d/err" &
+	bg=$!
+	wait_for_output "$d/pid"
+	pid=$(cat "$d/pid")
+	# a 1 and b 1 are out, and the control socket is up; a 2 waits at
+	# the head, b 2 and b 3 behind it.
+	for ((i = 0; i < 1000; i++)); do
+		[[ -e $XDG_RUNTIME_DIR/tbthrottle/$pid ]] &&
+		    (($(awk '$1 ~ /^[0-9]/' "$d/stamps" | wc -l) == 2)) && break
+		sleep 0.01
+	done
+	printf 'a 1/min\nb 10/s\n' >"$d/tiers"
+	t0=$(now_ms)
+	run -0 --separate-stderr "$TB" -R "$pid" --reload
+	# At 1/min b 2 and b 3 would wait 2 min; at 10/s, 0.2 s at most.
+	while (($(awk '$1 ~ /^[0-9]/' "$d/stamps" | wc -l) < 4)) &&
+	    (($(elapsed_ms "$t0") < 5000)); do
+		sleep 0.01
+	done
+	kill -s TERM "$pid"
+	wait "$bg" || true
+	output=$(cat "$d/stamps")
+	assert_eq "$(stamp_texts)" $'a 1\nb 1\nb 2\nb 3' "out, a 2 still waiting"
+}
+
+@test "--order key: a record longer than the buffer goes whole in its turn, and those after it whole, in order" {
+	local d=$BATS_TEST_TMPDIR
+	{
+		echo "a 0"
+		printf 'b '
+		head -c 1500000 /dev/zero | tr '\0' x
+		echo
+		# More than the buffer holds again, in short records.
+		awk 'BEGIN { for (i = 0; i < 150000; i++) printf "k%d %d\n", i, i }'
+	} >"$d/in"
+	tb -k 1 -r 1000/s --order key "$d/in" >"$d/out"
+	cmp "$d/in" "$d/out"
+}
+
+@test "--order key --queue 100000: 100000 keys within their bursts go in input order, each release costing no look at all those held (20 s at most)" {
+	local d=$BATS_TEST_TMPDIR
+	awk 'BEGIN { for (i = 0; i < 100000; i++) printf "k%d %d\n", i, i }' \
+	    >"$d/in"
+	# A look at every record held for each release took minutes here.
+	tb -k 1 -r 1/s --order key --queue 100000 "$d/in" >"$d/out"
+	cmp "$d/in" "$d/out"
+}

@@ -73,30 +73,43 @@ cost(const struct gate *g, const struct booking *b)
 }
 
 size_t
+gate_plan_units(
+    const struct gate *g, struct booking *b, size_t n, int64_t now_ns)
+{
+	if (g->units != NULL)
+		return g->units->plan(g->units->self, b, n, now_ns);
+	for (size_t i = 0; i < n; i++)
+		b[i].due_ns = b[i].at_ns;
+	return n;
+}
+
+int64_t
+gate_shared_due(const struct gate *g, const struct booking *b, int64_t now_ns)
+{
+	int64_t due = INT64_MIN, t;
+
+	if (g->total != NULL) {
+		/* The total only looks. */
+		struct booking all = *b;
+
+		(void)g->total->plan(g->total->self, &all, 1, now_ns);
+		due = all.due_ns;
+	}
+	if (g->bytes != NULL &&
+	    (t = bucket_ready_at(g->bytes, b->at_ns, cost(g, b))) > due)
+		due = t;
+	return due;
+}
+
+size_t
 gate_plan(const struct gate *g, struct booking *b, size_t n, int64_t now_ns)
 {
-	size_t k = n;
+	size_t k = gate_plan_units(g, b, n, now_ns);
 	int64_t t;
 
-	if (g->units != NULL)
-		k = g->units->plan(g->units->self, b, n, now_ns);
-	else
-		for (size_t i = 0; i < n; i++)
-			b[i].due_ns = b[i].at_ns;
-	for (size_t i = 0; i < k; i++) {
-		if (g->total != NULL) {
-			/* The total only looks: its due time into t. */
-			struct booking all = b[i];
-
-			(void)g->total->plan(g->total->self, &all, 1, now_ns);
-			if (all.due_ns > b[i].due_ns)
-				b[i].due_ns = all.due_ns;
-		}
-		if (g->bytes != NULL &&
-		    (t = bucket_ready_at(
-			 g->bytes, b[i].at_ns, cost(g, &b[i]))) > b[i].due_ns)
+	for (size_t i = 0; i < k; i++)
+		if ((t = gate_shared_due(g, &b[i], now_ns)) > b[i].due_ns)
 			b[i].due_ns = t;
-	}
 	return k;
 }
 

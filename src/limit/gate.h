@@ -138,6 +138,20 @@ size_t gate_plan(
     const struct gate *g, struct booking *b, size_t n, int64_t now_ns);
 
 /*
+ * gate_plan in two parts, for a policy that books many records and sends
+ * few of them: the limit on units alone (gate_plan_units, which sets
+ * due_ns as gate_plan does), and the limits that every key shares, the
+ * total and the byte limit (gate_shared_due: when they let b go, by its
+ * at_ns, units and bytes; INT64_MIN when there are none).  gate_plan's
+ * due time is the later of the two.  The shared due time never comes
+ * sooner for a later at_ns or more bytes.
+ */
+size_t gate_plan_units(
+    const struct gate *g, struct booking *b, size_t n, int64_t now_ns);
+int64_t gate_shared_due(
+    const struct gate *g, const struct booking *b, int64_t now_ns);
+
+/*
  * The planned bookings from b on, units and bytes of them, are due at
  * now_ns: how many units, and in how many bytes, may go now from b on,
  * them included.  Where the limits were booked ahead (they hold), exactly

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "held.h"
 #include "policy.h"
 #include "siphash.h"
 
@@ -13,34 +14,41 @@
 #define FAIR_HELD 1000
 #define FAIR_HELD_MAX 100000
 
-/* A key with a record held: its first record, and the booking of it. */
-struct fair_key {
-	uint64_t hash; /* of its bytes; 0: the slot is free */
-	const char *key;
-	size_t key_len;
-	size_t off; /* its first record held, from the head */
-	struct booking b;
-};
-
+/*
+ * The records held (see held.h), and where each key waits: the keys whose
+ * first record their own limit holds back, in a heap by its due time;
+ * those it lets go, in a tree over the slots of their first records that
+ * keeps, below each node, the fewest bytes such a record has, so that
+ * the first in input order that the limits all keys share let go too
+ * (the total, the byte limit, which ask more of more bytes) is found in
+ * O(log slots); those to book again (after their first record went, a
+ * reload) on a list.
+ */
 struct fair {
 	const struct gate *gate;
-	size_t max_held;	  /* records held, at most */
-	struct siphash_key seed;  /* of the hash that groups records by key */
-	struct fair_key *slots;	  /* nslots, open addressed */
-	size_t nslots;		  /* a power of two, >= 2 * max_held */
-	struct fair_key **firsts; /* the keys found, in input order */
-	size_t nkeys;
+	struct held held;
+	size_t partial; /* bytes after those held, without an end */
+	uint32_t *heap; /* keys, by due_ns: nheap of held.max */
+	uint32_t nheap;
+	size_t *tree;	/* 2 * held.nslots; SIZE_MAX: none below */
+	uint32_t *todo; /* keys to book: ntodo of held.max */
+	uint32_t ntodo;
+	uint32_t moves; /* held.moves when the tree was built */
+	bool retuned;	/* the limits changed: book every key again */
 };
 
 /*
  * Shape under gate g (a limit per key, in memory), each key's records in
  * their input order but the keys not: of the records held (at most
  * max_held, or FAIR_HELD when 0), the first of each key is booked, and
- * whichever is due first goes first; reading goes on while fewer are
- * held, so a key that waits holds up only its own records.  seed keys the
- * hash that groups records by key (from the kernel's random source, so
- * that input cannot aim keys at one slot).  Returns 0, or -1 when memory
- * is short.
+ * whichever is due first goes first, those due by now in input order,
+ * so nothing is reordered while nothing waits; reading goes on while
+ * fewer are held, so a key that waits holds up only its own records.
+ * seed keys the hash that groups records by key (from the kernel's random
+ * source, so that input cannot aim keys at one slot).  A release costs
+ * O(log max_held), amortized, and a record held is booked again only
+ * when its key's limit could have changed: when it became its key's
+ * first, or at a reload.  Returns 0, or -1 when memory is short.
  */
 int fair_policy(struct policy *p, struct fair *f, const struct gate *g,
     uint64_t max_held, const struct siphash_key *seed);

@@ -281,19 +281,31 @@ stream_send(struct stream *s, size_t bytes, uint64_t units)
 	return send_run(s, bytes, units, false);
 }
 
-/* Take the bytes at offset off from the head out of the buffer. */
+/*
+ * Take the bytes at offset off from the head out of the buffer, moving
+ * those before them or those after, whichever are fewer: a record that
+ * leaves from behind others that wait (--order key) moves only them.
+ */
 static void
 cut_out(struct stream *s, size_t off, size_t bytes)
 {
 	char *at = s->buf + s->head + off;
+	size_t after = s->tail - (s->head + off + bytes);
 
 	if (off == 0) {
 		consume(s, bytes);
 		return;
 	}
-	memmove(at, at + bytes, s->tail - (s->head + off + bytes));
-	s->tail -= bytes;
 	/* Whole records, told of: count_held had passed them. */
+	if (off < after) {
+		memmove(s->buf + s->head + bytes, s->buf + s->head, off);
+		if (s->counted <= s->head + off + bytes)
+			s->counted = s->head + off + bytes;
+		s->head += bytes;
+		return;
+	}
+	memmove(at, at + bytes, after);
+	s->tail -= bytes;
 	s->counted = s->counted > s->head + off + bytes ? s->counted - bytes :
 							  s->head + off;
 }
@@ -444,7 +456,10 @@ stream_fill(struct stream *s, bool fresh)
 	int64_t now_ns;
 
 	take_held(s);
-	if (s->tail == s->cap && s->head > 0) {
+	/* The room before the head is taken back when it is more than the
+	 * room after the tail: a record that left from among those held
+	 * freed the one or the other, and reads should not shrink. */
+	if (s->head > 0 && s->head >= s->cap - s->tail) {
 		memmove(s->buf, s->buf + s->head, s->tail - s->head);
 		s->tail -= s->head;
 		s->counted -= s->counted > s->head ? s->head : s->counted;

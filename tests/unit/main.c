@@ -63,6 +63,8 @@ main(void)
 	test_piperoom();
 	test_report_tiers();
 	test_golden();
+	test_fair();
+	test_held();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

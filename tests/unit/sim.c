@@ -25,8 +25,10 @@ sim_start(struct sim *s, const int64_t *arrive, const int *key, int count,
 static size_t
 sim_record(const struct sim *s, int i, char *out, size_t size)
 {
-	int n = snprintf(
-	    out, size, "%c %04u", 'a' + s->key[i] % 3, (unsigned)i % 10000);
+	int n = s->wide ? snprintf(out, size, "k%02d %04u", s->key[i] % 100,
+			      (unsigned)i % 10000) :
+			  snprintf(out, size, "%c %04u", 'a' + s->key[i] % 3,
+			      (unsigned)i % 10000);
 
 	if (s->ts != NULL && s->ts[i] >= 0)
 		n += snprintf(out + n, size - (size_t)n, " %lld.%09lld ",
@@ -106,7 +108,7 @@ sim_take(struct sim *s, size_t off, size_t bytes, uint64_t units, bool send)
 		return;
 	}
 	for (size_t i = off; i < off + bytes;) {
-		int id = atoi(s->buf + i + 2);
+		int id = atoi((char *)memchr(s->buf + i, ' ', s->len - i) + 1);
 
 		if (send && s->went != NULL) {
 			sim_spawn(s, id, units--, off + bytes - i);

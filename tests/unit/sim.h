@@ -14,13 +14,13 @@
 
 /*
  * Records arrive at arrive[i] into a small buffer, as "K NNNN\n" (key K,
- * number NNNN), with " SECS.NANOS" (ts[i] >= 0) or " -" (ts[i] < 0) after
- * it when ts is given, and pad[i] bytes of 'x' when pad is given.  The
- * policy is asked what to do, and the engine does it at once, except
- * that a wake-up is sometimes late (jitter).  At the first turn at or
- * after change_at, change(change_ctx, now) changes the limits and the
- * policy is told, as a live change (-R) does.  Release and drop times
- * are kept per record.
+ * a letter of three, or with wide "kDD" of a hundred; number NNNN), with
+ * " SECS.NANOS" (ts[i] >= 0) or " -" (ts[i] < 0) after it when ts is
+ * given, and pad[i] bytes of 'x' when pad is given.  The policy is asked
+ * what to do, and the engine does it at once, except that a wake-up is
+ * sometimes late (jitter).  At the first turn at or after change_at,
+ * change(change_ctx, now) changes the limits and the policy is told, as
+ * a live change (-R) does.  Release and drop times are kept per record.
  */
 struct sim {
 	char buf[SIM_BUF];
@@ -32,6 +32,7 @@ struct sim {
 	const int64_t *ts;	  /* NULL, or each record's timestamp */
 	const unsigned char *pad; /* NULL, or each record's padding */
 	int count, next;
+	bool wide; /* keys "k" and two digits (key[i] % 100), not a letter */
 	int64_t rel[SIM_RECORDS]; /* release time, or -1 */
 	bool dropped[SIM_RECORDS];
 	int order[SIM_RECORDS], nrel, ndrop;

@@ -137,6 +137,12 @@ void test_batch(void);
 /* eviction_test.c */
 void test_eviction(void);
 
+/* fair_test.c */
+void test_fair(void);
+
+/* held_test.c */
+void test_held(void);
+
 /* wildcard_test.c */
 void test_wildcard(void);
 
