@@ -10,7 +10,7 @@ BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 VERSION := $(shell sed -n 's/^\#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
-	src/parse/options.h)
+	src/cli/options.h)
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARNFLAGS = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -20,7 +20,7 @@ STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L
 # built).  Each folder is searched for quoted includes only (-iquote), so an
 # #include names a file, not its folder, and no header of ours can hide a
 # system header of the same name (tests/layers.sh refuses one anyway).
-LAYERS = parse sys limit shared policy run
+LAYERS = base cli report sys limit net ctl store policy run
 INCLUDES = $(LAYERS:%=-iquote src/%)
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -73,11 +73,14 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 .build-flags: FORCE
 	@echo '$(BUILD_FLAGS)' | cmp -s - $@ || echo '$(BUILD_FLAGS)' >$@
 
-# The pure modules, whose folders make no system calls: unit tested with a
-# fake clock.  Then every module of the tool.
-PURE_LAYERS = parse limit policy
+# The pure modules, whose folders make no system calls, and the pure files
+# of the other folders (the readers of what another party sends us, kept
+# beside what they serve; tests/layers.sh holds them pure too): unit tested
+# with a fake clock.  Then every module of the tool.
+PURE_LAYERS = base cli report limit policy
+PURE_FILES = src/ctl/request.o src/store/eviction.o
 PURE = $(patsubst %.c,%.o,$(foreach d,$(PURE_LAYERS), \
-	$(wildcard src/$(d)/*.c)))
+	$(wildcard src/$(d)/*.c))) $(PURE_FILES)
 OBJS = $(patsubst %.c,%.o,$(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))) \
 	src/main.o
 HDRS = $(wildcard src/*/*.h)
@@ -93,12 +96,12 @@ tbthrottle: $(OBJS)
 src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
 
-src/shared/redis.o src/shared/redisconn.o src/shared/cluster.o src/shared/sentinel.o \
-		src/shared/reply.o: src/%.o: src/%.c $(HDRS) \
+src/store/redis.o src/net/redisconn.o src/net/cluster.o src/net/sentinel.o \
+		src/net/reply.o: src/%.o: src/%.c $(HDRS) \
 		.build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(REDIS_CFLAGS) -c -o $@ $<
 
-src/sys/tls.o: src/sys/tls.c $(HDRS) .build-flags
+src/net/tls.o: src/net/tls.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(TLS_CFLAGS) -c -o $@ $<
 
 tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
@@ -280,9 +283,9 @@ bench-quick: tbthrottle bench/recv bench/floor
 	TB=./tbthrottle bash bench/run.sh --quick
 
 # Finding delimiters, against plain loops, in GB/s; a few seconds.
-bench/count: bench/count.c src/parse/framer.c src/parse/framer.h
+bench/count: bench/count.c src/base/framer.c src/base/framer.h
 	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) $(INCLUDES) -o $@ bench/count.c \
-		src/parse/framer.c
+		src/base/framer.c
 
 bench-count: bench/count
 	./bench/count

@@ -332,7 +332,7 @@ keep() {
 }
 
 # quantum RATE BURST NS: the units tbthrottle gathers per wake-up, as
-# quantum() in src/limits.c: NS worth of RATE/s, at least 1, at most BURST
+# quantum() in src/run/build.c: NS worth of RATE/s, at least 1, at most BURST
 # and the 131072 bytes of its buffer.  The floor is given the same.
 quantum() {
 	local q=$(($1 * $3 / 1000000000))

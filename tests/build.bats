@@ -102,7 +102,7 @@ setup_file() {
 @test "make dist: a tarball, with the completions and debian/, that unpacks, builds and runs its unit tests" {
 	local d=$BATS_TEST_TMPDIR version
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
-	    "$SRC/src/parse/options.h")
+	    "$SRC/src/cli/options.h")
 	run -0 make -C "$SRC" -s CFLAGS=-O0 dist
 	[[ -f $SRC/tbthrottle-$version.tar.gz ]]
 	tar -xzf "$SRC/tbthrottle-$version.tar.gz" -C "$d"
@@ -121,7 +121,7 @@ setup_file() {
 @test "debian/changelog's newest version is the tool's version" {
 	local version changelog
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
-	    "$SRC/src/parse/options.h")
+	    "$SRC/src/cli/options.h")
 	changelog=$(sed -n '1s/^tbthrottle (\([^)]*\)).*/\1/p' \
 	    "$SRC/debian/changelog")
 	[[ -n $version ]]

@@ -181,7 +181,7 @@ now_ms() {
 # signal handlers, shown by its control file (wait_running name.NAME: by
 # its name's link), so that a signal sent next cannot find it still
 # starting (at most 20 s).  The control file is in
-# the first of these that tbthrottle can use (src/rundir.c): a directory
+# the first of these that tbthrottle can use (src/sys/rundir.c): a directory
 # per boot and host under HOME, hence the pattern.
 wait_running() {
 	local i dir uid

@@ -8,22 +8,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# folder, layer, pure (p) or system-facing (s); main.c, at the top, wires.
-table='
-parse 0 p
-sys 1 s
-limit 2 p
-shared 2 s
-policy 3 p
-run 4 s
-. 5 s
-'
-declare -A layer pure home
-while read -r dir l p; do
-	[[ -n $dir ]] || continue
-	layer[$dir]=$l
-	pure[$dir]=$p
-done <<<"$table"
+# The layers, bottom to top, and which are pure: the Makefile's LAYERS,
+# PURE_LAYERS and PURE_FILES, the one place the order is written.  A
+# folder's layer is its place in LAYERS; main.c, above them all, wires.
+var() { # the words of the Makefile's VAR = ... (with its continued lines)
+	awk -v v="$1" '$1 == v && $2 == "=" { on = 1; $1 = $2 = "" }
+	    on { c = sub(/\\$/, ""); print; if (!c) exit }' Makefile
+}
+declare -A layer pure home purefile
+n=0
+for dir in $(var LAYERS); do
+	layer[$dir]=$n
+	pure[$dir]=s
+	n=$((n + 1))
+done
+layer[.]=$n
+pure[.]=s
+for dir in $(var PURE_LAYERS); do
+	pure[$dir]=p
+done
+# A pure file of a system folder: it and its header include pure headers
+# only, and a pure folder may include its header.
+for o in $(var PURE_FILES); do
+	purefile[${o#src/}]=1
+done
 
 bad=0
 say() {
@@ -52,6 +60,8 @@ done
 for f in src/main.c src/*/*.c src/*/*.h; do
 	d=${f#src/}
 	[[ $d == */* ]] && d=${d%%/*} || d=.
+	stem=${f#src/}
+	stem=${stem%.[ch]}
 	while read -r inc; do
 		i=${home[$inc]:-}
 		if [[ -z $i ]]; then
@@ -59,7 +69,8 @@ for f in src/main.c src/*/*.c src/*/*.h; do
 		elif ((layer[$i] > layer[$d])); then
 			say "$f (layer ${layer[$d]}, $d/) includes $inc from" \
 			    "layer ${layer[$i]} ($i/) above it"
-		elif [[ ${pure[$d]} == p && ${pure[$i]} == s ]]; then
+		elif [[ ${pure[$d]} == p || -n ${purefile[$stem.o]:-} ]] &&
+		    [[ ${pure[$i]} == s && -z ${purefile[$i/${inc%.h}.o]:-} ]]; then
 			say "$f is pure but includes $inc ($i/), which makes" \
 			    "system calls"
 		fi
