@@ -143,12 +143,12 @@ SH
 @test "-j 1: the next command starts as soon as the one before ends, not at a poll" {
 	local t0 t1
 	t0=$(now_ms)
-	run -0 "$TB" -r inf --exec sleep <<<$'0.3\n0.3\n0.3\n0.3'
+	run -0 "$TB" -r inf --exec sleep < <(for _ in 1 2 3 4 5 6 7 8; do echo 0.1; done)
 	t1=$(now_ms)
-	# 1.2 s of sleeps; a wake-up by polling (once a second) would take
-	# 4 s.
-	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1200 "ms"
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 2500 "ms"
+	# 0.8 s of sleeps; a wake-up by polling (once a second) would take
+	# 8 s, and 6 s leaves a busy machine its slow process starts.
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 800 "ms"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 6000 "ms"
 }
 
 @test "-j 3: never more than 3 at once, and 3 do run at once" {
@@ -212,11 +212,12 @@ SH
 	job
 	export LOG=$d/log
 	seq 10 >"$d/in"
-	"$TB" -r 10/s -j 2 -s --name ex "$d/in" --exec "$d/job" 1 2>"$d/err" &
+	"$TB" -r 10/s -j 2 -s --name ex "$d/in" --exec "$d/job" 3 2>"$d/err" &
 	pid=$!
 	wait_running name.ex
-	wait_for_output "$d/log"
-	sleep 0.3
+	# Both slots taken, for 3 s: the stop comes before a third could
+	# start, however slow the machine.
+	wait_for "two commands started" has_lines "$d/log" 2
 	kill -TERM "$pid"
 	wait "$pid" || st=$?
 	assert_eq "$st" 143 "exit status: ended by SIGTERM"
@@ -272,10 +273,19 @@ SH
 }
 
 @test "--exec -s and --stats=json count started, succeeded, failed and the slowest" {
+	local slowest
+	# The slowest in the middle, neither first nor last; one at a time.
 	run -123 --separate-stderr "$TB" -r inf --stats=json --exec \
-	    sh -c 'sleep 0.$1; exit $(($1 % 2))' _ <<<$'2\n3\n4'
-	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"slowest_s":0.4'* ]] ||
+	    sh -c 'sleep 0.$1; exit $(($1 % 2))' _ <<<$'2\n4\n3'
+	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"slowest_s":'* ]] ||
 	    { echo "$stderr" >&2; return 1; }
+	slowest=$(sed -n 's/.*"slowest_s":\([0-9.]*\).*/\1/p' <<<"$stderr")
+	# Never shorter than its sleep (so not the first's or the last's),
+	# and shorter than the run by the other two's sleeps at least (so
+	# not their sum), however slow the machine made each.
+	assert_ge "$slowest" 0.4 "slowest_s"
+	assert_le "$slowest" "$(awk -v e="$(json_field elapsed_s)" 'BEGIN { print e - 0.5 }')" \
+	    "slowest_s, against the run's elapsed_s less 0.5 s"
 }
 
 @test "--exec with -k: each key's rate applies to its commands' starts" {
@@ -334,11 +344,12 @@ SH
 	    "$0" -r 10/s -b 1 --drop -j 1 -s --exec sh -c "sleep .3" _' "$TB"
 	[[ $stderr == *" 0 dropped"* ]] || { echo "$stderr" >&2; return 1; }
 	run -0 --separate-stderr bash -c 'seq 30 | "$0" -r 10/s -a sliding -j 4 -s \
-	    --exec sh -c "[ \$1 -le 8 ] && sleep 1; exit 0" _' "$TB"
+	    --exec sh -c "[ \$1 -le 8 ] && sleep 2; exit 0" _' "$TB"
 	# Not a place in the schedule kept for each start that waited: the
-	# largest lateness is that of the token, not the slot.
+	# largest lateness is that of the token, not the slot's 2 s; 1 s of
+	# it leaves a busy machine its late wake-ups.
 	[[ $stderr =~ max\ lateness\ ([0-9.]+)\ ms ]]
-	assert_le "${BASH_REMATCH[1]%.*}" 50 "max lateness (ms)"
+	assert_le "${BASH_REMATCH[1]%.*}" 1000 "max lateness (ms)"
 }
 
 @test "--exec: a script without #! runs by the shell, as xargs runs it" {
