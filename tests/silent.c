@@ -64,8 +64,8 @@ main(int argc, char *argv[])
 	int n, more = 0, made = 0, open;
 
 	if ((argc != 3 && argc != 4) || (n = atoi(argv[2])) < 1 ||
-	    (argc == 4 && (more = atoi(argv[3])) < 1) ||
-	    n + more > MAX_PEERS || strlen(argv[1]) >= sizeof sa.sun_path) {
+	    (argc == 4 && (more = atoi(argv[3])) < 1) || n + more > MAX_PEERS ||
+	    strlen(argv[1]) >= sizeof sa.sun_path) {
 		fprintf(stderr,
 		    "usage: silent PATH N [MORE] (N + MORE at most %d)\n",
 		    MAX_PEERS);
