@@ -81,7 +81,10 @@ redis_close(struct redis *r)
 #include "cluster.h"
 #include "eviction.h"
 #include "msg.h"
+#include "errand.h"
+#include "rediserr.h"
 #include "redisconn.h"
+#include "sentinel.h"
 #include "signals.h"
 #include "siphash.h"
 
@@ -294,6 +297,7 @@ static const char script[] =
 struct redis {
 	struct redis_url url;
 	struct redisconn conn;
+	struct sentinel_finder finder; /* with redis-sentinel:// */
 	char sha[41];
 	char *key;	 /* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base; /* length of "tbthrottle:NAME" */
@@ -380,25 +384,15 @@ unexpected(struct redis *r, redisReply *rep, char *why, size_t size)
 	return REDISCONN_DOWN;
 }
 
-/* The command w[0..n) in argv and lens, for a step; n. */
-static int
-words(const char **argv, size_t *lens, const char *const *w, int n)
-{
-	for (int i = 0; i < n; i++) {
-		argv[i] = w[i];
-		lens[i] = strlen(w[i]);
-	}
-	return n;
-}
-
 /* SCRIPT LOAD, unless the script is loaded on this connection. */
 static int
 load_words(void *ctx, const char **argv, size_t *lens)
 {
 	static const char *const w[] = { "SCRIPT", "LOAD", script };
 
-	return ((const struct redis *)ctx)->loaded ? 0 :
-						     words(argv, lens, w, 3);
+	return ((const struct redis *)ctx)->loaded ?
+	    0 :
+	    redisconn_words(argv, lens, w, 3);
 }
 
 /* The script's digest from rep, or why Redis cannot load it now. */
@@ -406,7 +400,7 @@ static enum redisconn_result
 digest(struct redis *r, const struct redisconn *conn, const redisReply *rep,
     char *why, size_t size)
 {
-	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+	if (rep->type == REDIS_REPLY_ERROR && rediserr_transient(rep->str)) {
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
 	}
@@ -799,7 +793,7 @@ cluster_words(void *ctx, const char **argv, size_t *lens)
 	static const char *const w[] = { "CLUSTER", "SLOTS" };
 	const struct redis *r = ctx;
 
-	return r->mode_known ? 0 : words(argv, lens, w, 2);
+	return r->mode_known ? 0 : redisconn_words(argv, lens, w, 2);
 }
 
 /*
@@ -921,7 +915,7 @@ info_words(void *ctx, const char **argv, size_t *lens)
 	const struct redis *r = ctx;
 
 	return !r->mem_checked || (r->mem_told && !r->mem_by_config) ?
-	    words(argv, lens, w, 2) :
+	    redisconn_words(argv, lens, w, 2) :
 	    0;
 }
 
@@ -984,7 +978,7 @@ judge_memory(struct redis *r, const char *what, const redisReply *rep,
 	}
 	if (r->mem_told)
 		return REDISCONN_OK; /* mid-run, a reading that did not tell */
-	if (rep->type == REDIS_REPLY_ERROR && redisconn_transient(rep->str)) {
+	if (rep->type == REDIS_REPLY_ERROR && rediserr_transient(rep->str)) {
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
 	}
@@ -1013,7 +1007,7 @@ config_words(void *ctx, const char **argv, size_t *lens)
 	const struct redis *r = ctx;
 
 	return !r->mem_checked || (r->mem_told && r->mem_by_config) ?
-	    words(argv, lens, w, 3) :
+	    redisconn_words(argv, lens, w, 3) :
 	    0;
 }
 
@@ -1155,6 +1149,8 @@ rehome(struct redis *r)
 	redisconn_close(&r->conn);
 	r->home_url = n->url;
 	redisconn_init(&r->conn, &r->home_url);
+	if (r->home_url.nsentinels > 0)
+		sentinel_finder(&r->finder, &r->conn);
 	r->loaded = false;
 	r->rehome = false;
 }
@@ -1850,6 +1846,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	}
 	r->url = r->home_url = *u;
 	redisconn_init(&r->conn, &r->home_url);
+	if (u->nsentinels > 0)
+		sentinel_finder(&r->finder, &r->conn);
 	r->cur = &r->conn;
 	name_keys(r, b);
 	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
