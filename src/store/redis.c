@@ -294,11 +294,8 @@ static const char script[] =
 /* Most arguments of a call of the script: its keys and arguments. */
 #define CALL_ARGS (17 + 4 * REDIS_BATCH_MAX)
 
-struct redis {
-	struct redis_url url;
-	struct redisconn conn;
-	struct sentinel_finder finder; /* with redis-sentinel:// */
-	char sha[41];
+/* The names of a bucket's keys in Redis. */
+struct redis_keys {
 	char *key;	 /* "tbthrottle:NAME", and with -k ":KEY" */
 	size_t key_base; /* length of "tbthrottle:NAME" */
 	size_t key_len, key_size;
@@ -307,56 +304,86 @@ struct redis {
 	/* The total's bucket, "tbthrottle-settings:NAME:total": no key of
 	 * -k can name it, as theirs are "tbthrottle:NAME:KEY". */
 	char total_key[144];
-	struct redis_rate total; /* its rate: none without --total-rate */
+	char name[80];
+	char session[17]; /* this process's number, in hex */
+	char *names;	  /* the buckets' names of a call, end to end */
+	size_t names_size;
+};
+
+/* The settings every process of the name shares, as the script has them. */
+struct redis_share {
+	struct redis_rate total; /* the total's rate: none without one */
 	char total_text[96];	 /* as messages say it, or empty */
-	char rate_text[TIERS_ID_MAX], name[80];
-	struct redis_rate own;	     /* the bucket's rate, -r's */
-	const struct redis_rate *at; /* the selected key's */
-	char id_i[80], id_b[24];     /* the settings newcomers must give */
-	char session[17];	     /* this process's number, in hex */
-	const char *unit;	     /* "bytes" or "records" */
-	uint64_t burst_units;	     /* burst, as a number */
-	enum redis_fallback fallback;
-	struct limiter *local;
-	struct eviction mem; /* what the server said of its memory */
-	bool mem_checked;    /* its eviction was judged, or cannot be */
-	bool allow_eviction; /* --redis-allow-eviction */
-	char mem_why[160];   /* why it could not be told */
-	bool claimed;	     /* the settings were checked in Redis */
-	bool loaded;	     /* the script is loaded on this connection */
-	bool ran;	     /* units were booked, here or locally */
-	bool busy;	     /* a call is under way: no chore now */
-	bool down;	     /* reported as down, not yet back */
-	char down_at[400];   /* the node the report named, password masked */
-	int64_t mem_ns;	     /* when its eviction was last judged */
-	int64_t retry_ns;    /* blocking: wait before the next connect */
-	int64_t next_try_ns; /* down: when to probe it next */
-	int64_t kept_ns;     /* when the settings were last refreshed */
-	uint64_t seq;	     /* the number of the batch under way */
-	/* The call of the script: its words, and the text of some. */
+	char rate_text[TIERS_ID_MAX];
+	struct redis_rate own;	 /* the bucket's rate, -r's */
+	char id_i[80], id_b[24]; /* the settings newcomers must give */
+	const char *unit;	 /* "bytes" or "records" */
+	bool claimed;		 /* the settings were checked in Redis */
+	int64_t kept_ns;	 /* when the settings were last refreshed */
+};
+
+/* What the server said of its memory: whether it evicts keys. */
+struct redis_memory {
+	struct eviction ev;
+	bool checked;  /* its eviction was judged, or cannot be */
+	bool allow;    /* --redis-allow-eviction */
+	char why[160]; /* why it could not be told */
+	int64_t at_ns; /* when its eviction was last judged */
+	/* After the start, the server's eviction is judged again with the
+	 * settings kept, asked the way that told (INFO or CONFIG GET): a
+	 * warning each time the policy turns to one that evicts. */
+	bool told, by_config, evicting;
+};
+
+/* The call of the script: its words, and the text of some. */
+struct redis_call {
+	char sha[41]; /* the script's digest */
+	bool loaded;  /* the script is loaded on the session's connection */
 	const char *argv[CALL_ARGS];
 	size_t lens[CALL_ARGS];
 	char head[4][24]; /* keys, TTL, batch, look-ahead */
 	char units[REDIS_BATCH_MAX][24];
 	size_t asked[REDIS_BATCH_MAX]; /* the bookings Redis is asked */
-	char *names;		       /* the buckets' names, end to end */
-	size_t names_size;
-	/* A Redis Cluster: its nodes, or NULL for a lone server. */
-	struct cluster *cl;
+	uint64_t seq;		       /* the number of the batch under way */
+	bool again;		       /* the batch under way is asked again */
+};
+
+/* A Redis Cluster: its nodes, and the shards a batch goes to. */
+struct redis_shards {
+	struct cluster *cl;	   /* NULL for a lone server */
 	bool mode_known;	   /* whether it is a cluster was asked */
 	bool rehome;		   /* shard 0 is served by another node */
 	unsigned at_shard;	   /* the shard the keys are named for */
-	struct redis_url home_url; /* cluster: the node of shard 0 */
-	struct redisconn *cur;	   /* the connection of the last call */
+	struct redis_url home_url; /* the node of shard 0 */
 	unsigned char shard[REDIS_BATCH_MAX]; /* each booking's (take) */
 	bool done[REDIS_BATCH_MAX];	      /* answered */
 	bool late[REDIS_BATCH_MAX];	      /* booked to wait */
-	bool again; /* the batch under way is asked again */
-	/* After the start, the server's eviction is judged again with the
-	 * settings kept, asked the way that told (INFO or CONFIG GET): a
-	 * warning each time the policy turns to one that evicts. */
-	bool mem_told, mem_by_config, mem_evicting;
 	size_t calm; /* shaping, records booked since the last that waited */
+};
+
+/* Up or down, and what goes on meanwhile. */
+struct redis_run {
+	enum redis_fallback fallback;
+	struct limiter *local;
+	bool ran;	     /* units were booked, here or locally */
+	bool busy;	     /* a call is under way: no chore now */
+	bool down;	     /* reported as down, not yet back */
+	char down_at[400];   /* the node the report named, password masked */
+	int64_t retry_ns;    /* blocking: wait before the next connect */
+	int64_t next_try_ns; /* down: when to probe it next */
+};
+
+struct redis {
+	struct redis_url url;
+	struct redisconn conn;	       /* the session's */
+	struct sentinel_finder finder; /* with redis-sentinel:// */
+	struct redisconn *cur;	       /* the connection of the last call */
+	struct redis_keys keys;
+	struct redis_share share;
+	struct redis_memory mem;
+	struct redis_call call;
+	struct redis_shards shards;
+	struct redis_run run;
 };
 
 bool
@@ -390,7 +417,7 @@ load_words(void *ctx, const char **argv, size_t *lens)
 {
 	static const char *const w[] = { "SCRIPT", "LOAD", script };
 
-	return ((const struct redis *)ctx)->loaded ?
+	return ((const struct redis *)ctx)->call.loaded ?
 	    0 :
 	    redisconn_words(argv, lens, w, 3);
 }
@@ -408,8 +435,8 @@ digest(struct redis *r, const struct redisconn *conn, const redisReply *rep,
 		redisconn_fatal(conn, "cannot load the script: %s",
 		    rep->type == REDIS_REPLY_ERROR ? rep->str :
 						     "no digest in the reply");
-	memcpy(r->sha, rep->str, 40);
-	r->sha[40] = '\0';
+	memcpy(r->call.sha, rep->str, 40);
+	r->call.sha[40] = '\0';
 	return REDISCONN_OK;
 }
 
@@ -419,7 +446,7 @@ load_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	struct redis *r = ctx;
 	enum redisconn_result rc = digest(r, &r->conn, rep, why, size);
 
-	r->loaded = rc == REDISCONN_OK;
+	r->call.loaded = rc == REDISCONN_OK;
 	return rc;
 }
 
@@ -452,11 +479,11 @@ load_script(struct redis *r, struct redisconn *conn, bool *loaded, char *why,
 static const struct redis_rate *
 rate_of(const struct redis *r, const struct booking *b)
 {
-	return b->rate != NULL ? b->rate : &r->own;
+	return b->rate != NULL ? b->rate : &r->share.own;
 }
 
 /*
- * The names of the buckets of b[asked[0..m)], end to end in r->names, the
+ * The names of the buckets of b[asked[0..m)], end to end in r->keys.names, the
  * length of each in lens: a key's own, or without one the bucket
  * selected.
  */
@@ -466,32 +493,34 @@ name_buckets(struct redis *r, const struct booking *b, size_t m, size_t *lens)
 	size_t total = 0, at = 0;
 
 	for (size_t j = 0; j < m; j++) {
-		const struct booking *bj = &b[r->asked[j]];
+		const struct booking *bj = &b[r->call.asked[j]];
 
-		lens[j] = bj->key != NULL ? r->key_base + 1 + bj->key_len :
-					    r->key_len;
+		lens[j] = bj->key != NULL ? r->keys.key_base + 1 + bj->key_len :
+					    r->keys.key_len;
 		if (lens[j] > SIZE_MAX / 4 - total)
 			errx(1, "keys of %zu bytes", total);
 		total += lens[j];
 	}
-	if (total > r->names_size) {
-		char *p = realloc(r->names, total * 2);
+	if (total > r->keys.names_size) {
+		char *p = realloc(r->keys.names, total * 2);
 
 		if (p == NULL)
 			err(1, "keys of %zu bytes", total);
-		r->names = p;
-		r->names_size = total * 2;
+		r->keys.names = p;
+		r->keys.names_size = total * 2;
 	}
 	for (size_t j = 0; j < m; j++) {
-		const struct booking *bj = &b[r->asked[j]];
+		const struct booking *bj = &b[r->call.asked[j]];
 
 		if (bj->key == NULL) {
-			memcpy(r->names + at, r->key, r->key_len);
+			memcpy(
+			    r->keys.names + at, r->keys.key, r->keys.key_len);
 		} else {
-			memcpy(r->names + at, r->key, r->key_base);
-			r->names[at + r->key_base] = ':';
-			memcpy(r->names + at + r->key_base + 1, bj->key,
-			    bj->key_len);
+			memcpy(
+			    r->keys.names + at, r->keys.key, r->keys.key_base);
+			r->keys.names[at + r->keys.key_base] = ':';
+			memcpy(r->keys.names + at + r->keys.key_base + 1,
+			    bj->key, bj->key_len);
 		}
 		at += lens[j];
 	}
@@ -499,54 +528,56 @@ name_buckets(struct redis *r, const struct booking *b, size_t m, size_t *lens)
 
 /*
  * The words of the script's call for op, with the buckets of
- * b[asked[0..m)] looking ahead ahead_ns, into r->argv; how many.
+ * b[asked[0..m)] looking ahead ahead_ns, into r->call.argv; how many.
  */
 static int
 call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
     int64_t ahead_ns)
 {
-	const char **w = r->argv;
-	size_t *lens = r->lens, off = 0;
-	int n = 0, first = r->total.none ? 5 : 6; /* the first bucket's */
+	const char **w = r->call.argv;
+	size_t *lens = r->call.lens, off = 0;
+	int n = 0, first = r->share.total.none ? 5 : 6; /* the first bucket's */
 
-	snprintf(r->head[0], sizeof r->head[0], "%zu", m + (size_t)first - 3);
-	snprintf(r->head[1], sizeof r->head[1], "%d", SETTINGS_TTL_MS);
+	snprintf(r->call.head[0], sizeof r->call.head[0], "%zu",
+	    m + (size_t)first - 3);
 	snprintf(
-	    r->head[2], sizeof r->head[2], "%llu", (unsigned long long)r->seq);
-	snprintf(r->head[3], sizeof r->head[3], "%lld",
+	    r->call.head[1], sizeof r->call.head[1], "%d", SETTINGS_TTL_MS);
+	snprintf(r->call.head[2], sizeof r->call.head[2], "%llu",
+	    (unsigned long long)r->call.seq);
+	snprintf(r->call.head[3], sizeof r->call.head[3], "%lld",
 	    (long long)(ahead_ns / 1000));
 	name_buckets(r, b, m, lens + first);
 	w[n++] = "EVALSHA";
-	w[n++] = r->sha;
-	w[n++] = r->head[0];
-	w[n++] = r->settings;
-	w[n++] = r->last;
-	if (!r->total.none)
-		w[n++] = r->total_key;
+	w[n++] = r->call.sha;
+	w[n++] = r->call.head[0];
+	w[n++] = r->keys.settings;
+	w[n++] = r->keys.last;
+	if (!r->share.total.none)
+		w[n++] = r->keys.total_key;
 	for (size_t j = 0; j < m; j++) {
-		w[n++] = r->names + off;
+		w[n++] = r->keys.names + off;
 		off += lens[n - 1];
 	}
 	w[n++] = op;
-	w[n++] = r->rate_text;
-	w[n++] = r->unit;
-	w[n++] = r->head[1];
-	w[n++] = r->id_i;
-	w[n++] = r->id_b;
-	w[n++] = r->head[2];
-	w[n++] = r->head[3];
+	w[n++] = r->share.rate_text;
+	w[n++] = r->share.unit;
+	w[n++] = r->call.head[1];
+	w[n++] = r->share.id_i;
+	w[n++] = r->share.id_b;
+	w[n++] = r->call.head[2];
+	w[n++] = r->call.head[3];
 	for (size_t j = 0; j < m; j++) {
-		const struct booking *bj = &b[r->asked[j]];
+		const struct booking *bj = &b[r->call.asked[j]];
 
-		snprintf(r->units[j], sizeof r->units[j], "%llu",
+		snprintf(r->call.units[j], sizeof r->call.units[j], "%llu",
 		    (unsigned long long)bj->units);
 		w[n++] = rate_of(r, bj)->interval;
 		w[n++] = rate_of(r, bj)->burst;
-		w[n++] = r->units[j];
+		w[n++] = r->call.units[j];
 	}
-	w[n++] = r->total.interval;
-	w[n++] = r->total.burst;
-	w[n++] = r->total_text;
+	w[n++] = r->share.total.interval;
+	w[n++] = r->share.total.burst;
+	w[n++] = r->share.total_text;
 	for (int i = 0; i < n; i++)
 		if (i < first || i >= first + (int)m)
 			lens[i] = strlen(w[i]);
@@ -560,16 +591,17 @@ call_words(struct redis *r, const char *op, const struct booking *b, size_t m,
 static void
 set_shard(struct redis *r, unsigned s)
 {
-	if (r->cl == NULL)
+	if (r->shards.cl == NULL)
 		return;
-	r->at_shard = s;
-	r->key_base = r->key_len = (size_t)snprintf(
-	    r->key, r->key_size, "tbthrottle:{%s:%u}", r->name, s);
-	snprintf(r->settings, sizeof r->settings, "tbthrottle-settings:{%s:%u}",
-	    r->name, s);
-	snprintf(
-	    r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
-	snprintf(r->total_key, sizeof r->total_key, "%s:total", r->settings);
+	r->shards.at_shard = s;
+	r->keys.key_base = r->keys.key_len = (size_t)snprintf(r->keys.key,
+	    r->keys.key_size, "tbthrottle:{%s:%u}", r->keys.name, s);
+	snprintf(r->keys.settings, sizeof r->keys.settings,
+	    "tbthrottle-settings:{%s:%u}", r->keys.name, s);
+	snprintf(r->keys.last, sizeof r->keys.last, "%s:last:%s",
+	    r->keys.settings, r->keys.session);
+	snprintf(r->keys.total_key, sizeof r->keys.total_key, "%s:total",
+	    r->keys.settings);
 }
 
 /*
@@ -582,13 +614,13 @@ shard_of(const struct redis *r, const struct booking *b)
 	static const unsigned char zero[16];
 	struct siphash_key k = siphash_key_of(zero);
 
-	return b->key == NULL || !r->total.none ?
+	return b->key == NULL || !r->share.total.none ?
 	    0 :
 	    (unsigned)(siphash24(&k, b->key, b->key_len) % SHARDS);
 }
 
 /*
- * Send the call in r->argv[0..argc) on conn, the script loaded first
+ * Send the call in r->call.argv[0..argc) on conn, the script loaded first
  * where *loaded says it is not, and again if the server lost it.
  */
 static enum redisconn_result
@@ -603,14 +635,14 @@ call_on(struct redis *r, struct redisconn *conn, bool *loaded, int argc,
 		    (rc = load_script(r, conn, loaded, why, size)) !=
 			REDISCONN_OK)
 			return rc;
-		r->argv[1] = r->sha;
-		if ((rc = redisconn_command(conn, argc, r->argv, r->lens, rep,
-			 why, size)) != REDISCONN_OK)
+		r->call.argv[1] = r->call.sha;
+		if ((rc = redisconn_command(conn, argc, r->call.argv,
+			 r->call.lens, rep, why, size)) != REDISCONN_OK)
 			return rc;
 		if ((*rep)->type != REDIS_REPLY_ERROR) {
 			/* The settings of this call's shard were kept. */
-			if (r->cl == NULL || r->at_shard == 0)
-				r->kept_ns = clock_now_ns();
+			if (r->shards.cl == NULL || r->shards.at_shard == 0)
+				r->share.kept_ns = clock_now_ns();
 			return REDISCONN_OK;
 		}
 		if (strncmp((*rep)->str, "NOSCRIPT", 8) != 0 || tries > 0)
@@ -649,7 +681,7 @@ static enum redisconn_result
 refresh(struct redis *r, char *why, size_t size)
 {
 	r->cur = &r->conn;
-	return cluster_refresh(r->cl, why, size);
+	return cluster_refresh(r->shards.cl, why, size);
 }
 
 /* Sleep until until_ns, handling signals; false on a stop. */
@@ -665,7 +697,7 @@ sleep_until(int64_t until_ns)
 }
 
 /*
- * Send the call in r->argv[0..argc) to the node of its slot (its keys'
+ * Send the call in r->call.argv[0..argc) to the node of its slot (its keys'
  * hash tag), reading the map first when it may be out of date, and on
  * where MOVED or ASK send it.  A node lost on the way may have failed
  * over: the map is read again before the next call.
@@ -673,19 +705,20 @@ sleep_until(int64_t until_ns)
 static enum redisconn_result
 route(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 {
-	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
+	unsigned slot = hashslot_of(r->keys.settings, strlen(r->keys.settings));
 	struct cluster_node *n = NULL;
 	enum redisconn_result rc;
 	bool ask = false;
 
 	for (int hops = 0; hops <= REDIRECTS_MAX; hops++) {
-		if (n == NULL && r->cl->stale &&
+		if (n == NULL && r->shards.cl->stale &&
 		    (rc = refresh(r, why, size)) != REDISCONN_OK)
 			return rc;
-		if (n == NULL && (n = cluster_owner(r->cl, slot)) == NULL) {
+		if (n == NULL &&
+		    (n = cluster_owner(r->shards.cl, slot)) == NULL) {
 			snprintf(why, size,
 			    "no node of the cluster serves slot %u", slot);
-			r->cl->stale = true;
+			r->shards.cl->stale = true;
 			return REDISCONN_DOWN;
 		}
 		r->cur = &n->conn;
@@ -696,11 +729,12 @@ route(struct redis *r, int argc, redisReply **rep, char *why, size_t size)
 		    (ask && (rc = asking(n, why, size)) != REDISCONN_OK) ||
 		    (rc = call_on(r, &n->conn, &n->loaded, argc, rep, why,
 			 size)) != REDISCONN_OK) {
-			r->cl->stale = true;
+			r->shards.cl->stale = true;
 			return rc;
 		}
 		if ((*rep)->type != REDIS_REPLY_ERROR ||
-		    (n = cluster_redirect(r->cl, (*rep)->str, &ask)) == NULL)
+		    (n = cluster_redirect(r->shards.cl, (*rep)->str, &ask)) ==
+			NULL)
 			return REDISCONN_OK;
 		freeReplyObject(*rep);
 	}
@@ -745,9 +779,9 @@ eval(struct redis *r, const char *op, const struct booking *b, size_t m,
 {
 	int argc = call_words(r, op, b, m, ahead_ns);
 
-	if (r->cl != NULL)
+	if (r->shards.cl != NULL)
 		return call_routed(r, argc, rep, why, size);
-	return call_on(r, &r->conn, &r->loaded, argc, rep, why, size);
+	return call_on(r, &r->conn, &r->call.loaded, argc, rep, why, size);
 }
 
 /*
@@ -778,12 +812,13 @@ settings_text(const char *rate, const char *burst, const char *unit,
 static bool
 home(struct redis *r)
 {
-	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
-	const struct cluster_node *n = cluster_owner(r->cl, slot);
+	unsigned slot = hashslot_of(r->keys.settings, strlen(r->keys.settings));
+	const struct cluster_node *n = cluster_owner(r->shards.cl, slot);
 
-	r->rehome = n == NULL || n->url.port != r->home_url.port ||
-	    strcmp(n->url.host, r->home_url.host) != 0;
-	return !r->rehome;
+	r->shards.rehome = n == NULL ||
+	    n->url.port != r->shards.home_url.port ||
+	    strcmp(n->url.host, r->shards.home_url.host) != 0;
+	return !r->shards.rehome;
 }
 
 /* CLUSTER SLOTS, until the server says whether it is a cluster. */
@@ -793,7 +828,7 @@ cluster_words(void *ctx, const char **argv, size_t *lens)
 	static const char *const w[] = { "CLUSTER", "SLOTS" };
 	const struct redis *r = ctx;
 
-	return r->mode_known ? 0 : redisconn_words(argv, lens, w, 2);
+	return r->shards.mode_known ? 0 : redisconn_words(argv, lens, w, 2);
 }
 
 /*
@@ -804,18 +839,18 @@ static enum redisconn_result
 cluster_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 {
 	struct redis *r = ctx;
-	struct cluster_node here = { .url = r->home_url };
+	struct cluster_node here = { .url = r->shards.home_url };
 
 	if (rep->type != REDIS_REPLY_ARRAY) {
-		r->mode_known = true;
+		r->shards.mode_known = true;
 		return REDISCONN_OK;
 	}
-	if ((r->cl = calloc(1, sizeof *r->cl)) == NULL ||
-	    cluster_init(r->cl, &r->url) != 0)
+	if ((r->shards.cl = calloc(1, sizeof *r->shards.cl)) == NULL ||
+	    cluster_init(r->shards.cl, &r->url) != 0)
 		errx(1, "out of memory");
-	if (cluster_learn(r->cl, &here, rep, why, size) != 0)
+	if (cluster_learn(r->shards.cl, &here, rep, why, size) != 0)
 		redisconn_fatal(&r->conn, "%s", why);
-	r->mode_known = true;
+	r->shards.mode_known = true;
 	set_shard(r, 0);
 	return REDISCONN_OK;
 }
@@ -831,12 +866,12 @@ settings_words(void *ctx, const char **argv, size_t *lens)
 	int n;
 
 	set_shard(r, 0);
-	if (r->cl != NULL && !home(r))
+	if (r->shards.cl != NULL && !home(r))
 		return 0; /* redis_open and the chore go to its node */
-	n = call_words(r, r->claimed ? "keep" : "claim", NULL, 0, 0);
+	n = call_words(r, r->share.claimed ? "keep" : "claim", NULL, 0, 0);
 
-	memcpy(argv, r->argv, (size_t)n * sizeof *argv);
-	memcpy(lens, r->lens, (size_t)n * sizeof *lens);
+	memcpy(argv, r->call.argv, (size_t)n * sizeof *argv);
+	memcpy(lens, r->call.lens, (size_t)n * sizeof *lens);
 	return n;
 }
 
@@ -850,23 +885,23 @@ static void
 differ(const struct redis *r, redisReply *const *e)
 {
 	char was[TIERS_ID_MAX + 160], asks[TIERS_ID_MAX + 160];
-	bool say = e[3]->str[0] != '\0' || r->total_text[0] != '\0';
+	bool say = e[3]->str[0] != '\0' || r->share.total_text[0] != '\0';
 
 	settings_text(
 	    e[0]->str, e[1]->str, e[2]->str, e[3]->str, say, was, sizeof was);
-	settings_text(r->rate_text, r->id_b, r->unit, r->total_text, say, asks,
-	    sizeof asks);
-	if (!r->ran)
+	settings_text(r->share.rate_text, r->share.id_b, r->share.unit,
+	    r->share.total_text, say, asks, sizeof asks);
+	if (!r->run.ran)
 		redisconn_fatal(&r->conn,
 		    "shared bucket '%s' is %s; "
 		    "this run asks for %s (give the "
 		    "same, or wait until no process uses it and it "
 		    "is full)",
-		    r->name, was, asks);
+		    r->keys.name, was, asks);
 	msg_escape(was, sizeof was);
 	warnx("%s: shared bucket '%s' was set to %s while out of "
 	      "reach; this run goes on with %s",
-	    r->conn.shown, r->name, was, asks);
+	    r->conn.shown, r->keys.name, was, asks);
 }
 
 static enum redisconn_result
@@ -875,24 +910,24 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	struct redis *r = ctx;
 	redisReply *const *e = rep->element;
 
-	if (rep->type == REDIS_REPLY_ERROR && r->cl != NULL &&
+	if (rep->type == REDIS_REPLY_ERROR && r->shards.cl != NULL &&
 	    (strncmp(rep->str, "TRYAGAIN", 8) == 0 ||
 		strncmp(rep->str, "ASK ", 4) == 0 ||
 		strncmp(rep->str, "MOVED ", 6) == 0)) {
 		/* Shard 0's slot on the move: the next call that reaches
 		 * it keeps the settings; a move ended sends the session to
 		 * its new node (home). */
-		r->cl->stale = true;
+		r->shards.cl->stale = true;
 		return REDISCONN_OK;
 	}
 	if (rep->type == REDIS_REPLY_ERROR) {
 		/* Flushed: load it at the next chance. */
 		if (strncmp(rep->str, "NOSCRIPT", 8) == 0)
-			r->loaded = false;
+			r->call.loaded = false;
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
 	}
-	if (!r->claimed && rep->type == REDIS_REPLY_ARRAY &&
+	if (!r->share.claimed && rep->type == REDIS_REPLY_ARRAY &&
 	    rep->elements == 4 && e[0]->type == REDIS_REPLY_STRING &&
 	    e[1]->type == REDIS_REPLY_STRING &&
 	    e[2]->type == REDIS_REPLY_STRING &&
@@ -902,8 +937,8 @@ settings_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 		snprintf(why, size, "a reply out of range");
 		return REDISCONN_DOWN;
 	}
-	r->claimed = true;
-	r->kept_ns = clock_now_ns();
+	r->share.claimed = true;
+	r->share.kept_ns = clock_now_ns();
 	return REDISCONN_OK;
 }
 
@@ -914,7 +949,7 @@ info_words(void *ctx, const char **argv, size_t *lens)
 	static const char *const w[] = { "INFO", "memory" };
 	const struct redis *r = ctx;
 
-	return !r->mem_checked || (r->mem_told && !r->mem_by_config) ?
+	return !r->mem.checked || (r->mem.told && !r->mem.by_config) ?
 	    redisconn_words(argv, lens, w, 2) :
 	    0;
 }
@@ -927,9 +962,10 @@ evicts_text(const struct redis *r, char *out, size_t size)
 	    "maxmemory-policy %s (maxmemory %llu) evicts the keys of "
 	    "tbthrottle%s, resetting its limits: set maxmemory-policy "
 	    "noeviction, or give --redis-allow-eviction",
-	    r->mem.policy, (unsigned long long)r->mem.maxmemory,
-	    strncmp(r->mem.policy, "volatile", 8) == 0 ? " (they all expire)" :
-							 "");
+	    r->mem.ev.policy, (unsigned long long)r->mem.ev.maxmemory,
+	    strncmp(r->mem.ev.policy, "volatile", 8) == 0 ?
+		" (they all expire)" :
+		"");
 }
 
 /*
@@ -940,13 +976,13 @@ static void
 judge_again(struct redis *r)
 {
 	char text[256];
-	bool evicts = eviction_evicts(&r->mem);
+	bool evicts = eviction_evicts(&r->mem.ev);
 
-	if (evicts && !r->mem_evicting) {
+	if (evicts && !r->mem.evicting) {
 		evicts_text(r, text, sizeof text);
 		warnx("%s: %s", r->conn.shown, text);
 	}
-	r->mem_evicting = evicts;
+	r->mem.evicting = evicts;
 }
 
 /*
@@ -962,28 +998,28 @@ judge_memory(struct redis *r, const char *what, const redisReply *rep,
 {
 	char text[256];
 
-	if (eviction_known(&r->mem)) {
-		r->mem_ns = clock_now_ns();
-		if (r->mem_told) {
+	if (eviction_known(&r->mem.ev)) {
+		r->mem.at_ns = clock_now_ns();
+		if (r->mem.told) {
 			judge_again(r);
 			return REDISCONN_OK;
 		}
-		r->mem_checked = r->mem_told = true;
-		r->mem_by_config = strcmp(what, "CONFIG GET") == 0;
-		if (eviction_evicts(&r->mem) && !r->allow_eviction) {
+		r->mem.checked = r->mem.told = true;
+		r->mem.by_config = strcmp(what, "CONFIG GET") == 0;
+		if (eviction_evicts(&r->mem.ev) && !r->mem.allow) {
 			evicts_text(r, text, sizeof text);
 			redisconn_fatal(&r->conn, "%s", text);
 		}
 		return REDISCONN_OK;
 	}
-	if (r->mem_told)
+	if (r->mem.told)
 		return REDISCONN_OK; /* mid-run, a reading that did not tell */
 	if (rep->type == REDIS_REPLY_ERROR && rediserr_transient(rep->str)) {
 		snprintf(why, size, "%s", rep->str);
 		return REDISCONN_DOWN;
 	}
-	if (r->mem_why[0] == '\0')
-		snprintf(r->mem_why, sizeof r->mem_why, "%s: %s", what,
+	if (r->mem.why[0] == '\0')
+		snprintf(r->mem.why, sizeof r->mem.why, "%s: %s", what,
 		    rep->type == REDIS_REPLY_ERROR ? rep->str :
 						     "no maxmemory-policy");
 	return REDISCONN_OK;
@@ -995,7 +1031,7 @@ info_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	struct redis *r = ctx;
 
 	if (rep->type == REDIS_REPLY_STRING)
-		eviction_from_info(&r->mem, rep->str, rep->len);
+		eviction_from_info(&r->mem.ev, rep->str, rep->len);
 	return judge_memory(r, "INFO memory", rep, why, size);
 }
 
@@ -1006,7 +1042,7 @@ config_words(void *ctx, const char **argv, size_t *lens)
 	static const char *const w[] = { "CONFIG", "GET", "maxmemory*" };
 	const struct redis *r = ctx;
 
-	return !r->mem_checked || (r->mem_told && r->mem_by_config) ?
+	return !r->mem.checked || (r->mem.told && r->mem.by_config) ?
 	    redisconn_words(argv, lens, w, 3) :
 	    0;
 }
@@ -1021,18 +1057,18 @@ config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 	     rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements; i += 2)
 		if (rep->element[i]->type == REDIS_REPLY_STRING &&
 		    rep->element[i + 1]->type == REDIS_REPLY_STRING)
-			eviction_from_config(&r->mem, rep->element[i]->str,
+			eviction_from_config(&r->mem.ev, rep->element[i]->str,
 			    rep->element[i + 1]->str);
 	if ((rc = judge_memory(r, "CONFIG GET", rep, why, size)) !=
 		REDISCONN_OK ||
-	    r->mem_checked)
+	    r->mem.checked)
 		return rc;
-	clean(r, r->mem_why, sizeof r->mem_why);
+	clean(r, r->mem.why, sizeof r->mem.why);
 	warnx("%s: cannot tell whether the server evicts keys (%s); one "
 	      "that does resets the limits (maxmemory-policy noeviction "
 	      "keeps them)",
-	    r->conn.shown, r->mem_why);
-	r->mem_checked = true;
+	    r->conn.shown, r->mem.why);
+	r->mem.checked = true;
 	return REDISCONN_OK;
 }
 
@@ -1057,9 +1093,9 @@ start(struct redis *r)
 	if (redisconn_busy(&r->conn))
 		return;
 	if (!redisconn_connected(&r->conn))
-		r->loaded = false;
-	if (r->mem_told) /* judged again from a reading of its own */
-		eviction_init(&r->mem);
+		r->call.loaded = false;
+	if (r->mem.told) /* judged again from a reading of its own */
+		eviction_init(&r->mem.ev);
 	redisconn_errand(
 	    &r->conn, session, sizeof session / sizeof session[0], r);
 }
@@ -1079,7 +1115,8 @@ setup(struct redis *r, char *why, size_t size)
 static bool
 asks(const struct redis *r, const struct booking *b)
 {
-	return !rate_of(r, b)->none && (!rate_of(r, b)->inf || !r->total.none);
+	return !rate_of(r, b)->none &&
+	    (!rate_of(r, b)->inf || !r->share.total.none);
 }
 
 /* Answer booking b, of no limit (inf) or none, here: due at due_ns. */
@@ -1143,16 +1180,17 @@ rehome(struct redis *r)
 	const struct cluster_node *n;
 
 	set_shard(r, 0);
-	n = cluster_owner(r->cl, hashslot_of(r->settings, strlen(r->settings)));
+	n = cluster_owner(r->shards.cl,
+	    hashslot_of(r->keys.settings, strlen(r->keys.settings)));
 	if (n == NULL)
 		return; /* none serves it now: the map is read again */
 	redisconn_close(&r->conn);
-	r->home_url = n->url;
-	redisconn_init(&r->conn, &r->home_url);
-	if (r->home_url.nsentinels > 0)
+	r->shards.home_url = n->url;
+	redisconn_init(&r->conn, &r->shards.home_url);
+	if (r->shards.home_url.nsentinels > 0)
 		sentinel_finder(&r->finder, &r->conn);
-	r->loaded = false;
-	r->rehome = false;
+	r->call.loaded = false;
+	r->shards.rehome = false;
 }
 
 /*
@@ -1164,8 +1202,8 @@ meet(struct redis *r, char *why, size_t size)
 {
 	enum redisconn_result rc;
 
-	if (r->cl != NULL) {
-		if (r->cl->stale &&
+	if (r->shards.cl != NULL) {
+		if (r->shards.cl->stale &&
 		    (rc = refresh(r, why, size)) != REDISCONN_OK)
 			return rc;
 		set_shard(r, 0);
@@ -1175,7 +1213,7 @@ meet(struct redis *r, char *why, size_t size)
 	if ((!redisconn_connected(&r->conn) || redisconn_busy(&r->conn)) &&
 	    (rc = setup(r, why, size)) != REDISCONN_OK)
 		return rc;
-	if (r->cl != NULL && r->rehome) {
+	if (r->shards.cl != NULL && r->shards.rehome) {
 		rehome(r);
 		return setup(r, why, size);
 	}
@@ -1208,15 +1246,15 @@ one_shard(struct redis *r, const struct booking *b, size_t n)
 	return i;
 }
 
-/* The bookings of b[0..n) not yet answered in shard s, into r->asked. */
+/* The bookings of b[0..n) not yet answered in shard s, into r->call.asked. */
 static size_t
 gather(struct redis *r, size_t n, unsigned s)
 {
 	size_t m = 0;
 
 	for (size_t j = 0; j < n; j++)
-		if (!r->done[j] && r->shard[j] == s)
-			r->asked[m++] = j;
+		if (!r->shards.done[j] && r->shards.shard[j] == s)
+			r->call.asked[m++] = j;
 	set_shard(r, s);
 	return m;
 }
@@ -1253,21 +1291,21 @@ plan_shards(struct redis *r, struct booking *b, size_t n, struct fanout *f)
 	for (size_t i = 0; i < n; i++) {
 		bool seen = false;
 
-		r->shard[i] = (unsigned char)shard_of(r, &b[i]);
-		r->done[i] = !asks(r, &b[i]);
-		r->late[i] = false;
-		if (r->done[i])
+		r->shards.shard[i] = (unsigned char)shard_of(r, &b[i]);
+		r->shards.done[i] = !asks(r, &b[i]);
+		r->shards.late[i] = false;
+		if (r->shards.done[i])
 			answer_here(r, &b[i], now_ns);
 		for (size_t g = 0; g < f->k; g++)
-			seen = seen || f->shard[g] == r->shard[i];
-		if (!r->done[i] && !seen)
-			f->shard[f->k++] = r->shard[i];
+			seen = seen || f->shard[g] == r->shards.shard[i];
+		if (!r->shards.done[i] && !seen)
+			f->shard[f->k++] = r->shards.shard[i];
 	}
 }
 
 /*
  * Take rep, the answer of f's shard g for the m bookings of b in
- * r->asked, at now_ns: OK, or DOWN when it makes no sense.
+ * r->call.asked, at now_ns: OK, or DOWN when it makes no sense.
  */
 static enum redisconn_result
 answered(struct redis *r, struct fanout *f, size_t g, struct booking *b,
@@ -1276,23 +1314,23 @@ answered(struct redis *r, struct fanout *f, size_t g, struct booking *b,
 	int64_t now_ns = clock_now_ns();
 	size_t least = f->take || g == 0 ? 1 : 0;
 
-	if (!answer_fits(b, r->asked, m, f->take, least, rep, why, size))
+	if (!answer_fits(b, r->call.asked, m, f->take, least, rep, why, size))
 		return REDISCONN_DOWN;
 	f->kept[g] = (size_t)rep->element[0]->integer;
 	for (size_t j = 0; j < f->kept[g]; j++) {
-		struct booking *bj = &b[r->asked[j]];
+		struct booking *bj = &b[r->call.asked[j]];
 		long long x = rep->element[j + 1]->integer;
 
 		bj->taken = f->take ? (uint64_t)x : bj->units;
 		bj->due_ns = f->take ? now_ns : now_ns + x * 1000;
-		r->late[r->asked[j]] = !f->take && x > 0;
-		r->done[r->asked[j]] = true;
+		r->shards.late[r->call.asked[j]] = !f->take && x > 0;
+		r->shards.done[r->call.asked[j]] = true;
 	}
 	return REDISCONN_OK;
 }
 
 /*
- * Send the call of op for the m bookings of b in r->asked (the keys named
+ * Send the call of op for the m bookings of b in r->call.asked (the keys named
  * for their shard) to the node of their slot, without awaiting the reply:
  * the node in *node.  OK, DOWN or STOP.
  */
@@ -1300,11 +1338,11 @@ static enum redisconn_result
 send_call(struct redis *r, const char *op, const struct booking *b, size_t m,
     int64_t ahead_ns, struct cluster_node **node, char *why, size_t size)
 {
-	unsigned slot = hashslot_of(r->settings, strlen(r->settings));
+	unsigned slot = hashslot_of(r->keys.settings, strlen(r->keys.settings));
 	enum redisconn_result rc;
 	int argc;
 
-	if ((*node = cluster_owner(r->cl, slot)) == NULL) {
+	if ((*node = cluster_owner(r->shards.cl, slot)) == NULL) {
 		snprintf(
 		    why, size, "no node of the cluster serves slot %u", slot);
 		return REDISCONN_DOWN;
@@ -1317,7 +1355,7 @@ send_call(struct redis *r, const char *op, const struct booking *b, size_t m,
 		return rc;
 	argc = call_words(r, op, b, m, ahead_ns);
 	return redisconn_send(
-	    &(*node)->conn, argc, r->argv, r->lens, why, size);
+	    &(*node)->conn, argc, r->call.argv, r->call.lens, why, size);
 }
 
 /* Send the calls of f; a node that cannot be reached ends the batch. */
@@ -1335,7 +1373,7 @@ send_shards(struct redis *r, struct fanout *f, const struct booking *b,
 			 * whole, as after any lost answer. */
 			for (size_t h = 0; h < g; h++)
 				redisconn_close(&f->node[h]->conn);
-			r->cl->stale = true;
+			r->shards.cl->stale = true;
 			return rc;
 		}
 		f->sent[g] = true;
@@ -1366,7 +1404,8 @@ receive_shards(struct redis *r, struct fanout *f, struct booking *b, size_t n,
 		/* The first failure says why; a stop is a stop. */
 		if ((rc = redisconn_receive(&f->node[g]->conn, &rep, here,
 			 sizeof here)) != REDISCONN_OK) {
-			r->cl->stale = true; /* it may have failed over */
+			r->shards.cl->stale =
+			    true; /* it may have failed over */
 			if (bad == REDISCONN_OK) {
 				r->cur = &f->node[g]->conn;
 				snprintf(why, size, "%s", here);
@@ -1430,7 +1469,7 @@ kept_prefix(
 {
 	/* Asked again, the waits are as of now, no longer as booked: a
 	 * record that waited would not show; keep the first shard's. */
-	bool waited = r->again;
+	bool waited = r->call.again;
 	int64_t last_ns = clock_now_ns();
 	size_t i;
 
@@ -1439,10 +1478,11 @@ kept_prefix(
 			answer_here(r, &b[i], last_ns);
 			continue;
 		}
-		if (!r->done[i] || (waited && r->shard[i] != f->shard[0]))
+		if (!r->shards.done[i] ||
+		    (waited && r->shards.shard[i] != f->shard[0]))
 			break;
 		last_ns = b[i].due_ns;
-		waited = waited || r->late[i];
+		waited = waited || r->shards.late[i];
 	}
 	return i;
 }
@@ -1463,16 +1503,17 @@ undo_beyond(struct redis *r, struct fanout *f, struct booking *b, size_t n,
 
 		/* Its bookings as it was asked for them, in order. */
 		for (size_t j = 0; j < n; j++)
-			if (asks(r, &b[j]) && r->shard[j] == f->shard[g])
-				r->asked[m++] = j;
+			if (asks(r, &b[j]) && r->shards.shard[j] == f->shard[g])
+				r->call.asked[m++] = j;
 		set_shard(r, f->shard[g]);
 
-		while (q < m && r->asked[q] < p)
+		while (q < m && r->call.asked[q] < p)
 			q++;
 		if (f->kept[g] <= q)
 			continue;
 		extra = f->kept[g] - q;
-		memmove(r->asked, r->asked + q, extra * sizeof *r->asked);
+		memmove(r->call.asked, r->call.asked + q,
+		    extra * sizeof *r->call.asked);
 		/* The look-ahead's place carries q. */
 		if ((rc = eval(r, "undo", b, extra, (int64_t)q * 1000, &rep,
 			 why, size)) != REDISCONN_OK)
@@ -1507,8 +1548,8 @@ book_shards(struct redis *r, struct booking *b, size_t n, bool take,
 		return rc;
 	*got = take ? n : kept_prefix(r, &f, b, n);
 	for (size_t i = 0; i < *got && !take; i++)
-		if (r->late[i])
-			r->calm = 0;
+		if (r->shards.late[i])
+			r->shards.calm = 0;
 	return take ? REDISCONN_OK : undo_beyond(r, &f, b, n, *got, why, size);
 }
 
@@ -1537,20 +1578,21 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 	 * given back: a run of one shard a call.  With a total, every
 	 * booking is of shard 0.
 	 */
-	if (r->cl != NULL && r->total.none && (take || r->calm >= CALM)) {
+	if (r->shards.cl != NULL && r->share.total.none &&
+	    (take || r->shards.calm >= CALM)) {
 		return book_shards(r, b, n, take, ahead_ns, got, why, size);
 	}
-	if (r->cl != NULL && r->total.none)
+	if (r->shards.cl != NULL && r->share.total.none)
 		n = one_shard(r, b, n);
-	else if (r->cl != NULL)
+	else if (r->shards.cl != NULL)
 		set_shard(r, 0);
 	for (i = 0; i < n; i++)
 		if (asks(r, &b[i]))
-			r->asked[m++] = i;
+			r->call.asked[m++] = i;
 	if ((rc = eval(r, take ? "take" : "book", b, m, ahead_ns, &rep, why,
 		 size)) != REDISCONN_OK)
 		return rc;
-	if (!answer_ok(b, r->asked, m, take, rep, why, size))
+	if (!answer_ok(b, r->call.asked, m, take, rep, why, size))
 		return unexpected(r, rep, why, size);
 	now_ns = last_ns = clock_now_ns();
 	for (i = 0; i < n; i++) {
@@ -1563,7 +1605,9 @@ book(struct redis *r, struct booking *b, size_t n, bool take, int64_t ahead_ns,
 		b[i].taken = (uint64_t)rep->element[j + 1]->integer;
 		b[i].due_ns = last_ns = now_ns +
 		    rep->element[j + 1]->integer * 1000;
-		r->calm = !take && b[i].due_ns > now_ns ? 0 : r->calm + 1;
+		r->shards.calm = !take && b[i].due_ns > now_ns ?
+		    0 :
+		    r->shards.calm + 1;
 		j++;
 	}
 	freeReplyObject(rep);
@@ -1581,33 +1625,36 @@ report(struct redis *r, bool down, char *why, size_t size)
 {
 	char at[300];
 
-	if (down && !r->down) {
+	if (down && !r->run.down) {
 		clean(r, why, size);
-		snprintf(r->down_at, sizeof r->down_at, "%s", r->cur->shown);
-		msg_escape(r->down_at, sizeof r->down_at);
-		warnx("%s: %s; %s", r->down_at, why,
-		    r->fallback == FALLBACK_LOCAL ?
+		snprintf(
+		    r->run.down_at, sizeof r->run.down_at, "%s", r->cur->shown);
+		msg_escape(r->run.down_at, sizeof r->run.down_at);
+		warnx("%s: %s; %s", r->run.down_at, why,
+		    r->run.fallback == FALLBACK_LOCAL ?
 			"limiting locally until it is back" :
 			"waiting for it");
-	} else if (!down && r->down && strcmp(r->down_at, r->cur->shown) != 0) {
+	} else if (!down && r->run.down &&
+	    strcmp(r->run.down_at, r->cur->shown) != 0) {
 		redisurl_hostport(r->cur->host, r->cur->port, at, sizeof at);
 		msg_escape(at, sizeof at);
-		warnx("%s: reached again, now at %s", r->down_at, at);
-	} else if (!down && r->down) {
-		warnx("%s: reached again", r->down_at);
+		warnx("%s: reached again, now at %s", r->run.down_at, at);
+	} else if (!down && r->run.down) {
+		warnx("%s: reached again", r->run.down_at);
 	}
-	r->down = down;
+	r->run.down = down;
 }
 
 /* Wait before trying Redis again, handling signals; false on a stop. */
 static bool
 wait_retry(struct redis *r)
 {
-	int64_t until_ns = clock_now_ns() + r->retry_ns;
+	int64_t until_ns = clock_now_ns() + r->run.retry_ns;
 	int64_t most_ns = r->url.nsentinels > 0 ? RETRY_SENTINEL_NS :
 						  RETRY_MAX_NS;
 
-	r->retry_ns = r->retry_ns * 2 < most_ns ? r->retry_ns * 2 : most_ns;
+	r->run.retry_ns = r->run.retry_ns * 2 < most_ns ? r->run.retry_ns * 2 :
+							  most_ns;
 	return sleep_until(until_ns);
 }
 
@@ -1616,9 +1663,9 @@ static size_t
 ask_local(struct redis *r, struct booking *b, size_t n, bool take,
     int64_t now_ns, int64_t ahead_ns, limiter_select_fn *select, void *ctx)
 {
-	r->ran = true;
+	r->run.ran = true;
 	return limiter_book_all(
-	    r->local, b, n, take, now_ns, ahead_ns, select, ctx);
+	    r->run.local, b, n, take, now_ns, ahead_ns, select, ctx);
 }
 
 /*
@@ -1635,32 +1682,32 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 	size_t got = 0;
 	enum redisconn_result rc;
 
-	r->seq++;
-	for (r->again = false;; r->again = true) {
+	r->call.seq++;
+	for (r->call.again = false;; r->call.again = true) {
 		/* Down, it is probed in the background (chore): until a
 		 * probe succeeds, the local limit decides, at once. */
-		if (r->fallback == FALLBACK_LOCAL && r->down)
+		if (r->run.fallback == FALLBACK_LOCAL && r->run.down)
 			return ask_local(
 			    r, b, n, take, now_ns, ahead_ns, select, ctx);
 		rc = book(r, b, n, take, ahead_ns, &got, why, sizeof why);
 		if (rc == REDISCONN_OK) {
 			report(r, false, why, sizeof why);
-			r->retry_ns = RETRY_FIRST_NS;
-			r->ran = true;
+			r->run.retry_ns = RETRY_FIRST_NS;
+			r->run.ran = true;
 			return got;
 		}
 		if (rc == REDISCONN_STOP)
 			break;
-		if (r->fallback == FALLBACK_FAIL)
+		if (r->run.fallback == FALLBACK_FAIL)
 			redisconn_fatal(r->cur, "%s", why);
 		report(r, true, why, sizeof why);
-		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
+		r->run.next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 		/* The try took its time (a hung server, 1 s): the local limit
 		 * books from now, not from the past the try spent, which the
 		 * bucket has refilled over already. */
 		if (clock_now_ns() > now_ns)
 			now_ns = clock_now_ns();
-		if (r->fallback != FALLBACK_LOCAL && !wait_retry(r))
+		if (r->run.fallback != FALLBACK_LOCAL && !wait_retry(r))
 			break;
 	}
 	return 0;
@@ -1675,8 +1722,9 @@ watch(const struct redis *r)
 {
 	if (redisconn_busy(&r->conn))
 		redisconn_watch(&r->conn, signals_request_chore);
-	else if (r->down)
-		clock_watch_once(-1, 0, r->next_try_ns, signals_request_chore);
+	else if (r->run.down)
+		clock_watch_once(
+		    -1, 0, r->run.next_try_ns, signals_request_chore);
 	else
 		clock_watch_once(-1, 0, INT64_MAX, NULL);
 }
@@ -1693,10 +1741,10 @@ start_due(struct redis *r)
 
 	/* A busy run keeps the settings with its calls: its eviction is
 	 * judged again at the heartbeat's pace all the same. */
-	if (r->down ? now_ns < r->next_try_ns :
-		      now_ns - r->kept_ns < HEARTBEAT_MS / 2 * MS &&
-		    (!r->mem_told ||
-			now_ns - r->mem_ns < HEARTBEAT_MS / 2 * MS))
+	if (r->run.down ? now_ns < r->run.next_try_ns :
+			  now_ns - r->share.kept_ns < HEARTBEAT_MS / 2 * MS &&
+		    (!r->mem.told ||
+			now_ns - r->mem.at_ns < HEARTBEAT_MS / 2 * MS))
 		return false;
 	start(r);
 	return true;
@@ -1711,16 +1759,16 @@ errand_done(struct redis *r, enum redisconn_result rc, char *why, size_t size)
 	if (rc == REDISCONN_OK) {
 		r->cur = &r->conn; /* where it was reached */
 		report(r, false, why, size);
-		r->retry_ns = RETRY_FIRST_NS;
+		r->run.retry_ns = RETRY_FIRST_NS;
 		return;
 	}
-	r->next_try_ns = now_ns + PROBE_AFTER_NS;
+	r->run.next_try_ns = now_ns + PROBE_AFTER_NS;
 	/* The settings could not be kept: with a local limit to go on by,
 	 * Redis is down from now, and probed at once (it may have only
 	 * restarted); else the next booking tries it. */
-	if (!r->down && r->fallback == FALLBACK_LOCAL) {
+	if (!r->run.down && r->run.fallback == FALLBACK_LOCAL) {
 		report(r, true, why, size);
-		r->next_try_ns = now_ns;
+		r->run.next_try_ns = now_ns;
 	}
 }
 
@@ -1739,9 +1787,9 @@ chore(void *arg)
 	char why[512];
 	enum redisconn_result rc;
 
-	if (r->busy || signals_stop_requested())
+	if (r->run.busy || signals_stop_requested())
 		return;
-	r->busy = true;
+	r->run.busy = true;
 	/* Twice: a probe may start as soon as the settings were not kept. */
 	for (int i = 0; i < 2; i++) {
 		if (!redisconn_busy(&r->conn) && !start_due(r))
@@ -1752,7 +1800,7 @@ chore(void *arg)
 		errand_done(r, rc, why, sizeof why);
 	}
 	watch(r);
-	r->busy = false;
+	r->run.busy = false;
 }
 
 size_t
@@ -1780,11 +1828,11 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 			answer_here(r, &b[i], now_ns);
 		return n;
 	}
-	if (r->down && r->fallback == FALLBACK_LOCAL)
+	if (r->run.down && r->run.fallback == FALLBACK_LOCAL)
 		chore(r);
-	r->busy = true;
+	r->run.busy = true;
 	got = ask(r, b, n, take, now_ns, ahead_ns, select, ctx);
-	r->busy = false;
+	r->run.busy = false;
 	watch(r);
 	return got;
 }
@@ -1793,22 +1841,25 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 static void
 set_settings(struct redis *r, const char *text, bool tiers)
 {
-	snprintf(r->rate_text, sizeof r->rate_text, "%s", text);
-	snprintf(r->id_i, sizeof r->id_i, "%.*s", (int)sizeof r->id_i - 1,
-	    tiers ? text : r->own.interval);
-	snprintf(r->id_b, sizeof r->id_b, "%s", tiers ? "tiers" : r->own.burst);
+	snprintf(r->share.rate_text, sizeof r->share.rate_text, "%s", text);
+	snprintf(r->share.id_i, sizeof r->share.id_i, "%.*s",
+	    (int)sizeof r->share.id_i - 1,
+	    tiers ? text : r->share.own.interval);
+	snprintf(r->share.id_b, sizeof r->share.id_b, "%s",
+	    tiers ? "tiers" : r->share.own.burst);
 }
 
 /* The total of b (--total-rate), booked with every record, if any. */
 static void
 set_total(struct redis *r, const struct redis_bucket *b)
 {
-	redis_rate_init(&r->total, b->total_n, b->total_d, b->total_burst,
+	redis_rate_init(&r->share.total, b->total_n, b->total_d, b->total_burst,
 	    b->total_n == 0, false);
-	snprintf(r->total_key, sizeof r->total_key, "%s:total", r->settings);
+	snprintf(r->keys.total_key, sizeof r->keys.total_key, "%s:total",
+	    r->keys.settings);
 	if (b->total_n > 0)
-		snprintf(r->total_text, sizeof r->total_text, "%s, burst %s",
-		    b->total_text, r->total.burst);
+		snprintf(r->share.total_text, sizeof r->share.total_text,
+		    "%s, burst %s", b->total_text, r->share.total.burst);
 }
 
 /*
@@ -1818,15 +1869,15 @@ set_total(struct redis *r, const struct redis_bucket *b)
 static void
 name_keys(struct redis *r, const struct redis_bucket *b)
 {
-	snprintf(r->name, sizeof r->name, "%s", b->name);
-	r->key_base = r->key_len = (size_t)snprintf(
-	    r->key, r->key_size, "tbthrottle:%s", b->name);
-	snprintf(
-	    r->settings, sizeof r->settings, "tbthrottle-settings:%s", b->name);
-	snprintf(r->session, sizeof r->session, "%016llx",
+	snprintf(r->keys.name, sizeof r->keys.name, "%s", b->name);
+	r->keys.key_base = r->keys.key_len = (size_t)snprintf(
+	    r->keys.key, r->keys.key_size, "tbthrottle:%s", b->name);
+	snprintf(r->keys.settings, sizeof r->keys.settings,
+	    "tbthrottle-settings:%s", b->name);
+	snprintf(r->keys.session, sizeof r->keys.session, "%016llx",
 	    (unsigned long long)b->session);
-	snprintf(
-	    r->last, sizeof r->last, "%s:last:%s", r->settings, r->session);
+	snprintf(r->keys.last, sizeof r->keys.last, "%s:last:%s",
+	    r->keys.settings, r->keys.session);
 }
 
 struct redis *
@@ -1839,48 +1890,48 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 	enum redisconn_result rc;
 
 	if (r == NULL ||
-	    (r->key = malloc(r->key_size = strlen(b->name) + 64)) == NULL) {
+	    (r->keys.key = malloc(r->keys.key_size = strlen(b->name) + 64)) ==
+		NULL) {
 		free(r);
 		snprintf(err, errsz, "out of memory");
 		return NULL;
 	}
-	r->url = r->home_url = *u;
-	redisconn_init(&r->conn, &r->home_url);
+	r->url = r->shards.home_url = *u;
+	redisconn_init(&r->conn, &r->shards.home_url);
 	if (u->nsentinels > 0)
 		sentinel_finder(&r->finder, &r->conn);
 	r->cur = &r->conn;
 	name_keys(r, b);
-	redis_rate_init(&r->own, b->n, b->d, b->burst, b->n == 0, false);
-	r->at = &r->own;
-	r->unit = b->bytes ? "bytes" : "records";
+	redis_rate_init(&r->share.own, b->n, b->d, b->burst, b->n == 0, false);
+	r->share.unit = b->bytes ? "bytes" : "records";
 	set_total(r, b);
 	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
 	    b->tiers_id != NULL);
-	r->fallback = fallback;
-	r->local = local;
-	r->retry_ns = RETRY_FIRST_NS;
-	eviction_init(&r->mem);
-	r->allow_eviction = b->allow_eviction;
+	r->run.fallback = fallback;
+	r->run.local = local;
+	r->run.retry_ns = RETRY_FIRST_NS;
+	eviction_init(&r->mem.ev);
+	r->mem.allow = b->allow_eviction;
 	/* Allowed, there is nothing to ask the server, nor to warn of. */
-	r->mem_checked = b->allow_eviction;
+	r->mem.checked = b->allow_eviction;
 	/*
 	 * Meet Redis now, so that a newcomer with other settings, or a
 	 * mistake such as a missing password, ends the run before it reads
 	 * anything.  Down, it is probed in the background, and tried at the
 	 * first booking.
 	 */
-	r->busy = true;
+	r->run.busy = true;
 	rc = setup(r, why, sizeof why);
-	if (rc == REDISCONN_OK && r->cl != NULL && r->rehome) {
+	if (rc == REDISCONN_OK && r->shards.cl != NULL && r->shards.rehome) {
 		rehome(r);
 		rc = setup(r, why, sizeof why);
 	}
-	r->busy = false;
+	r->run.busy = false;
 	if (rc == REDISCONN_DOWN) {
 		if (fallback == FALLBACK_FAIL)
 			redisconn_fatal(&r->conn, "%s", why);
 		report(r, true, why, sizeof why);
-		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
+		r->run.next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 	}
 	signals_on_tick(chore, r, HEARTBEAT_MS);
 	signals_on_chore(chore, r);
@@ -1896,16 +1947,15 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 	redisReply *rep;
 
 	/* Down, it cannot be told without waiting for it. */
-	if (r->down) {
+	if (r->run.down) {
 		snprintf(err, errsz, "Redis is out of reach");
 		return -1;
 	}
-	snprintf(was, sizeof was, "%s", r->rate_text);
+	snprintf(was, sizeof was, "%s", r->share.rate_text);
 	set_settings(r, tiers_id, true);
-	r->at = &r->own;
-	r->busy = true;
-	r->claimed = true; /* reset: what was there is to be replaced */
-	set_shard(r, 0);   /* on a cluster, newcomers are checked there */
+	r->run.busy = true;
+	r->share.claimed = true; /* reset: what was there is to be replaced */
+	set_shard(r, 0);	 /* on a cluster, newcomers are checked there */
 	if (!redisconn_connected(&r->conn) || redisconn_busy(&r->conn))
 		rc = setup(r, err, errsz);
 	if (rc == REDISCONN_OK &&
@@ -1917,7 +1967,7 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 		}
 		freeReplyObject(rep);
 	}
-	r->busy = false;
+	r->run.busy = false;
 	watch(r);
 	if (rc == REDISCONN_OK)
 		return 0;
@@ -1929,7 +1979,7 @@ redis_retier(struct redis *r, const char *tiers_id, char *err, size_t errsz)
 bool
 redis_busy(const struct redis *r)
 {
-	return r->busy;
+	return r->run.busy;
 }
 
 void
@@ -1941,11 +1991,11 @@ redis_close(struct redis *r)
 	signals_on_chore(NULL, NULL);
 	clock_watch_once(-1, 0, INT64_MAX, NULL);
 	redisconn_close(&r->conn);
-	if (r->cl != NULL)
-		cluster_close(r->cl);
-	free(r->cl);
-	free(r->key);
-	free(r->names);
+	if (r->shards.cl != NULL)
+		cluster_close(r->shards.cl);
+	free(r->shards.cl);
+	free(r->keys.key);
+	free(r->keys.names);
 	free(r);
 }
 
