@@ -5,22 +5,6 @@
 
 #include "redis.h"
 
-void
-redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d, uint64_t burst,
-    bool none, bool inf)
-{
-	memset(rt, 0, sizeof *rt);
-	rt->none = none;
-	rt->inf = inf;
-	if (none || inf)
-		return;
-	snprintf(rt->interval, sizeof rt->interval, "%.17Lg",
-	    (long double)d / n / 1000);
-	snprintf(
-	    rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
-	rt->burst_units = burst;
-}
-
 #ifndef HAVE_HIREDIS
 
 bool

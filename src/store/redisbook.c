@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "errand.h"
 #include "msg.h"
+#include "redis.h"
 #include "redisstore.h"
 #include "signals.h"
 

@@ -11,8 +11,10 @@
 
 #include "cluster.h"
 #include "eviction.h"
-#include "redis.h"
+#include "limiter.h"
 #include "redisconn.h"
+#include "redisrate.h"
+#include "redisurl.h"
 #include "sentinel.h"
 
 #define MS 1000000LL
