@@ -1,4 +1,4 @@
-/* The bucket script: its text, the words of each call (its ops), the answers. */
+/* The bucket script: its text, each call's words (its ops), its answers. */
 #ifdef HAVE_HIREDIS
 
 #include <err.h>

@@ -208,7 +208,7 @@ unsigned shard_of(const struct redis *r, const struct booking *b);
 /* Read the cluster's map again: OK, DOWN or STOP. */
 enum redisconn_result shard_refresh(struct redis *r, char *why, size_t size);
 
-/* Sleep until until_ns on CLOCK_MONOTONIC, handling signals; false on a stop. */
+/* Sleep until until_ns (CLOCK_MONOTONIC), handling signals; false on a stop. */
 bool redis_sleep_until(int64_t until_ns);
 
 /*
