@@ -98,9 +98,14 @@ tbthrottle: $(OBJS)
 src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
 
-src/store/redis.o src/net/redisconn.o src/net/cluster.o src/net/sentinel.o \
-		src/net/reply.o: src/%.o: src/%.c $(HDRS) \
-		.build-flags
+# The files that speak to Redis through hiredis, and the one that speaks
+# TLS through OpenSSL, each with its library's flags.
+REDIS_OBJS = src/store/redis.o src/store/bucketscript.o \
+	src/store/redisscript.o src/store/redisshard.o src/store/fanout.o \
+	src/store/redissetup.o src/store/redisbook.o src/net/redisconn.o \
+	src/net/errand.o src/net/login.o src/net/cluster.o src/net/sentinel.o \
+	src/net/reply.o
+$(REDIS_OBJS): src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(REDIS_CFLAGS) -c -o $@ $<
 
 src/net/tls.o: src/net/tls.c $(HDRS) .build-flags
