@@ -210,6 +210,7 @@ lint:
 		$(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
+	bash tests/sizes.sh
 	clang-format --dry-run --Werror $(C_FILES)
 	bash tests/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
