@@ -12,7 +12,8 @@
  * rules before the last reload. */
 #define KEYS_HASHED (KEYS_INLINE + 1)
 #define KEYS_STALE (KEYS_INLINE + 2)
-/* An index slot: the hash's low 32 bits, above the entry's place + 1. */
+/* An index slot holds the hash's low 32 bits above the entry's place + 1,
+ * the bits this masks. */
 #define ENTRY_BITS 0xffffffffULL
 
 /* ---- keyindex.c: the index of the live keys, and their heap ---- */
