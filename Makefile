@@ -221,6 +221,7 @@ lint:
 		$(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
+	bash tests/sizes.sh
 	clang-format --dry-run --Werror $(C_FILES)
 	bash tests/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
@@ -253,7 +254,7 @@ format:
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = rate options framer tiers timestamp retryafter
+FUZZ_TARGETS = rate options framer tiers timestamp redisurl request retryafter
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(STDFLAGS) $(INCLUDES)

@@ -91,12 +91,28 @@ done
 # module's includes of ours; a depth first walk marks a module open (1)
 # while what it includes is walked, done (2) after, and an include of
 # one still open closes a circle.
-declare -A deps mark
+# A header with no .c of its own (keytab.h, parsed.h) is the inside of
+# the modules that share it, part of each: what it includes, they do.
+declare -A deps mark inner
+for f in src/*/*.h; do
+	[[ -e ${f%.h}.c ]] || inner[$(basename "$f" .h)]=$f
+done
+includes() { # includes FILE: the stems of our headers FILE includes
+	local i
+	while read -r i; do
+		if [[ -n ${inner[$i]:-} ]]; then
+			includes "${inner[$i]}"
+		else
+			echo "$i"
+		fi
+	done < <(sed -n 's/^#include "\([^"]*\)\.h".*/\1/p' "$1")
+}
 for f in src/*/*.[ch]; do
 	m=${f##*/}
 	m=${m%.[ch]}
-	deps[$m]+=" $(sed -n 's/^#include "\([^"]*\)\.h".*/\1/p' "$f" |
-	    { grep -vx -- "$m" || true; } | tr '\n' ' ')"
+	[[ -n ${inner[$m]:-} ]] && continue
+	deps[$m]+=" $(includes "$f" | { grep -vx -- "$m" || true; } |
+	    tr '\n' ' ')"
 done
 walk() { # walk MODULE PATH: the modules reached from MODULE, by PATH
 	local m=$1 path=$2 i

@@ -23,6 +23,13 @@ uint64_t rng_below(uint64_t n);
 uint64_t rng_swap(uint64_t state);
 
 /*
+ * Start the draws of test name from its own seed: one made of its name,
+ * or TB_UNIT_SEED's (a number, 0x for hex).  A failed check then says the
+ * seed, to draw the same cases again.
+ */
+void rng_start(const char *name);
+
+/*
  * Whether releases rel[0..count) keep the token bucket's bound: at most
  * burst + rate * (span + catchup_ns) in any span, at rate n per d ns.
  */
