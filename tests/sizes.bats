@@ -26,9 +26,11 @@ tree() {
 
 # pad FILE LINES: FILE filled with comment lines up to LINES lines.
 pad() {
-	while (($(wc -l <"$1") < $2)); do
-		echo '/* filler */' >>"$1"
-	done
+	local n
+	n=$(wc -l <"$1")
+	for ((; n < $2; n++)); do
+		echo '/* filler */'
+	done >>"$1"
 }
 
 @test "sizes: a function of 61 lines fails, naming it and its length" {
