@@ -631,7 +631,7 @@ syslog_match(const unsigned char *p, const unsigned char *end, struct parts *t)
 
 /*
  * Where field field (1-based) of p[0..end) starts, fields split as -k
- * splits them (keys_field, a layer above): at runs of blanks, leading
+ * splits them (field_of): at runs of blanks, leading
  * ones skipped, or at every byte sep.  NULL when there are fewer fields.
  */
 static const unsigned char *
