@@ -28,6 +28,7 @@ main(void)
 	test_framer_kernels();
 	test_siphash();
 	test_hashslot();
+	test_template();
 	test_keys();
 	test_keys_table();
 	test_gcra();
