@@ -2,8 +2,7 @@
 #include "field.h"
 
 size_t
-field_of(
-    const char *rec, size_t len, unsigned field, int sep, const char **key)
+field_of(const char *rec, size_t len, unsigned field, int sep, const char **key)
 {
 	size_t i = 0, start;
 

@@ -24,17 +24,17 @@ struct shlex {
 	char open[SHLEX_DEPTH]; /* 'T' the script, 'C' $(, 'P' (, 'D' ",
 				 * 'B' ${, 'A' $(( */
 	int depth;
-	bool single, ansi;	/* in '...', in $'...' */
-	bool escaped;		/* a \ waits for the byte it escapes */
-	bool dollar;		/* the last byte was a $ that expands */
-	bool comment;		/* in a # comment */
-	bool word_start;	/* the next byte starts a word */
-	bool just_opened;	/* the last bytes were $( */
-	bool close_arith;	/* the second ) of $((...)) comes next */
-	char prev;		/* the last byte read plain, or 0 */
-	char word[8];		/* the word being read, to see case */
+	bool single, ansi; /* in '...', in $'...' */
+	bool escaped;	   /* a \ waits for the byte it escapes */
+	bool dollar;	   /* the last byte was a $ that expands */
+	bool comment;	   /* in a # comment */
+	bool word_start;   /* the next byte starts a word */
+	bool just_opened;  /* the last bytes were $( */
+	bool close_arith;  /* the second ) of $((...)) comes next */
+	char prev;	   /* the last byte read plain, or 0 */
+	char word[8];	   /* the word being read, to see case */
 	size_t word_len;
-	const char *lost;	/* from here on no value can be placed: why */
+	const char *lost; /* from here on no value can be placed: why */
 };
 
 /* A script not read yet. */

@@ -22,8 +22,7 @@ struct wrapper {
 
 static const char *const env_long[] = { "--unset", "--chdir", NULL };
 static const char *const nice_long[] = { "--adjustment", NULL };
-static const char *const timeout_long[] = { "--signal", "--kill-after",
-	NULL };
+static const char *const timeout_long[] = { "--signal", "--kill-after", NULL };
 static const char *const stdbuf_long[] = { "--input", "--output", "--error",
 	NULL };
 static const char *const none_long[] = { NULL };
@@ -94,7 +93,8 @@ past_wrapper(const struct wrapper *w, char *const *cmd, int ncmd, int i)
 			if (strchr(w->opaque, *p) != NULL)
 				return -1;
 			if (strchr(w->valued, *p) != NULL) {
-				i += p[1] == '\0'; /* the value is the next word */
+				i += p[1] ==
+				    '\0'; /* the value is the next word */
 				break;
 			}
 		}

@@ -40,8 +40,9 @@ add_text(struct template *t, const char *text, size_t len, struct shlex *l)
 {
 	if (len == 0)
 		return;
-	t->part[t->nparts++] =
-	    (struct tpl_part){ .kind = TPL_TEXT, .quote = -1, .text = text, .len = len };
+	t->part[t->nparts++] = (struct tpl_part){
+		.kind = TPL_TEXT, .quote = -1, .text = text, .len = len
+	};
 	if (l != NULL)
 		shlex_read(l, text, len);
 }
@@ -131,10 +132,11 @@ parse_args(struct template *t, char *const *cmd, int ncmd,
 	for (int i = 0; i < ncmd; i++) {
 		before = found;
 		shlex_init(&lex);
-		if (parse_arg(t, cmd[i], i == s->at && s->other == NULL ? &lex :
-									  NULL,
-			&found, &where, &at) < 0) {
-			refuse(why, whylen, at, where, "in the script of sh -c");
+		if (parse_arg(t, cmd[i],
+			i == s->at && s->other == NULL ? &lex : NULL, &found,
+			&where, &at) < 0) {
+			refuse(
+			    why, whylen, at, where, "in the script of sh -c");
 			return -1;
 		}
 		if (found > before && (where = other_refuses(s, i)) != NULL) {
@@ -143,10 +145,10 @@ parse_args(struct template *t, char *const *cmd, int ncmd,
 		}
 	}
 	if (found == 0) {
-		t->arg[t->nargs++] =
-		    (struct tpl_arg){ .first = t->nparts, .nparts = 1 };
-		t->part[t->nparts++] =
-		    (struct tpl_part){ .kind = TPL_RECORD, .quote = -1 };
+		t->arg[t->nargs++] = (struct tpl_arg){ .first = t->nparts,
+			.nparts = 1 };
+		t->part[t->nparts++] = (struct tpl_part){ .kind = TPL_RECORD,
+			.quote = -1 };
 	}
 	return 0;
 }

@@ -31,7 +31,8 @@ struct tpl_arg {
 	size_t first, nparts;
 };
 
-struct template {
+struct template
+{
 	struct tpl_part *part;
 	size_t nparts;
 	struct tpl_arg *arg;

@@ -8,8 +8,11 @@
 #include "template.h"
 #include "unit.h"
 
+/* The end of fill's words. */
+#define END ((char *)NULL)
+
 /*
- * The command ... (to a NULL) for record rec, number seq, fields split by
+ * The command ... (to an END) for record rec, number seq, fields split by
  * sep: its arguments as [a][b]..., or "ERR " and the message.
  */
 static const char *
@@ -58,29 +61,29 @@ static void
 test_template_plain(void)
 {
 	current = "template: placeholders outside shell scripts";
-	same(fill(-1, "a b", 1, "echo", NULL), "[echo][a b]", "appended");
-	same(fill(-1, "a'b", 1, "echo", "x{}y", "{}", NULL),
+	same(fill(-1, "a b", 1, "echo", END), "[echo][a b]", "appended");
+	same(fill(-1, "a'b", 1, "echo", "x{}y", "{}", END),
 	    "[echo][xa'by][a'b]", "{} as it is");
-	same(fill(-1, " p  q\tr", 7, "f", "{1}{2}", "{3}", "{4}", "{#}", NULL),
+	same(fill(-1, " p  q\tr", 7, "f", "{1}{2}", "{3}", "{4}", "{#}", END),
 	    "[f][pq][r][][7]", "fields, adjacent, missing; number");
 	same(fill(',', "a,,c,d,e,f,g,h,i,j,k,l", 1, "f", "{2}", "{3}", "{12}",
-		 "{13}", NULL),
+		 "{13}", END),
 	    "[f][][c][l][]", "-F ,: empty, multi-digit, missing");
 	same(fill(-1, "r", 1, "f", "{0}", "{01}", "{x}", "{", "}{", "{{}}",
-		 "{12345678}", "{1234567}", NULL),
+		 "{12345678}", "{1234567}", END),
 	    "[f][{0}][{01}][{x}][{][}{][{r}][{12345678}][]",
 	    "other braces are text");
-	same(fill(-1, "r", UINT64_MAX, "{#}", NULL),
-	    "[18446744073709551615]", "the largest number");
-	same(fill(-1, "", 1, "echo", "{#}", NULL), "[echo][1]",
+	same(fill(-1, "r", UINT64_MAX, "{#}", END), "[18446744073709551615]",
+	    "the largest number");
+	same(fill(-1, "", 1, "echo", "{#}", END), "[echo][1]",
 	    "{#} alone: nothing appended");
-	same(fill(-1, "a;b", 1, "sh", "script.sh", "{}", NULL),
+	same(fill(-1, "a;b", 1, "sh", "script.sh", "{}", END),
 	    "[sh][script.sh][a;b]", "sh with a file: arguments as they are");
-	same(fill(-1, "a;b", 1, "sh", "-c", NULL), "[sh][-c][a;b]",
+	same(fill(-1, "a;b", 1, "sh", "-c", END), "[sh][-c][a;b]",
 	    "sh -c with no script: the record is the script");
-	same(fill(-1, "a;b", 1, "sudo", "sh", "-c", "echo {}", NULL),
+	same(fill(-1, "a;b", 1, "sudo", "sh", "-c", "echo {}", END),
 	    "[sudo][sh][-c][echo a;b]", "sudo is not looked through");
-	same(fill(-1, "a;b", 1, "env", "-S", "sh -c", "echo {}", NULL),
+	same(fill(-1, "a;b", 1, "env", "-S", "sh -c", "echo {}", END),
 	    "[env][-S][sh -c][echo a;b]", "env -S is not looked through");
 }
 
@@ -89,36 +92,36 @@ test_template_script(void)
 {
 	current = "template: placeholders in sh -c's script";
 	same(fill(-1, "a; echo INJECTED $(id -un)", 1, "sh", "-c", "echo {}",
-		 NULL),
+		 END),
 	    "[sh][-c][echo 'a; echo INJECTED $(id -un)']", "an injection");
-	same(fill(-1, "it's `x` \"y\"", 1, "sh", "-c", "echo {}", NULL),
+	same(fill(-1, "it's `x` \"y\"", 1, "sh", "-c", "echo {}", END),
 	    "[sh][-c][echo 'it'\\''s `x` \"y\"']", "quotes");
-	same(fill(-1, "a\nb", 1, "sh", "-c", "echo {}", NULL),
+	same(fill(-1, "a\nb", 1, "sh", "-c", "echo {}", END),
 	    "[sh][-c][echo 'a\nb']", "a newline");
-	same(fill(-1, " x ", 1, "bash", "-ec", "f {2} {1}{#}", "{}", "{}", NULL),
+	same(fill(-1, " x ", 1, "bash", "-ec", "f {2} {1}{#}", "{}", "{}", END),
 	    "[bash][-ec][f '' 'x''1'][ x ][ x ]",
 	    "an empty field; adjacent; $0 and $1 as they are");
-	same(fill(-1, "a'b", 1, "sh", "-c", "echo \"{}\" '{}' $(echo {})", NULL),
+	same(fill(-1, "a'b", 1, "sh", "-c", "echo \"{}\" '{}' $(echo {})", END),
 	    "[sh][-c][echo \"a'b\" 'a'\\''b' $(echo 'a'\\''b')]",
 	    "in \"...\", in '...', in $(...)");
-	same(fill(-1, "$x\"\\`", 1, "sh", "-c", "echo \"<{}>\"", NULL),
+	same(fill(-1, "$x\"\\`", 1, "sh", "-c", "echo \"<{}>\"", END),
 	    "[sh][-c][echo \"<\\$x\\\"\\\\\\`>\"]", "specials inside \"...\"");
-	same(fill(-1, "v", 1, "sh", "-c", "{}", "{}", NULL),
-	    "[sh][-c]['v'][v]", "the script a {} alone");
-	same(fill(-1, "v", 1, "/bin/bash", "-o", "pipefail", "-c", "e {}", NULL),
+	same(fill(-1, "v", 1, "sh", "-c", "{}", "{}", END), "[sh][-c]['v'][v]",
+	    "the script a {} alone");
+	same(fill(-1, "v", 1, "/bin/bash", "-o", "pipefail", "-c", "e {}", END),
 	    "[/bin/bash][-o][pipefail][-c][e 'v']", "-o pipefail -c");
 	same(fill(-1, "v", 1, "env", "-u", "X", "A=1", "nice", "-n", "3",
 		 "timeout", "-s", "KILL", "5", "stdbuf", "-oL", "busybox", "sh",
-		 "-c", "e {}", NULL),
+		 "-c", "e {}", END),
 	    "[env][-u][X][A=1][nice][-n][3][timeout][-s][KILL][5][stdbuf][-oL]"
 	    "[busybox][sh][-c][e 'v']",
 	    "behind env, nice, timeout, stdbuf, busybox");
-	same(fill(-1, "v", 1, "zsh", "-x", "-c", "--", "e a#{}", NULL),
+	same(fill(-1, "v", 1, "zsh", "-x", "-c", "--", "e a#{}", END),
 	    "[zsh][-x][-c][--][e a#'v']", "a # inside a word; --");
 	same(fill(-1, "v", 1, "sh", "-c", "case {} in a) ;; esac; ( e {} )",
-		 NULL),
+		 END),
 	    "[sh][-c][case 'v' in a) ;; esac; ( e 'v' )]", "case at the top");
-	same(fill(-1, "v", 1, "fish", "-c", "echo $argv", "{}", NULL),
+	same(fill(-1, "v", 1, "fish", "-c", "echo $argv", "{}", END),
 	    "[fish][-c][echo $argv][v]", "fish's $argv as it is");
 }
 
@@ -126,7 +129,7 @@ test_template_script(void)
 static const char *
 refused(const char *shell, const char *script)
 {
-	const char *m = fill(-1, "v", 1, shell, "-c", script, NULL);
+	const char *m = fill(-1, "v", 1, shell, "-c", script, END);
 
 	return strncmp(m, "ERR ", 4) == 0 ? m + 4 : "(accepted)";
 }
@@ -147,7 +150,8 @@ test_template_refused(void)
 		{ "e $'{}'", "{} stands inside $'...'" },
 		{ "cat <<E\n{}\nE", "{} stands after a here-document" },
 		{ "e \"$(e {})\"", "{} stands inside $(...) or (...) within" },
-		{ "e $(case x in a) e;; esac; e {})", "{} stands after a case" },
+		{ "e $(case x in a) e;; esac; e {})",
+		    "{} stands after a case" },
 	};
 
 	current = "template: where no quoting keeps a value data";
@@ -157,8 +161,8 @@ test_template_refused(void)
 		check(strncmp(m, cases[i].why, strlen(cases[i].why)) == 0,
 		    "%s: got %s", cases[i].script, m);
 	}
-	check(strstr(refused("sh", "e `e {}`"),
-		  "put it where a word may go") != NULL,
+	check(strstr(refused("sh", "e `e {}`"), "put it where a word may go") !=
+		NULL,
 	    "the message says what to do");
 	check(strncmp(refused("fish", "echo {}"),
 		  "{} stands in a command of a shell whose quoting is not "
