@@ -70,10 +70,10 @@ hostile() {
 E'; do
 		run -2 --separate-stderr tb -r inf --exec sh -c "$script" <<<'x'
 		assert_eq "$output" "" "nothing run for $script"
-		[[ $stderr == "tbthrottle: --exec: {} stands "*"as an argument"* ]]
+		[[ $stderr == "tbthrottle: --exec: {} stands "*" in the shell's script: its value could run as code there; "*"sh -c '... \"\$1\"' sh {}" ]]
 	done
 	run -2 --separate-stderr tb -r inf --exec fish -c 'echo {}' <<<'x'
-	[[ $stderr == *"{} stands in a command of a shell whose quoting is not sh's (fish)"* ]]
+	[[ $stderr == *"{} stands in the script of fish -c, whose quoting is not sh's"* ]]
 }
 
 @test "{N}: field N split at runs of blanks, or at each byte of -F; missing or empty fields are empty" {

@@ -71,7 +71,7 @@ unquoted(struct shlex *l, char c, bool opened)
 		push(l, 'D');
 		break;
 	case '`':
-		l->lost = "after a backquote (write $(...) instead)";
+		l->lost = "after a backquote";
 		break;
 	case '$':
 		l->dollar = true;
@@ -113,7 +113,7 @@ in_double(struct shlex *l, char c)
 	else if (c == '$')
 		l->dollar = true;
 	else if (c == '`')
-		l->lost = "after a backquote (write $(...) instead)";
+		l->lost = "after a backquote";
 }
 
 /* Byte c after a $ that expands: true when it opened something. */

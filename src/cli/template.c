@@ -1,6 +1,7 @@
 /* --exec's command: {}, {N} and {#} filled in for each record; pure. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,29 +96,39 @@ most_parts(char *const *cmd, int ncmd)
 	return n;
 }
 
-/* A placeholder in cmd[i] at at: is it in words a shell s reads as code? */
-static const char *
+/* Is a placeholder in cmd[i] in the options or script of s->other? */
+static bool
 other_refuses(const struct shellscript *s, int i)
 {
-	if (s->other == NULL || i < s->from || i > s->at)
-		return NULL;
-	return "in a command of a shell whose quoting is not sh's";
+	return s->other != NULL && i >= s->from && i <= s->at;
 }
 
-/* Say in why[0..whylen) that the placeholder at at cannot go there. */
+/*
+ * Say in why[0..whylen) that the placeholder at at cannot go where it
+ * stands: where in the script of a POSIX shell, or with where NULL, in
+ * the options or script of the shell other.
+ */
 static void
 refuse(char *why, size_t whylen, const char *at, const char *where,
-    const char *shell)
+    const char *other)
 {
-	size_t n = 1;
+	int n = 1;
 
 	while (at[n - 1] != '}')
 		n++;
-	snprintf(why, whylen,
-	    "%.*s stands %s (%s): its value could run as code there; "
-	    "put it where a word may go, or pass it as an argument: "
-	    "sh -c '... \"$1\"' sh %.*s",
-	    (int)n, at, where, shell, (int)n, at);
+	if (where != NULL)
+		snprintf(why, whylen,
+		    "%.*s stands %s in the shell's script: its value could "
+		    "run as code there; put it where a word may go (it is "
+		    "quoted there), or pass it as an argument: "
+		    "sh -c '... \"$1\"' sh %.*s",
+		    n, at, where, n, at);
+	else
+		snprintf(why, whylen,
+		    "%.*s stands in the script of %s -c, whose quoting is not "
+		    "sh's: its value could run as code there; pass it as an "
+		    "argument ($argv)",
+		    n, at, other);
 }
 
 /* The arguments of cmd[0..ncmd) as parts, s saying which one is a script. */
@@ -135,12 +146,11 @@ parse_args(struct template *t, char *const *cmd, int ncmd,
 		if (parse_arg(t, cmd[i],
 			i == s->at && s->other == NULL ? &lex : NULL, &found,
 			&where, &at) < 0) {
-			refuse(
-			    why, whylen, at, where, "in the script of sh -c");
+			refuse(why, whylen, at, where, "sh");
 			return -1;
 		}
-		if (found > before && (where = other_refuses(s, i)) != NULL) {
-			refuse(why, whylen, at, where, s->other);
+		if (found > before && other_refuses(s, i)) {
+			refuse(why, whylen, at, NULL, s->other);
 			return -1;
 		}
 	}

@@ -165,9 +165,9 @@ test_template_refused(void)
 		NULL,
 	    "the message says what to do");
 	check(strncmp(refused("fish", "echo {}"),
-		  "{} stands in a command of a shell whose quoting is not "
-		  "sh's (fish)",
-		  60) == 0,
+		  "{} stands in the script of fish -c, whose quoting is not "
+		  "sh's",
+		  58) == 0,
 	    "fish -c: %s", refused("fish", "echo {}"));
 	check(strcmp(refused("sh", "e a#{} $((1+2)) {} \"$x\" ${y} {}"),
 		  "(accepted)") == 0,
