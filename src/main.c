@@ -151,7 +151,8 @@ exec_jobs(const struct config *cfg, struct stats *st)
 
 	if (!cfg->exec)
 		return NULL;
-	if (jobs_init(&jobs, cfg->exec_argv, cfg->exec_argc, cfg->jobs) != 0)
+	if (jobs_init(&jobs, cfg->exec_argv, cfg->exec_argc, cfg->key_sep,
+		cfg->jobs, st) != 0)
 		err(1, "--exec: %u slots", cfg->jobs);
 	st->jobs = &jobs.counts;
 	return &jobs;

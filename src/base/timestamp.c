@@ -14,7 +14,7 @@
 
 /*
  * Where field field (1-based) of p[0..end) starts, fields split as -k
- * splits them (keys_field, a layer above): at runs of blanks, leading
+ * splits them (field_of): at runs of blanks, leading
  * ones skipped, or at every byte sep.  NULL when there are fewer fields.
  */
 static const unsigned char *

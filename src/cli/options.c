@@ -343,9 +343,12 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    .help = "the same, appending dropped units whole to FILE" },
 	[O_EXEC] = { "exec", "CMD ...", 0, NONE, SEEN, FLAG(cfg.exec),
 	    .help = "run CMD for each record instead of writing it: {}\n"
-	    "in an ARG is the record, else it comes last; the\n"
-	    "command ends at a lone ';' or with the arguments.\n"
-	    "The limits apply to the moment each one starts" },
+	    "in an ARG is the record, {N} its field N, {#} its\n"
+	    "number; with none, it comes last.  Quoted only in\n"
+	    "the script of sh -c (bash, dash... -c, also behind\n"
+	    "env, nice, timeout; not sudo, xargs).  The command\n"
+	    "ends at a lone ';' or with the arguments.  The\n"
+	    "limits apply to the moment each one starts" },
 	[O_JOBS] = { "jobs", "N", 'j', REQ, COUNT(cfg.jobs, MAX_JOBS),
 	    .help = "with --exec, at most N commands at once (1)" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),

@@ -497,8 +497,8 @@ static const struct rule rules[] = {
 	    .all = O(QUEUE) | F(UNLIMITED), .quote = { V(QUEUE) } },
 
 	/* -k keeps a limit per key, for one -r, or by --tiers. */
-	{ "-F needs -k FIELD or --time-field N", .all = O(SEP),
-	    .none = O(KEY) | O(TIME_FIELD) },
+	{ "-F needs -k FIELD, --time-field N or --exec", .all = O(SEP),
+	    .none = O(KEY) | O(TIME_FIELD) | O(EXEC) },
 	{ "--tiers needs -k FIELD: tiers give the rates of keys",
 	    .all = O(TIERS), .none = O(KEY) },
 	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY) },

@@ -2,41 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "field.h"
 #include "keys.h"
 #include "keytab.h"
 
 /* Slots of the index to start with; it doubles to stay at most half full. */
 #define KEYS_MIN_CAP 1024
-
-size_t
-keys_field(
-    const char *rec, size_t len, unsigned field, int sep, const char **key)
-{
-	size_t i = 0, start;
-
-	for (unsigned f = 1;; f++) {
-		if (sep < 0)
-			while (i < len && (rec[i] == ' ' || rec[i] == '\t'))
-				i++;
-		if (sep < 0 && i == len)
-			break;
-		start = i;
-		while (i < len &&
-		    (sep < 0 ? rec[i] != ' ' && rec[i] != '\t' :
-			       (unsigned char)rec[i] != (unsigned)sep))
-			i++;
-		if (f == field) {
-			*key = rec + start;
-			return i - start;
-		}
-		if (i == len)
-			break;
-		if (sep >= 0)
-			i++; /* past this separator: the next may be empty */
-	}
-	*key = rec + len;
-	return 0;
-}
 
 size_t
 keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
@@ -47,7 +18,7 @@ keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
 	if (whole && len > 0 &&
 	    (unsigned char)rec[len - 1] == (unsigned)spec->delim)
 		len--;
-	n = keys_field(rec, len, spec->field, spec->sep, key);
+	n = field_of(rec, len, spec->field, spec->sep, key);
 	/* Its end unseen, the field may go on. */
 	if (!whole && *key + n == rec + len) {
 		*key = NULL;

@@ -35,11 +35,17 @@ term_all(void)
 }
 
 int
-jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max)
+jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
+    const struct stats *st)
 {
-	*j = (struct jobs){ .cmd = cmd, .ncmd = ncmd, .max = max };
-	for (int i = 0; i < ncmd; i++)
-		j->braces = j->braces || strstr(cmd[i], "{}") != NULL;
+	char why[512];
+
+	*j = (struct jobs){ .cmd = cmd, .ncmd = ncmd, .max = max, .st = st };
+	if (template_parse(&j->tpl, cmd, ncmd, sep, why, sizeof why) != 0) {
+		if (errno == EINVAL)
+			errx(2, "--exec: %s", why);
+		return -1;
+	}
 	j->slot = calloc(max, sizeof *j->slot);
 	j->argv = calloc((size_t)ncmd + 2, sizeof *j->argv);
 	if (j->slot == NULL || j->argv == NULL) {
@@ -56,6 +62,7 @@ jobs_free(struct jobs *j)
 {
 	if (live == j)
 		live = NULL;
+	template_free(&j->tpl);
 	free(j->slot);
 	free(j->argv);
 	free(j->text);
@@ -85,57 +92,14 @@ text_room(struct jobs *j, size_t need)
 	return true;
 }
 
-/* Bytes of arg with every {} made rec[0..len), its NUL too. */
-static size_t
-expanded(const char *arg, size_t len)
-{
-	size_t n = strlen(arg) + 1;
-
-	for (const char *p = arg; (p = strstr(p, "{}")) != NULL; p += 2)
-		n += len - 2;
-	return n;
-}
-
-/* Write arg with every {} made rec[0..len) at out; past its NUL. */
-static char *
-expand(char *out, const char *arg, const char *rec, size_t len)
-{
-	const char *p;
-
-	while ((p = strstr(arg, "{}")) != NULL) {
-		memcpy(out, arg, (size_t)(p - arg));
-		out += p - arg;
-		memcpy(out, rec, len);
-		out += len;
-		arg = p + 2;
-	}
-	strcpy(out, arg);
-	return out + strlen(arg) + 1;
-}
-
-/* The command for rec[0..len) into j->argv; false when memory ran out. */
+/* The command for rec[0..len), number seq, into j->argv; false when
+ * memory ran out. */
 static bool
-build(struct jobs *j, const char *rec, size_t len)
+build(struct jobs *j, const char *rec, size_t len, uint64_t seq)
 {
-	size_t need = j->braces ? 0 : len + 1;
-	char *out;
-	int i;
-
-	for (i = 0; i < j->ncmd; i++)
-		need += expanded(j->cmd[i], len);
-	if (!text_room(j, need))
+	if (!text_room(j, template_bytes(&j->tpl, rec, len)))
 		return false;
-	out = j->text;
-	for (i = 0; i < j->ncmd; i++) {
-		j->argv[i] = out;
-		out = expand(out, j->cmd[i], rec, len);
-	}
-	if (!j->braces) {
-		j->argv[i++] = out;
-		memcpy(out, rec, len);
-		out[len] = '\0';
-	}
-	j->argv[i] = NULL;
+	template_fill(&j->tpl, rec, len, seq, j->text, j->argv);
 	return true;
 }
 
@@ -250,7 +214,7 @@ spawn_later(struct jobs *j, int e, pid_t *pid, int64_t *start_ns)
 		if (signals_stop_requested() || j->halted)
 			return EINTR;
 		*start_ns = clock_now_ns();
-		e = command_start(j->argv, pid);
+		e = command_start(j->argv, j->env, pid);
 	}
 	return e;
 }
@@ -277,24 +241,33 @@ cannot_start(struct jobs *j, int e)
 	return STREAM_KEPT;
 }
 
-/* Start the command j->argv in a free slot; its fate. */
+/*
+ * Start the command j->argv, for the record numbered seq, its try-th try,
+ * in a free slot; its fate.
+ */
 static enum stream_fate
-start(struct jobs *j)
+start(struct jobs *j, uint64_t seq, unsigned try)
 {
 	unsigned i = 0;
 	pid_t pid;
 	int e;
 	int64_t start_ns;
 
+	snprintf(j->seq_env, sizeof j->seq_env, "TBTHROTTLE_SEQ=%llu",
+	    (unsigned long long)seq);
+	snprintf(j->try_env, sizeof j->try_env, "TBTHROTTLE_TRY=%u", try);
+	j->env[0] = j->seq_env;
+	j->env[1] = j->try_env;
+	j->env[2] = NULL;
 	/* Before the spawn: the command may run a while before it returns,
 	 * and its time would come out short. */
 	start_ns = clock_now_ns();
-	e = command_start(j->argv, &pid);
+	e = command_start(j->argv, j->env, &pid);
 	if (e == EAGAIN || e == ENOMEM)
 		e = spawn_later(j, e, &pid, &start_ns);
 	/* A script without #!: as execvp(3) runs it, by the shell. */
 	if (e == ENOEXEC && strchr(j->argv[0], '/') != NULL)
-		e = command_script(j->argv, &pid);
+		e = command_script(j->argv, j->env, &pid);
 	if (e != 0)
 		return cannot_start(j, e);
 	/* A slot is free: the engine hands no more records than slots,
@@ -311,16 +284,18 @@ enum stream_fate
 jobs_hand(void *self, const char *rec, size_t len)
 {
 	struct jobs *j = self;
+	/* With --exec, records leave the input in order, from its head. */
+	uint64_t seq = j->st->units_out + j->st->units_dropped + 1;
 
 	if (jobs_room(j) == 0 || signals_stop_requested())
 		return STREAM_KEPT;
 	j->records++;
 	if (memchr(rec, '\0', len) != NULL)
 		return refuse(j, &j->said_nul, "holds a NUL byte");
-	if (!build(j, rec, len))
+	if (!build(j, rec, len, seq))
 		err(1, "--exec: memory for the arguments of record %llu",
 		    (unsigned long long)j->records);
-	return start(j);
+	return start(j, seq, 1);
 }
 
 void

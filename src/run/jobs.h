@@ -9,6 +9,7 @@
 
 #include "stats.h"
 #include "stream.h"
+#include "template.h"
 
 /* One command in flight. */
 struct job {
@@ -19,8 +20,11 @@ struct job {
 struct jobs {
 	char **cmd; /* the command and its arguments, {} for the record */
 	int ncmd;
-	bool braces;  /* some argument holds {}; else the record is last */
-	unsigned max; /* slots */
+	struct template tpl;	/* cmd read: where each record goes */
+	const struct stats *st; /* what left the input: records' numbers */
+	char seq_env[40], try_env[40]; /* TBTHROTTLE_SEQ=, TBTHROTTLE_TRY= */
+	char *env[3];		       /* them, for the next command */
+	unsigned max;		       /* slots */
 	struct job *slot;
 	unsigned running;
 	int status;  /* the worst outcome so far: 0, 123, 124 or 125 */
@@ -36,11 +40,16 @@ struct jobs {
 };
 
 /*
- * Run cmd[0..ncmd) for each record, at most max at once.  0, or -1 when
- * memory ran out (errno set).  Reaps on SIGCHLD, and a second stop
- * signal sends SIGTERM to the commands still running.
+ * Run cmd[0..ncmd) for each record, its placeholders filled in (template.h,
+ * fields split at byte sep, or -1: runs of blanks), at most max at once;
+ * a record's number is one more than the records st counts out and
+ * dropped.  0, or -1 when memory ran out (errno set); a placeholder that
+ * a shell could run as code is a usage error: a message and exit 2.
+ * Reaps on SIGCHLD, and a second stop signal sends SIGTERM to the
+ * commands still running.
  */
-int jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max);
+int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
+    const struct stats *st);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);

@@ -65,6 +65,7 @@ main(void)
 	RUN(test_fair);
 	RUN(test_held);
 	RUN(test_retryafter);
+	RUN(test_template);
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

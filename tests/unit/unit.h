@@ -78,6 +78,9 @@ void test_siphash(void);
 /* hashslot_test.c */
 void test_hashslot(void);
 
+/* template_test.c */
+void test_template(void);
+
 /* keys_test.c */
 void test_keys(void);
 void test_keys_table(void);
