@@ -66,6 +66,8 @@ main(void)
 	test_fair();
 	test_held();
 	test_seqset();
+	test_joblog_format();
+	test_joblog_read();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -146,6 +146,10 @@ void test_held(void);
 /* seqset_test.c */
 void test_seqset(void);
 
+/* joblog_test.c */
+void test_joblog_format(void);
+void test_joblog_read(void);
+
 /* wildcard_test.c */
 void test_wildcard(void);
 
