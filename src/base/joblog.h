@@ -41,8 +41,8 @@ struct joblog_job {
  * $'...' when it holds a control byte (below 0x20, or 0x7f): \n, \t, \r
  * as such, \\ and \' for '\' and "'", the others as \xHH.  So a line
  * holds no newline, carriage return or tab but its own, whatever bytes
- * the command held, and a shell (bash, zsh, ksh) reads the arguments
- * back from it.  An empty argument is ''.
+ * the command held, and bash or zsh reads the arguments back from it
+ * (POSIX sh has $'...' only since POSIX.1-2024).  An empty argument is ''.
  */
 size_t joblog_format(char *buf, size_t size, const struct joblog_job *j);
 
