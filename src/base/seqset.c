@@ -52,7 +52,7 @@ runs_room(struct seqset *s)
 	struct seqrun *r;
 	size_t cap = s->runs_cap < 4 ? 4 : s->runs_cap * 2;
 
-	if (s->nruns < s->runs_cap)
+	if (s->runs != NULL && s->nruns < s->runs_cap)
 		return 0;
 	if ((r = realloc(s->runs, cap * sizeof *r)) == NULL)
 		return -1;

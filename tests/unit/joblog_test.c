@@ -331,11 +331,12 @@ test_round_trip(void)
 	for (int mode = 0; mode < 2; mode++) {
 		struct joblog_scan sc;
 		struct seqset s;
+		int rc;
 
 		seqset_init(&s);
-		check(joblog_read(text, len, (enum joblog_mode)mode, &s, &sc) ==
-			    0 &&
-			sc.records == JOBS && sc.garbage == 0 && !sc.cut,
+		rc = joblog_read(text, len, (enum joblog_mode)mode, &s, &sc);
+		check(
+		    rc == 0 && sc.records == JOBS && sc.garbage == 0 && !sc.cut,
 		    "mode %d: %zu records, %zu garbage from line %zu", mode,
 		    sc.records, sc.garbage, sc.first_garbage);
 		for (int i = 0; i < POOL; i++)
