@@ -254,7 +254,8 @@ format:
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = rate options framer tiers timestamp redisurl request retryafter
+FUZZ_TARGETS = rate options framer tiers timestamp redisurl request retryafter \
+	joblog
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(STDFLAGS) $(INCLUDES)

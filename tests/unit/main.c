@@ -66,6 +66,9 @@ main(void)
 	RUN(test_held);
 	RUN(test_retryafter);
 	RUN(test_template);
+	RUN(test_seqset);
+	RUN(test_joblog_format);
+	RUN(test_joblog_read);
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

@@ -156,6 +156,13 @@ void test_held(void);
 /* retryafter_test.c */
 void test_retryafter(void);
 
+/* seqset_test.c */
+void test_seqset(void);
+
+/* joblog_test.c */
+void test_joblog_format(void);
+void test_joblog_read(void);
+
 /* wildcard_test.c */
 void test_wildcard(void);
 
