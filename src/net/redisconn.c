@@ -543,9 +543,9 @@ role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 
 /* The log-in: the first steps of an errand on a new connection. */
 static const struct redisconn_step login[] = {
-	{ auth_words, auth_answer, false },
-	{ select_words, select_answer, false },
-	{ role_words, role_answer, true },
+	{ .words = auth_words, .answer = auth_answer, .may_refuse = false },
+	{ .words = select_words, .answer = select_answer, .may_refuse = false },
+	{ .words = role_words, .answer = role_answer, .may_refuse = true },
 };
 #define LOGIN_STEPS (sizeof login / sizeof login[0])
 

@@ -1049,11 +1049,15 @@ config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
  * a booking, in the background otherwise.
  */
 static const struct redisconn_step session[] = {
-	{ info_words, info_answer, true },
-	{ config_words, config_answer, true },
-	{ cluster_words, cluster_answer, true },
-	{ load_words, load_answer, false },
-	{ settings_words, settings_answer, false },
+	{ .words = info_words, .answer = info_answer, .may_refuse = true },
+	{ .words = config_words, .answer = config_answer, .may_refuse = true },
+	{ .words = cluster_words,
+	    .answer = cluster_answer,
+	    .may_refuse = true },
+	{ .words = load_words, .answer = load_answer, .may_refuse = false },
+	{ .words = settings_words,
+	    .answer = settings_answer,
+	    .may_refuse = false },
 };
 
 /* Start meeting Redis (session), unless it is under way. */
