@@ -1,6 +1,7 @@
 /* The engine: the one loop that reads, waits, writes and handles signals. */
 #include <err.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -75,14 +76,27 @@ engine_status(char *buf, size_t size, bool json)
 	    run.e->stats, clock_now_ns(), json, buf, size);
 }
 
+/* The terminal's size changed since -P's line was last drawn. */
+static volatile sig_atomic_t resized;
+
+/* SIGWINCH: the line is fitted again when next drawn.  Signal-safe. */
+static void
+on_resize(void *arg)
+{
+	(void)arg;
+	resized = 1;
+}
+
 /* Draw -P's line; done ends it. */
 static void
 draw(struct run *r, bool done)
 {
 	char line[STATS_LINE_MAX];
 
-	if (signals_resized())
+	if (resized) {
+		resized = 0;
 		r->cols = stdfd_columns(STDERR_FILENO);
+	}
 	stream_count_waiting(&r->s);
 	output_say(line,
 	    stats_format_progress(
@@ -499,12 +513,12 @@ engine_run(const struct engine *e)
 		.share_tty = e->progress &&
 		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
-	signals_on_report(report, &run);
+	signals_hook(SIGNALS_REPORT, report, &run, 0);
 	if (e->progress) {
 		/* The line fits the terminal, and follows it when resized. */
-		signals_on_resize();
+		signals_hook(SIGNALS_RESIZE, on_resize, NULL, 0);
 		run.cols = stdfd_columns(STDERR_FILENO);
-		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
+		signals_hook(SIGNALS_TICK, tick, &run, ENGINE_PROGRESS_MS);
 	}
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);

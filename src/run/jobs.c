@@ -22,16 +22,15 @@
 #define JOBS_RETRY_NS 50000000
 #define JOBS_REAP_NS 1000000000
 
-/* The commands in flight, for a second stop signal's handler. */
-static struct jobs *live;
-
 /* A second stop signal: the commands get SIGTERM too.  Signal-safe. */
 static void
-term_all(void)
+term_all(void *self)
 {
-	for (unsigned i = 0; live != NULL && i < live->max; i++)
-		if (live->slot[i].pid > 0)
-			(void)kill(live->slot[i].pid, SIGTERM);
+	struct jobs *j = self;
+
+	for (unsigned i = 0; i < j->max; i++)
+		if (j->slot[i].pid > 0)
+			(void)kill(j->slot[i].pid, SIGTERM);
 }
 
 int
@@ -46,16 +45,16 @@ jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max)
 		jobs_free(j);
 		return -1;
 	}
-	live = j;
-	signals_on_child(jobs_reap, j, term_all);
+	signals_hook(SIGNALS_CHILD, jobs_reap, j, 0);
+	signals_hook(SIGNALS_SECOND_STOP, term_all, j, 0);
 	return 0;
 }
 
 void
 jobs_free(struct jobs *j)
 {
-	if (live == j)
-		live = NULL;
+	signals_unhook(SIGNALS_SECOND_STOP, term_all);
+	signals_unhook(SIGNALS_CHILD, jobs_reap);
 	free(j->slot);
 	free(j->argv);
 	free(j->text);

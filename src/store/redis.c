@@ -1674,6 +1674,13 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 	return 0;
 }
 
+/* A wait saw the errand's descriptor or the probe's time come. */
+static void
+request_chore(void)
+{
+	signals_request(SIGNALS_CHORE);
+}
+
 /*
  * Have the waits go on with the errand under way, or probe Redis when
  * the time comes while it is down.
@@ -1682,9 +1689,9 @@ static void
 watch(const struct redis *r)
 {
 	if (redisconn_busy(&r->conn))
-		redisconn_watch(&r->conn, signals_request_chore);
+		redisconn_watch(&r->conn, request_chore);
 	else if (r->down)
-		clock_watch_once(-1, 0, r->next_try_ns, signals_request_chore);
+		clock_watch_once(-1, 0, r->next_try_ns, request_chore);
 	else
 		clock_watch_once(-1, 0, INT64_MAX, NULL);
 }
@@ -1888,8 +1895,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		report(r, true, why, sizeof why);
 		r->next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 	}
-	signals_on_tick(chore, r, HEARTBEAT_MS);
-	signals_on_chore(chore, r);
+	signals_hook(SIGNALS_TICK, chore, r, HEARTBEAT_MS);
+	signals_hook(SIGNALS_CHORE, chore, r, 0);
 	watch(r);
 	return r;
 }
@@ -1943,8 +1950,8 @@ redis_close(struct redis *r)
 {
 	if (r == NULL)
 		return;
-	signals_cancel_tick(chore);
-	signals_on_chore(NULL, NULL);
+	signals_unhook(SIGNALS_TICK, chore);
+	signals_unhook(SIGNALS_CHORE, chore);
 	clock_watch_once(-1, 0, INT64_MAX, NULL);
 	redisconn_close(&r->conn);
 	if (r->cl != NULL)
