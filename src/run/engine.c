@@ -203,12 +203,12 @@ static bool
 loop_again(struct run *r)
 {
 	/* A pass that read nothing would read nothing again, at once. */
-	if (r->pol->rewound == NULL || r->s.head != r->s.tail ||
+	if (r->pol->rewound == NULL || !stream_empty(&r->s) ||
 	    (r->e->loops != UINT64_MAX && r->pass >= r->e->loops) ||
-	    r->s.st->bytes_in == r->pass_bytes)
+	    r->e->stats->bytes_in == r->pass_bytes)
 		return false;
 	r->pass++;
-	r->pass_bytes = r->s.st->bytes_in;
+	r->pass_bytes = r->e->stats->bytes_in;
 	stream_rewind(&r->s, clock_now_ns());
 	r->pol->rewound(r->pol->self, clock_now_ns());
 	return true;
@@ -218,7 +218,7 @@ loop_again(struct run *r)
 static bool
 read_more(struct run *r, enum read_mode mode)
 {
-	if (r->s.eof)
+	if (stream_at_end(&r->s))
 		return loop_again(r);
 	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
 }
@@ -301,7 +301,7 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 		note_late(st, a->due_ns, now_ns);
 		if (r->e->jobs != NULL && a->pass) {
 			/* No argument holds it: it is dropped, whole. */
-			jobs_outgrown(r->e->jobs, r->s.cap);
+			jobs_outgrown(r->e->jobs, stream_cap(&r->s));
 			stream_begin_long(&r->s, false, a->units);
 			return true;
 		}
@@ -334,7 +334,7 @@ move_long(struct run *r)
 	n = stream_move_long(&r->s, &m);
 	around_output(r, true);
 	if (n == 0)
-		return r->s.longrec == LONG_NONE;
+		return !stream_in_long(&r->s);
 	if (r->pol->streamed != NULL)
 		r->pol->streamed(r->pol->self, &m, clock_now_ns());
 	return true;
@@ -353,7 +353,7 @@ settle(struct run *r)
 	struct view v;
 
 	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
-	    !r->s.out_gone && r->s.unsent == 0) {
+	    !stream_out_gone(&r->s) && !stream_cut(&r->s)) {
 		stream_view(&r->s, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
@@ -389,7 +389,6 @@ static bool
 fit_slots(struct run *r, struct view *v)
 {
 	unsigned room;
-	size_t units, n;
 
 	if (r->e->jobs == NULL)
 		return true;
@@ -404,11 +403,7 @@ fit_slots(struct run *r, struct view *v)
 		v->ready_ns = r->slot_free_ns;
 	if (v->read_ns < r->slot_free_ns)
 		v->read_ns = r->slot_free_ns;
-	n = framer_span(&r->s.framer, v->b, v->len, room, &units);
-	if (units == room && n < v->len) {
-		v->len = n;
-		v->eof = v->full = false;
-	}
+	stream_fit(&r->s, v, room);
 	return true;
 }
 
@@ -436,12 +431,12 @@ turn(struct run *r)
 		if (r->pol->retuned != NULL)
 			r->pol->retuned(r->pol->self, changed_ns);
 	}
-	if (r->s.out_gone)
+	if (stream_out_gone(&r->s))
 		return false;
-	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
+	if (stream_in_long(&r->s)) /* whole, even if a stop came */
 		return move_long(r) || read_more(r, READ_COPY);
 	if (signals_stop_requested())
-		return r->s.drop_open && finish_drop(r);
+		return stream_drop_open(&r->s) && finish_drop(r);
 	stream_view(&r->s, &v);
 	if (r->slots_full && r->e->jobs != NULL && jobs_room(r->e->jobs) > 0) {
 		r->slots_full = false;
@@ -523,9 +518,8 @@ engine_run(const struct engine *e)
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
 	if (e->progress)
-		e->stats->bytes_total = input_total_bytes(&run.s.in);
-	run.s.tally = e->tally;
-	run.s.tally_ctx = e->tally_ctx;
+		e->stats->bytes_total = stream_total_bytes(&run.s);
+	stream_tally(&run.s, e->tally, e->tally_ctx);
 	run.started = true;
 	if (!hooked && (e->progress || e->stats_at_exit))
 		hooked = atexit(finish_at_exit) == 0;
