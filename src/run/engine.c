@@ -1,17 +1,14 @@
 /* The engine: the one loop that reads, waits, writes and handles signals. */
 #include <err.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "engine.h"
 #include "output.h"
+#include "progress.h"
 #include "signals.h"
-#include "splice.h"
-#include "stdfd.h"
 #include "stream.h"
 
 /* A run: what the engine works on, and what reports read. */
@@ -20,9 +17,6 @@ struct run {
 	const struct policy *pol;
 	struct stream s;
 	unsigned seen;	      /* changes of the limits applied */
-	size_t cols;	      /* the width of -P's terminal, or 0 */
-	bool share_tty;	      /* -P's line and the output share a terminal */
-	bool writing;	      /* output is being written */
 	bool started;	      /* the input and output are open */
 	bool ended;	      /* the last report is made */
 	uint64_t jobs_ended;  /* --exec: commands seen to end */
@@ -74,64 +68,6 @@ engine_status(char *buf, size_t size, bool json)
 	stream_count_waiting(&run.s);
 	return stats_format_status(
 	    run.e->stats, clock_now_ns(), json, buf, size);
-}
-
-/* The terminal's size changed since -P's line was last drawn. */
-static volatile sig_atomic_t resized;
-
-/* SIGWINCH: the line is fitted again when next drawn.  Signal-safe. */
-static void
-on_resize(void *arg)
-{
-	(void)arg;
-	resized = 1;
-}
-
-/* Draw -P's line; done ends it. */
-static void
-draw(struct run *r, bool done)
-{
-	char line[STATS_LINE_MAX];
-
-	if (resized) {
-		resized = 0;
-		r->cols = stdfd_columns(STDERR_FILENO);
-	}
-	stream_count_waiting(&r->s);
-	output_say(line,
-	    stats_format_progress(
-		r->e->stats, clock_now_ns(), done, r->cols, line, sizeof line));
-}
-
-/* The live status line of --progress: not in the middle of output. */
-static void
-tick(void *arg)
-{
-	struct run *r = arg;
-
-	if (r->writing && r->share_tty)
-		return;
-	/* A terminal that takes nothing now (stopped by ^S) would hold the
-	 * run up: the line waits for the next tick instead. */
-	if (!clock_fd_ready(STDERR_FILENO, POLLOUT))
-		return;
-	draw(r, false);
-}
-
-/*
- * Output is about to reach the terminal that shows -P's line (done:
- * has reached it): clear the line first, and draw it again after.
- */
-static void
-around_output(struct run *r, bool done)
-{
-	r->writing = !done;
-	if (!r->share_tty)
-		return;
-	if (done)
-		tick(r);
-	else
-		output_say(STATS_CLEAR, sizeof STATS_CLEAR - 1);
 }
 
 /* How a wait ended. */
@@ -289,10 +225,10 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 			stream_hand(&r->s, a->bytes, start_one, &h);
 			return true;
 		}
-		around_output(r, false);
+		progress_around(false);
 		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
 		went(r, a->units, a->bytes);
-		around_output(r, true);
+		progress_around(true);
 		return true;
 	case ACT_DROP:
 		stream_drop(&r->s, a->off, a->bytes, a->units);
@@ -330,9 +266,9 @@ move_long(struct run *r)
 	struct moved m;
 	size_t n;
 
-	around_output(r, false);
+	progress_around(false);
 	n = stream_move_long(&r->s, &m);
-	around_output(r, true);
+	progress_around(true);
 	if (n == 0)
 		return !stream_in_long(&r->s);
 	if (r->pol->streamed != NULL)
@@ -481,7 +417,7 @@ finish(struct run *r)
 		return;
 	r->ended = true;
 	if (r->e->progress)
-		draw(r, true);
+		progress_draw(true);
 	if (r->e->stats_at_exit)
 		report(r);
 }
@@ -502,19 +438,10 @@ engine_run(const struct engine *e)
 {
 	static bool hooked;
 
-	run = (struct run){ .e = e,
-		.pol = e->policy,
-		.seen = changes,
-		.share_tty = e->progress &&
-		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
+	run = (struct run){ .e = e, .pol = e->policy, .seen = changes };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_hook(SIGNALS_REPORT, report, &run, 0);
-	if (e->progress) {
-		/* The line fits the terminal, and follows it when resized. */
-		signals_hook(SIGNALS_RESIZE, on_resize, NULL, 0);
-		run.cols = stdfd_columns(STDERR_FILENO);
-		signals_hook(SIGNALS_TICK, tick, &run, ENGINE_PROGRESS_MS);
-	}
+	progress_start(&run.s, e->stats, e->progress);
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
 	if (e->progress)

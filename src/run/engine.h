@@ -11,9 +11,6 @@
 #include "policy.h"
 #include "stats.h"
 
-/* How often --progress redraws its line. */
-#define ENGINE_PROGRESS_MS 250
-
 /*
  * Records up to this many bytes go out whole in one write(2); a longer
  * record is streamed through the buffer once it is judged.
