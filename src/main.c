@@ -143,27 +143,23 @@ take(const struct config *cfg)
 	return status;
 }
 
-/* --exec: the commands' slots, counted in st; NULL without it. */
-static struct jobs *
-exec_jobs(const struct config *cfg, struct stats *st)
+/*
+ * Where released records go, telling g of them: with --exec, commands'
+ * slots (j, counted in st); else standard output.  False without --exec.
+ */
+static bool
+choose_sink(const struct config *cfg, const struct gate *g, struct sink *k,
+    struct jobs *j, struct stats *st)
 {
-	static struct jobs jobs;
-
-	if (!cfg->exec)
-		return NULL;
-	if (jobs_init(&jobs, cfg->exec_argv, cfg->exec_argc, cfg->jobs) != 0)
+	if (!cfg->exec) {
+		sink_stdout(k, g);
+		return false;
+	}
+	if (jobs_init(j, cfg->exec_argv, cfg->exec_argc, cfg->jobs) != 0)
 		err(1, "--exec: %u slots", cfg->jobs);
-	st->jobs = &jobs.counts;
-	return &jobs;
-}
-
-/* The exit status of a run whose engine returned status. */
-static int
-outcome(const struct jobs *j, int status)
-{
-	int worst = j != NULL ? jobs_status(j) : 0;
-
-	return worst != 0 ? worst : status;
+	st->jobs = &j->counts;
+	jobs_sink(j, k, g);
+	return true;
 }
 
 /*
@@ -205,7 +201,10 @@ static int
 run(const struct config *cfg)
 {
 	static struct limits limits;
+	static struct jobs jobs;
 	struct stats stats = { 0 };
+	struct sink sink;
+	bool exec;
 	struct policy policy;
 	struct engine e;
 	int status;
@@ -229,17 +228,17 @@ run(const struct config *cfg)
 	stats.start_ns = e.start_ns;
 	build_limits(&limits, cfg, e.start_ns, &stats);
 	e.framer = limits.gate.framer;
-	e.gate = &limits.gate;
 	/* With --tiers, the counts of each tier follow each record. */
 	e.tally = limits.counts.rows != NULL ? tiercounts_tally : NULL;
 	e.tally_ctx = &limits.counts;
 	e.buf_bytes = cfg->replay ?
 	    choose_replay(cfg, &limits.gate, &policy, &stats) :
 	    choose_policy(cfg, &limits.gate, &policy);
-	e.jobs = exec_jobs(cfg, &stats);
+	exec = choose_sink(cfg, &limits.gate, &sink, &jobs, &stats);
+	e.sink = &sink;
 	e.loops = cfg->loops;
 	retune_serve(&limits, cfg->name);
-	status = outcome(e.jobs, engine_run(&e));
+	status = engine_run(&e);
 	if (!signals_stop_requested())
 		note_drops(cfg, &stats);
 	if (stats.replay != NULL && stats.replay->untimed > 0 &&
@@ -253,8 +252,8 @@ run(const struct config *cfg)
 		fair_free(policy.self);
 	else if (cfg->queue > 0)
 		queue_free(policy.self);
-	if (e.jobs != NULL)
-		jobs_free(e.jobs);
+	if (exec)
+		jobs_free(&jobs);
 	build_free(&limits);
 	retune_stop();
 	signals_finish();

@@ -1,4 +1,4 @@
-/* The engine: the one loop that reads, waits, writes and handles signals. */
+/* The engine: the one loop that reads, waits, and hands records to a sink. */
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,20 +11,23 @@
 #include "signals.h"
 #include "stream.h"
 
+/* How a wait ended. */
+enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
+
 /* A run: what the engine works on, and what reports read. */
 struct run {
 	const struct engine *e;
 	const struct policy *pol;
 	struct stream s;
-	unsigned seen;	      /* changes of the limits applied */
-	bool started;	      /* the input and output are open */
-	bool ended;	      /* the last report is made */
-	uint64_t jobs_ended;  /* --exec: commands seen to end */
-	bool slots_full;      /* --exec: records waited for a slot... */
-	int64_t slot_free_ns; /* ... until then */
-	bool failed;	      /* the policy could not go on */
-	uint64_t pass;	      /* --loop: passes begun again */
-	uint64_t pass_bytes;  /* bytes in when the last pass began */
+	unsigned seen;	     /* changes of the limits applied */
+	bool started;	     /* the input and output are open */
+	bool ended;	     /* the last report is made */
+	bool full;	     /* records waited for room in the sink... */
+	int64_t room_ns;     /* ... until then */
+	enum wake woke;	     /* how the wait under way ended */
+	bool failed;	     /* the policy could not go on */
+	uint64_t pass;	     /* --loop: passes begun again */
+	uint64_t pass_bytes; /* bytes in when the last pass began */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -70,12 +73,9 @@ engine_status(char *buf, size_t size, bool json)
 	    run.e->stats, clock_now_ns(), json, buf, size);
 }
 
-/* How a wait ended. */
-enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
-
-/* The longest wait for a command to end between looks (for a SIGCHLD
+/* The longest wait for room in the sink between looks (for a signal
  * missed). */
-#define ENGINE_REAP_NS 1000000000
+#define ENGINE_ROOM_NS 1000000000
 
 /* Handle the signals that arrived; what they mean for a wait. */
 static enum wake
@@ -87,21 +87,14 @@ interrupted(unsigned seen)
 	return changes != seen ? WAKE_CHANGED : WAKE_DUE;
 }
 
-/* With --exec, did a command end since the engine last looked (its slot
- * may take the next record now)? */
+/* A wait's look at the signals that came: true when it is over. */
 static bool
-slot_freed(struct run *r)
+woken(void *arg)
 {
-	struct jobs *j = r->e->jobs;
-	uint64_t ended;
+	struct run *r = arg;
 
-	if (j == NULL)
-		return false;
-	ended = j->counts.succeeded + j->counts.failed;
-	if (ended == r->jobs_ended)
-		return false;
-	r->jobs_ended = ended;
-	return true;
+	r->woke = interrupted(r->seen);
+	return r->woke != WAKE_DUE;
 }
 
 /*
@@ -125,10 +118,9 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 			return interrupted(r->seen);
 		return rc == 0 ? WAKE_DUE : WAKE_INPUT;
 	}
-	while (clock_sleep_until(deadline_ns) == EINTR)
-		if ((w = interrupted(r->seen)) != WAKE_DUE || slot_freed(r))
-			return w;
-	return WAKE_DUE;
+	r->woke = WAKE_DUE;
+	r->e->sink->wait(r->e->sink, deadline_ns, woken, r);
+	return r->woke;
 }
 
 /*
@@ -168,47 +160,6 @@ note_late(struct stats *st, int64_t due_ns, int64_t now_ns)
 		st->max_late_ns = now_ns - due_ns;
 }
 
-/*
- * The units of a send, in bytes, went by now: the limits count them as
- * of then (the time taken after the write, or the spawn, is no earlier
- * than when they really went).
- */
-static void
-went(struct run *r, uint64_t units, uint64_t bytes)
-{
-	const struct gate *g = r->e->gate;
-
-	if (g != NULL && gate_limits(g))
-		gate_went(g, units, bytes, clock_now_ns());
-}
-
-/* The records of a send being handed to --exec, and what is left of it. */
-struct handing {
-	struct run *r;
-	uint64_t units;
-	uint64_t bytes;
-};
-
-/*
- * Start the command for rec[0..len); once it has started (posix_spawn
- * returns after the exec), the limits learn so of it and of the records
- * after it, which start later still.
- */
-static enum stream_fate
-start_one(void *ctx, const char *rec, size_t len)
-{
-	struct handing *h = ctx;
-	enum stream_fate fate = jobs_hand(h->r->e->jobs, rec, len);
-
-	if (fate == STREAM_KEPT)
-		return fate;
-	went(h->r, h->units, h->bytes);
-	h->units -= h->units > 0 ? 1 : 0;
-	/* Its delimiter too; the last record may have none. */
-	h->bytes -= h->bytes > len + 1 ? len + 1 : h->bytes;
-	return fate;
-}
-
 /* Carry out action a, decided at now_ns; false to stop. */
 static bool
 act(struct run *r, const struct action *a, int64_t now_ns)
@@ -219,29 +170,17 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	switch (a->kind) {
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
-		if (r->e->jobs != NULL) {
-			struct handing h = { r, a->units, a->bytes };
-
-			stream_hand(&r->s, a->bytes, start_one, &h);
-			return true;
-		}
-		progress_around(false);
-		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
-		went(r, a->units, a->bytes);
-		progress_around(true);
+		r->e->sink->send(r->e->sink, &r->s, a);
 		return true;
 	case ACT_DROP:
 		stream_drop(&r->s, a->off, a->bytes, a->units);
 		return true;
 	case ACT_LONG:
 		note_late(st, a->due_ns, now_ns);
-		if (r->e->jobs != NULL && a->pass) {
-			/* No argument holds it: it is dropped, whole. */
-			jobs_outgrown(r->e->jobs, stream_cap(&r->s));
+		if (a->pass)
+			r->e->sink->send(r->e->sink, &r->s, a);
+		else
 			stream_begin_long(&r->s, false, a->units);
-			return true;
-		}
-		stream_begin_long(&r->s, a->pass, a->units);
 		return true;
 	case ACT_WAIT:
 		st->next_due_ns = a->due_ns == INT64_MAX ? 0 : a->due_ns;
@@ -317,40 +256,34 @@ finish_drop(struct run *r)
 }
 
 /*
- * With --exec, what the policy may see of v: no more records than there
- * are free slots, so that no token is taken for a record before its
- * command can start.  False when no slot is free (or none ever will be).
+ * What the policy may see of v: no more records than the sink has room
+ * for now, so that no token is taken for a record before it can go.
+ * False when it has none.
  */
 static bool
-fit_slots(struct run *r, struct view *v)
+fit_room(struct run *r, struct view *v, size_t room)
 {
-	unsigned room;
-
-	if (r->e->jobs == NULL)
-		return true;
-	if ((room = jobs_room(r->e->jobs)) == 0)
+	if (room == 0) {
+		r->full = true;
 		return false;
+	}
+	if (r->full) {
+		r->full = false;
+		r->room_ns = clock_now_ns();
+	}
+	if (room == SINK_ANY)
+		return true;
 	/*
-	 * What waited for a slot came, for the limits, when the slot freed:
-	 * a start a slot held back is not late (its place in the schedule
-	 * kept by --catch-up), and --drop judges it as of then.
+	 * What waited for room came, for the limits, when room came: a
+	 * start a full sink held back is not late (its place in the
+	 * schedule kept by --catch-up), and --drop judges it as of then.
 	 */
-	if (v->ready_ns < r->slot_free_ns)
-		v->ready_ns = r->slot_free_ns;
-	if (v->read_ns < r->slot_free_ns)
-		v->read_ns = r->slot_free_ns;
+	if (v->ready_ns < r->room_ns)
+		v->ready_ns = r->room_ns;
+	if (v->read_ns < r->room_ns)
+		v->read_ns = r->room_ns;
 	stream_fit(&r->s, v, room);
 	return true;
-}
-
-/* All slots are taken: wait for a command to end; false to stop. */
-static bool
-wait_slot(struct run *r)
-{
-	if (r->e->jobs->halted)
-		return false;
-	return wait_until(r, clock_now_ns() + ENGINE_REAP_NS, false) !=
-	    WAKE_STOP;
 }
 
 /* One turn of the loop; false to stop. */
@@ -360,6 +293,7 @@ turn(struct run *r)
 	struct action a;
 	struct view v;
 	int64_t now_ns;
+	size_t room;
 
 	signals_dispatch();
 	if (changes != r->seen) {
@@ -374,39 +308,14 @@ turn(struct run *r)
 	if (signals_stop_requested())
 		return stream_drop_open(&r->s) && finish_drop(r);
 	stream_view(&r->s, &v);
-	if (r->slots_full && r->e->jobs != NULL && jobs_room(r->e->jobs) > 0) {
-		r->slots_full = false;
-		r->slot_free_ns = clock_now_ns();
-	}
-	if (!fit_slots(r, &v)) {
-		r->slots_full = true;
-		return wait_slot(r);
-	}
+	if (!r->e->sink->room(r->e->sink, &room))
+		return false; /* nothing will ever go */
+	if (!fit_room(r, &v, room))
+		return wait_until(r, clock_now_ns() + ENGINE_ROOM_NS, false) !=
+		    WAKE_STOP;
 	now_ns = clock_now_ns();
 	policy_next(r->pol, &v, now_ns, &a);
 	return act(r, &a, now_ns);
-}
-
-/*
- * The commands still running end in their own time: wait for them,
- * reports and all.  A second stop signal sends them SIGTERM and ends the
- * wait, and the run, at once: nothing is half written here, so the last
- * reports are still made.
- */
-static void
-wait_jobs(struct jobs *j)
-{
-	if (j == NULL)
-		return;
-	signals_hold_second_stop(true);
-	while (j->running > 0 && signals_second_stop() == 0) {
-		/* A stop asked for does not end this wait: it is what
-		 * waits for them. */
-		if (clock_sleep_until(clock_now_ns() + ENGINE_REAP_NS) == EINTR)
-			signals_dispatch();
-		jobs_reap(j);
-	}
-	signals_hold_second_stop(false);
 }
 
 /* The last line of -P and the report of -s, once, as a run ends. */
@@ -437,6 +346,8 @@ int
 engine_run(const struct engine *e)
 {
 	static bool hooked;
+	size_t room;
+	int worst, status;
 
 	run = (struct run){ .e = e, .pol = e->policy, .seen = changes };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
@@ -452,11 +363,12 @@ engine_run(const struct engine *e)
 		hooked = atexit(finish_at_exit) == 0;
 	while (turn(&run))
 		;
-	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->halted))
+	if (signals_stop_requested() || !e->sink->room(e->sink, &room))
 		settle(&run);
 	else if (run.failed)
 		stream_spill(&run.s);
-	wait_jobs(e->jobs);
+	worst = e->sink->finish(e->sink);
 	finish(&run);
-	return stream_close(&run.s) | run.failed;
+	status = stream_close(&run.s) | run.failed;
+	return worst != 0 ? worst : status;
 }
