@@ -303,7 +303,7 @@ start(struct jobs *j)
 	 * and one waited for above may have freed another. */
 	while (j->slot[i].pid != 0)
 		i++;
-	j->slot[i] = (struct job){ pid, start_ns };
+	j->slot[i] = (struct job){ .pid = pid, .start_ns = start_ns };
 	j->counts.running = ++j->running;
 	j->counts.started++;
 	return STREAM_TAKEN;

@@ -70,9 +70,12 @@ stream_close(struct stream *s)
 void
 stream_view(const struct stream *s, struct view *v)
 {
-	*v = (struct view){ s->buf + s->head + s->unsent,
-		s->tail - s->head - s->unsent, s->eof,
-		s->tail - s->head == s->cap, s->ready_ns, s->read_ns };
+	*v = (struct view){ .b = s->buf + s->head + s->unsent,
+		.len = s->tail - s->head - s->unsent,
+		.eof = s->eof,
+		.full = s->tail - s->head == s->cap,
+		.ready_ns = s->ready_ns,
+		.read_ns = s->read_ns };
 }
 
 void
