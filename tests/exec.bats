@@ -21,17 +21,34 @@ most_at_once() {
 	    awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
 }
 
-# Starts are logged by the commands, a little after they began: checks of
-# their spacing allow them SLACK s of that.
-SLACK=0.1
+# A command's start is the kernel's start time of its process, which the
+# spawn sets, on the boot clock to a clock tick (Linux's /proc): checks of
+# the starts' spacing allow them SLACK s, two ticks, for the rounding and
+# the moment between the run's decision and its spawn.  Elsewhere the
+# command reads the clock when it runs, a time a busy machine may make
+# later by more: there SLACK is 0.1 s.
+if [[ -r /proc/self/stat ]]; then SLACK=0.02; else SLACK=0.1; fi
 
-# A command that logs its start and end to $LOG, sleeping $1 s between.
+# job: $BATS_TEST_TMPDIR/job SECONDS RECORD, a command that logs its
+# start and end to $LOG ("start|end TIME RECORD"), sleeping SECONDS
+# between.  Its end is read before it exits, on the clock of its start.
 job() {
+	HZ=$(getconf CLK_TCK)
+	export HZ
 	cat >"$BATS_TEST_TMPDIR/job" <<'SH'
 #!/bin/sh
-echo "start $(date +%s.%N) $2" >>"$LOG"
-sleep "$1"
-echo "end $(date +%s.%N) $2" >>"$LOG"
+if read -r s <"/proc/$$/stat" 2>/dev/null; then
+	set -- "$1" "$2" ${s##*) }
+	start=$(awk -v t="${22}" -v hz="$HZ" 'BEGIN { printf "%.2f", t / hz }')
+	echo "start $start $2" >>"$LOG"
+	sleep "$1"
+	read -r up _ </proc/uptime
+	echo "end $up $2" >>"$LOG"
+else
+	echo "start $(date +%s.%N) $2" >>"$LOG"
+	sleep "$1"
+	echo "end $(date +%s.%N) $2" >>"$LOG"
+fi
 SH
 	chmod +x "$BATS_TEST_TMPDIR/job"
 }
@@ -148,12 +165,12 @@ SH
 @test "-j 1: the next command starts as soon as the one before ends, not at a poll" {
 	local t0 t1
 	t0=$(now_ms)
-	run -0 "$TB" -r inf --exec sleep <<<$'0.3\n0.3\n0.3\n0.3'
+	run -0 "$TB" -r inf --exec sleep < <(for _ in 1 2 3 4 5 6 7 8; do echo 0.1; done)
 	t1=$(now_ms)
-	# 1.2 s of sleeps; a wake-up by polling (once a second) would take
-	# 4 s.
-	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1200 "ms"
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 2500 "ms"
+	# 0.8 s of sleeps; a wake-up by polling (once a second) would take
+	# 8 s, and 6 s leaves a busy machine its slow process starts.
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 800 "ms"
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 6000 "ms"
 }
 
 @test "-j 3: never more than 3 at once, and 3 do run at once" {
@@ -217,11 +234,12 @@ SH
 	job
 	export LOG=$d/log
 	seq 10 >"$d/in"
-	"$TB" -r 10/s -j 2 -s --name ex "$d/in" --exec "$d/job" 1 2>"$d/err" &
+	"$TB" -r 10/s -j 2 -s --name ex "$d/in" --exec "$d/job" 3 2>"$d/err" &
 	pid=$!
 	wait_running name.ex
-	wait_for_output "$d/log"
-	sleep 0.3
+	# Both slots taken, for 3 s: the stop comes before a third could
+	# start, however slow the machine.
+	wait_for "two commands started" has_lines "$d/log" 2
 	kill -TERM "$pid"
 	wait "$pid" || st=$?
 	assert_eq "$st" 143 "exit status: ended by SIGTERM"
@@ -281,10 +299,19 @@ SH
 }
 
 @test "--exec -s and --stats=json count started, succeeded, failed and the slowest" {
+	local slowest
+	# The slowest in the middle, neither first nor last; one at a time.
 	run -123 --separate-stderr "$TB" -r inf --stats=json --exec \
-	    sh -c 'sleep 0.$1; exit $(($1 % 2))' _ <<<$'2\n3\n4'
-	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"slowest_s":0.4'* ]] ||
+	    sh -c 'sleep 0.$1; exit $(($1 % 2))' _ <<<$'2\n4\n3'
+	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"slowest_s":'* ]] ||
 	    { echo "$stderr" >&2; return 1; }
+	slowest=$(sed -n 's/.*"slowest_s":\([0-9.]*\).*/\1/p' <<<"$stderr")
+	# Never shorter than its sleep (so not the first's or the last's),
+	# and shorter than the run by the other two's sleeps at least (so
+	# not their sum), however slow the machine made each.
+	assert_ge "$slowest" 0.4 "slowest_s"
+	assert_le "$slowest" "$(awk -v e="$(json_field elapsed_s)" 'BEGIN { print e - 0.5 }')" \
+	    "slowest_s, against the run's elapsed_s less 0.5 s"
 }
 
 @test "--exec with -k: each key's rate applies to its commands' starts" {
@@ -292,13 +319,13 @@ SH
 	job
 	export LOG=$d/log
 	printf 'a 1\nb 1\na 2\nb 2\n' >"$d/in"
-	run -0 "$TB" -k 1 -r 2/s -j 4 "$d/in" --exec sh -c \
-	    'echo "start $(date +%s.%N) $1" >>"$LOG"' _
+	run -0 "$TB" -k 1 -r 2/s -j 4 "$d/in" --exec "$d/job" 0
 	# a and b go at once; each key's second half a second after.
-	awk '{ print $3, $2 }' "$d/log" | sort -k1,1 -k2,2n | awk -v slack="$SLACK" '
+	awk '$1 == "start" { print $3, $2 }' "$d/log" | sort -k1,1 -k2,2n |
+	    awk -v slack="$SLACK" '
 	    $1 == k { if ($2 - t < 0.5 - slack) { print "early: " $0; exit 1 } }
 	    { k = $1; t = $2 }'
-	assert_eq "$(wc -l <"$d/log")" 4 "commands"
+	assert_eq "$(starts "$d/log" | wc -l)" 4 "commands"
 }
 
 @test "--exec with --tiers: the tier's rate applies" {
@@ -312,11 +339,13 @@ SH
 
 @test "--exec with --replay: commands start at the records' timestamps" {
 	local d=$BATS_TEST_TMPDIR
+	job
+	export LOG=$d/log
 	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:01Z b\n' >"$d/in"
-	run -0 "$TB" --replay --speed 2 "$d/in" --exec sh -c \
-	    'echo "start $(date +%s.%N)" >>'"$d/log"
-	awk -v slack="$SLACK" 'NR == 1 { t = $2 }
-	    NR == 2 { if ($2 - t < 0.5 - slack) { print $2 - t; exit 1 } }' "$d/log"
+	run -0 "$TB" --replay --speed 2 "$d/in" --exec "$d/job" 0
+	starts "$d/log" | awk -v slack="$SLACK" 'NR == 1 { t = $1 }
+	    NR == 2 { if ($1 - t < 0.5 - slack) { print $1 - t; exit 1 } }'
+	assert_eq "$(starts "$d/log" | wc -l)" 2 "commands"
 }
 
 @test "--exec --drop: a record refused by the limit starts nothing" {
@@ -414,11 +443,12 @@ few_processes() {
 	    "$0" -r 10/s -b 1 --drop -j 1 -s --exec sh -c "sleep .3" _' "$TB"
 	[[ $stderr == *" 0 dropped"* ]] || { echo "$stderr" >&2; return 1; }
 	run -0 --separate-stderr bash -c 'seq 30 | "$0" -r 10/s -a sliding -j 4 -s \
-	    --exec sh -c "[ \$1 -le 8 ] && sleep 1; exit 0" _' "$TB"
+	    --exec sh -c "[ \$1 -le 8 ] && sleep 2; exit 0" _' "$TB"
 	# Not a place in the schedule kept for each start that waited: the
-	# largest lateness is that of the token, not the slot.
+	# largest lateness is that of the token, not the slot's 2 s; 1 s of
+	# it leaves a busy machine its late wake-ups.
 	[[ $stderr =~ max\ lateness\ ([0-9.]+)\ ms ]]
-	assert_le "${BASH_REMATCH[1]%.*}" 50 "max lateness (ms)"
+	assert_le "${BASH_REMATCH[1]%.*}" 1000 "max lateness (ms)"
 }
 
 # A window's bound holds where the commands start: the times of their

@@ -10,9 +10,13 @@ bats_require_minimum_version 1.5.0
 # TB_UNDER_TEST runs the suite on another build or a wrapper (valgrind).
 TB="${TB_UNDER_TEST:-$BATS_TEST_DIRNAME/../tbthrottle}"
 
-# A hang must fail the test, not stall the suite (CI runs it twice, once
-# under ASan+UBSan).
-export BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-30}"
+# A hang must fail the test, not stall the suite (CI runs it three times,
+# once under ASan+UBSan beside two CPU-bound processes).  The limit is for
+# hangs, not for speed: a test that takes some seconds on an idle machine
+# starts dozens of processes, each of which a busy one may make ten times
+# slower.  (A file that needs more sets it after loading this; bats starts
+# a test's countdown before the test runs, so a test cannot set its own.)
+export BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-120}"
 
 # bats' timeout only kills the test's direct children: a tbthrottle that
 # hangs inside `run` or a pipeline would keep the test's pipes open and
@@ -180,21 +184,28 @@ now_ms() {
 # wait_running PID: wait until tbthrottle PID (with a rate) has set up its
 # signal handlers, shown by its control file (wait_running name.NAME: by
 # its name's link), so that a signal sent next cannot find it still
-# starting (at most 20 s).  The control file is in
-# the first of these that tbthrottle can use (src/sys/rundir.c): a directory
-# per boot and host under HOME, hence the pattern.
+# starting (at most WAIT_LIMIT s, as wait_for).  A PID that has ended
+# fails at once: a run must outlast the wait however slow the machine,
+# with input held open, not by being slow.  The control file is in the
+# first of these that tbthrottle can use (src/sys/rundir.c): a directory per
+# boot and host under HOME, hence the pattern.
 wait_running() {
-	local i dir uid
-	uid=$(id -u)
-	for ((i = 0; i < 2000; i++)); do
-		for dir in "${XDG_RUNTIME_DIR:-/nonexistent}/tbthrottle" \
-		    "/run/user/$uid/tbthrottle" \
-		    "${HOME:-/nonexistent}"/.cache/tbthrottle/*; do
-			[[ -e $dir/$1 ]] && return 0
-		done
-		sleep 0.01
+	wait_for "tbthrottle $1 to start" seen_running "$1"
+}
+
+# seen_running PID|name.NAME: wait_running's test; when PID has ended it
+# sets WAIT_GAVE_UP, so that the wait fails at once.
+seen_running() {
+	local dir
+	for dir in "${XDG_RUNTIME_DIR:-/nonexistent}/tbthrottle" \
+	    "/run/user/$UID/tbthrottle" \
+	    "${HOME:-/nonexistent}"/.cache/tbthrottle/*; do
+		[[ -e $dir/$1 ]] && return 0
 	done
-	echo "tbthrottle $1 did not start" >&2
+	if [[ $1 =~ ^[0-9]+$ ]] && is_gone "$1"; then
+		echo "tbthrottle $1 ended before it was seen running" >&2
+		WAIT_GAVE_UP=1
+	fi
 	return 1
 }
 
@@ -240,9 +251,73 @@ assert_four_share() {
 	done
 }
 
+# children_cpu_ms: the CPU time, user and system, in whole ms, of the
+# processes this shell has started and waited for: around a run, what it
+# cost, which a busy machine leaves as it is while it stretches the wall
+# clock.  (times(1) in this shell: in a subshell it would count none.)
+children_cpu_ms() {
+	local f=$BATS_TEST_TMPDIR/.times
+	times >"$f"
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, p, "m")
+	    sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+	    printf "%d\n", t * 1000 }' "$f"
+}
+
 # elapsed_ms T0: whole ms since T0 (from now_ms).
 elapsed_ms() {
 	awk -v a="$1" -v b="$(now_ms)" 'BEGIN { printf "%d", b - a }'
+}
+
+# wait_for WHAT CMD...: poll every 10 ms until CMD succeeds, for at most
+# WAIT_LIMIT seconds (default 20): what a test waits for instead of
+# sleeping for as long as an idle machine would need.  The limit is a busy
+# machine's, not an idle one's: only what never comes fails.  CMD sets
+# WAIT_GAVE_UP to end the wait at once, when what it waits for never can
+# come.
+wait_for() {
+	local what=$1 deadline=$((SECONDS + ${WAIT_LIMIT:-20}))
+	shift
+	WAIT_GAVE_UP=
+	until "$@"; do
+		[[ -z $WAIT_GAVE_UP ]] || return 1
+		if ((SECONDS > deadline)); then
+			echo "gave up after ${WAIT_LIMIT:-20} s waiting for $what" >&2
+			return 1
+		fi
+		sleep 0.01
+	done
+}
+
+# has_lines FILE N: FILE holds at least N lines.
+has_lines() {
+	[[ -e $1 ]] && (($(wc -l <"$1") >= $2))
+}
+
+# has_text FILE TEXT: FILE holds TEXT.
+has_text() {
+	grep -qF -- "$2" "$1" 2>/dev/null
+}
+
+# is_gone PID: PID has ended (gone, or a zombie not yet reaped).  With
+# /proc, no process is started to tell, as a poll every 10 ms would.
+is_gone() {
+	local stat
+	kill -0 "$1" 2>/dev/null || return 0
+	if [[ -r /proc/$1/stat ]]; then
+		read -r stat <"/proc/$1/stat" 2>/dev/null || return 0
+		[[ ${stat##*) } == Z* ]]
+	else
+		[[ $(ps -o stat= -p "$1" 2>/dev/null) == Z* ]]
+	fi
+}
+
+# stat_ge NAME|PID FIELD N: field FIELD of the run's live report (-R
+# --stats=json) is at least N.
+stat_ge() {
+	local n
+	n=$("$TB" -R "$1" --stats=json 2>/dev/null |
+	    sed -n 's/,"tiers":.*//; s/^{.*"'"$2"'":\([0-9]*\).*/\1/p')
+	[[ -n $n ]] && ((n >= $3))
 }
 
 # Poll until FILE is non-empty (at most 10 s).

@@ -96,7 +96,7 @@ mistake() {
 	"$TB" -r 1/min --name listed <(seq 3; sleep 20) >/dev/null &
 	pid=$!
 	wait_running name.listed
-	sleep 0.2
+	wait_for "listed to read 3" stat_ge listed units_in 3
 	run -0 --separate-stderr tb --list
 	assert_eq "${lines[0]}" "PID      NAME             LIMITS; UNITS IN, OUT, DROPPED, WAITING; AGE" "header"
 	[[ ${lines[1]} == "$pid"*" listed "*"1/min, burst 1; units 3 in, 1 out, 0 dropped, 2 waiting; up "* ]] ||

@@ -111,22 +111,31 @@ assert_key_schedule() {
 	assert_eq "$(json_field units_waiting)" 4 "waiting"
 }
 
-# straddle FALLBACK: 3000 records over 100 keys, 5 at once and 20/s each
-# (1.25 s), through a server of their own that is killed 0.4 s in and
-# started again 0.6 s later, empty.
+# straddle FALLBACK: 3000 records over 100 keys, 5 at once and 10/s each
+# (2.5 s), through a server of their own that is killed once the first
+# are out, and started again, empty, once the run has met the outage and
+# held (block) or gone on (local) for a while.
 straddle() {
-	local pid n1 n2 st=0
+	local pid n1 n2 st=0 met
 	own_redis
 	keyed_input "$d/in" 100 30
-	"$TB" -k 1 -r 20/s -b 5 --stats --shared "$P" \
+	"$TB" -k 1 -r 10/s -b 5 --stats --shared "$P" \
 	    --redis "redis://127.0.0.1:$OPORT" --redis-fallback "$1" "$d/in" \
 	    >"$d/out" 2>"$d/err" &
 	pid=$!
-	sleep 0.4
+	wait_for "the first records out" test -s "$d/out"
 	stop_redis "$OPORT"
-	sleep 0.2
+	# From when the run has met the outage, nothing booked before it is
+	# still to come.
+	if [[ $1 == local ]]; then met="limiting locally"; else met="waiting for it"; fi
+	wait_for "the outage met" has_text "$d/err" "$met"
 	n1=$(wc -l <"$d/out")
-	sleep 0.4
+	if [[ $1 == local ]]; then
+		wait_for "a line released while Redis is down" \
+		    has_lines "$d/out" $((n1 + 1))
+	else
+		sleep 0.4
+	fi
 	n2=$(wc -l <"$d/out")
 	start_redis "$OPORT"
 	wait "$pid" || st=$?

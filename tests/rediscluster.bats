@@ -286,8 +286,9 @@ setup() {
 }
 
 @test "cluster: a stop while a batch sent to every shard waits for a paused master: exit as the signal, at once, nothing booked after it" {
-	local d=$BATS_TEST_TMPDIR pid victim fb st
+	local d=$BATS_TEST_TMPDIR pid victim fb st ys
 	victim=$(masters | tail -1)
+	ys=$(seq 200 | sed 's/^/k/; s/$/ y/')
 	for fb in fail local block; do
 		rm -f "$d/f"
 		mkfifo "$d/f"
@@ -298,10 +299,13 @@ setup() {
 		pid=$!
 		exec {w}>"$d/f"
 		seq 200 | sed 's/^/k/' >&"$w"
-		sleep 0.5
+		wait_for "the first batch out" has_lines "$d/out" 200
 		kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
-		seq 200 | sed 's/^/k/; s/$/ y/' >&"$w"
-		sleep 0.3
+		printf '%s\n' "$ys" >&"$w"
+		# Some read, so a batch of them is sent: the stop must come
+		# before the paused master is called hung (1 s); -R is answered
+		# meanwhile.
+		wait_for "the second batch read" stat_ge "$pid" units_in 201
 		kill -TERM "$pid"
 		st=0
 		wait "$pid" || st=$?
@@ -463,13 +467,14 @@ setup() {
 
 @test "cluster: a master killed mid-run: with --redis-fallback local, every record, exit 0" {
 	local d=$BATS_TEST_TMPDIR pid victim
+	victim=$(masters | head -1)
 	# 20 of each key at 5/s: 3.8 s at least.
 	seq 1200 | awk '{ print "k" ($1 % 60) }' |
 	    tb --shared "$P" --redis "redis://127.0.0.1:$CPORT2" -k 1 \
 		-r 5/s -b 1 --redis-fallback local >"$d/out" 2>"$d/err" &
 	pid=$!
-	sleep 1
-	victim=$(masters | head -1)
+	# Each key's first out: the rest, 3.8 s of it, goes after the kill.
+	wait_for "a line of each key" has_lines "$d/out" 60
 	kill -KILL "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
 	wait "$pid"
 	assert_eq "$(wc -l <"$d/out")" 1200 "lines out"

@@ -7,6 +7,12 @@
 load helpers
 load redis
 
+# A failover test takes 6 s of records and a sentinel's 0.5 s to call the
+# master down, and each test starts servers and sentinels of its own: on a
+# busy machine, minutes.  (Set for the file: bats starts a test's
+# countdown before the test runs.)
+BATS_TEST_TIMEOUT=300
+
 # start_sentinel PORT NAME MASTER_PORT [LINE...]: a redis-sentinel on PORT
 # watching the master on MASTER_PORT as NAME, quick to call it down
 # (500 ms), LINE... added to its config, which it rewrites, in
@@ -113,7 +119,7 @@ teardown() {
 }
 
 @test "redis-sentinel://: hung sentinels first in the list cost their seconds once, not at each connection" {
-	local h1 h2 t0 ms urls
+	local h1 h2 t1 ms urls
 	h1=$(free_port) h2=$(free_port)
 	start_redis "$h1"
 	start_redis "$h2"
@@ -124,21 +130,23 @@ teardown() {
 	# The connection cut mid-run (CLIENT KILL): asked for again, the
 	# sentinel that answered comes first, and the two that hang, which
 	# held the start up 2 s, are not waited for again.
-	t0=$(now_ms)
 	{
 		echo 1
 		sleep 2.5
 		redis-cli -p "$MPORT" client kill type normal >/dev/null
 		sleep 0.2
+		echo "${EPOCHREALTIME/,/.}" >"$BATS_TEST_TMPDIR/t2"
 		echo 2
 	} | tb --shared "$P" --redis "$urls" -r 1000/s \
 	    >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
-	ms=$(elapsed_ms "$t0")
+	t1=$(now_ms)
 	assert_eq "$(cat "$BATS_TEST_TMPDIR/out")" "$(printf '1\n2')" "output"
 	grep -q "reached again" "$BATS_TEST_TMPDIR/err"
-	# 2 s for the hung ones at the start, with the input's 2.7 s; asked
-	# from the first again, 2 s more.
-	assert_le "$ms" 4200 "ms"
+	# From the second line to the end: asked from the first again, the
+	# two that hang would cost their 2 s, and a busy machine far less.
+	ms=$(awk -v a="$(cat "$BATS_TEST_TMPDIR/t2")" -v b="$t1" \
+	    'BEGIN { printf "%d", b - a * 1000 }')
+	assert_le "$ms" 1800 "ms from the second line to the end"
 }
 
 @test "redis-sentinel://: the password is the master's, and a sentinel's that wants one" {
@@ -269,7 +277,6 @@ failover() {
 }
 
 @test "redis-sentinel:// --redis-fallback block: the master killed mid-run, all goes on the promoted replica" {
-	BATS_TEST_TIMEOUT=60
 	# 599 lines after the first take 5990 ms at 100/s; a booking the
 	# replica had not yet been sent as the master died would let 10 ms
 	# go again, and on loopback there is no more than one or two.
@@ -280,10 +287,17 @@ failover() {
 }
 
 @test "redis-sentinel:// --redis-fallback local: the master killed mid-run, all goes on the promoted replica" {
-	BATS_TEST_TIMEOUT=60
 	# As above, and the local bucket's burst as the master dies, and the
 	# promoted one's as it is reached: 20 ms more.
 	failover local 5950
+}
+
+# but_slow_handshakes: $stderr without the lines of connections that took
+# more than their 1 s (a TLS handshake on a busy machine may), each said
+# and tried again: what is left is what the run said of the server.
+but_slow_handshakes() {
+	stderr=$(grep -v 'cannot connect within 1000 ms); waiting for it$' \
+	    <<<"$stderr" || true)
 }
 
 @test "rediss-sentinel://: TLS to the sentinel and the master, each certificate checked" {
@@ -320,11 +334,13 @@ failover() {
 	# A CA that signed neither: the sentinel's certificate is refused.
 	run -1 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
 	    --redis "$1" -r 1000/s' "$P" "rediss-sentinel://127.0.0.1:$sport/t"
+	but_slow_handshakes
 	assert_one_stderr_line
 	[[ $stderr == *"sentinel 127.0.0.1:$sport: "*certificate* ]]
 	# The TLS sentinel given as redis-sentinel://: the scheme to give.
 	run -1 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
 	    --redis "$1" -r 1000/s' "$P" "redis-sentinel://127.0.0.1:$sport/t"
+	but_slow_handshakes
 	assert_one_stderr_line
 	[[ $stderr == *"speaks TLS: give rediss-sentinel:// (and"* ]]
 }

@@ -159,18 +159,19 @@ signal_while_sleeping() {
 }
 
 # signal_during_blocked_write SIZE: a SIZE-byte record fills the pipe and
-# stamp does not read for 600 ms; SIGTERM arrives while the write is
+# stamp reads nothing until told; SIGTERM arrives while the write is
 # blocked.  Checks the exit status; the caller checks the output.
 signal_during_blocked_write() {
 	local d=$BATS_TEST_TMPDIR spid st=0
 	{ head -c "$1" /dev/zero | tr '\0' x; printf '\nnext\n'; } >"$d/in"
-	"$STAMP" -w 600 -o "$d/out" -p "$d/pid" -- "$TB" -r 1/min <"$d/in" \
+	"$STAMP" -W "$d/go" -o "$d/out" -p "$d/pid" -- "$TB" -r 1/min <"$d/in" \
 	    >"$d/log" 2>"$d/err" 3>&- &
 	spid=$!
 	wait_for_output "$d/pid"
 	wait_running "$(cat "$d/pid")"
-	sleep 0.3
+	wait_for "bytes in the pipe" has_text "$d/log" WROTE
 	kill -s TERM "$(cat "$d/pid")"
+	touch "$d/go"
 	wait "$spid" || st=$?
 	assert_eq "$st" 143 "exit status"
 }

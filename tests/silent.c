@@ -1,8 +1,10 @@
 /* silent: clients of a control socket that connect and never ask. */
 /*
- *   silent PATH N
+ *   silent PATH N [MORE]
  *     connects N times to the UNIX-domain socket PATH, without blocking
  *     (a connection the listener's full backlog refuses is left out),
+ *     then MORE times, each tried again until the listener takes it (for
+ *     10 s at most): as soon as it can, with no process to start between;
  *     sends nothing, and writes "connected K" (K made) on a line of its
  *     own; then, as the other end closes each, "closed MS" (MS since just
  *     before it connected).  It exits when all are closed, or after
@@ -25,6 +27,7 @@
 
 #define LIFE_S 60
 #define MAX_PEERS 256
+#define RETRY_MS 10000
 
 static double
 now_ms(void)
@@ -58,11 +61,13 @@ main(int argc, char *argv[])
 	struct pollfd pfd[MAX_PEERS];
 	double start[MAX_PEERS];
 	struct sockaddr_un sa;
-	int n, made = 0, open;
+	int n, more = 0, made = 0, open;
 
-	if (argc != 3 || (n = atoi(argv[2])) < 1 || n > MAX_PEERS ||
+	if ((argc != 3 && argc != 4) || (n = atoi(argv[2])) < 1 ||
+	    (argc == 4 && (more = atoi(argv[3])) < 1) || n + more > MAX_PEERS ||
 	    strlen(argv[1]) >= sizeof sa.sun_path) {
-		fprintf(stderr, "usage: silent PATH N (N from 1 to %d)\n",
+		fprintf(stderr,
+		    "usage: silent PATH N [MORE] (N + MORE at most %d)\n",
 		    MAX_PEERS);
 		return 2;
 	}
@@ -78,6 +83,21 @@ main(int argc, char *argv[])
 		double t = now_ms();
 		int c = connect_one(&sa);
 
+		if (c < 0)
+			continue;
+		pfd[made] = (struct pollfd){ .fd = c, .events = POLLIN };
+		start[made++] = t;
+	}
+	for (int i = 0; i < more; i++) {
+		double t = now_ms(), until = t + RETRY_MS;
+		int c;
+
+		while ((c = connect_one(&sa)) < 0 && now_ms() < until) {
+			struct timespec ms1 = { 0, 1000000L };
+
+			(void)nanosleep(&ms1, NULL);
+			t = now_ms();
+		}
 		if (c < 0)
 			continue;
 		pfd[made] = (struct pollfd){ .fd = c, .events = POLLIN };

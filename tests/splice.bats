@@ -54,12 +54,13 @@ first() {
 	cat "$d/in" <(first 300000) <(first 1000) "$d/in" | cmp - "$d/out"
 }
 
-# stop_then_cat: on standard input, tbthrottle -c at 1 MB/s stopped
+# stop_then_cat: on standard input, tbthrottle -c at 200 kB/s stopped
 # after 300 ms (its -s report in $d/err), then cat: together they should
-# pass every byte of it.
+# pass every byte of it.  The megabyte would take 5 s: the stop finds the
+# run however slow the machine.
 stop_then_cat() {
 	# Background jobs read /dev/null unless told otherwise.
-	"$TB" -c -r 1MB/s -b 1000 -s 2>"$d/err" <&0 &
+	"$TB" -c -r 200kB/s -b 1000 -s 2>"$d/err" <&0 &
 	local pid=$!
 	wait_running "$pid"
 	sleep 0.3
@@ -106,13 +107,16 @@ stop_then_cat() {
 }
 
 @test "a report asked for mid-splice leaves the bytes whole" {
-	"$STAMP" -c -w 600 -P 4096 -o "$d/out" -p "$d/pid" -- \
+	"$STAMP" -c -W "$d/go" -P 4096 -o "$d/out" -p "$d/pid" -- \
 	    "$TB" -c -r 1MB/s -b 100000 "$d/in" >"$d/stamps" 2>"$d/err" &
 	spid=$!
 	wait_for_output "$d/pid"
 	wait_running "$(cat "$d/pid")"
-	sleep 0.3 # the reader has not read: the splice waits for room
+	# The reader reads nothing until told: the splice waits for room.
+	wait_for "bytes in the pipe" has_text "$d/stamps" WROTE
 	kill -USR1 "$(cat "$d/pid")"
+	wait_for "the report" has_text "$d/err" "bytes "
+	touch "$d/go"
 	wait "$spid"
 	cmp "$d/in" "$d/out"
 	grep -q 'bytes [0-9]* in, [0-9]* out' "$d/err" ||
@@ -122,11 +126,11 @@ stop_then_cat() {
 @test "SIGTERM mid-splice: the bytes moved stay out, the rest stays in, at once" {
 	linux_only "splice(2): bytes are read into the buffer"
 	local out i
-	# The reader stalls for 2 s behind a 4 KiB pipe: a chunk's splice is
-	# blocked when SIGTERM comes at 300 ms.  Bytes are whole units: the
-	# run ends there, long before the reader reads, and cat then reads
-	# the rest of the input.
-	"$STAMP" -c -w 2000 -P 4096 -o "$d/out" -- sh -c \
+	# The reader stalls, until told, behind a 4 KiB pipe: a chunk's
+	# splice is blocked when SIGTERM comes.  Bytes are whole units: the
+	# run ends there, before the reader reads, and cat then reads the
+	# rest of the input.
+	"$STAMP" -c -W "$d/go" -P 4096 -o "$d/out" -- sh -c \
 	    'exec 3<&0; "$TB" -c -r 1MB/s -b 100000 -s 2>"$1" <&3 &
 	    echo "$!" >"$1.pid"; st=0; wait "$!" || st=$?; echo "$st" >"$1.st"
 	    cat' \
@@ -134,13 +138,13 @@ stop_then_cat() {
 	spid=$!
 	wait_for_output "$d/err.pid"
 	wait_running "$(cat "$d/err.pid")"
-	sleep 0.3
+	wait_for "bytes in the pipe" has_text "$d/stamps" WROTE
 	kill -TERM "$(cat "$d/err.pid")"
-	for ((i = 0; i < 100; i++)); do
-		[[ -s $d/err.st ]] && break
-		sleep 0.01
-	done
-	assert_le "$i" 99 "polls until it ended (the reader reads at 2 s)"
+	# Ended while the reader still reads nothing: a stop that waited for
+	# the reader would never end.
+	wait_for "the end of the stopped run" test -s "$d/err.st" || i=1
+	touch "$d/go"
+	[[ -z $i ]]
 	wait "$spid"
 	assert_eq "$(cat "$d/err.st")" 143 "exit status after SIGTERM"
 	cmp "$d/in" "$d/out"
@@ -156,10 +160,12 @@ stop_then_cat() {
 	mkfifo "$d/fifo" # output a pipe, and $! tbthrottle's pid
 	cat "$d/fifo" >"$d/out" &
 	cpid=$!
-	"$TB" -c -r 100kB/s -b 1000 -s "$d/in" 2>"$d/err" >"$d/fifo" &
+	"$TB" -c -r 50kB/s -b 1000 -s "$d/in" 2>"$d/err" >"$d/fifo" &
 	pid=$!
 	wait_running "$pid"
-	sleep 0.5 # some 50 kB out; the rest of the first claim still held
+	# Bytes out: the first claim (128 KiB) is made and still held, for
+	# the 2 s that 100000 bytes take at 50 kB/s.
+	wait_for "bytes out" test -s "$d/out"
 	truncate -s 100000 "$d/in"
 	wait "$pid"
 	wait "$cpid"

@@ -5,8 +5,8 @@
  * reports is an upper bound on how long CMD had been running: a lower bound
  * "line k arrives at >= X ms" needs no tolerance at all.
  *
- *   stamp [-cS] [-i FILE [-I MS]] [-w MS] [-o FILE] [-p PIDFILE] [-P BYTES]
- *       -- CMD [ARG]...
+ *   stamp [-cS] [-i FILE [-I MS]] [-w MS] [-W FILE] [-o FILE] [-p PIDFILE]
+ *       [-P BYTES] -- CMD [ARG]...
  *     default   one line per line read: "MS TEXT" (TEXT escaped, cut at 80
  *               bytes); a final line without newline is reported too
  *     -c        one line per read(2): "MS LEN LASTBYTE_HEX TOTAL_SO_FAR"
@@ -18,6 +18,9 @@
  *               bound from the input's arrival, not hidden by CMD's
  *               start-up time.
  *     -w MS     do not read the pipe before MS ms (a slow consumer)
+ *     -W FILE   then do not read it before FILE exists (a consumer stalled
+ *               until the test says, however slow the machine), and as
+ *               soon as CMD has written to it, print "WROTE MS"
  *     -o FILE   also copy the raw bytes to FILE
  *     -p FILE   write CMD's pid to FILE (atomically) once it is forked
  *     -P BYTES  shrink the pipe to BYTES (Linux F_SETPIPE_SZ), so a
@@ -38,6 +41,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +74,29 @@ on_alarm(int sig)
 		kill(child, SIGKILL);
 }
 
+/*
+ * Read nothing from fd before the file gate exists; say "WROTE MS" once
+ * fd has something to read (or its writer closed it).  Gives up after
+ * limit_s, as the command is killed then.
+ */
+static void
+await_gate(int fd, const char *gate, unsigned limit_s)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timespec tick = { 0, 10000000L };
+	int said = 0;
+
+	while (access(gate, F_OK) != 0 && ms() < limit_s * 1e3) {
+		if (said) {
+			(void)nanosleep(&tick, NULL);
+		} else if (poll(&p, 1, 10) > 0) {
+			printf("WROTE %.3f\n", ms());
+			fflush(stdout);
+			said = 1;
+		}
+	}
+}
+
 static void
 flush_record(double at)
 {
@@ -97,13 +124,13 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	long wait_ms = 0, in_ms = 100;
 	unsigned long long total = 0;
-	const char *pidfile = NULL, *infile = NULL;
+	const char *pidfile = NULL, *infile = NULL, *gate = NULL;
 	int in[2] = { -1, -1 };
 	pid_t pid, feeder = -1;
 	ssize_t n;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while ((opt = getopt(argc, argv, "+ci:I:w:o:p:P:S")) != -1) {
+	while ((opt = getopt(argc, argv, "+ci:I:w:W:o:p:P:S")) != -1) {
 		switch (opt) {
 		case 'c':
 			chunks = 1;
@@ -116,6 +143,9 @@ main(int argc, char **argv)
 			break;
 		case 'w':
 			wait_ms = atol(optarg);
+			break;
+		case 'W':
+			gate = optarg;
 			break;
 		case 'o':
 			out = open(optarg, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -233,6 +263,10 @@ main(int argc, char **argv)
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
 	}
+	if (gate != NULL)
+		await_gate(fd[0], gate,
+		    limit != NULL && atoi(limit) > 0 ? (unsigned)atoi(limit) :
+						       20);
 	for (;;) {
 		double at;
 

@@ -34,7 +34,8 @@ load helpers
 @test "stopped by SIGTERM, the report still adds up: in = out + waiting" {
 	local d=$BATS_TEST_TMPDIR
 	seq 10 >"$d/in"
-	stop_after 0.5 "$d/out" "$d/err" "$TB" -r 5/s --stats=json "$d/in"
+	# 9 s at 1/s: a stop however late finds some waiting.
+	stop_after 0.5 "$d/out" "$d/err" "$TB" -r 1/s --stats=json "$d/in"
 	assert_eq "$stopped_status" 143 "exit status"
 	local out waiting
 	out=$(json_field units_out)
@@ -46,12 +47,18 @@ load helpers
 }
 
 @test "SIGUSR1 prints a report at once without disturbing the run" {
-	local d=$BATS_TEST_TMPDIR pid st=0
-	seq 6 | "$TB" -r 10/s -s >"$d/out" 2>"$d/err" &
+	local d=$BATS_TEST_TMPDIR pid st=0 feed
+	# The input held open: the run outlasts the waits below.
+	mkfifo "$d/in"
+	"$TB" -r 10/s -s <"$d/in" >"$d/out" 2>"$d/err" &
 	pid=$!
+	exec {feed}>"$d/in"
+	seq 6 >&"$feed"
 	wait_running "$pid"
-	sleep 0.25
+	wait_for "6 read" stat_ge "$pid" units_in 6
 	kill -s USR1 "$pid"
+	wait_for "the report" has_text "$d/err" "units 6 in"
+	exec {feed}>&-
 	wait "$pid" || st=$?
 	assert_eq "$st" 0 "exit status"
 	seq 6 | cmp - "$d/out"
@@ -60,11 +67,16 @@ load helpers
 }
 
 @test "without -s nothing is reported, and SIGUSR1 does not kill it" {
-	local d=$BATS_TEST_TMPDIR pid st=0
-	seq 3 | "$TB" -r 10/s >"$d/out" 2>"$d/err" &
+	local d=$BATS_TEST_TMPDIR pid st=0 feed
+	mkfifo "$d/in"
+	"$TB" -r 10/s <"$d/in" >"$d/out" 2>"$d/err" &
 	pid=$!
+	exec {feed}>"$d/in"
+	seq 3 >&"$feed"
 	wait_running "$pid"
 	kill -s USR1 "$pid"
+	wait_for "the report" has_text "$d/err" units
+	exec {feed}>&-
 	wait "$pid" || st=$?
 	assert_eq "$st" 0 "exit status"
 	seq 3 | cmp - "$d/out"

@@ -25,33 +25,46 @@ long_input() {
 	} >"$1"
 }
 
-# stop_mid_record SIG STATUS ARGS...: a reader that does not read for a
-# second holds tbthrottle ARGS in the middle of the long record's write;
-# SIG comes at 300 ms.  The output is exactly the long record.
-stop_mid_record() {
-	local sig=$1 want=$2 d=$BATS_TEST_TMPDIR spid st=0
-	shift 2
-	long_input "$d/in"
-	"$STAMP" -c -w 1000 -P 4096 -o "$d/out" -p "$d/pid" -- \
+# stalled_reader ARGS...: tbthrottle ARGS -s reads $d/in and writes
+# through a 4 KiB pipe to a reader (stamp -W) that reads nothing until
+# the file $d/go exists; back once the pipe holds bytes: a write is then
+# held, however long the machine took to get there.  stamp's pid in $spid,
+# tbthrottle's in $pid, the output in $d/out and the report in $d/err.
+stalled_reader() {
+	local d=$BATS_TEST_TMPDIR
+	"$STAMP" -c -W "$d/go" -P 4096 -o "$d/out" -p "$d/pid" -- \
 	    "$TB" "$@" -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
 	spid=$!
 	wait_for_output "$d/pid"
-	sleep 0.3	# well into the write (-r inf serves no control file)
-	kill -s "$sig" "$(cat "$d/pid")"
+	pid=$(cat "$d/pid")
+	wait_for "a write to the stalled reader" has_text "$d/log" WROTE
+}
+
+# stop_mid_record SIG STATUS ARGS...: a stalled reader holds tbthrottle
+# ARGS in the middle of the long record's write when SIG comes; then the
+# reader reads.  The output is exactly the long record.
+stop_mid_record() {
+	local sig=$1 want=$2 d=$BATS_TEST_TMPDIR spid pid st=0
+	shift 2
+	long_input "$d/in"
+	stalled_reader "$@"
+	kill -s "$sig" "$pid"
+	touch "$d/go"
 	wait "$spid" || st=$?
 	assert_eq "$st" "$want" "exit status after SIG$sig" || return 1
 	head -n 1 "$d/in" | cmp - "$d/out" || return 1
 	grep -q ' 1 out,' "$d/err" || { cat "$d/err" >&2; return 1; }
 }
 
-# polls_until_gone PID: poll every 10 ms, at most 300 times, until PID
-# has ended (a zombie of stamp's, or gone); the polls made in $polls.
-polls_until_gone() {
-	for ((polls = 0; polls < 300; polls++)); do
-		[[ $(ps -o stat= -p "$1" 2>/dev/null) == Z* ]] && break
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.01
-	done
+# gone_unread PID: PID ends while the stalled reader still reads
+# nothing: a stop that waited for the reader would never end, so the
+# generous limit of wait_for costs nothing on any machine.  Then the
+# reader reads.
+gone_unread() {
+	local ok=0
+	wait_for "the end of $1 before its reader reads" is_gone "$1" || ok=1
+	touch "$BATS_TEST_TMPDIR/go"
+	return "$ok"
 }
 
 @test "SIGTERM mid-record: the long record goes out whole, nothing after it" {
@@ -71,15 +84,11 @@ polls_until_gone() {
 }
 
 @test "SIGTERM mid-record with -0: whole" {
-	local d=$BATS_TEST_TMPDIR spid st=0
+	local d=$BATS_TEST_TMPDIR spid pid st=0
 	{ head -c 3000000 /dev/zero | tr '\0' x; printf '\0a\0'; } >"$d/in"
-	"$STAMP" -c -w 1000 -P 4096 -o "$d/out" -p "$d/pid" -- \
-	    "$TB" -0 -r 1/s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
-	spid=$!
-	wait_for_output "$d/pid"
-	wait_running "$(cat "$d/pid")"
-	sleep 0.3
-	kill -s TERM "$(cat "$d/pid")"
+	stalled_reader -0 -r 1/s
+	kill -s TERM "$pid"
+	touch "$d/go"
 	wait "$spid" || st=$?
 	assert_eq "$st" 143 "exit status"
 	assert_eq "$(wc -c <"$d/out")" 3000001 "bytes out"
@@ -96,19 +105,12 @@ polls_until_gone() {
 @test "a second signal mid-record ends at once, the record cut" {
 	local d=$BATS_TEST_TMPDIR spid st=0 pid
 	long_input "$d/in"
-	"$STAMP" -c -w 3000 -P 4096 -o "$d/out" -p "$d/pid" -- \
-	    "$TB" -r 1/s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
-	spid=$!
-	wait_for_output "$d/pid"
-	pid=$(cat "$d/pid")
-	wait_running "$pid"
-	sleep 0.2
+	stalled_reader -r 1/s
 	kill -s TERM "$pid"
 	sleep 0.2
 	kill -s TERM "$pid"
-	# Gone within a second, long before the reader reads at 3 s.
-	polls_until_gone "$pid"
-	assert_le "$polls" 99 "polls until it ended"
+	# Gone while the reader reads nothing: the record is left cut.
+	gone_unread "$pid"
 	wait "$spid" || st=$?
 	assert_eq "$st" 143 "exit status"
 	assert_le "$(wc -c <"$d/out")" 2999999 "bytes out"
@@ -156,7 +158,9 @@ one_stop_sent_twice() {
 @test "SIGTERM on a --queue with --drop-to: the queued records are set aside whole" {
 	local d=$BATS_TEST_TMPDIR
 	seq 50 >"$d/in"
-	stop_after 1 "$d/out" "$d/err" "$TB" --leaky -r 5/s --queue 50 \
+	# At 2/s the 50 take 25 s: the stop, however late, finds most
+	# waiting.
+	stop_after 1 "$d/out" "$d/err" "$TB" --leaky -r 2/s --queue 50 \
 	    --drop-to "$d/rejected" -s "$d/in"
 	assert_eq "$stopped_status" 143 "exit status"
 	# Every line is out or set aside, in order, once.
@@ -185,7 +189,9 @@ stop_partial() {
 		printf '%s\n' 1700000001 1700000100 1700000200
 		printf 1700000300
 		wait_running name.partial
-		sleep 0.3
+		# The three and the fourth's start read: 3 x 11 + 10 bytes.
+		wait_for "the fourth record's start read" \
+		    stat_ge partial bytes_in 43
 		kill -s TERM "$pid"
 		sleep 0.3
 	} >"$d/fifo"
@@ -244,23 +250,15 @@ stop_partial() {
 	    { cat "$d/err" >&2; return 1; }
 }
 
-# stalled WAIT_MS ARGS...: tbthrottle ARGS -s writes $d/in through a 4 KiB
-# pipe to a reader that reads nothing for WAIT_MS; SIGTERM comes at
-# 300 ms, when a write is blocked.  The polls (of 10 ms) until it ended
-# are left in $polls, its exit status in $st; the output in $d/out, the
-# report in $d/err.
+# stalled ARGS...: tbthrottle ARGS -s writes $d/in to a stalled reader;
+# SIGTERM comes when a write is held, and it must end before the reader
+# reads anything.  Its exit status in $st.
 stalled() {
-	local wait_ms=$1 d=$BATS_TEST_TMPDIR spid pid
-	shift
+	local spid pid
 	st=0
-	"$STAMP" -c -w "$wait_ms" -P 4096 -o "$d/out" -p "$d/pid" -- \
-	    "$TB" "$@" -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
-	spid=$!
-	wait_for_output "$d/pid"
-	pid=$(cat "$d/pid")
-	sleep 0.3
+	stalled_reader "$@"
 	kill -s TERM "$pid"
-	polls_until_gone "$pid"
+	gone_unread "$pid"
 	wait "$spid" || st=$?
 }
 
@@ -270,10 +268,8 @@ stalled() {
 	linux_only "FIONREAD for what a pipe holds"
 	local d=$BATS_TEST_TMPDIR size
 	seq 300000 >"$d/in"
-	stalled 3000 -r inf
+	stalled -r inf
 	assert_eq "$st" 143 "exit status"
-	# The reader reads at 3 s; the stop took well under a second.
-	assert_le "$polls" 99 "polls until it ended"
 	size=$(wc -c <"$d/out")
 	assert_ge "$size" 1 "bytes out"
 	head -c "$size" "$d/in" | cmp - "$d/out"
@@ -286,10 +282,8 @@ stalled() {
 @test "SIGTERM with a stalled reader and --queue --drop-to: the rest set aside whole" {
 	local d=$BATS_TEST_TMPDIR out aside waiting
 	seq 300000 >"$d/in"
-	stalled 3000 --leaky -r 1000000/s --queue 1000000 \
-	    --drop-to "$d/aside"
+	stalled --leaky -r 1000000/s --queue 1000000 --drop-to "$d/aside"
 	assert_eq "$st" 143 "exit status"
-	assert_le "$polls" 99 "polls until it ended"
 	out=$(wc -l <"$d/out")
 	aside=$(wc -l <"$d/aside")
 	assert_ge "$out" 1 "records out"
@@ -304,14 +298,17 @@ stalled() {
 }
 
 @test "SIGTERM with a stalled reader mid-record: the record is finished first" {
-	local d=$BATS_TEST_TMPDIR size
+	local d=$BATS_TEST_TMPDIR size spid pid st=0
 	# Records of 10001 bytes: a 4 KiB pipe takes part of the first.
 	awk 'BEGIN { for (i = 0; i < 100; i++) printf "%010000d\n", i }' \
 	    >"$d/in"
-	stalled 1000 -r inf
+	stalled_reader -r inf
+	kill -s TERM "$pid"
+	touch "$d/go"
+	wait "$spid" || st=$?
 	assert_eq "$st" 143 "exit status"
-	# It waited for the reader, which read at 1 s, to finish the record
-	# the pipe had taken 4 KiB of.
+	# It waited for the reader, which read once told to, to finish the
+	# record the pipe had taken 4 KiB of.
 	size=$(wc -c <"$d/out")
 	assert_ge "$size" 10001 "bytes out"
 	assert_eq "$((size % 10001))" 0 "bytes out, in whole records"
@@ -338,20 +335,21 @@ stalled() {
 		sleep 30
 	} >"$d/in" &
 	fpid=$!
-	"$STAMP" -c -w 6000 -P 65536 -o "$d/out" -p "$d/pid" -- \
+	"$STAMP" -c -W "$d/go" -P 65536 -o "$d/out" -p "$d/pid" -- \
 	    "$TB" -r 1000/s -b 5 -s <"$d/in" >"$d/log" 2>"$d/err" 3>&- &
 	spid=$!
 	wait_for_output "$d/pid"
 	pid=$(cat "$d/pid")
-	sleep 2
+	wait_running "$pid"
+	# All 19 read, however long the writer took: the 5 are then held.
+	wait_for "19 records read" stat_ge "$pid" units_in 19
 	kill -s TERM "$pid"
-	polls_until_gone "$pid"
+	# A write that took part of a record would hold the stop until the
+	# reader reads.
+	gone_unread "$pid"
 	wait "$spid" || st=$?
 	kill "$fpid" 2>/dev/null || true
 	assert_eq "$st" 143 "exit status"
-	# The reader reads at 6 s: a write that took part of a record would
-	# hold the stop until then.
-	assert_le "$polls" 99 "polls until it ended"
 	size=$(wc -c <"$d/out")
 	assert_eq "$((size % 2049))" 0 "bytes out, in whole records"
 	grep -q "units 19 in, $((size / 2049)) out, 0 dropped" "$d/err" ||
@@ -407,9 +405,9 @@ stalled() {
 	seq 10 >"$d/in"
 	"$TB" -r 1/min --drop-to "$d/fifo" "$d/in" >"$d/out" 2>"$d/err" &
 	pid=$!
-	sleep 0.3
+	wait_running "$pid"
 	kill -s USR1 "$pid"
-	sleep 0.2
+	wait_for "the report" has_text "$d/err" "units 0 in"
 	cat "$d/fifo" >"$d/dropped"
 	wait "$pid" || st=$?
 	assert_eq "$st" 0 "exit status"
@@ -426,14 +424,16 @@ stalled() {
 	    >"$d/out" 2>"$d/err" &
 	pid=$!
 	{
+		# a goes before b comes: b is queued.
 		printf 'a\n'
-		sleep 0.2
+		wait_for "a out" has_lines "$d/out" 1
 		printf 'b\n'
-		sleep 0.2
+		wait_for "b read" stat_ge "$pid" units_in 2
 		# The queue is full: this record is to be dropped, but its end
 		# has not come when the stop does.
 		printf 'partial'
-		sleep 0.6
+		wait_for "the start of the partial record read" \
+		    stat_ge "$pid" bytes_in 11
 		kill -s TERM "$pid"
 		sleep 0.3
 	} >"$d/fifo"
@@ -454,7 +454,8 @@ stalled() {
 	    >"$d/out" 2>"$d/err" &
 	pid=$!
 	wait_running "$pid"
-	sleep 0.3
+	# A read whole, B being opened.
+	wait_for "a released" has_lines "$d/out" 1
 	kill -s TERM "$pid"
 	wait "$pid" || true
 	assert_eq "$(cat "$d/out")" a "released"

@@ -65,6 +65,7 @@ main(void)
 	test_golden();
 	test_fair();
 	test_held();
+	test_retryafter();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;
 }

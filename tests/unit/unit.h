@@ -143,6 +143,9 @@ void test_fair(void);
 /* held_test.c */
 void test_held(void);
 
+/* retryafter_test.c */
+void test_retryafter(void);
+
 /* wildcard_test.c */
 void test_wildcard(void);
 
