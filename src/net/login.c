@@ -113,9 +113,9 @@ role_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 }
 
 const struct redisconn_step login_steps[LOGIN_STEPS] = {
-	{ auth_words, auth_answer, false },
-	{ select_words, select_answer, false },
-	{ role_words, role_answer, true },
+	{ .words = auth_words, .answer = auth_answer, .may_refuse = false },
+	{ .words = select_words, .answer = select_answer, .may_refuse = false },
+	{ .words = role_words, .answer = role_answer, .may_refuse = true },
 };
 
 #else

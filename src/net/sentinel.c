@@ -103,7 +103,9 @@ ask_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 }
 
 /* The question; a plain Redis server refuses it, and ask_answer says so. */
-static const struct redisconn_step ask_step = { ask_words, ask_answer, true };
+static const struct redisconn_step ask_step = {
+	.words = ask_words, .answer = ask_answer, .may_refuse = true
+};
 
 /*
  * The sentinel to ask now: the list is gone round from the one that

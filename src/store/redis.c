@@ -187,8 +187,8 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		book_report(r, true, why, sizeof why);
 		r->run.next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 	}
-	signals_on_tick(book_chore, r, HEARTBEAT_MS);
-	signals_on_chore(book_chore, r);
+	signals_hook(SIGNALS_TICK, book_chore, r, HEARTBEAT_MS);
+	signals_hook(SIGNALS_CHORE, book_chore, r, 0);
 	book_watch(r);
 	return r;
 }
@@ -241,8 +241,8 @@ redis_close(struct redis *r)
 {
 	if (r == NULL)
 		return;
-	signals_cancel_tick(book_chore);
-	signals_on_chore(NULL, NULL);
+	signals_unhook(SIGNALS_TICK, book_chore);
+	signals_unhook(SIGNALS_CHORE, book_chore);
 	clock_watch_once(-1, 0, INT64_MAX, NULL);
 	redisconn_close(&r->conn);
 	if (r->shards.cl != NULL)

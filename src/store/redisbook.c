@@ -179,6 +179,13 @@ ask(struct redis *r, struct booking *b, size_t n, bool take, int64_t now_ns,
 	return 0;
 }
 
+/* A wait saw the errand's descriptor or the probe's time come. */
+static void
+request_chore(void)
+{
+	signals_request(SIGNALS_CHORE);
+}
+
 /*
  * Have the waits go on with the errand under way, or probe Redis when
  * the time comes while it is down.
@@ -187,10 +194,9 @@ void
 book_watch(const struct redis *r)
 {
 	if (redisconn_busy(&r->conn))
-		redisconn_watch(&r->conn, signals_request_chore);
+		redisconn_watch(&r->conn, request_chore);
 	else if (r->run.down)
-		clock_watch_once(
-		    -1, 0, r->run.next_try_ns, signals_request_chore);
+		clock_watch_once(-1, 0, r->run.next_try_ns, request_chore);
 	else
 		clock_watch_once(-1, 0, INT64_MAX, NULL);
 }

@@ -257,11 +257,17 @@ config_answer(void *ctx, const redisReply *rep, char *why, size_t size)
  * a booking, in the background otherwise.
  */
 static const struct redisconn_step session[] = {
-	{ info_words, info_answer, true },
-	{ config_words, config_answer, true },
-	{ shard_map_words, shard_map_answer, true },
-	{ script_load_words, script_load_answer, false },
-	{ settings_words, settings_answer, false },
+	{ .words = info_words, .answer = info_answer, .may_refuse = true },
+	{ .words = config_words, .answer = config_answer, .may_refuse = true },
+	{ .words = shard_map_words,
+	    .answer = shard_map_answer,
+	    .may_refuse = true },
+	{ .words = script_load_words,
+	    .answer = script_load_answer,
+	    .may_refuse = false },
+	{ .words = settings_words,
+	    .answer = settings_answer,
+	    .may_refuse = false },
 };
 
 /* Start meeting Redis (session), unless it is under way. */
