@@ -22,10 +22,11 @@ start_redis() {
 }
 
 # await_redis PORT WHAT [ARG...]: wait until the WHAT started on PORT
-# answers redis-cli ARG... (--tls and its CA for a TLS port).
+# answers redis-cli ARG... (--tls and its CA for a TLS port), for as long
+# as a busy machine may need (WAIT_LIMIT, as wait_for).
 await_redis() {
-	local i
-	for ((i = 0; i < 500; i++)); do
+	local deadline=$((SECONDS + ${WAIT_LIMIT:-20}))
+	while ((SECONDS <= deadline)); do
 		case $(redis-cli "${@:3}" -p "$1" ping 2>/dev/null) in
 		PONG | NOAUTH*) return 0 ;;
 		esac

@@ -64,7 +64,9 @@ parse_arg(struct template *t, const char *a, struct shlex *l, int *found,
 
 	arg->first = t->nparts;
 	for (const char *p = a; *p != '\0';) {
-		if ((n = placeholder(p, &part.kind, &part.field)) == 0) {
+		/* Right after a $ it is the shell's: ${1}, ${#}. */
+		if ((p > a && p[-1] == '$') ||
+		    (n = placeholder(p, &part.kind, &part.field)) == 0) {
 			p++;
 			continue;
 		}

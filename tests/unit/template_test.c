@@ -73,6 +73,9 @@ test_template_plain(void)
 		 "{12345678}", "{1234567}", END),
 	    "[f][{0}][{01}][{x}][{][}{][{r}][{12345678}][]",
 	    "other braces are text");
+	same(fill(-1, "r", 1, "sh", "-c", "echo ${1} ${#} {1}", "x", END),
+	    "[sh][-c][echo ${1} ${#} 'r'][x]",
+	    "right after a $: the shell's ${1} and ${#}");
 	same(fill(-1, "r", UINT64_MAX, "{#}", END), "[18446744073709551615]",
 	    "the largest number");
 	same(fill(-1, "", 1, "echo", "{#}", END), "[echo][1]",
@@ -146,7 +149,6 @@ test_template_refused(void)
 		{ "e ${x:-{}}", "{} stands inside ${...}" },
 		{ "e $(( {1} ))", "{1} stands inside $((...))" },
 		{ "e \\{}", "{} stands right after a backslash" },
-		{ "e ${#}", "{#} stands right after a $" },
 		{ "e $'{}'", "{} stands inside $'...'" },
 		{ "cat <<E\n{}\nE", "{} stands after a here-document" },
 		{ "e \"$(e {})\"", "{} stands inside $(...) or (...) within" },
