@@ -24,6 +24,8 @@ main(void)
 	test_fixed();
 	test_set();
 	test_went();
+	test_adapt();
+	test_failure();
 	test_framer();
 	test_framer_kernels();
 	test_siphash();

@@ -52,6 +52,12 @@ void test_fixed(void);
 /* went_test.c */
 void test_went(void);
 
+/* adapt_test.c */
+void test_adapt(void);
+
+/* failure_test.c */
+void test_failure(void);
+
 /* limiter_test.c */
 void test_set(void);
 
