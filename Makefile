@@ -2,6 +2,8 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+# The examples (examples/curl-retry), beside the package's other docs.
+DOCDIR ?= $(PREFIX)/share/doc/tbthrottle
 # Where bash-completion looks, when it is installed; else under PREFIX.
 BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
 	2>/dev/null || echo $(PREFIX)/share/bash-completion/completions)
@@ -96,9 +98,14 @@ tbthrottle: $(OBJS)
 src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) -c -o $@ $<
 
-src/store/redis.o src/net/redisconn.o src/net/cluster.o src/net/sentinel.o \
-		src/net/reply.o: src/%.o: src/%.c $(HDRS) \
-		.build-flags
+# The files that speak to Redis through hiredis, and the one that speaks
+# TLS through OpenSSL, each with its library's flags.
+REDIS_OBJS = src/store/redis.o src/store/bucketscript.o \
+	src/store/redisscript.o src/store/redisshard.o src/store/fanout.o \
+	src/store/redissetup.o src/store/redisbook.o src/net/redisconn.o \
+	src/net/errand.o src/net/login.o src/net/cluster.o src/net/sentinel.o \
+	src/net/reply.o
+$(REDIS_OBJS): src/%.o: src/%.c $(HDRS) .build-flags
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(INCLUDES) $(REDIS_CFLAGS) -c -o $@ $<
 
 src/net/tls.o: src/net/tls.c $(HDRS) .build-flags
@@ -141,7 +148,7 @@ check-busy: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
 install: tbthrottle
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) \
-		$(DESTDIR)$(FISHCOMPDIR)
+		$(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)/examples
 	install -m 755 $(INSTALL_STRIP) tbthrottle $(DESTDIR)$(BINDIR)/tbthrottle
 	install -m 644 man/tbthrottle.1 $(DESTDIR)$(MANDIR)/man1/tbthrottle.1
 	install -m 644 completion/tbthrottle.bash \
@@ -150,6 +157,8 @@ install: tbthrottle
 		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle
 	install -m 644 completion/tbthrottle.fish \
 		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
+	install -m 755 examples/curl-retry \
+		$(DESTDIR)$(DOCDIR)/examples/curl-retry
 
 install-strip:
 	$(MAKE) INSTALL_STRIP=-s install
@@ -159,7 +168,9 @@ uninstall:
 		$(DESTDIR)$(MANDIR)/man1/tbthrottle.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle \
 		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle \
-		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
+		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish \
+		$(DESTDIR)$(DOCDIR)/examples/curl-retry
+	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # A source tarball of the files git tracks (or, outside a checkout, of
 # the source tree), which builds and passes make check on its own; CI's
@@ -168,7 +179,7 @@ dist:
 	@files=$$(git ls-files 2>/dev/null | grep -v '^\.ci/\|^\.github/') || \
 		true; \
 	[ -n "$$files" ] || files=$$(find LICENSE README.md Makefile \
-		.clang-format .gitignore bench completion man src tests \
+		.clang-format .gitignore bench completion examples man src tests \
 		debian/changelog debian/control debian/copyright debian/rules \
 		debian/source/format \
 		-type f ! -name '*.o' ! -name run ! -name stamp \
@@ -210,10 +221,12 @@ lint:
 		$(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/layers.sh
+	bash tests/sizes.sh
 	clang-format --dry-run --Werror $(C_FILES)
 	bash tests/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
+	shellcheck -s sh examples/curl-retry
 	@if command -v zsh >/dev/null; then \
 		echo "zsh -n completion/tbthrottle.zsh tests/zcomplete.zsh"; \
 		zsh -n completion/tbthrottle.zsh && zsh -n tests/zcomplete.zsh; \
@@ -241,7 +254,8 @@ format:
 # Fuzzing (clang's libFuzzer): each target for FUZZ_SECONDS, growing its
 # corpus in tests/fuzz/corpus/.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = rate options framer tiers timestamp
+FUZZ_TARGETS = rate options framer tiers timestamp redisurl request retryafter \
+	joblog
 FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(STDFLAGS) $(INCLUDES)

@@ -161,6 +161,10 @@ cases() {
 --replay --loop 2e0	invalid --loop '2e0': give the passes in all, a whole number
 --replay --loop +2	invalid --loop '+2': give the passes in all, a whole number
 -r 1/s -c --exec echo	not apply to -c
+-r 1/s --exec sh -c 'echo `{}`'	{} stands after a backquote in the shell's script: its value could run as code there
+-r 1/s --exec bash -ec 'echo x # {2}'	{2} stands in a comment
+-r 1/s --exec sh -c 'echo "$(echo {#})"'	{#} stands inside $(...) or (...) within double quotes
+-r 1/s --exec fish -c 'echo {}'	{} stands in the script of fish -c, whose quoting is not sh's
 -r 1/s --take	needs --shared
 --shared a -r 1/s --take x	'x'
 --shared a -r 1/s --take 0	'0'

@@ -26,15 +26,15 @@ setup_file() {
 	export BATS_NO_PARALLELIZE_WITHIN_FILE=true
 	export SRC=$BATS_FILE_TMPDIR/src
 	mkdir -p "$SRC"
-	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,tests,bench,debian} \
+	cp -r "$top"/{Makefile,LICENSE,README.md,.clang-format,src,man,completion,examples,tests,bench,debian} \
 	    "$SRC"/
 	rm -f "$SRC"/src/*.o "$SRC"/src/*/*.o "$SRC"/tbthrottle "$SRC"/tests/unit/run \
 	    "$SRC"/tests/stamp
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make install DESTDIR=… PREFIX=/usr: binary, man page and the three completions; uninstall removes them" {
-	local d=$BATS_TEST_TMPDIR/root comp zcomp fcomp
+@test "make install DESTDIR=… PREFIX=/usr: binary, man page, the three completions and the example; uninstall removes them" {
+	local d=$BATS_TEST_TMPDIR/root comp zcomp fcomp ex
 	make -C "$SRC" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
 	[[ -x $d/usr/bin/tbthrottle ]]
@@ -45,11 +45,15 @@ setup_file() {
 	[[ -f $comp && -f $zcomp && -f $fcomp ]]
 	if command -v zsh >/dev/null; then zsh -n "$zcomp"; fi
 	if command -v fish >/dev/null; then fish -n "$fcomp"; fi
+	ex=$d/usr/share/doc/tbthrottle/examples/curl-retry
+	[[ -x $ex ]]
+	cmp "$ex" "$SRC/examples/curl-retry"
 	"$d/usr/bin/tbthrottle" --version
 	make -C "$SRC" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
 	[[ ! -e $d/usr/bin/tbthrottle && ! -e $comp ]]
 	[[ ! -e $zcomp && ! -e $fcomp ]]
+	[[ ! -e $ex && ! -e $d/usr/share/doc/tbthrottle ]]
 	[[ ! -e $d/usr/share/man/man1/tbthrottle.1 ]]
 }
 
@@ -99,7 +103,7 @@ setup_file() {
 	make -C "$SRC" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make dist: a tarball, with the completions and debian/, that unpacks, builds and runs its unit tests" {
+@test "make dist: a tarball, with the completions, the example and debian/, that unpacks, builds and runs its unit tests" {
 	local d=$BATS_TEST_TMPDIR version
 	version=$(sed -n 's/^#define TBTHROTTLE_VERSION[^"]*"\(.*\)"/\1/p' \
 	    "$SRC/src/cli/options.h")
@@ -109,6 +113,7 @@ setup_file() {
 	[[ -f $d/tbthrottle-$version/LICENSE ]]
 	[[ -f $d/tbthrottle-$version/completion/tbthrottle.zsh ]]
 	[[ -f $d/tbthrottle-$version/completion/tbthrottle.fish ]]
+	[[ -x $d/tbthrottle-$version/examples/curl-retry ]]
 	[[ -x $d/tbthrottle-$version/debian/rules ]]
 	[[ -f $d/tbthrottle-$version/debian/source/format ]]
 	make -C "$d/tbthrottle-$version" -s CFLAGS=-O0 tbthrottle \

@@ -64,7 +64,7 @@ STUBS = {
 }
 SINKS = ["forward-requests", "make-calls", "send-events", "ship-logs",
          "post-events", "run-jobs", "replay-requests"]
-EACH = ["sync-user", "sync-order", "call-api", "thumb"]
+EACH = ["sync-user", "sync-order", "call-api", "thumb", "curl-retry"]
 LISTS = {"list-users": "alice\nbob\n", "list-orders": "o1\no2\n"}
 
 

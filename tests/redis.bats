@@ -76,9 +76,16 @@ teardown_file() {
 }
 
 teardown() {
+	local p
 	if [[ -n ${TPID:-} ]]; then
 		kill -KILL "$TPID" 2>/dev/null || true
 	fi
+	# Whatever the test left running in the background (a run waiting
+	# for a Redis that never started): a failed test must not hang.
+	for p in $(jobs -p); do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	if [[ -n ${FPID:-} ]]; then
 		kill "$FPID" 2>/dev/null || true
 	fi

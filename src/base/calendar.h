@@ -6,6 +6,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The times a parse returns, in nanoseconds since the epoch (UTC): within
+ * +-2^62 ns, 1823-11-12 to 2116-02-20, so that the difference of any two
+ * fits in an int64_t.  A timestamp outside is no timestamp.
+ */
+#define TIMESTAMP_MAX_NS ((INT64_C(1) << 62) - 1)
+#define TIMESTAMP_MIN_NS (-TIMESTAMP_MAX_NS - 1)
+
+/* A time as a wall clock shows it, zone aside. */
+struct timestamp_civil {
+	int year;  /* 0-9999 */
+	int month; /* 1-12 */
+	int day;   /* 1-31 */
+	int hour;  /* 0-23 */
+	int min;   /* 0-59 */
+	int sec;   /* 0-59 */
+};
+
 /* a / b rounded down, for b > 0. */
 int64_t calendar_floor_div(int64_t a, int64_t b);
 

@@ -6,23 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * The times a parse returns, in nanoseconds since the epoch (UTC): within
- * +-2^62 ns, 1823-11-12 to 2116-02-20, so that the difference of any two
- * fits in an int64_t.  A timestamp outside is no timestamp.
- */
-#define TIMESTAMP_MAX_NS ((INT64_C(1) << 62) - 1)
-#define TIMESTAMP_MIN_NS (-TIMESTAMP_MAX_NS - 1)
-
-/* A time as a wall clock shows it, zone aside. */
-struct timestamp_civil {
-	int year;  /* 0-9999 */
-	int month; /* 1-12 */
-	int day;   /* 1-31 */
-	int hour;  /* 0-23 */
-	int min;   /* 0-59 */
-	int sec;   /* 0-59 */
-};
+#include "calendar.h"
 
 /*
  * The caller's conversion of a local time (a record's time without a
@@ -88,21 +72,7 @@ struct timestamp_format {
 void timestamp_init(struct timestamp_format *fmt,
     const struct timestamp_civil *ref, timestamp_local_fn local, void *arg);
 
-/*
- * Check a --time-format: strptime's conversions %Y %y %m %b %B %h %d %e
- * %j %H %I %p %M %S %s %T %R %D %F %z %Z %a %A %n %t %%, literal bytes,
- * and whitespace, which matches any whitespace, or none.  A fraction of
- * a second may follow %S, %T or %s unless the format itself goes on with
- * the '.' or ',' that would start it.  %Z takes UTC, GMT, UT, Z and
- * numeric names as UTC and any other name as the local zone.  The format
- * matches from the start of the record (or of fmt->field) and may run on
- * past that field.  Returns 0, or -1 with a one-line reason naming the
- * conversion in err (an unknown one, a format with no date or time, a
- * day without a month, ...).
- */
-int timestamp_check_format(const char *spec, char *err, size_t errsz);
-
-/* Check spec as above and, when it is usable, hold it in fmt. */
+/* Check spec as timeformat_check does and, when it is usable, hold it in fmt. */
 int timestamp_set_format(
     struct timestamp_format *fmt, const char *spec, char *err, size_t errsz);
 

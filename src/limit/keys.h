@@ -232,14 +232,4 @@ void keys_store(struct keytab *t, uint64_t taken, int64_t now_ns);
 size_t keys_of_record(const struct keyspec *spec, const char *rec, size_t len,
     bool whole, const char **key);
 
-/*
- * Field number field (1-based) of the record rec[0..len), its delimiter
- * already taken off: with sep -1 fields are separated by runs of blanks
- * (spaces and tabs) and leading blanks are skipped, as in awk; else by
- * every byte sep.  Stores the field's start in *key and returns its
- * length; a record with fewer fields has the empty key.
- */
-size_t keys_field(
-    const char *rec, size_t len, unsigned field, int sep, const char **key);
-
 #endif

@@ -58,13 +58,21 @@ w_went(void *self, uint64_t units, int64_t at_ns)
 void
 limiter_of_bucket(struct limiter *l, struct bucket *b)
 {
-	*l = (struct limiter){ b, b_ready_at, b_avail, b_take, b_went };
+	*l = (struct limiter){ .self = b,
+		.ready_at = b_ready_at,
+		.avail = b_avail,
+		.take = b_take,
+		.went = b_went };
 }
 
 void
 limiter_of_sliding(struct limiter *l, struct sliding *w)
 {
-	*l = (struct limiter){ w, w_ready_at, w_avail, w_take, w_went };
+	*l = (struct limiter){ .self = w,
+		.ready_at = w_ready_at,
+		.avail = w_avail,
+		.take = w_take,
+		.went = w_went };
 }
 
 static int64_t
@@ -94,7 +102,11 @@ f_went(void *self, uint64_t units, int64_t at_ns)
 void
 limiter_of_fixed(struct limiter *l, struct fixed *f)
 {
-	*l = (struct limiter){ f, f_ready_at, f_avail, f_take, f_went };
+	*l = (struct limiter){ .self = f,
+		.ready_at = f_ready_at,
+		.avail = f_avail,
+		.take = f_take,
+		.went = f_went };
 }
 
 static int64_t
@@ -152,7 +164,11 @@ s_went(void *self, uint64_t units, int64_t at_ns)
 void
 limiter_of_set(struct limiter *l, struct limiter_set *s)
 {
-	*l = (struct limiter){ s, s_ready_at, s_avail, s_take, s_went };
+	*l = (struct limiter){ .self = s,
+		.ready_at = s_ready_at,
+		.avail = s_avail,
+		.take = s_take,
+		.went = s_went };
 }
 
 static int64_t
@@ -236,7 +252,11 @@ k_went(void *self, uint64_t units, int64_t at_ns)
 void
 limiter_of_keys(struct limiter *l, struct keytab *t)
 {
-	*l = (struct limiter){ t, k_ready_at, k_avail, k_take, k_went };
+	*l = (struct limiter){ .self = t,
+		.ready_at = k_ready_at,
+		.avail = k_avail,
+		.take = k_take,
+		.went = k_went };
 	t->went_ns = INT64_MIN;
 }
 

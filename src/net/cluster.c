@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "errand.h"
 
 /* A node at host:port, the entry's URL (password, TLS) otherwise. */
 static struct cluster_node *

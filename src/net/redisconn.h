@@ -27,13 +27,13 @@ enum redisconn_result {
 };
 
 /*
- * A step of an errand: a command, and what its reply means.  words puts
- * the command in argv and lens (REDISCONN_STEP_WORDS at most) and returns
- * how many words; 0 skips the step.  answer judges the reply (not to be
- * freed): OK to go on, or DOWN with the reason in why; it may end the
- * process.  An error reply that no waiting cures ends the process before
- * answer sees it, unless may_refuse and it refuses this command alone (an
- * ACL's NOPERM, a command a managed service renamed away).
+ * A step of an errand (errand.h): a command, and what its reply means.
+ * words puts the command in argv and lens (REDISCONN_STEP_WORDS at most)
+ * and returns how many words; 0 skips the step.  answer judges the reply
+ * (not to be freed): OK to go on, or DOWN with the reason in why; it may
+ * end the process.  An error reply that no waiting cures ends the process
+ * before answer sees it, unless may_refuse and it refuses this command
+ * alone (an ACL's NOPERM, a command a managed service renamed away).
  */
 struct redisconn_step {
 	int (*words)(void *ctx, const char **argv, size_t *lens);
@@ -42,22 +42,47 @@ struct redisconn_step {
 	bool may_refuse;
 };
 
-struct sentinel; /* sentinel.h */
+struct redisconn;
+
+/*
+ * Where a connection goes, asked before each new one, never waiting:
+ * set up by whoever opens the connection (Sentinel's, sentinel.h), on
+ * ctx.  find goes on finding: OK with the address in conn->host and
+ * conn->port, AGAIN while an answer is awaited (on the connection that
+ * awaited gives), or DOWN with the reason in why.  misled is told that
+ * the server found is no master, times times before in this errand:
+ * true to find again at once, elsewhere.  stop ends a finding under way.
+ */
+struct redisconn_finder {
+	enum redisconn_result (*find)(
+	    void *ctx, struct redisconn *conn, char *why, size_t size);
+	const struct redisconn *(*awaited)(const void *ctx);
+	bool (*misled)(void *ctx, size_t times);
+	void (*stop)(void *ctx);
+};
+
+/* The errand under way: the log-in's steps, then steps[0..nsteps). */
+struct redisconn_errand {
+	const struct redisconn_step *steps;
+	size_t nsteps, at;
+	void *ctx;
+	bool on;	/* it is under way */
+	size_t misled;	/* servers found that were no master, this errand */
+	bool no_master; /* ROLE said so of the server found */
+};
 
 struct redisconn {
 	const struct redis_url *url;
 	char shown[400]; /* the URL for messages, password masked */
-	/* Where it connects: the URL's host, or the master the sentinels
-	 * named last ("" before they named one). */
+	/* Where it connects: the URL's host, or the one the finder found
+	 * last ("" before it found one). */
 	char host[256];
 	int port;
-	struct sentinel *asking; /* the sentinels, while they are asked */
-	size_t sentinel;	 /* which named the master last */
-	size_t misled;		 /* named a server no master, this errand */
-	bool no_master;		 /* ROLE said so of the server named */
-	struct transport t;	 /* t.fd -1 while not connected */
-	struct tls_config tls;	 /* with rediss:// */
-	bool asked_tls;		 /* whether a server that hung up speaks TLS */
+	const struct redisconn_finder *finder; /* NULL: the URL's address */
+	void *finder_ctx;
+	struct transport t;    /* t.fd -1 while not connected */
+	struct tls_config tls; /* with rediss:// */
+	bool asked_tls;	       /* whether a server that hung up speaks TLS */
 	redisReader *reader;
 	struct reply_bound bound; /* what a reply read may hold */
 	char *out; /* commands formatted, out[sent..len) not yet written */
@@ -69,86 +94,65 @@ struct redisconn {
 	bool auth_later;     /* asked with no password yet: a NOAUTH goes
 				 * to the step's answer, to ask with it */
 	char db[16];	     /* SELECT's argument */
-	/* The errand under way: the log-in's steps, then steps[0..n). */
-	const struct redisconn_step *steps;
-	size_t nsteps, at;
-	void *ctx;
-	bool errand;
+	struct redisconn_errand errand;
 };
 
 /* Set up conn for url (which must outlive it); nothing is connected. */
 void redisconn_init(struct redisconn *conn, const struct redis_url *url);
 
+/*
+ * Have conn ask finder, on ctx (which must outlive conn's use), where to
+ * connect before each new connection; after redisconn_init.
+ */
+void redisconn_find_by(
+    struct redisconn *conn, const struct redisconn_finder *finder, void *ctx);
+
 /* Is conn connected, or connecting? */
 bool redisconn_connected(const struct redisconn *conn);
 
 /*
- * Start the errand steps[0..n) on ctx (which, with the steps, must last
- * until it ends): connecting and logging in (AUTH, SELECT) first when
- * conn is not connected, then each step's command once the one before
- * is answered, each reply within REDISCONN_TIMEOUT_MS of its turn.
- * With sentinels, each new connection asks them for the master first,
- * and the log-in ends with ROLE: a server that is no master counts as
- * down.  Nothing waits here: redisconn_advance and redisconn_finish go
- * on.
+ * Start connecting to conn->host and conn->port, for replies within the
+ * timeout: OK, or DOWN with the reason in why.  A server whose TLS can
+ * never be met ends the process (exit 1).
  */
-void redisconn_errand(struct redisconn *conn,
-    const struct redisconn_step *steps, size_t n, void *ctx);
-
-/* Is an errand under way? */
-bool redisconn_busy(const struct redisconn *conn);
-
-/*
- * Go on with the errand as far as it can go without waiting: OK when it
- * is done (or there is none), AGAIN while it waits (redisconn_watch), or
- * DOWN with the reason in why (the connection dropped, the errand
- * forgotten).  A refused login, or a peer that answers other than Redis
- * does, ends the process (exit 1).
- */
-enum redisconn_result redisconn_advance(
+enum redisconn_result redisconn_connect(
     struct redisconn *conn, char *why, size_t size);
 
 /*
- * Have the waits of the clock watch the errand once (clock_watch_once):
- * due() runs when it can go on, or its deadline has come.
+ * Queue a command on conn, its reply awaited within the timeout of its
+ * turn: OK, or DOWN (out of memory: the connection dropped).
  */
-void redisconn_watch(const struct redisconn *conn, void (*due)(void));
-
-/*
- * Carry the errand to its end, waiting on CLOCK_MONOTONIC to each
- * deadline whatever signals come; reports (SIGUSR1, ticks) run meanwhile
- * and a stop ends the wait.  OK, DOWN or STOP (the connection dropped,
- * the reason in why).
- */
-enum redisconn_result redisconn_finish(
-    struct redisconn *conn, char *why, size_t size);
-
-/*
- * Send a command on a connected conn, after any errand, and wait for its
- * reply (*rep, to be freed with freeReplyObject), within the timeout as
- * above.  An error reply that no waiting cures (a password, an ACL, a
- * key of another type, a command the server lacks) ends the process
- * (exit 1); others are returned.  DOWN and STOP drop the connection, the
- * reason in why.
- */
-enum redisconn_result redisconn_command(struct redisconn *conn, int argc,
-    const char **argv, const size_t *lens, redisReply **rep, char *why,
-    size_t size);
-
-/*
- * redisconn_command in two halves, for commands sent on several
- * connections before any reply is awaited: send queues the command on a
- * connected conn (after any errand) and writes what the socket takes;
- * receive awaits the next reply due on conn, as redisconn_command does.
- * Every command sent must be received, or conn closed.
- */
-enum redisconn_result redisconn_send(struct redisconn *conn, int argc,
+enum redisconn_result redisconn_queue(struct redisconn *conn, int argc,
     const char **argv, const size_t *lens, char *why, size_t size);
-enum redisconn_result redisconn_receive(
+
+/* Write what is queued, as far as the socket takes it without waiting. */
+void redisconn_flush(struct redisconn *conn);
+
+/*
+ * The next reply awaited, without waiting: OK with it in *rep (to be
+ * freed with freeReplyObject), AGAIN before its deadline, or DOWN (the
+ * connection dropped, why).  A peer whose first answer is not Redis's
+ * protocol ends the process (exit 1).
+ */
+enum redisconn_result redisconn_next(
     struct redisconn *conn, redisReply **rep, char *why, size_t size);
 
-/* Is the error reply msg one that waiting cures (loading, busy...)? */
-bool redisconn_transient(const char *msg);
+/* The connection awaited: the finder's while it asks, or conn itself. */
+const struct redisconn *redisconn_awaited(const struct redisconn *conn);
+
+/*
+ * Wait on CLOCK_MONOTONIC until the connection awaited can go on, or its
+ * deadline: OK, or STOP when a stop was asked for.  Reports and ticks
+ * run as they come.
+ */
+enum redisconn_result redisconn_wait(
+    struct redisconn *conn, char *why, size_t size);
+
+/*
+ * End the process (exit 1) on the error reply msg when no waiting cures
+ * it (rediserr_hint), saying what to check; else return.
+ */
+void redisconn_check(const struct redisconn *conn, const char *msg);
 
 /*
  * End the process (exit 1) with one line: the URL, then fmt; the
@@ -159,5 +163,9 @@ _Noreturn void redisconn_fatal(
 
 /* Drop the connection, if any, and the errand under way. */
 void redisconn_close(struct redisconn *conn);
+
+/* redisconn_close, then rc: for the paths that end so. */
+enum redisconn_result redisconn_drop(
+    struct redisconn *conn, enum redisconn_result rc);
 
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errand.h"
+#include "rediserr.h"
 #include "sentinel.h"
 
 struct sentinel {
@@ -60,7 +62,7 @@ refusal(struct sentinel *s, const char *msg, char *why, size_t size)
 		    "%s (not a sentinel: give the sentinels' "
 		    "host:port, 26379 by default, not the master's)",
 		    msg);
-	if (redisconn_transient(msg)) {
+	if (rediserr_transient(msg)) {
 		snprintf(why, size, "%s", msg);
 		return REDISCONN_DOWN;
 	}
@@ -101,7 +103,9 @@ ask_answer(void *ctx, const redisReply *rep, char *why, size_t size)
 }
 
 /* The question; a plain Redis server refuses it, and ask_answer says so. */
-static const struct redisconn_step ask_step = { ask_words, ask_answer, true };
+static const struct redisconn_step ask_step = {
+	.words = ask_words, .answer = ask_answer, .may_refuse = true
+};
 
 /*
  * The sentinel to ask now: the list is gone round from the one that
@@ -139,7 +143,12 @@ begin(struct sentinel *s)
 	redisconn_errand(&s->conn, &ask_step, 1, s);
 }
 
-struct sentinel *
+/*
+ * Start asking the sentinels of url (which must outlive the asking) for
+ * the address of its master, from its first-th (the one that answered
+ * last); shown names the URL in messages.  Nothing waits here.
+ */
+static struct sentinel *
 sentinel_ask(const struct redis_url *url, const char *shown, size_t first)
 {
 	struct sentinel *s = calloc(1, sizeof *s);
@@ -171,7 +180,14 @@ next_one(struct sentinel *s, const char *why)
 	s->next++;
 }
 
-enum redisconn_result
+/*
+ * Go on asking as far as it can go without waiting: OK with the master's
+ * address in host[0..size) and *port, AGAIN while a sentinel's answer is
+ * awaited, or DOWN with the reason in why when none gave one.  When no
+ * sentinel knows the master's name and none ever named the master (not
+ * known), the process ends.
+ */
+static enum redisconn_result
 sentinel_advance(struct sentinel *s, bool known, char *host, size_t size,
     int *port, char *why, size_t whysize)
 {
@@ -203,13 +219,8 @@ sentinel_advance(struct sentinel *s, bool known, char *host, size_t size,
 	return REDISCONN_DOWN;
 }
 
-const struct redisconn *
-sentinel_conn(const struct sentinel *s)
-{
-	return &s->conn;
-}
-
-void
+/* Stop asking, closing the connection to a sentinel, if any. */
+static void
 sentinel_free(struct sentinel *s)
 {
 	if (s == NULL)
@@ -218,10 +229,84 @@ sentinel_free(struct sentinel *s)
 	free(s);
 }
 
-size_t
-sentinel_answered(const struct sentinel *s)
+/*
+ * Ask the sentinels where the master is now, before a new connection of
+ * conn: OK with its address in conn->host and conn->port, AGAIN while
+ * asking, or DOWN (why).
+ */
+static enum redisconn_result
+find_master(void *ctx, struct redisconn *conn, char *why, size_t size)
 {
-	return s->first;
+	struct sentinel_finder *f = ctx;
+	enum redisconn_result rc;
+
+	if (f->asking == NULL) {
+		redisurl_show(conn->url, conn->shown, sizeof conn->shown);
+		f->asking = sentinel_ask(conn->url, conn->shown, f->last);
+	}
+	rc = sentinel_advance(f->asking, conn->host[0] != '\0', conn->host,
+	    sizeof conn->host, &conn->port, why, size);
+	if (rc == REDISCONN_AGAIN)
+		return rc;
+	if (rc == REDISCONN_OK)
+		f->last = f->asking->first;
+	sentinel_free(f->asking);
+	f->asking = NULL;
+	/* Messages name the master too, as it moves. */
+	if (rc == REDISCONN_OK) {
+		char at[300];
+
+		redisurl_hostport(conn->host, conn->port, at, sizeof at);
+		snprintf(conn->shown + strlen(conn->shown),
+		    sizeof conn->shown - strlen(conn->shown), " (master %s)",
+		    at);
+	}
+	return rc;
+}
+
+/* The connection to the sentinel being asked, for its waits, or NULL. */
+static const struct redisconn *
+asked_conn(const void *ctx)
+{
+	const struct sentinel_finder *f = ctx;
+
+	return f->asking != NULL ? &f->asking->conn : NULL;
+}
+
+/*
+ * The server the sentinels named is no master (a sentinel that lags a
+ * failover, or watches another server under that name): ask the next
+ * sentinel first, at once, unless each has named one so (times before).
+ */
+static bool
+misled(void *ctx, size_t times)
+{
+	struct sentinel_finder *f = ctx;
+	size_t n = f->url->nsentinels;
+
+	if (times + 1 >= n)
+		return false;
+	f->last = (f->last + 1) % n;
+	return true;
+}
+
+static void
+stop_asking(void *ctx)
+{
+	struct sentinel_finder *f = ctx;
+
+	sentinel_free(f->asking);
+	f->asking = NULL;
+}
+
+static const struct redisconn_finder sentinels = { find_master, asked_conn,
+	misled, stop_asking };
+
+void
+sentinel_finder(struct sentinel_finder *f, struct redisconn *conn)
+{
+	*f = (struct sentinel_finder){ .url = conn->url };
+	redisconn_find_by(conn, &sentinels, f);
 }
 
 #else

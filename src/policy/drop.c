@@ -227,6 +227,10 @@ void
 drop_policy(struct policy *p, struct drop *d, const struct gate *g)
 {
 	*d = (struct drop){ .gate = g, .changed_ns = INT64_MIN };
-	*p = (struct policy){ d, drop_next, drop_streamed, drop_retuned,
-		drop_owes, false, READ_COPY, NULL };
+	*p = (struct policy){ .self = d,
+		.next = drop_next,
+		.streamed = drop_streamed,
+		.retuned = drop_retuned,
+		.owes = drop_owes,
+		.read = READ_COPY };
 }

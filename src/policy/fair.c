@@ -492,8 +492,12 @@ fair_policy(struct policy *p, struct fair *f, const struct gate *g,
 		return -1;
 	}
 	tree_build(f);
-	*p = (struct policy){ f, fair_next, fair_streamed, fair_retuned, NULL,
-		true, READ_COPY, NULL };
+	*p = (struct policy){ .self = f,
+		.next = fair_next,
+		.streamed = fair_streamed,
+		.retuned = fair_retuned,
+		.uses_ready = true,
+		.read = READ_COPY };
 	return 0;
 }
 

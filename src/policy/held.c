@@ -226,7 +226,8 @@ held_add(struct held *h, size_t bytes, const char *key, size_t len, bool *fresh)
 	else
 		h->recs[hk->last].next = s;
 	hk->last = s;
-	h->recs[s] = (struct held_rec){ bytes, k, HELD_NONE };
+	h->recs[s] =
+	    (struct held_rec){ .bytes = bytes, .key = k, .next = HELD_NONE };
 	sums_add(h, s, bytes);
 	if (h->count++ == 0)
 		h->head = s;

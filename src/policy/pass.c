@@ -22,6 +22,7 @@ void
 pass_policy(struct policy *p, struct gate *g)
 {
 	/* Bytes need no framing: they may go round the buffer. */
-	*p = (struct policy){ g, pass_next, NULL, NULL, NULL, false,
-		g->framer.bytes ? READ_SPLICE : READ_COPY, NULL };
+	*p = (struct policy){ .self = g,
+		.next = pass_next,
+		.read = g->framer.bytes ? READ_SPLICE : READ_COPY };
 }

@@ -179,8 +179,10 @@ queue_policy(struct policy *p, struct queue *q, const struct gate *g,
 						QUEUE_BUF_BYTES;
 	if ((q->arrived = calloc(q->ring, sizeof *q->arrived)) == NULL)
 		return -1;
-	*p = (struct policy){ q, queue_next, queue_streamed, NULL, NULL, false,
-		READ_COPY, NULL };
+	*p = (struct policy){ .self = q,
+		.next = queue_next,
+		.streamed = queue_streamed,
+		.read = READ_COPY };
 	return 0;
 }
 

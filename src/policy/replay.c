@@ -415,9 +415,13 @@ replay_policy(struct policy *p, struct replay *r, const struct gate *g,
 		stats->speed_den = sched->den;
 		stats->passes = 1;
 	}
-	*p = (struct policy){ r, replay_next, replay_streamed, replay_retuned,
-		NULL, true, READ_COPY, NULL };
-	p->rewound = replay_rewound;
+	*p = (struct policy){ .self = r,
+		.next = replay_next,
+		.streamed = replay_streamed,
+		.retuned = replay_retuned,
+		.uses_ready = true,
+		.read = READ_COPY,
+		.rewound = replay_rewound };
 }
 
 void

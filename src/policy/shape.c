@@ -126,6 +126,11 @@ void
 shape_policy(struct policy *p, struct shape *s, const struct gate *g)
 {
 	*s = (struct shape){ .gate = g };
-	*p = (struct policy){ s, shape_next, shape_streamed, shape_retuned,
-		shape_owes, true, g->claim ? READ_CLAIM : READ_COPY, NULL };
+	*p = (struct policy){ .self = s,
+		.next = shape_next,
+		.streamed = shape_streamed,
+		.retuned = shape_retuned,
+		.owes = shape_owes,
+		.uses_ready = true,
+		.read = g->claim ? READ_CLAIM : READ_COPY };
 }

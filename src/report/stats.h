@@ -97,6 +97,12 @@ struct stats {
  */
 double stats_rate(const struct stats *s, int64_t now_ns);
 
+/*
+ * Append to buf[*used..size) as snprintf would, never past the end: *used
+ * grows by what was written, and stays below size.
+ */
+void stats_add(char *buf, size_t size, size_t *used, const char *fmt, ...);
+
 /* Room for any report line. */
 #define STATS_LINE_MAX 1024
 

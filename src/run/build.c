@@ -107,7 +107,8 @@ build_rates(struct limits *L, int64_t start_ns)
 		    &L->windows[i], &L->fixeds[i], &L->members[i]);
 	if (cfg->nlimits == 1)
 		return &L->members[0];
-	L->set = (struct limiter_set){ L->members, cfg->nlimits };
+	L->set = (struct limiter_set){ .members = L->members,
+		.n = cfg->nlimits };
 	limiter_of_set(&L->all, &L->set);
 	return &L->all;
 }
@@ -308,8 +309,9 @@ build_keytab(struct limits *L, int64_t start_ns)
 		err(1, "key table");
 	free(rules);
 	L->keyed = true;
-	L->keytab.spec = (struct keyspec){ cfg->key_field, cfg->key_sep,
-		cfg->delim };
+	L->keytab.spec = (struct keyspec){ .field = cfg->key_field,
+		.sep = cfg->key_sep,
+		.delim = cfg->delim };
 	L->delim = (char)cfg->delim;
 }
 
@@ -345,7 +347,8 @@ redis_total(struct limits *L, struct redis_bucket *b, int64_t start_ns)
 	    &L->total_fixed, &L->total_limit);
 	L->redis_local_parts[0] = L->redis_local_limit;
 	L->redis_local_parts[1] = L->total_limit;
-	L->redis_local_set = (struct limiter_set){ L->redis_local_parts, 2 };
+	L->redis_local_set =
+	    (struct limiter_set){ .members = L->redis_local_parts, .n = 2 };
 	limiter_of_set(&L->redis_local_limit, &L->redis_local_set);
 }
 

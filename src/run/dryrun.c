@@ -204,7 +204,7 @@ dryrun_run(const struct config *cfg, struct timestamp_format *fmt,
 
 	d = (struct dry){ .fmt = fmt, .sched = sched, .delim = cfg->delim };
 	input_init(&d.in, cfg->files, cfg->nfiles, NULL, 0);
-	signals_on_report(report, &d);
+	signals_hook(SIGNALS_REPORT, report, &d, 0);
 	read_all(&d);
 	input_close(&d.in);
 	say(stdout, &d);

@@ -1,35 +1,33 @@
-/* The engine: the one loop that reads, waits, writes and handles signals. */
+/* The engine: the one loop that reads, waits, and hands records to a sink. */
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "engine.h"
 #include "output.h"
+#include "progressline.h"
 #include "signals.h"
-#include "splice.h"
-#include "stdfd.h"
 #include "stream.h"
+
+/* How a wait ended. */
+enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
 
 /* A run: what the engine works on, and what reports read. */
 struct run {
 	const struct engine *e;
 	const struct policy *pol;
 	struct stream s;
-	unsigned seen;	      /* changes of the limits applied */
-	size_t cols;	      /* the width of -P's terminal, or 0 */
-	bool share_tty;	      /* -P's line and the output share a terminal */
-	bool writing;	      /* output is being written */
-	bool started;	      /* the input and output are open */
-	bool ended;	      /* the last report is made */
-	uint64_t jobs_ended;  /* --exec: commands seen to end */
-	bool slots_full;      /* --exec: records waited for a slot... */
-	int64_t slot_free_ns; /* ... until then */
-	bool failed;	      /* the policy could not go on */
-	uint64_t pass;	      /* --loop: passes begun again */
-	uint64_t pass_bytes;  /* bytes in when the last pass began */
+	unsigned seen;	     /* changes of the limits applied */
+	bool started;	     /* the input and output are open */
+	bool ended;	     /* the last report is made */
+	bool full;	     /* records waited for room in the sink... */
+	int64_t room_ns;     /* ... until then */
+	enum wake woke;	     /* how the wait under way ended */
+	bool failed;	     /* the policy could not go on */
+	uint64_t pass;	     /* --loop: passes begun again */
+	uint64_t pass_bytes; /* bytes in when the last pass began */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -75,57 +73,9 @@ engine_status(char *buf, size_t size, bool json)
 	    run.e->stats, clock_now_ns(), json, buf, size);
 }
 
-/* Draw -P's line; done ends it. */
-static void
-draw(struct run *r, bool done)
-{
-	char line[STATS_LINE_MAX];
-
-	if (signals_resized())
-		r->cols = stdfd_columns(STDERR_FILENO);
-	stream_count_waiting(&r->s);
-	output_say(line,
-	    stats_format_progress(
-		r->e->stats, clock_now_ns(), done, r->cols, line, sizeof line));
-}
-
-/* The live status line of --progress: not in the middle of output. */
-static void
-tick(void *arg)
-{
-	struct run *r = arg;
-
-	if (r->writing && r->share_tty)
-		return;
-	/* A terminal that takes nothing now (stopped by ^S) would hold the
-	 * run up: the line waits for the next tick instead. */
-	if (!clock_fd_ready(STDERR_FILENO, POLLOUT))
-		return;
-	draw(r, false);
-}
-
-/*
- * Output is about to reach the terminal that shows -P's line (done:
- * has reached it): clear the line first, and draw it again after.
- */
-static void
-around_output(struct run *r, bool done)
-{
-	r->writing = !done;
-	if (!r->share_tty)
-		return;
-	if (done)
-		tick(r);
-	else
-		output_say(STATS_CLEAR, sizeof STATS_CLEAR - 1);
-}
-
-/* How a wait ended. */
-enum wake { WAKE_DUE, WAKE_STOP, WAKE_CHANGED, WAKE_INPUT };
-
-/* The longest wait for a command to end between looks (for a SIGCHLD
+/* The longest wait for room in the sink between looks (for a signal
  * missed). */
-#define ENGINE_REAP_NS 1000000000
+#define ENGINE_ROOM_NS 1000000000
 
 /* Handle the signals that arrived; what they mean for a wait. */
 static enum wake
@@ -137,21 +87,14 @@ interrupted(unsigned seen)
 	return changes != seen ? WAKE_CHANGED : WAKE_DUE;
 }
 
-/* With --exec, did a command end since the engine last looked (its slot
- * may take the next record now)? */
+/* A wait's look at the signals that came: true when it is over. */
 static bool
-slot_freed(struct run *r)
+woken(void *arg)
 {
-	struct jobs *j = r->e->jobs;
-	uint64_t ended;
+	struct run *r = arg;
 
-	if (j == NULL)
-		return false;
-	ended = j->counts.succeeded + j->counts.failed;
-	if (ended == r->jobs_ended)
-		return false;
-	r->jobs_ended = ended;
-	return true;
+	r->woke = interrupted(r->seen);
+	return r->woke != WAKE_DUE;
 }
 
 /*
@@ -175,10 +118,9 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 			return interrupted(r->seen);
 		return rc == 0 ? WAKE_DUE : WAKE_INPUT;
 	}
-	while (clock_sleep_until(deadline_ns) == EINTR)
-		if ((w = interrupted(r->seen)) != WAKE_DUE || slot_freed(r))
-			return w;
-	return WAKE_DUE;
+	r->woke = WAKE_DUE;
+	r->e->sink->wait(r->e->sink, deadline_ns, woken, r);
+	return r->woke;
 }
 
 /*
@@ -189,12 +131,12 @@ static bool
 loop_again(struct run *r)
 {
 	/* A pass that read nothing would read nothing again, at once. */
-	if (r->pol->rewound == NULL || r->s.head != r->s.tail ||
+	if (r->pol->rewound == NULL || !stream_empty(&r->s) ||
 	    (r->e->loops != UINT64_MAX && r->pass >= r->e->loops) ||
-	    r->s.st->bytes_in == r->pass_bytes)
+	    r->e->stats->bytes_in == r->pass_bytes)
 		return false;
 	r->pass++;
-	r->pass_bytes = r->s.st->bytes_in;
+	r->pass_bytes = r->e->stats->bytes_in;
 	stream_rewind(&r->s, clock_now_ns());
 	r->pol->rewound(r->pol->self, clock_now_ns());
 	return true;
@@ -204,7 +146,7 @@ loop_again(struct run *r)
 static bool
 read_more(struct run *r, enum read_mode mode)
 {
-	if (r->s.eof)
+	if (stream_at_end(&r->s))
 		return loop_again(r);
 	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
 }
@@ -218,47 +160,6 @@ note_late(struct stats *st, int64_t due_ns, int64_t now_ns)
 		st->max_late_ns = now_ns - due_ns;
 }
 
-/*
- * The units of a send, in bytes, went by now: the limits count them as
- * of then (the time taken after the write, or the spawn, is no earlier
- * than when they really went).
- */
-static void
-went(struct run *r, uint64_t units, uint64_t bytes)
-{
-	const struct gate *g = r->e->gate;
-
-	if (g != NULL && gate_limits(g))
-		gate_went(g, units, bytes, clock_now_ns());
-}
-
-/* The records of a send being handed to --exec, and what is left of it. */
-struct handing {
-	struct run *r;
-	uint64_t units;
-	uint64_t bytes;
-};
-
-/*
- * Start the command for rec[0..len); once it has started (posix_spawn
- * returns after the exec), the limits learn so of it and of the records
- * after it, which start later still.
- */
-static enum stream_fate
-start_one(void *ctx, const char *rec, size_t len)
-{
-	struct handing *h = ctx;
-	enum stream_fate fate = jobs_hand(h->r->e->jobs, rec, len);
-
-	if (fate == STREAM_KEPT)
-		return fate;
-	went(h->r, h->units, h->bytes);
-	h->units -= h->units > 0 ? 1 : 0;
-	/* Its delimiter too; the last record may have none. */
-	h->bytes -= h->bytes > len + 1 ? len + 1 : h->bytes;
-	return fate;
-}
-
 /* Carry out action a, decided at now_ns; false to stop. */
 static bool
 act(struct run *r, const struct action *a, int64_t now_ns)
@@ -269,29 +170,17 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	switch (a->kind) {
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);
-		if (r->e->jobs != NULL) {
-			struct handing h = { r, a->units, a->bytes };
-
-			stream_hand(&r->s, a->bytes, start_one, &h);
-			return true;
-		}
-		around_output(r, false);
-		(void)stream_send_at(&r->s, a->off, a->bytes, a->units);
-		went(r, a->units, a->bytes);
-		around_output(r, true);
+		r->e->sink->send(r->e->sink, &r->s, a);
 		return true;
 	case ACT_DROP:
 		stream_drop(&r->s, a->off, a->bytes, a->units);
 		return true;
 	case ACT_LONG:
 		note_late(st, a->due_ns, now_ns);
-		if (r->e->jobs != NULL && a->pass) {
-			/* No argument holds it: it is dropped, whole. */
-			jobs_outgrown(r->e->jobs, r->s.cap);
+		if (a->pass)
+			r->e->sink->send(r->e->sink, &r->s, a);
+		else
 			stream_begin_long(&r->s, false, a->units);
-			return true;
-		}
-		stream_begin_long(&r->s, a->pass, a->units);
 		return true;
 	case ACT_WAIT:
 		st->next_due_ns = a->due_ns == INT64_MAX ? 0 : a->due_ns;
@@ -316,11 +205,11 @@ move_long(struct run *r)
 	struct moved m;
 	size_t n;
 
-	around_output(r, false);
+	progress_around(false);
 	n = stream_move_long(&r->s, &m);
-	around_output(r, true);
+	progress_around(true);
 	if (n == 0)
-		return r->s.longrec == LONG_NONE;
+		return !stream_in_long(&r->s);
 	if (r->pol->streamed != NULL)
 		r->pol->streamed(r->pol->self, &m, clock_now_ns());
 	return true;
@@ -339,7 +228,7 @@ settle(struct run *r)
 	struct view v;
 
 	while (r->pol->owes != NULL && r->pol->owes(r->pol->self) &&
-	    !r->s.out_gone && r->s.unsent == 0) {
+	    !stream_out_gone(&r->s) && !stream_cut(&r->s)) {
 		stream_view(&r->s, &v);
 		policy_next(r->pol, &v, clock_now_ns(), &a);
 		if (a.kind != ACT_SEND && a.kind != ACT_DROP)
@@ -367,45 +256,34 @@ finish_drop(struct run *r)
 }
 
 /*
- * With --exec, what the policy may see of v: no more records than there
- * are free slots, so that no token is taken for a record before its
- * command can start.  False when no slot is free (or none ever will be).
+ * What the policy may see of v: no more records than the sink has room
+ * for now, so that no token is taken for a record before it can go.
+ * False when it has none.
  */
 static bool
-fit_slots(struct run *r, struct view *v)
+fit_room(struct run *r, struct view *v, size_t room)
 {
-	unsigned room;
-	size_t units, n;
-
-	if (r->e->jobs == NULL)
-		return true;
-	if ((room = jobs_room(r->e->jobs)) == 0)
+	if (room == 0) {
+		r->full = true;
 		return false;
-	/*
-	 * What waited for a slot came, for the limits, when the slot freed:
-	 * a start a slot held back is not late (its place in the schedule
-	 * kept by --catch-up), and --drop judges it as of then.
-	 */
-	if (v->ready_ns < r->slot_free_ns)
-		v->ready_ns = r->slot_free_ns;
-	if (v->read_ns < r->slot_free_ns)
-		v->read_ns = r->slot_free_ns;
-	n = framer_span(&r->s.framer, v->b, v->len, room, &units);
-	if (units == room && n < v->len) {
-		v->len = n;
-		v->eof = v->full = false;
 	}
+	if (r->full) {
+		r->full = false;
+		r->room_ns = clock_now_ns();
+	}
+	if (room == SINK_ANY)
+		return true;
+	/*
+	 * What waited for room came, for the limits, when room came: a
+	 * start a full sink held back is not late (its place in the
+	 * schedule kept by --catch-up), and --drop judges it as of then.
+	 */
+	if (v->ready_ns < r->room_ns)
+		v->ready_ns = r->room_ns;
+	if (v->read_ns < r->room_ns)
+		v->read_ns = r->room_ns;
+	stream_fit(&r->s, v, room);
 	return true;
-}
-
-/* All slots are taken: wait for a command to end; false to stop. */
-static bool
-wait_slot(struct run *r)
-{
-	if (r->e->jobs->halted)
-		return false;
-	return wait_until(r, clock_now_ns() + ENGINE_REAP_NS, false) !=
-	    WAKE_STOP;
 }
 
 /* One turn of the loop; false to stop. */
@@ -415,6 +293,7 @@ turn(struct run *r)
 	struct action a;
 	struct view v;
 	int64_t now_ns;
+	size_t room;
 
 	signals_dispatch();
 	if (changes != r->seen) {
@@ -422,46 +301,21 @@ turn(struct run *r)
 		if (r->pol->retuned != NULL)
 			r->pol->retuned(r->pol->self, changed_ns);
 	}
-	if (r->s.out_gone)
+	if (stream_out_gone(&r->s))
 		return false;
-	if (r->s.longrec != LONG_NONE) /* whole, even if a stop came */
+	if (stream_in_long(&r->s)) /* whole, even if a stop came */
 		return move_long(r) || read_more(r, READ_COPY);
 	if (signals_stop_requested())
-		return r->s.drop_open && finish_drop(r);
+		return stream_drop_open(&r->s) && finish_drop(r);
 	stream_view(&r->s, &v);
-	if (r->slots_full && r->e->jobs != NULL && jobs_room(r->e->jobs) > 0) {
-		r->slots_full = false;
-		r->slot_free_ns = clock_now_ns();
-	}
-	if (!fit_slots(r, &v)) {
-		r->slots_full = true;
-		return wait_slot(r);
-	}
+	if (!r->e->sink->room(r->e->sink, &room))
+		return false; /* nothing will ever go */
+	if (!fit_room(r, &v, room))
+		return wait_until(r, clock_now_ns() + ENGINE_ROOM_NS, false) !=
+		    WAKE_STOP;
 	now_ns = clock_now_ns();
 	policy_next(r->pol, &v, now_ns, &a);
 	return act(r, &a, now_ns);
-}
-
-/*
- * The commands still running end in their own time: wait for them,
- * reports and all.  A second stop signal sends them SIGTERM and ends the
- * wait, and the run, at once: nothing is half written here, so the last
- * reports are still made.
- */
-static void
-wait_jobs(struct jobs *j)
-{
-	if (j == NULL)
-		return;
-	signals_hold_second_stop(true);
-	while (j->running > 0 && signals_second_stop() == 0) {
-		/* A stop asked for does not end this wait: it is what
-		 * waits for them. */
-		if (clock_sleep_until(clock_now_ns() + ENGINE_REAP_NS) == EINTR)
-			signals_dispatch();
-		jobs_reap(j);
-	}
-	signals_hold_second_stop(false);
 }
 
 /* The last line of -P and the report of -s, once, as a run ends. */
@@ -472,7 +326,7 @@ finish(struct run *r)
 		return;
 	r->ended = true;
 	if (r->e->progress)
-		draw(r, true);
+		progress_draw(true);
 	if (r->e->stats_at_exit)
 		report(r);
 }
@@ -492,36 +346,29 @@ int
 engine_run(const struct engine *e)
 {
 	static bool hooked;
+	size_t room;
+	int worst, status;
 
-	run = (struct run){ .e = e,
-		.pol = e->policy,
-		.seen = changes,
-		.share_tty = e->progress &&
-		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
+	run = (struct run){ .e = e, .pol = e->policy, .seen = changes };
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
-	signals_on_report(report, &run);
-	if (e->progress) {
-		/* The line fits the terminal, and follows it when resized. */
-		signals_on_resize();
-		run.cols = stdfd_columns(STDERR_FILENO);
-		signals_on_tick(tick, &run, ENGINE_PROGRESS_MS);
-	}
+	signals_hook(SIGNALS_REPORT, report, &run, 0);
+	progress_start(&run.s, e->stats, e->progress);
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
 	if (e->progress)
-		e->stats->bytes_total = input_total_bytes(&run.s.in);
-	run.s.tally = e->tally;
-	run.s.tally_ctx = e->tally_ctx;
+		e->stats->bytes_total = stream_total_bytes(&run.s);
+	stream_tally(&run.s, e->tally, e->tally_ctx);
 	run.started = true;
 	if (!hooked && (e->progress || e->stats_at_exit))
 		hooked = atexit(finish_at_exit) == 0;
 	while (turn(&run))
 		;
-	if (signals_stop_requested() || (e->jobs != NULL && e->jobs->halted))
+	if (signals_stop_requested() || !e->sink->room(e->sink, &room))
 		settle(&run);
 	else if (run.failed)
 		stream_spill(&run.s);
-	wait_jobs(e->jobs);
+	worst = e->sink->finish(e->sink);
 	finish(&run);
-	return stream_close(&run.s) | run.failed;
+	status = stream_close(&run.s) | run.failed;
+	return worst != 0 ? worst : status;
 }

@@ -1,4 +1,4 @@
-/* The engine: the one loop that reads, waits, writes and handles signals. */
+/* The engine: the one loop that reads, waits, and hands records to a sink. */
 #ifndef ENGINE_H
 #define ENGINE_H
 
@@ -7,12 +7,9 @@
 #include <stdint.h>
 
 #include "framer.h"
-#include "jobs.h"
 #include "policy.h"
+#include "sink.h"
 #include "stats.h"
-
-/* How often --progress redraws its line. */
-#define ENGINE_PROGRESS_MS 250
 
 /*
  * Records up to this many bytes go out whole in one write(2); a longer
@@ -22,7 +19,6 @@
 
 struct engine {
 	const struct policy *policy; /* decides what each unit does */
-	const struct gate *gate;     /* its limits, told when units went */
 	struct framer framer;
 	size_t buf_bytes; /* the buffer: the longest record held whole */
 	char **files;	  /* operands; none means standard input */
@@ -35,17 +31,16 @@ struct engine {
 	bool progress;	       /* redraw a status line on stderr */
 	stats_tally_fn *tally; /* NULL, or counts each record's fate */
 	void *tally_ctx;
-	struct jobs *jobs; /* --exec: records start commands, or NULL */
+	struct sink *sink; /* where released records go */
 	uint64_t loops;	   /* --loop: passes after the first (UINT64_MAX: for
 			 * ever), 0 by default */
 };
 
 /*
- * Copy the input to standard output as e's policy decides; with e->jobs,
- * start a command for each record instead, when a slot is free, and wait
- * for the last to end.  Returns the
- * exit status: 0, or 1 after an input or output error (input errors are
- * reported and the next file is read).  Returns early when a stop signal
+ * Hand the input to e's sink as e's policy decides, no more at a time
+ * than the sink has room for, and let the sink finish.  Returns the exit
+ * status: the sink's when not 0; else 0, or 1 after an input or output
+ * error (input errors are reported and the next file is read).  Returns early when a stop signal
  * arrives, after finishing the write in progress.  A process that exits
  * on an error meanwhile (err(3)) still prints -P's last line and -s's
  * report, once.

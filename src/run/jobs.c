@@ -22,40 +22,48 @@
 #define JOBS_RETRY_NS 50000000
 #define JOBS_REAP_NS 1000000000
 
-/* The commands in flight, for a second stop signal's handler. */
-static struct jobs *live;
+static void jobs_reap(void *self);
 
 /* A second stop signal: the commands get SIGTERM too.  Signal-safe. */
 static void
-term_all(void)
+term_all(void *self)
 {
-	for (unsigned i = 0; live != NULL && i < live->max; i++)
-		if (live->slot[i].pid > 0)
-			(void)kill(live->slot[i].pid, SIGTERM);
+	struct jobs *j = self;
+
+	for (unsigned i = 0; i < j->max; i++)
+		if (j->slot[i].pid > 0)
+			(void)kill(j->slot[i].pid, SIGTERM);
 }
 
 int
-jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max)
+jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
+    const struct stats *st)
 {
-	*j = (struct jobs){ .cmd = cmd, .ncmd = ncmd, .max = max };
-	for (int i = 0; i < ncmd; i++)
-		j->braces = j->braces || strstr(cmd[i], "{}") != NULL;
+	char why[512];
+
+	*j = (struct jobs){ .cmd = cmd, .ncmd = ncmd, .max = max, .st = st };
+	if (template_parse(&j->tpl, cmd, ncmd, sep, why, sizeof why) != 0) {
+		if (errno == EINVAL)
+			errx(2, "--exec: %s", why);
+		return -1;
+	}
 	j->slot = calloc(max, sizeof *j->slot);
 	j->argv = calloc((size_t)ncmd + 2, sizeof *j->argv);
 	if (j->slot == NULL || j->argv == NULL) {
 		jobs_free(j);
 		return -1;
 	}
-	live = j;
-	signals_on_child(jobs_reap, j, term_all);
+	signals_hook(SIGNALS_CHILD, jobs_reap, j, 0);
+	signals_hook(SIGNALS_SECOND_STOP, term_all, j, 0);
 	return 0;
 }
 
 void
 jobs_free(struct jobs *j)
 {
-	if (live == j)
-		live = NULL;
+	signals_unhook(SIGNALS_SECOND_STOP, term_all);
+	signals_unhook(SIGNALS_CHILD, jobs_reap);
+	template_free(&j->tpl);
 	free(j->slot);
 	free(j->argv);
 	free(j->text);
@@ -64,7 +72,8 @@ jobs_free(struct jobs *j)
 	j->text = NULL;
 }
 
-unsigned
+/* Commands that may start now: free slots, or 0 once halted. */
+static unsigned
 jobs_room(const struct jobs *j)
 {
 	return j->halted ? 0 : j->max - j->running;
@@ -85,57 +94,14 @@ text_room(struct jobs *j, size_t need)
 	return true;
 }
 
-/* Bytes of arg with every {} made rec[0..len), its NUL too. */
-static size_t
-expanded(const char *arg, size_t len)
-{
-	size_t n = strlen(arg) + 1;
-
-	for (const char *p = arg; (p = strstr(p, "{}")) != NULL; p += 2)
-		n += len - 2;
-	return n;
-}
-
-/* Write arg with every {} made rec[0..len) at out; past its NUL. */
-static char *
-expand(char *out, const char *arg, const char *rec, size_t len)
-{
-	const char *p;
-
-	while ((p = strstr(arg, "{}")) != NULL) {
-		memcpy(out, arg, (size_t)(p - arg));
-		out += p - arg;
-		memcpy(out, rec, len);
-		out += len;
-		arg = p + 2;
-	}
-	strcpy(out, arg);
-	return out + strlen(arg) + 1;
-}
-
-/* The command for rec[0..len) into j->argv; false when memory ran out. */
+/* The command for rec[0..len), number seq, into j->argv; false when
+ * memory ran out. */
 static bool
-build(struct jobs *j, const char *rec, size_t len)
+build(struct jobs *j, const char *rec, size_t len, uint64_t seq)
 {
-	size_t need = j->braces ? 0 : len + 1;
-	char *out;
-	int i;
-
-	for (i = 0; i < j->ncmd; i++)
-		need += expanded(j->cmd[i], len);
-	if (!text_room(j, need))
+	if (!text_room(j, template_bytes(&j->tpl, rec, len)))
 		return false;
-	out = j->text;
-	for (i = 0; i < j->ncmd; i++) {
-		j->argv[i] = out;
-		out = expand(out, j->cmd[i], rec, len);
-	}
-	if (!j->braces) {
-		j->argv[i++] = out;
-		memcpy(out, rec, len);
-		out[len] = '\0';
-	}
-	j->argv[i] = NULL;
+	template_fill(&j->tpl, rec, len, seq, j->text, j->argv);
 	return true;
 }
 
@@ -250,7 +216,7 @@ spawn_later(struct jobs *j, int e, pid_t *pid, int64_t *start_ns)
 		if (signals_stop_requested() || j->halted)
 			return EINTR;
 		*start_ns = clock_now_ns();
-		e = command_start(j->argv, pid);
+		e = command_start(j->argv, j->env, pid);
 	}
 	return e;
 }
@@ -277,53 +243,70 @@ cannot_start(struct jobs *j, int e)
 	return STREAM_KEPT;
 }
 
-/* Start the command j->argv in a free slot; its fate. */
+/*
+ * Start the command j->argv, for the record numbered seq, its try-th try,
+ * in a free slot; its fate.
+ */
 static enum stream_fate
-start(struct jobs *j)
+start(struct jobs *j, uint64_t seq, unsigned try)
 {
 	unsigned i = 0;
 	pid_t pid;
 	int e;
 	int64_t start_ns;
 
+	snprintf(j->seq_env, sizeof j->seq_env, "TBTHROTTLE_SEQ=%llu",
+	    (unsigned long long)seq);
+	snprintf(j->try_env, sizeof j->try_env, "TBTHROTTLE_TRY=%u", try);
+	j->env[0] = j->seq_env;
+	j->env[1] = j->try_env;
+	j->env[2] = NULL;
 	/* Before the spawn: the command may run a while before it returns,
 	 * and its time would come out short. */
 	start_ns = clock_now_ns();
-	e = command_start(j->argv, &pid);
+	e = command_start(j->argv, j->env, &pid);
 	if (e == EAGAIN || e == ENOMEM)
 		e = spawn_later(j, e, &pid, &start_ns);
 	/* A script without #!: as execvp(3) runs it, by the shell. */
 	if (e == ENOEXEC && strchr(j->argv[0], '/') != NULL)
-		e = command_script(j->argv, &pid);
+		e = command_script(j->argv, j->env, &pid);
 	if (e != 0)
 		return cannot_start(j, e);
 	/* A slot is free: the engine hands no more records than slots,
 	 * and one waited for above may have freed another. */
 	while (j->slot[i].pid != 0)
 		i++;
-	j->slot[i] = (struct job){ pid, start_ns };
+	j->slot[i] = (struct job){ .pid = pid, .start_ns = start_ns };
 	j->counts.running = ++j->running;
 	j->counts.started++;
 	return STREAM_TAKEN;
 }
 
-enum stream_fate
+/*
+ * The sink of stream_hand: start the command for the record rec[0..len),
+ * its delimiter left out; or refuse a record no argument can hold, or
+ * keep it while no command may start.
+ */
+static enum stream_fate
 jobs_hand(void *self, const char *rec, size_t len)
 {
 	struct jobs *j = self;
+	/* With --exec, records leave the input in order, from its head. */
+	uint64_t seq = j->st->units_out + j->st->units_dropped + 1;
 
 	if (jobs_room(j) == 0 || signals_stop_requested())
 		return STREAM_KEPT;
 	j->records++;
 	if (memchr(rec, '\0', len) != NULL)
 		return refuse(j, &j->said_nul, "holds a NUL byte");
-	if (!build(j, rec, len))
+	if (!build(j, rec, len, seq))
 		err(1, "--exec: memory for the arguments of record %llu",
 		    (unsigned long long)j->records);
-	return start(j);
+	return start(j, seq, 1);
 }
 
-void
+/* A record too long to be held whole can be no argument: say so once. */
+static void
 jobs_outgrown(struct jobs *j, size_t buf_bytes)
 {
 	char why[96];
@@ -336,7 +319,8 @@ jobs_outgrown(struct jobs *j, size_t buf_bytes)
 	(void)refuse(j, &j->said_long, why);
 }
 
-void
+/* Collect the commands that ended, and count their outcomes. */
+static void
 jobs_reap(void *self)
 {
 	struct jobs *j = self;
@@ -357,8 +341,118 @@ jobs_reap(void *self)
 	j->counts.running = j->running;
 }
 
-int
+/* The exit status of the commands, as jobs_sink says. */
+static int
 jobs_status(const struct jobs *j)
 {
 	return j->broken > j->status ? j->broken : j->status;
+}
+
+/* The records of a send being handed to the commands, and what is left
+ * of it. */
+struct handing {
+	struct sink *k;
+	uint64_t units;
+	uint64_t bytes;
+};
+
+/*
+ * Start the command for rec[0..len); once it has started (posix_spawn
+ * returns after the exec), the limits learn so of it and of the records
+ * after it, which start later still.
+ */
+static enum stream_fate
+start_one(void *ctx, const char *rec, size_t len)
+{
+	struct handing *h = ctx;
+	enum stream_fate fate = jobs_hand(h->k->self, rec, len);
+
+	if (fate == STREAM_KEPT)
+		return fate;
+	sink_went(h->k, h->units, h->bytes);
+	h->units -= h->units > 0 ? 1 : 0;
+	/* Its delimiter too; the last record may have none. */
+	h->bytes -= h->bytes > len + 1 ? len + 1 : h->bytes;
+	return fate;
+}
+
+/* The free slots; none ever once halted. */
+static bool
+sink_room(struct sink *k, size_t *units)
+{
+	struct jobs *j = k->self;
+
+	*units = jobs_room(j);
+	return !j->halted;
+}
+
+/* Start a command for each record a releases. */
+static void
+sink_send(struct sink *k, struct stream *s, const struct action *a)
+{
+	struct handing h = { k, a->units, a->bytes };
+
+	if (a->kind == ACT_LONG) {
+		/* No argument holds it: it is dropped, whole. */
+		jobs_outgrown(k->self, stream_cap(s));
+		stream_begin_long(s, false, a->units);
+		return;
+	}
+	stream_hand(s, a->bytes, start_one, &h);
+}
+
+/* Did a command end since a wait last looked (its slot may take the
+ * next record now)? */
+static bool
+slot_freed(struct jobs *j)
+{
+	uint64_t ended = j->counts.succeeded + j->counts.failed;
+
+	if (ended == j->ended)
+		return false;
+	j->ended = ended;
+	return true;
+}
+
+/* Sleep until deadline_ns, a command's end, or woken(ctx) says so. */
+static void
+sink_wait(struct sink *k, int64_t deadline_ns, bool (*woken)(void *), void *ctx)
+{
+	while (clock_sleep_until(deadline_ns) == EINTR)
+		if (woken(ctx) || slot_freed(k->self))
+			return;
+}
+
+/*
+ * The commands still running end in their own time: wait for them,
+ * reports and all.  A second stop signal sends them SIGTERM and ends the
+ * wait, and the run, at once: nothing is half written here, so the last
+ * reports are still made.
+ */
+static int
+sink_finish(struct sink *k)
+{
+	struct jobs *j = k->self;
+
+	signals_hold_second_stop(true);
+	while (j->running > 0 && signals_second_stop() == 0) {
+		/* A stop asked for does not end this wait: it is what
+		 * waits for them. */
+		if (clock_sleep_until(clock_now_ns() + JOBS_REAP_NS) == EINTR)
+			signals_dispatch();
+		jobs_reap(j);
+	}
+	signals_hold_second_stop(false);
+	return jobs_status(j);
+}
+
+void
+jobs_sink(struct jobs *j, struct sink *k, const struct gate *g)
+{
+	*k = (struct sink){ .self = j,
+		.gate = g,
+		.room = sink_room,
+		.send = sink_send,
+		.wait = sink_wait,
+		.finish = sink_finish };
 }

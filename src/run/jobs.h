@@ -7,8 +7,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sink.h"
 #include "stats.h"
 #include "stream.h"
+#include "template.h"
 
 /* One command in flight. */
 struct job {
@@ -19,8 +21,11 @@ struct job {
 struct jobs {
 	char **cmd; /* the command and its arguments, {} for the record */
 	int ncmd;
-	bool braces;  /* some argument holds {}; else the record is last */
-	unsigned max; /* slots */
+	struct template tpl;	/* cmd read: where each record goes */
+	const struct stats *st; /* what left the input: records' numbers */
+	char seq_env[40], try_env[40]; /* TBTHROTTLE_SEQ=, TBTHROTTLE_TRY= */
+	char *env[3];		       /* them, for the next command */
+	unsigned max;		       /* slots */
 	struct job *slot;
 	unsigned running;
 	int status;  /* the worst outcome so far: 0, 123, 124 or 125 */
@@ -31,44 +36,38 @@ struct jobs {
 	char *text;  /* its arguments' text, cap bytes */
 	size_t cap;
 	uint64_t records; /* handed so far, to name one in a message */
+	uint64_t ended;	  /* commands the engine's waits saw end */
 	bool said_nul, said_long;
 	struct stats_jobs counts;
 };
 
 /*
- * Run cmd[0..ncmd) for each record, at most max at once.  0, or -1 when
- * memory ran out (errno set).  Reaps on SIGCHLD, and a second stop
- * signal sends SIGTERM to the commands still running.
+ * Run cmd[0..ncmd) for each record, its placeholders filled in (template.h,
+ * fields split at byte sep, or -1: runs of blanks), at most max at once;
+ * a record's number is one more than the records st counts out and
+ * dropped.  0, or -1 when memory ran out (errno set); a placeholder that
+ * a shell could run as code is a usage error: a message and exit 2.
+ * Reaps on SIGCHLD, and a second stop signal sends SIGTERM to the
+ * commands still running.
  */
-int jobs_init(struct jobs *j, char **cmd, int ncmd, unsigned max);
+int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
+    const struct stats *st);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);
 
-/* Commands that may start now: free slots, or 0 once halted. */
-unsigned jobs_room(const struct jobs *j);
-
 /*
- * The sink of stream_hand: start the command for the record rec[0..len),
- * its delimiter left out; or refuse a record no argument can hold, or
- * keep it while no command may start.
- */
-enum stream_fate jobs_hand(void *self, const char *rec, size_t len);
-
-/* A record too long to be held whole can be no argument: say so once. */
-void jobs_outgrown(struct jobs *j, size_t buf_bytes);
-
-/* Collect the commands that ended, and count their outcomes. */
-void jobs_reap(void *self);
-
-/*
- * The exit status of the commands, the highest that applies: 0 when all
+ * Make k the sink that starts j's commands, a record each, telling g of
+ * each unit once its command started.  Its room is the free slots; it
+ * stops taking records once halted.  Its finish waits for the commands
+ * still running (a second stop sends them SIGTERM and ends the wait) and
+ * gives their exit status, the highest that applies: 0 when all
  * succeeded; 127 or 126 when one could not be started (not found, not
  * runnable, no process to be had); 125 when one was killed by a signal,
  * 124 when one exited 255 (after either, none starts: halted); 123 when
  * one exited 1-254 or a record could be no argument.  A command killed
  * by SIGPIPE while our output's reader is gone stops the run instead.
  */
-int jobs_status(const struct jobs *j);
+void jobs_sink(struct jobs *j, struct sink *k, const struct gate *g);
 
 #endif

@@ -197,7 +197,22 @@ static void
 on_control(void *arg)
 {
 	if (control_answer(answer, arg))
-		signals_request_control();
+		signals_request(SIGNALS_CONTROL);
+}
+
+/* A wait saw a request come on the control socket. */
+static void
+request_control(void)
+{
+	signals_request(SIGNALS_CONTROL);
+}
+
+/* The process dies of a signal: its control socket goes with it. */
+static void
+remove_at_death(void *arg)
+{
+	(void)arg;
+	control_remove();
 }
 
 void
@@ -207,16 +222,16 @@ retune_serve(struct limits *L, const char *name)
 	int rc;
 
 	/* SIGIO never kills us; it says a request may be waiting. */
-	signals_on_control(on_control, L);
+	signals_hook(SIGNALS_CONTROL, on_control, L, 0);
 	if (L->gate.units == NULL && replaying == NULL && name == NULL)
 		return; /* nothing to change, and no name to answer to */
 	rc = control_serve(name, why, sizeof why);
 	if (rc == -2)
 		errx(1, "%s", why);
 	if (rc == 0) {
-		signals_on_death(control_remove);
+		signals_hook(SIGNALS_DEATH, remove_at_death, NULL, 0);
 		atexit(control_remove);
-		clock_watch(control_watch, signals_request_control);
+		clock_watch(control_watch, request_control);
 	}
 }
 

@@ -70,9 +70,78 @@ stream_close(struct stream *s)
 void
 stream_view(const struct stream *s, struct view *v)
 {
-	*v = (struct view){ s->buf + s->head + s->unsent,
-		s->tail - s->head - s->unsent, s->eof,
-		s->tail - s->head == s->cap, s->ready_ns, s->read_ns };
+	*v = (struct view){ .b = s->buf + s->head + s->unsent,
+		.len = s->tail - s->head - s->unsent,
+		.eof = s->eof,
+		.full = s->tail - s->head == s->cap,
+		.ready_ns = s->ready_ns,
+		.read_ns = s->read_ns };
+}
+
+void
+stream_fit(const struct stream *s, struct view *v, size_t units)
+{
+	size_t got, n = framer_span(&s->framer, v->b, v->len, units, &got);
+
+	if (got == units && n < v->len) {
+		v->len = n;
+		v->eof = v->full = false;
+	}
+}
+
+void
+stream_tally(struct stream *s, stats_tally_fn *tally, void *ctx)
+{
+	s->tally = tally;
+	s->tally_ctx = ctx;
+}
+
+uint64_t
+stream_total_bytes(const struct stream *s)
+{
+	return input_total_bytes(&s->in);
+}
+
+size_t
+stream_cap(const struct stream *s)
+{
+	return s->cap;
+}
+
+bool
+stream_empty(const struct stream *s)
+{
+	return s->head == s->tail;
+}
+
+bool
+stream_at_end(const struct stream *s)
+{
+	return s->eof;
+}
+
+bool
+stream_out_gone(const struct stream *s)
+{
+	return s->out_gone;
+}
+
+bool
+stream_cut(const struct stream *s)
+{
+	return s->unsent > 0;
+}
+
+bool
+stream_in_long(const struct stream *s)
+{
+	return s->longrec != LONG_NONE;
+}
+
+bool
+stream_drop_open(const struct stream *s)
+{
+	return s->drop_open;
 }
 
 /* bytes left the head. */

@@ -62,6 +62,40 @@ int stream_close(struct stream *s);
 void stream_view(const struct stream *s, struct view *v);
 
 /*
+ * Cut v, what the policies see of s, to its first units records (when
+ * it holds more): no more than a sink can take now.
+ */
+void stream_fit(const struct stream *s, struct view *v, size_t units);
+
+/* Tell tally(ctx, ...) of each record's fate (tiercounts_tally), or NULL. */
+void stream_tally(struct stream *s, stats_tally_fn *tally, void *ctx);
+
+/* The bytes of every operand, where that is known (-P); else 0. */
+uint64_t stream_total_bytes(const struct stream *s);
+
+/* The size of the buffer: a record longer is streamed, never held whole. */
+size_t stream_cap(const struct stream *s);
+
+/* Does s hold nothing (all that was read was released or dropped)? */
+bool stream_empty(const struct stream *s);
+
+/* Was the end of all input read? */
+bool stream_at_end(const struct stream *s);
+
+/* Has the output's reader gone away? */
+bool stream_out_gone(const struct stream *s);
+
+/* Did a stop leave records released but unsent (s->unsent)?  Nothing
+ * more goes then. */
+bool stream_cut(const struct stream *s);
+
+/* Is a record longer than the buffer being moved (sent or dropped)? */
+bool stream_in_long(const struct stream *s);
+
+/* Does the drop file hold part of a record, whose rest a stop waits for? */
+bool stream_drop_open(const struct stream *s);
+
+/*
  * Write the bytes at the head, holding units units.  False when the
  * output's reader has gone: they stay, waiting, and a stop is asked for.
  * A stop meanwhile ends the write at a record boundary (output_send): the

@@ -7,15 +7,13 @@
 #include <stdint.h>
 
 #include "limiter.h"
+#include "redisrate.h"
 #include "redisurl.h"
 
 /* Was this tbthrottle built with Redis support (hiredis)? */
 bool redis_available(void);
 
 struct redis;
-
-/* Longest settings text: -r as given, or the id of tiers. */
-#define TIERS_ID_MAX 128
 
 /* A bucket in Redis, and the settings every process using it shares. */
 struct redis_bucket {
@@ -34,25 +32,6 @@ struct redis_bucket {
 	uint64_t total_n, total_d, total_burst;
 	const char *total_text;
 };
-
-/* Most bookings in one call of the script. */
-#define REDIS_BATCH_MAX 256
-
-/* The rate of a key's bucket in Redis (its tier's), as the script reads it. */
-struct redis_rate {
-	char interval[48]; /* microseconds a unit */
-	char burst[24];
-	uint64_t burst_units;
-	bool none; /* nothing goes, and Redis is not asked */
-	bool inf;  /* everything goes, and Redis is not asked */
-};
-
-/*
- * The rate n units every d ns, burst burst, of a booking's key; none for
- * nothing, inf for everything.
- */
-void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
-    uint64_t burst, bool none, bool inf);
 
 /*
  * Open the bucket b in Redis (with -k, a bucket per key); local is used

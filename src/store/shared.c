@@ -265,7 +265,7 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	 * rounded up to a whole ns: never faster than asked, and slower by
 	 * less than 1 ns a unit (exact when d / n is whole).
 	 */
-	s->g = (struct gcra){ 1, (d + n - 1) / n, burst };
+	s->g = (struct gcra){ .n = 1, .d = (d + n - 1) / n, .burst = burst };
 	if ((rc = rundir_make(dir, sizeof dir)) == -2)
 		return msg_fail(err, errsz,
 		    "%s is not a private directory (mode "

@@ -12,15 +12,63 @@
 
 extern char **environ;
 
-/* Start path with argv, searched on PATH with search. */
-static int
-start(const char *path, char *const argv[], pid_t *pid, bool search)
+/* Does environment string e set the variable that set sets (NAME=...)? */
+static bool
+same_name(const char *e, const char *set)
 {
+	size_t n = strcspn(set, "=");
+
+	return strncmp(e, set, n) == 0 && e[n] == '=';
+}
+
+/*
+ * Our environment with env's strings in place of those of their names,
+ * in memory kept for the next call; NULL when there is none to be had.
+ */
+static char **
+environment(char *const env[])
+{
+	static char **envp;
+	static size_t cap;
+	size_t n = 0, k = 0, extra = 0;
+	char **grown;
+
+	while (environ[n] != NULL)
+		n++;
+	while (env[extra] != NULL)
+		extra++;
+	if (n + extra + 1 > cap) {
+		if ((grown = realloc(envp, (n + extra + 1) * sizeof *envp)) ==
+		    NULL)
+			return NULL;
+		envp = grown;
+		cap = n + extra + 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t x = 0;
+
+		while (x < extra && !same_name(environ[i], env[x]))
+			x++;
+		if (x == extra)
+			envp[k++] = environ[i];
+	}
+	memcpy(envp + k, env, (extra + 1) * sizeof *envp);
+	return envp;
+}
+
+/* Start path with argv and env, searched on PATH with search. */
+static int
+start(const char *path, char *const argv[], char *const env[], pid_t *pid,
+    bool search)
+{
+	char **envp = environment(env);
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, pipe_set;
 	int rc;
 
+	if (envp == NULL)
+		return ENOMEM;
 	sigemptyset(&none);
 	sigemptyset(&pipe_set);
 	/* Ignored here, so that EPIPE is seen: a command gets its default. */
@@ -42,21 +90,21 @@ start(const char *path, char *const argv[], pid_t *pid, bool search)
 	if (rc == 0)
 		rc = posix_spawnattr_setsigdefault(&at, &pipe_set);
 	if (rc == 0)
-		rc = search ? posix_spawnp(pid, path, &fa, &at, argv, environ) :
-			      posix_spawn(pid, path, &fa, &at, argv, environ);
+		rc = search ? posix_spawnp(pid, path, &fa, &at, argv, envp) :
+			      posix_spawn(pid, path, &fa, &at, argv, envp);
 	(void)posix_spawnattr_destroy(&at);
 	(void)posix_spawn_file_actions_destroy(&fa);
 	return rc;
 }
 
 int
-command_start(char *const argv[], pid_t *pid)
+command_start(char *const argv[], char *const env[], pid_t *pid)
 {
-	return start(argv[0], argv, pid, true);
+	return start(argv[0], argv, env, pid, true);
 }
 
 int
-command_script(char *const argv[], pid_t *pid)
+command_script(char *const argv[], char *const env[], pid_t *pid)
 {
 	static char sh[] = "sh";
 	char **av;
@@ -69,7 +117,7 @@ command_script(char *const argv[], pid_t *pid)
 		return ENOMEM;
 	av[0] = sh;
 	memcpy(av + 1, argv, (n + 1) * sizeof *av);
-	rc = start("/bin/sh", av, pid, false);
+	rc = start("/bin/sh", av, env, pid, false);
 	free(av);
 	return rc;
 }

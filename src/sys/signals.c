@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,6 +15,12 @@
 
 /* Periodic chores (the -P line, the Redis heartbeat), on one timer. */
 #define TICKS 2
+
+/* Room for a hook of each kind, and the ticks. */
+#define HOOKS (SIGNALS_KINDS + TICKS - 1)
+
+/* The kinds signals_dispatch runs: those before SIGNALS_RESIZE. */
+#define DISPATCHED SIGNALS_RESIZE
 
 /*
  * A stop signal that comes within this many ns of the first is the same
@@ -30,37 +37,35 @@ static int64_t stop_ns;			    /* when it came; on_stop's own */
 static volatile sig_atomic_t second_signal; /* a second stop, held */
 static volatile sig_atomic_t hold_second;   /* signals_hold_second_stop */
 static volatile sig_atomic_t ticking;	    /* the interval timer is set */
-static volatile sig_atomic_t report_wanted, tick_wanted, control_wanted;
-static volatile sig_atomic_t resized;
-static volatile sig_atomic_t child_wanted;
-static void (*child_fn)(void *);
-static void *child_arg;
-static void (*second_stop_fn)(void);
-static void (*control_fn)(void *);
-static void *control_arg;
-static bool chore_wanted;
-static void (*chore_fn)(void *);
-static void *chore_arg;
-static void (*death_fn)(void);
-static struct tick {
+/* A kind signals_dispatch runs came: its hook is to run. */
+static volatile sig_atomic_t wanted[DISPATCHED];
+/* The hooks: fn(arg) for kind; a slot is free while fn is NULL. */
+static struct hook {
+	enum signals_kind kind;
 	void (*fn)(void *);
 	void *arg;
-	int64_t every_ns, next_ns;
-} ticks[TICKS];
+	int64_t every_ns, next_ns; /* a tick's */
+} hooks[HOOKS];
 static int64_t timer_ns; /* the timer's interval: the shortest chore's */
-static void (*report_fn)(void *);
-static void *report_arg;
 static uintptr_t bus_lo, bus_hi; /* the mapping of signals_on_bus_error */
 static const char *bus_msg;
 static size_t bus_msg_len;
+
+/* Run the hooks of kind now, in a handler too: signal-safe. */
+static void
+run_now(enum signals_kind kind)
+{
+	for (size_t i = 0; i < HOOKS; i++)
+		if (hooks[i].fn != NULL && hooks[i].kind == kind)
+			hooks[i].fn(hooks[i].arg);
+}
 
 static void
 die_of(int sig)
 {
 	sigset_t set;
 
-	if (death_fn != NULL)
-		death_fn();
+	run_now(SIGNALS_DEATH);
 	(void)signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -89,8 +94,7 @@ wake_up(void)
 static void
 stop_again(int sig)
 {
-	if (second_stop_fn != NULL)
-		second_stop_fn();
+	run_now(SIGNALS_SECOND_STOP);
 	if (!hold_second || second_signal != 0)
 		die_of(sig);
 	second_signal = sig;
@@ -156,7 +160,7 @@ static void
 on_tick(int sig)
 {
 	(void)sig;
-	tick_wanted = 1;
+	wanted[SIGNALS_TICK] = 1;
 	if (stop_signal != 0 && !ticking)
 		(void)alarm(1);
 }
@@ -165,14 +169,14 @@ static void
 on_report(int sig)
 {
 	(void)sig;
-	report_wanted = 1;
+	wanted[SIGNALS_REPORT] = 1;
 }
 
 static void
 on_control(int sig)
 {
 	(void)sig;
-	control_wanted = 1;
+	wanted[SIGNALS_CONTROL] = 1;
 }
 
 void
@@ -221,40 +225,50 @@ on_child(int sig)
 	int e = errno;
 
 	(void)sig;
-	child_wanted = 1;
+	wanted[SIGNALS_CHILD] = 1;
 	/* A child that ends just before a wait begins still ends it. */
 	wake_up();
 	errno = e;
 }
 
-void
-signals_on_child(void (*child)(void *), void *arg, void (*second_stop)(void))
+static void
+on_resize(int sig)
 {
-	child_fn = child;
-	child_arg = arg;
-	second_stop_fn = second_stop;
-	catch_signal(SIGCHLD, on_child);
+	(void)sig;
+	run_now(SIGNALS_RESIZE);
 }
 
-void
-signals_on_report(void (*report)(void *), void *arg)
+/*
+ * Where a hook of kind goes: in place of its kind's (a tick's, if two
+ * are there already, in place of the last), or in a free slot.
+ */
+static struct hook *
+slot_for(enum signals_kind kind)
 {
-	report_fn = report;
-	report_arg = arg;
-	catch_signal(SIGUSR1, on_report);
+	struct hook *free_slot = NULL, *last = NULL;
+	int n = 0;
+
+	for (size_t i = 0; i < HOOKS; i++) {
+		if (hooks[i].fn == NULL) {
+			if (free_slot == NULL)
+				free_slot = &hooks[i];
+		} else if (hooks[i].kind == kind) {
+			if (kind != SIGNALS_TICK)
+				return &hooks[i];
+			last = &hooks[i];
+			n++;
+		}
+	}
+	return n < TICKS ? free_slot : last;
 }
 
-void
-signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
+/* Tick every every_ns: the timer runs at the shortest tick's interval. */
+static void
+start_timer(int64_t every_ns)
 {
 	struct itimerval it;
-	int64_t every_ns = (int64_t)interval_ms * 1000000;
-	int i;
+	int interval_ms = (int)(every_ns / 1000000);
 
-	for (i = 0; i < TICKS - 1 && ticks[i].fn != NULL; i++)
-		;
-	ticks[i] = (struct tick){ tick, arg, every_ns,
-		clock_now_ns() + every_ns };
 	if (timer_ns != 0 && timer_ns <= every_ns)
 		return;
 	timer_ns = every_ns;
@@ -265,82 +279,92 @@ signals_on_tick(void (*tick)(void *), void *arg, int interval_ms)
 	ticking = setitimer(ITIMER_REAL, &it, NULL) == 0;
 }
 
+/* Catch SIGWINCH: the next tick is soon enough, blocking calls go on. */
 static void
-on_resize(int sig)
-{
-	(void)sig;
-	resized = 1;
-}
-
-void
-signals_on_resize(void)
+catch_resize(void)
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_resize;
 	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_RESTART; /* the next tick is soon enough */
+	sa.sa_flags = SA_RESTART;
 	(void)sigaction(SIGWINCH, &sa, NULL);
 }
 
-bool
-signals_resized(void)
+void
+signals_hook(
+    enum signals_kind kind, void (*fn)(void *), void *arg, int every_ms)
 {
-	if (!resized)
-		return false;
-	resized = 0;
-	return true;
+	struct hook *h = slot_for(kind);
+	int64_t every_ns = (int64_t)every_ms * 1000000;
+
+	/* A handler may run the hook: whole before it is there. */
+	h->fn = NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	*h = (struct hook){ .kind = kind,
+		.arg = arg,
+		.every_ns = every_ns,
+		.next_ns = clock_now_ns() + every_ns };
+	atomic_signal_fence(memory_order_seq_cst);
+	h->fn = fn;
+	if (kind == SIGNALS_TICK)
+		start_timer(every_ns);
+	else if (kind == SIGNALS_CHILD)
+		catch_signal(SIGCHLD, on_child);
+	else if (kind == SIGNALS_REPORT)
+		catch_signal(SIGUSR1, on_report);
+	else if (kind == SIGNALS_RESIZE)
+		catch_resize();
 }
 
 void
-signals_cancel_tick(void (*tick)(void *))
+signals_unhook(enum signals_kind kind, void (*fn)(void *))
 {
-	for (int i = 0; i < TICKS; i++)
-		if (ticks[i].fn == tick)
-			ticks[i].fn = NULL;
+	for (size_t i = 0; i < HOOKS; i++)
+		if (hooks[i].kind == kind && hooks[i].fn == fn)
+			hooks[i].fn = NULL;
 }
 
-/* Run the chores that are due; the timer fires at the shortest one's
- * interval, so the others run at the first tick near their time. */
-static void
-run_ticks(void)
+void
+signals_request(enum signals_kind kind)
 {
-	int64_t now_ns = clock_now_ns();
+	if (kind < DISPATCHED)
+		wanted[kind] = 1;
+}
 
-	for (int i = 0; i < TICKS; i++) {
-		if (ticks[i].fn == NULL ||
-		    now_ns < ticks[i].next_ns - timer_ns / 2)
+/*
+ * Run the hooks of kind, one of those signals_dispatch runs; a tick when
+ * it is due: the timer fires at the shortest tick's interval, so the
+ * others run at the first tick near their time.
+ */
+static void
+run_hooks(enum signals_kind kind)
+{
+	int64_t now_ns = kind == SIGNALS_TICK ? clock_now_ns() : 0;
+
+	for (size_t i = 0; i < HOOKS; i++) {
+		struct hook *h = &hooks[i];
+
+		if (h->fn == NULL || h->kind != kind)
 			continue;
-		ticks[i].next_ns = now_ns + ticks[i].every_ns;
-		ticks[i].fn(ticks[i].arg);
+		if (kind == SIGNALS_TICK) {
+			if (now_ns < h->next_ns - timer_ns / 2)
+				continue;
+			h->next_ns = now_ns + h->every_ns;
+		}
+		h->fn(h->arg);
 	}
 }
 
-void
-signals_on_control(void (*control)(void *), void *arg)
+/* Is a hook of kind there? */
+static bool
+hooked(enum signals_kind kind)
 {
-	control_fn = control;
-	control_arg = arg;
-}
-
-void
-signals_request_control(void)
-{
-	control_wanted = 1;
-}
-
-void
-signals_on_chore(void (*chore)(void *), void *arg)
-{
-	chore_fn = chore;
-	chore_arg = arg;
-}
-
-void
-signals_request_chore(void)
-{
-	chore_wanted = true;
+	for (size_t i = 0; i < HOOKS; i++)
+		if (hooks[i].fn != NULL && hooks[i].kind == kind)
+			return true;
+	return false;
 }
 
 /*
@@ -356,8 +380,7 @@ on_bus(int sig, siginfo_t *si, void *ctx)
 	(void)ctx;
 	if (addr >= bus_lo && addr < bus_hi) {
 		(void)write(STDERR_FILENO, bus_msg, bus_msg_len);
-		if (death_fn != NULL)
-			death_fn();
+		run_now(SIGNALS_DEATH);
 		_exit(1);
 	}
 	/* Pending until we return, then fatal. */
@@ -382,33 +405,14 @@ signals_on_bus_error(const void *base, size_t len, const char *msg)
 }
 
 void
-signals_on_death(void (*cleanup)(void))
-{
-	death_fn = cleanup;
-}
-
-void
 signals_dispatch(void)
 {
-	if (control_wanted && control_fn != NULL) {
-		control_wanted = 0;
-		control_fn(control_arg);
-	}
-	if (chore_wanted && chore_fn != NULL) {
-		chore_wanted = false;
-		chore_fn(chore_arg);
-	}
-	if (tick_wanted) {
-		tick_wanted = 0;
-		run_ticks();
-	}
-	if (child_wanted && child_fn != NULL) {
-		child_wanted = 0;
-		child_fn(child_arg);
-	}
-	if (report_wanted && report_fn != NULL) {
-		report_wanted = 0;
-		report_fn(report_arg);
+	for (int k = 0; k < DISPATCHED; k++) {
+		/* A tick's signal is spent even with no tick: a stop's. */
+		if (!wanted[k] || (k != SIGNALS_TICK && !hooked(k)))
+			continue;
+		wanted[k] = 0;
+		run_hooks(k);
 	}
 }
 

@@ -12,84 +12,76 @@
  * within 100 ms of the first is the same stop (timeout(1) sends SIGTERM
  * twice).
  * SIGUSR1, SIGIO and SIGUSR2 are caught from here on too: what they ask
- * for waits for signals_on_report and signals_on_control.
+ * for waits for the hook of SIGNALS_REPORT or SIGNALS_CONTROL.
  */
 void signals_init(void);
 
 /*
- * Catch SIGCHLD and run child(arg) from signals_dispatch() after one
- * arrives (every wait ends then, as for a stop, even one that arrived
- * just before it began).  A second stop signal calls second_stop (if not
- * NULL), which may make only async-signal-safe calls, before the process
- * ends.
+ * What a hook is run for (signals_hook).  The first kinds are run by
+ * signals_dispatch(), in this order, when their signal has come (one
+ * that came before its hook was there waits for it); the others in the
+ * signal's handler, so their hooks may make only async-signal-safe calls.
  */
-void signals_on_child(
-    void (*child)(void *), void *arg, void (*second_stop)(void));
+enum signals_kind {
+	/* SIGIO (or SIGUSR2, which older tbthrottles sent), or asked for
+	 * (signals_request): a request may be waiting on the control
+	 * socket. */
+	SIGNALS_CONTROL,
+	/* Asked for (signals_request): background work (Redis probed while
+	 * it is down) whose descriptor or deadline a wait saw come
+	 * (clock_watch_once). */
+	SIGNALS_CHORE,
+	/* Every every_ms, driven by SIGALRM from one interval timer that
+	 * serves up to two ticks (the -P line and the Redis heartbeat); each
+	 * runs at the first tick within half the shortest interval of its
+	 * time. */
+	SIGNALS_TICK,
+	/* SIGCHLD: a child ended.  Every wait ends then, as for a stop, even
+	 * one that began just after it came. */
+	SIGNALS_CHILD,
+	/* SIGUSR1: a report, as dd(1) gives one; blocking calls return EINTR
+	 * so that it comes promptly. */
+	SIGNALS_REPORT,
+	/* In the handler: SIGWINCH, the terminal's size changed.  Blocking
+	 * calls go on (SA_RESTART). */
+	SIGNALS_RESIZE,
+	/* In the handler: a second stop signal, before the process ends (or,
+	 * held, before the wait ends: signals_hold_second_stop). */
+	SIGNALS_SECOND_STOP,
+	/* In the handler: the process dies of a signal (or of SIGBUS in a
+	 * mapped file cut short), the normal exit path not taken. */
+	SIGNALS_DEATH,
+	SIGNALS_KINDS
+};
 
 /*
- * Catch SIGUSR1 and run report(arg) from signals_dispatch() after it
- * arrives, as dd(1) does; blocking calls return EINTR so it runs promptly.
+ * Run fn(arg) when what kind names comes, from now on: one hook of each
+ * kind, which takes the place of the one before; but ticks, up to two,
+ * each every_ms (0 for the other kinds).
  */
-void signals_on_report(void (*report)(void *), void *arg);
+void signals_hook(
+    enum signals_kind kind, void (*fn)(void *), void *arg, int every_ms);
+
+/* Run fn for kind no more (its argument is going away). */
+void signals_unhook(enum signals_kind kind, void (*fn)(void *));
 
 /*
- * Also run tick(arg) from signals_dispatch() every interval_ms, driven
- * by SIGALRM from one interval timer that serves up to two such chores
- * (the -P line and the Redis heartbeat); each runs at the first tick
- * within half the shortest interval of its time.
+ * Run the hook of kind at the next signals_dispatch(), as if its signal
+ * had come (SIGNALS_CONTROL, SIGNALS_CHORE).
  */
-void signals_on_tick(void (*tick)(void *), void *arg, int interval_ms);
-
-/*
- * Catch SIGWINCH from here on: signals_resized then says that the
- * terminal's size changed.  Blocking calls go on (SA_RESTART).
- */
-void signals_on_resize(void);
-
-/* Did the terminal's size change since the last call?  Once per change. */
-bool signals_resized(void);
-
-/* Run tick no more (its argument is going away). */
-void signals_cancel_tick(void (*tick)(void *));
-
-/*
- * Run control(arg) from signals_dispatch() after SIGIO (or SIGUSR2,
- * which older tbthrottles sent) arrives: a request may be waiting on the
- * control socket.
- */
-void signals_on_control(void (*control)(void *), void *arg);
-
-/* Run the control function at the next signals_dispatch(), as if
- * SIGIO had come. */
-void signals_request_control(void);
-
-/*
- * Run chore(arg) from signals_dispatch() after signals_request_chore:
- * background work (Redis probed while it is down) whose descriptor or
- * deadline a wait saw come (clock_watch_once).  NULL: none.
- */
-void signals_on_chore(void (*chore)(void *), void *arg);
-
-/* Run the chore at the next signals_dispatch(). */
-void signals_request_chore(void);
+void signals_request(enum signals_kind kind);
 
 /*
  * When an access to [base, base + len), a mapped file, raises SIGBUS
  * because the file was cut short, write msg (a whole line) to standard
- * error, run the cleanup of signals_on_death and exit 1.  msg must last.
+ * error, run the hook of SIGNALS_DEATH and exit 1.  msg must last.
  */
 void signals_on_bus_error(const void *base, size_t len, const char *msg);
 
 /*
- * Run cleanup (which must be async-signal-safe) before dying of a signal,
- * when the normal exit path is not taken.
- */
-void signals_on_death(void (*cleanup)(void));
-
-/*
- * Do what the signals that came ask for, each by the function it was given
- * to: the report if SIGUSR1 arrived, the control function if a request
- * came, the chore if it was asked for, and the tick if it is due.
+ * Do what the signals that came ask for, each by its hook: the control
+ * hook if a request came, the chore if it was asked for, the ticks that
+ * are due, the child's if one ended, and the report if SIGUSR1 arrived.
  */
 void signals_dispatch(void);
 
@@ -98,7 +90,7 @@ int signals_stop_requested(void);
 
 /*
  * While hold is true, a second stop signal does not end the process in
- * its handler: after the second_stop of signals_on_child, it ends every
+ * its handler: after the hook of SIGNALS_SECOND_STOP, it ends every
  * wait, and signals_second_stop() says it came, for the caller to end
  * the run itself at once (reports printed).  A third ends it at once.
  * For waits the caller can leave at any moment; false by default.

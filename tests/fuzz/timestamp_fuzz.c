@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "calendar.h"
+#include "timeformat.h"
 #include "timestamp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,7 +68,7 @@ format_of(const uint8_t **data, size_t *size, char *spec, size_t specsz)
 	*data += nul != NULL ? n + 1 : *size;
 	*size -= nul != NULL ? n + 1 : *size;
 	err[0] = '\0';
-	if (timestamp_check_format(spec, err, sizeof err) == 0)
+	if (timeformat_check(spec, err, sizeof err) == 0)
 		return spec;
 	if (err[0] == '\0' || strchr(err, '\n') != NULL)
 		abort(); /* a reason, on one line */

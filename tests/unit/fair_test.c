@@ -334,8 +334,10 @@ frun(const struct fcase *c, const struct farrivals *a, bool model,
 	if (model) {
 		m = (struct fmodel){ &g.gate,
 			c->max_held == 0 ? FAIR_HELD : c->max_held };
-		p = (struct policy){ &m, model_next, NULL, NULL, NULL, true,
-			READ_COPY, NULL };
+		p = (struct policy){ .self = &m,
+			.next = model_next,
+			.uses_ready = true,
+			.read = READ_COPY };
 	} else if (fair_policy(&p, &f, &g.gate, c->max_held, &fair_seed) != 0) {
 		*promised = false;
 		ffree(&g);

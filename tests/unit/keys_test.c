@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bucket.h"
+#include "field.h"
 #include "keys.h"
 #include "unit.h"
 
@@ -400,19 +401,19 @@ test_keys(void)
 	int bad = 0;
 
 	current = "key fields";
-	n = keys_field("  a b\tc ", 8, 2, -1, &k);
+	n = field_of("  a b\tc ", 8, 2, -1, &k);
 	check(n == 1 && *k == 'b', "blanks: field 2");
-	n = keys_field("  a b\tc ", 8, 3, -1, &k);
+	n = field_of("  a b\tc ", 8, 3, -1, &k);
 	check(n == 1 && *k == 'c', "blanks: field 3 after a tab");
-	n = keys_field("  a b\tc ", 8, 4, -1, &k);
+	n = field_of("  a b\tc ", 8, 4, -1, &k);
 	check(n == 0, "blanks: no field 4 is the empty key");
-	n = keys_field("a,,c", 4, 2, ',', &k);
+	n = field_of("a,,c", 4, 2, ',', &k);
 	check(n == 0 && *k == ',', "sep: an empty field 2");
-	n = keys_field("a,,c", 4, 3, ',', &k);
+	n = field_of("a,,c", 4, 3, ',', &k);
 	check(n == 1 && *k == 'c', "sep: field 3");
-	n = keys_field("a,,c", 4, 4, ',', &k);
+	n = field_of("a,,c", 4, 4, ',', &k);
 	check(n == 0, "sep: no field 4");
-	n = keys_field("", 0, 1, -1, &k);
+	n = field_of("", 0, 1, -1, &k);
 	check(n == 0, "empty record");
 	test_keys_cut();
 

@@ -178,8 +178,10 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 		break;
 	case P_GCRA:
 		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst }, 0 };
-		pc->l = (struct limiter){ &pc->pg, pg_ready_at, pg_avail,
-			pg_take, NULL };
+		pc->l = (struct limiter){ .self = &pc->pg,
+			.ready_at = pg_ready_at,
+			.avail = pg_avail,
+			.take = pg_take };
 		break;
 	case P_NALG:
 		break;

@@ -158,7 +158,7 @@ test_progress_width(void)
 				   width == 0 ? 79 :
 						0) ||
 		    strstr(line, "e+") != NULL || strstr(line, "e-") != NULL ||
-		    strstr(line, "0.0 KiB") != NULL ||
+		    strstr(line, " 0.0 KiB") != NULL ||
 		    strstr(line, "nan") != NULL ||
 		    strstr(line, "inf") != NULL ||
 		    (width > 40 && strstr(line, " out") == NULL))

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calendar.h"
+#include "timeformat.h"
 #include "timestamp.h"
 #include "unit.h"
 
@@ -421,7 +422,7 @@ test_timestamp_check(void)
 
 	current = "timestamp format checks";
 	for (int i = 0; good[i] != NULL; i++)
-		check(timestamp_check_format(good[i], err, sizeof err) == 0,
+		check(timeformat_check(good[i], err, sizeof err) == 0,
 		    "format '%s' refused: %s", good[i], err);
 	refused("%Q", "unknown conversion %Q");
 	refused("%F %T%f", "unknown conversion %f");
@@ -443,9 +444,9 @@ test_timestamp_check(void)
 	refused("%j %m/%d", "%j with a month or day (%m)");
 	refused("%F %j", "%j with a month or day (%F)");
 	/* A short buffer still ends the reason. */
-	check(timestamp_check_format("%Q", err, 8) == -1 && strlen(err) == 7,
+	check(timeformat_check("%Q", err, 8) == -1 && strlen(err) == 7,
 	    "reason cut to the buffer: '%s'", err);
-	check(timestamp_check_format("%Q", NULL, 0) == -1, "no buffer");
+	check(timeformat_check("%Q", NULL, 0) == -1, "no buffer");
 }
 
 static void

@@ -1,11 +1,16 @@
 /* The unit tests' shared harness: counters, check(), the generator. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "unit.h"
 
 int passed, failed;
 const char *current;
+
+/* The seed the running test drew from, and whether a failure named it. */
+static uint64_t test_seed;
+static int seed_said;
 
 void
 check(int ok, const char *fmt, ...)
@@ -22,14 +27,39 @@ check(int ok, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (!seed_said) {
+		fprintf(stderr,
+		    "  (its random cases: TB_UNIT_SEED=%#llx ./tests/unit/run "
+		    "draws them again)\n",
+		    (unsigned long long)test_seed);
+		seed_said = 1;
+	}
 }
 
 /*
- * A small deterministic generator, so every run sees the same cases.  One
- * state for the whole binary: each test draws where the one before it
- * stopped, as when they all lived in one file.
+ * A small deterministic generator, so every run sees the same cases.  Each
+ * test starts it from a seed of its own (rng_start), so that its cases do
+ * not depend on the tests before it.
  */
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+void
+rng_start(const char *name)
+{
+	const char *env = getenv("TB_UNIT_SEED");
+	uint64_t seed = 0xcbf29ce484222325ULL;
+
+	if (env != NULL && *env != '\0') {
+		seed = strtoull(env, NULL, 0);
+	} else {
+		/* FNV-1a of the name. */
+		for (; *name != '\0'; name++)
+			seed = (seed ^ (unsigned char)*name) * 0x100000001b3ULL;
+	}
+	(void)rng_swap(seed);
+	test_seed = rng_state;
+	seed_said = 0;
+}
 
 uint64_t
 rng(void)

@@ -23,6 +23,13 @@ uint64_t rng_below(uint64_t n);
 uint64_t rng_swap(uint64_t state);
 
 /*
+ * Start the draws of test name from its own seed: one made of its name,
+ * or TB_UNIT_SEED's (a number, 0x for hex).  A failed check then says the
+ * seed, to draw the same cases again.
+ */
+void rng_start(const char *name);
+
+/*
  * Whether releases rel[0..count) keep the token bucket's bound: at most
  * burst + rate * (span + catchup_ns) in any span, at rate n per d ns.
  */
@@ -76,6 +83,9 @@ void test_siphash(void);
 
 /* hashslot_test.c */
 void test_hashslot(void);
+
+/* template_test.c */
+void test_template(void);
 
 /* keys_test.c */
 void test_keys(void);
@@ -148,6 +158,16 @@ void test_fair(void);
 
 /* held_test.c */
 void test_held(void);
+
+/* retryafter_test.c */
+void test_retryafter(void);
+
+/* seqset_test.c */
+void test_seqset(void);
+
+/* joblog_test.c */
+void test_joblog_format(void);
+void test_joblog_read(void);
 
 /* wildcard_test.c */
 void test_wildcard(void);

@@ -1,0 +1,353 @@
+/* The bucket script: its text, each call's words (its ops), its answers. */
+#ifdef HAVE_HIREDIS
+
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redisstore.h"
+
+/*
+ * The check-and-book, atomic in Redis.  Time is the server's (TIME), in
+ * microseconds, so the clocks of the hosts do not matter.  KEYS[1], the
+ * settings, holds i and b, the interval in microseconds and the burst,
+ * u, the unit, r, the rate as given, and ti, tb and tr, the same of the
+ * total (empty without one): set by the first process, checked by each
+ * newcomer (claim), and kept while any process uses the bucket (every
+ * call refreshes its expiry).  KEYS[2] holds this process's last batch:
+ * s, its number, and r, its answer.  With a total, KEYS[3] is its bucket.
+ * The keys after are the buckets of a batch, in order: each holds t, the
+ * time it is full again (GCRA), and i, the interval it was booked at, and
+ * expires then, carrying nothing.  Booked at another interval (its tier's
+ * rate was changed), what it owes is re-rated from that moment.
+ * ARGV: op, rate text, unit, settings TTL (ms), the settings i and b that
+ * newcomers must give (the interval and burst, or with --tiers a digest
+ * of every tier's and "tiers"), the batch's number, how far ahead to book
+ * (us), then interval, burst and units of each bucket (an empty interval:
+ * its key has no limit of its own, only the total), and last the total's
+ * interval, burst and text, empty without one.
+ * op: claim returns 0, or the settings when they differ; reset sets
+ * them, whatever they were, and returns 0; keep returns 0.  book books
+ * each bucket's units from when the one before may go (the first now),
+ * as if each were booked as the one before went, and stops after one
+ * due beyond the look-ahead, unless the next is of the same bucket and
+ * within the look-ahead of the first due beyond it: it returns how many
+ * it booked, then the wait of each in microseconds.  take takes what
+ * there is room for, up to units, in each, and returns how many buckets,
+ * then how many units each gave.  Every record pays the total too: it is
+ * due when both its bucket and the total's allow it, both charged as if
+ * it went then; take takes what both have room for, from both.  A batch
+ * asked again (its answer was lost) is answered as before, booking
+ * nothing twice.  now books as book does while each is due at once, and
+ * stops, booking nothing more, at the first that would wait (a cluster's
+ * shards, asked at once).  undo, for this process's last batch if it is
+ * the batch given (its number) and booked more than q (the look-ahead's
+ * place), gives back the units of the buckets given (those booked after
+ * the first q) and keeps only the first q of its answer, so that it is
+ * answered so if asked again; it returns 0.  Booking uses this process's
+ * settings even if another's
+ * were set while it could not refresh them: a running process never
+ * fails for a newcomer.
+ */
+static const char text[] =
+    "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
+    "local op = ARGV[1]\n"
+    "local ti, tb, tr = ARGV[#ARGV - 2], ARGV[#ARGV - 1], ARGV[#ARGV]\n"
+    "local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r', 'ti', 'tb',\n"
+    "  'tr')\n"
+    "if not s[1] or op == 'reset' then\n"
+    "  redis.call('HSET', KEYS[1], 'i', ARGV[5], 'b', ARGV[6], 'u', ARGV[3],\n"
+    "    'r', ARGV[2], 'ti', ti, 'tb', tb, 'tr', tr)\n"
+    "elseif op == 'claim' and (s[1] ~= ARGV[5] or s[2] ~= ARGV[6] or\n"
+    "    s[3] ~= ARGV[3] or (s[5] or '') ~= ti or (s[6] or '') ~= tb) then\n"
+    "  return {tostring(s[4] or '?'), tostring(s[2] or '?'),\n"
+    "    tostring(s[3] or '?'), tostring(s[7] or '')}\n"
+    "end\n"
+    "local function hold(ms)\n"
+    "  if redis.call('PTTL', KEYS[1]) < ms then\n"
+    "    redis.call('PEXPIRE', KEYS[1], ms)\n"
+    "  end\n"
+    "end\n"
+    "hold(tonumber(ARGV[4]))\n"
+    "if op ~= 'book' and op ~= 'take' and op ~= 'now' and op ~= 'undo' then\n"
+    "  return 0\n"
+    "end\n"
+    "local t = redis.call('TIME')\n"
+    "local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+    "local out, keep = {0}, {0}\n"
+    "local m = redis.call('HMGET', KEYS[2], 's', 'r')\n"
+    "if op == 'undo' then\n"
+    "  if m[1] ~= ARGV[7] or not m[2] then return 0 end\n"
+    "  local q, was = tonumber(ARGV[8]), {}\n"
+    "  for w in string.gmatch(m[2], '%S+') do was[#was + 1] = w end\n"
+    "  if tonumber(was[1]) <= q then return 0 end\n"
+    "  for k = 3 + (ti ~= '' and 1 or 0), #KEYS do\n"
+    "    local a = 3 * (k - (ti ~= '' and 1 or 0))\n"
+    "    local b = redis.call('HMGET', KEYS[k], 't')\n"
+    "    local tat = tonumber(b[1] or '')\n"
+    "    if tat then\n"
+    "      redis.call('HSET', KEYS[k], 't', string.format('%.17g',\n"
+    "        tat - tonumber(ARGV[a + 2]) * tonumber(ARGV[a])))\n"
+    "    end\n"
+    "  end\n"
+    "  was[1] = tostring(q)\n"
+    "  redis.call('HSET', KEYS[2], 'r', table.concat(was, ' ', 1, q + 1))\n"
+    "  return 0\n"
+    "end\n"
+    "if m[1] == ARGV[7] and m[2] then\n"
+    "  out = {}\n"
+    "  for w in string.gmatch(m[2], '%S+') do\n"
+    "    local x = tonumber(w)\n"
+    "    if op ~= 'take' and #out > 0 then\n"
+    "      x = math.ceil(math.max(x - now, 0))\n"
+    "    end\n"
+    "    out[#out + 1] = x\n"
+    "  end\n"
+    "  return out\n"
+    "end\n"
+    "local ahead, from, most, lead = tonumber(ARGV[8]), now, 0, nil\n"
+    "local tot = ti ~= '' and 1 or 0\n"
+    "local function fetch(p)\n"
+    "  local b = redis.call('HMGET', KEYS[p.k], 't', 'i')\n"
+    "  local tat = tonumber(b[1] or '0') or 0\n"
+    "  if tat ~= tat or tat == math.huge then tat = 0 end\n"
+    "  local was = tonumber(b[2] or '')\n"
+    "  if tat > now and was and was > 0 and was ~= p.iv then\n"
+    "    tat = now + (tat - now) * p.iv / was\n"
+    "    redis.call('HSET', KEYS[p.k], 't', string.format('%.17g', tat),\n"
+    "      'i', p.ivt)\n"
+    "  end\n"
+    "  p.tat = math.max(tat, from)\n"
+    "end\n"
+    "local function charge(p, units)\n"
+    "  local ttl = math.ceil((p.tat + units * p.iv - now) / 1000) + 1\n"
+    "  redis.call('HSET', KEYS[p.k], 't',\n"
+    "    string.format('%.17g', p.tat + units * p.iv), 'i', p.ivt)\n"
+    "  redis.call('PEXPIRE', KEYS[p.k], ttl)\n"
+    "  most = math.max(most, ttl)\n"
+    "end\n"
+    "local own = {}\n"
+    "local pair = {own, {k = 3, ivt = ti, iv = tonumber(ti),\n"
+    "  burst = tonumber(tb)}}\n"
+    "for k = 3 + tot, #KEYS do\n"
+    "  local a, at = 3 * (k - tot), from\n"
+    "  local units = tonumber(ARGV[a + 2])\n"
+    "  own.k, own.ivt, own.iv = k, ARGV[a], tonumber(ARGV[a])\n"
+    "  own.burst = tonumber(ARGV[a + 1])\n"
+    "  local first = own.iv and 1 or 2\n"
+    "  for i = first, 1 + tot do\n"
+    "    local p = pair[i]\n"
+    "    fetch(p)\n"
+    "    local room = math.floor((now + p.burst * p.iv - p.tat) / p.iv)\n"
+    "    if op == 'take' and room < units then units = math.max(room, 0) end\n"
+    "    at = math.max(at, p.tat + (units - p.burst) * p.iv)\n"
+    "  end\n"
+    "  if op == 'now' and at > now then break end\n"
+    "  for i = first, 1 + tot do\n"
+    "    local p = pair[i]\n"
+    "    if tot == 1 and op ~= 'take' then p.tat = math.max(p.tat, at) end\n"
+    "    if units > 0 then charge(p, units) end\n"
+    "  end\n"
+    "  out[1] = out[1] + 1\n"
+    "  if op == 'take' then\n"
+    "    out[out[1] + 1] = units\n"
+    "    keep[out[1] + 1] = units\n"
+    "  else\n"
+    "    out[out[1] + 1] = math.ceil(at - now)\n"
+    "    keep[out[1] + 1] = string.format('%.17g', at)\n"
+    "    if at - now > ahead then\n"
+    "      lead = lead or at\n"
+    "      if KEYS[k + 1] ~= KEYS[k] or at - lead > ahead then break end\n"
+    "    end\n"
+    "    from = at\n"
+    "  end\n"
+    "end\n"
+    "keep[1] = out[1]\n"
+    "hold(most)\n"
+    "redis.call('HSET', KEYS[2], 's', ARGV[7], 'r', table.concat(keep, ' '))\n"
+    "redis.call('PEXPIRE', KEYS[2], 60000)\n"
+    "return out\n";
+
+const struct redis_script bucket_script = { text, sizeof text - 1 };
+
+/* The rate of booking b: its key's, or the bucket's own. */
+const struct redis_rate *
+bucket_rate_of(const struct redis *r, const struct booking *b)
+{
+	return b->rate != NULL ? b->rate : &r->share.own;
+}
+
+/*
+ * The names of the buckets of b[asked[0..m)], end to end in r->keys.names, the
+ * length of each in lens: a key's own, or without one the bucket
+ * selected.
+ */
+static void
+name_buckets(struct redis *r, const struct booking *b, size_t m, size_t *lens)
+{
+	size_t total = 0, at = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->call.asked[j]];
+
+		lens[j] = bj->key != NULL ? r->keys.key_base + 1 + bj->key_len :
+					    r->keys.key_len;
+		if (lens[j] > SIZE_MAX / 4 - total)
+			errx(1, "keys of %zu bytes", total);
+		total += lens[j];
+	}
+	if (total > r->keys.names_size) {
+		char *p = realloc(r->keys.names, total * 2);
+
+		if (p == NULL)
+			err(1, "keys of %zu bytes", total);
+		r->keys.names = p;
+		r->keys.names_size = total * 2;
+	}
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->call.asked[j]];
+
+		if (bj->key == NULL) {
+			memcpy(
+			    r->keys.names + at, r->keys.key, r->keys.key_len);
+		} else {
+			memcpy(
+			    r->keys.names + at, r->keys.key, r->keys.key_base);
+			r->keys.names[at + r->keys.key_base] = ':';
+			memcpy(r->keys.names + at + r->keys.key_base + 1,
+			    bj->key, bj->key_len);
+		}
+		at += lens[j];
+	}
+}
+
+/*
+ * The words of the script's call for op, with the buckets of
+ * b[asked[0..m)] looking ahead ahead_ns, into r->call.argv; how many.
+ */
+int
+bucket_words(struct redis *r, const char *op, const struct booking *b, size_t m,
+    int64_t ahead_ns)
+{
+	const char **w = r->call.argv;
+	size_t *lens = r->call.lens, off = 0;
+	int n = 0, first = r->share.total.none ? 5 : 6; /* the first bucket's */
+
+	snprintf(r->call.head[0], sizeof r->call.head[0], "%zu",
+	    m + (size_t)first - 3);
+	snprintf(
+	    r->call.head[1], sizeof r->call.head[1], "%d", SETTINGS_TTL_MS);
+	snprintf(r->call.head[2], sizeof r->call.head[2], "%llu",
+	    (unsigned long long)r->call.seq);
+	snprintf(r->call.head[3], sizeof r->call.head[3], "%lld",
+	    (long long)(ahead_ns / 1000));
+	name_buckets(r, b, m, lens + first);
+	w[n++] = "EVALSHA";
+	w[n++] = r->call.sha;
+	w[n++] = r->call.head[0];
+	w[n++] = r->keys.settings;
+	w[n++] = r->keys.last;
+	if (!r->share.total.none)
+		w[n++] = r->keys.total_key;
+	for (size_t j = 0; j < m; j++) {
+		w[n++] = r->keys.names + off;
+		off += lens[n - 1];
+	}
+	w[n++] = op;
+	w[n++] = r->share.rate_text;
+	w[n++] = r->share.unit;
+	w[n++] = r->call.head[1];
+	w[n++] = r->share.id_i;
+	w[n++] = r->share.id_b;
+	w[n++] = r->call.head[2];
+	w[n++] = r->call.head[3];
+	for (size_t j = 0; j < m; j++) {
+		const struct booking *bj = &b[r->call.asked[j]];
+
+		snprintf(r->call.units[j], sizeof r->call.units[j], "%llu",
+		    (unsigned long long)bj->units);
+		w[n++] = bucket_rate_of(r, bj)->interval;
+		w[n++] = bucket_rate_of(r, bj)->burst;
+		w[n++] = r->call.units[j];
+	}
+	w[n++] = r->share.total.interval;
+	w[n++] = r->share.total.burst;
+	w[n++] = r->share.total_text;
+	for (int i = 0; i < n; i++)
+		if (i < first || i >= first + (int)m)
+			lens[i] = strlen(w[i]);
+	return n;
+}
+
+/*
+ * Is Redis asked about booking b: has its key a limit that lets some go,
+ * or a key of no limit the total?
+ */
+bool
+bucket_asks(const struct redis *r, const struct booking *b)
+{
+	return !bucket_rate_of(r, b)->none &&
+	    (!bucket_rate_of(r, b)->inf || !r->share.total.none);
+}
+
+/* Answer booking b, of no limit (inf) or none, here: due at due_ns. */
+void
+bucket_answer_here(const struct redis *r, struct booking *b, int64_t due_ns)
+{
+	b->taken = bucket_rate_of(r, b)->inf ? b->units : 0;
+	b->due_ns = due_ns;
+}
+
+/* Longest wait believed from Redis: a reply beyond is a broken one. */
+#define WAIT_MAX_US (100LL * 365 * 86400 * 1000000)
+
+/*
+ * Is rep the script's answer for m buckets, at least least of them (take:
+ * for each), each number in range?  Else why says what is not.
+ */
+bool
+bucket_answer_fits(const struct booking *b, const size_t *asked, size_t m,
+    bool take, size_t least, const redisReply *rep, char *why, size_t size)
+{
+	long long k;
+
+	snprintf(why, size, "a reply out of range");
+	if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 1 ||
+	    rep->element[0]->type != REDIS_REPLY_INTEGER)
+		return false;
+	k = rep->element[0]->integer;
+	if (k < (long long)least || (size_t)k > m || (take && (size_t)k != m) ||
+	    rep->elements != (size_t)k + 1)
+		return false;
+	for (size_t j = 0; j < (size_t)k; j++) {
+		const redisReply *e = rep->element[j + 1];
+
+		if (e->type != REDIS_REPLY_INTEGER || e->integer < 0 ||
+		    (take && (uint64_t)e->integer > b[asked[j]].units))
+			return false;
+		if (!take && e->integer > WAIT_MAX_US) {
+			snprintf(why, size, "a wait of %lld us", e->integer);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Is rep the script's answer for m buckets (take: for each; book: for
+ * at least the first)?  As answer_fits says.
+ */
+bool
+bucket_answer_ok(const struct booking *b, const size_t *asked, size_t m,
+    bool take, const redisReply *rep, char *why, size_t size)
+{
+	return bucket_answer_fits(b, asked, m, take, 1, rep, why, size);
+}
+
+#else
+
+/* Without hiredis there is nothing here; ISO C wants a declaration. */
+typedef int bucketscript_unused;
+
+#endif

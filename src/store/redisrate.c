@@ -1,0 +1,21 @@
+/* What the bucket script is told of each key: its rate, as text. */
+#include <stdio.h>
+#include <string.h>
+
+#include "redisrate.h"
+
+void
+redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d, uint64_t burst,
+    bool none, bool inf)
+{
+	memset(rt, 0, sizeof *rt);
+	rt->none = none;
+	rt->inf = inf;
+	if (none || inf)
+		return;
+	snprintf(rt->interval, sizeof rt->interval, "%.17Lg",
+	    (long double)d / n / 1000);
+	snprintf(
+	    rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
+	rt->burst_units = burst;
+}

@@ -1,0 +1,30 @@
+/* What the bucket script is told of each key: its rate, as text. */
+#ifndef REDISRATE_H
+#define REDISRATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Longest settings text: -r as given, or the id of tiers. */
+#define TIERS_ID_MAX 128
+
+/* Most bookings in one call of the script. */
+#define REDIS_BATCH_MAX 256
+
+/* The rate of a key's bucket in Redis (its tier's), as the script reads it. */
+struct redis_rate {
+	char interval[48]; /* microseconds a unit */
+	char burst[24];
+	uint64_t burst_units;
+	bool none; /* nothing goes, and Redis is not asked */
+	bool inf;  /* everything goes, and Redis is not asked */
+};
+
+/*
+ * The rate n units every d ns, burst burst, of a booking's key; none for
+ * nothing, inf for everything.
+ */
+void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
+    uint64_t burst, bool none, bool inf);
+
+#endif
