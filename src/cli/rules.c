@@ -394,19 +394,19 @@ static int warn_byte_suffix(struct parsed *p);
 static const struct rule rules[] = {
 	/* --list lists, and takes nothing else. */
 	{ "--json needs --list: the list it prints as JSON",
-	    .all = O(JSON), .none = O(LIST)},
+	    .all = O(JSON), .none = O(LIST) },
 	{ "--list takes no other options or operands (but --json)",
-	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)), .fany = F(FILES)},
+	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)), .fany = F(FILES) },
 	{ .step = list_only },
 
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
 	{ "--reload needs -R NAME|PID: the run to reload", .all = O(RELOAD),
-	    .none = O(RETUNE)},
+	    .none = O(RETUNE) },
 	{ "-R takes only -r and -b, --stats, --reload or --speed, not '%s'",
 	    .all = O(RETUNE), .any = ALL_OPTIONS & ~RETUNE_OPTIONS,
 	    .quote = { Q_WORD } },
 	{ "-R takes only -r and -b, --stats, --reload or --speed, not FILE "
-	    "operands", .all = O(RETUNE), .fall = F(FILES)},
+	    "operands", .all = O(RETUNE), .fall = F(FILES) },
 	{ "invalid -R '%s': give the name or the process id of a running "
 	    "tbthrottle", .all = O(RETUNE), .fall = F(BAD_TARGET),
 	    .quote = { V(RETUNE) } },
@@ -430,33 +430,33 @@ static const struct rule rules[] = {
 	    "combine with %s", .all = O(TAKE),
 	    .any = ALL_OPTIONS & ~TAKE_OPTIONS, .quote = { Q_WORD } },
 	{ "--take needs --shared NAME: the bucket to take from, kept beyond "
-	    "this process", .all = O(TAKE), .none = O(SHARED)},
+	    "this process", .all = O(TAKE), .none = O(SHARED) },
 	{ .step = resolve_take },
 	{ .step = stray_operands },
 	{ .step = check_exec_take },
 	{ "-j %s needs --exec: it bounds the commands running at once",
 	    .all = O(JOBS), .none = O(EXEC), .quote = { V(JOBS) } },
 	{ "--exec runs a command for each record; it does not apply to -c",
-	    .all = O(EXEC) | O(BYTES)},
+	    .all = O(EXEC) | O(BYTES) },
 	{ "--exec does not combine with --queue: records wait for a free "
-	    "slot in the input", .all = O(EXEC) | O(QUEUE)},
+	    "slot in the input", .all = O(EXEC) | O(QUEUE) },
 	{ "--exec does not combine with --order key: records wait for a "
-	    "free slot in the order they come", .all = O(EXEC), .fall = F(ORDER_KEY)},
+	    "free slot in the order they come", .all = O(EXEC), .fall = F(ORDER_KEY) },
 	{ "--dry-run says what a replay would do and starts nothing: it "
-	    "does not combine with --exec", .all = O(EXEC) | O(DRY_RUN)},
+	    "does not combine with --exec", .all = O(EXEC) | O(DRY_RUN) },
 
 	/* --replay: records at their own timestamps, whole. */
 	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,
 	    .quote = { Q_NAME } },
 	{ "--replay times records by their timestamps; it does not apply to "
-	    "-c", .all = O(REPLAY) | O(BYTES)},
+	    "-c", .all = O(REPLAY) | O(BYTES) },
 	{ "--time-key finds the timestamp by its JSON key: give it or "
-	    "--time-field, not both", .all = O(TIME_KEY) | O(TIME_FIELD)},
+	    "--time-field, not both", .all = O(TIME_KEY) | O(TIME_FIELD) },
 	{ .step = check_loop_input },
 	{ "--replay does not combine with --queue",
-	    .all = O(REPLAY) | O(QUEUE)},
+	    .all = O(REPLAY) | O(QUEUE) },
 	{ "--replay does not combine with --shared",
-	    .all = O(REPLAY) | O(SHARED)},
+	    .all = O(REPLAY) | O(SHARED) },
 
 	/* Records limited by their bytes too. */
 	{ "--byte-burst %s needs --byte-rate", .all = O(BYTE_BURST),
@@ -467,14 +467,14 @@ static const struct rule rules[] = {
 	{ .step = resolve_bytes },
 	{ "-a applies to -r, and there is none: --byte-rate is always a "
 	    "token bucket", .all = O(BYTE_RATE), .none = O(RATE),
-	    .any = O(ALG) | O(LEAKY)},
+	    .any = O(ALG) | O(LEAKY) },
 
 	/* The limits: each -r with its -b, and --initial. */
 	{ "-b %s comes before any -r: with several -r, give each -b after "
 	    "its -r", .fall = F(LEAD) | F(SEVERAL), .quote = { Q_LEAD } },
 	{ options_burst_twice, .fall = F(LEAD) | F(B0), .quote = { Q_LEAD, Q_B0 } },
 	{ "--initial applies to a single -r",
-	    .all = O(INITIAL), .fall = F(SEVERAL)},
+	    .all = O(INITIAL), .fall = F(SEVERAL) },
 	{ "-b %s applies to -r, and there is none (for the bytes, give "
 	    "--byte-burst)", .fall = F(LEAD), .none = O(RATE),
 	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { Q_LEAD } },
@@ -482,11 +482,11 @@ static const struct rule rules[] = {
 	    "give --byte-burst)", .all = O(INITIAL), .none = O(RATE),
 	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { V(INITIAL) } },
 	{ "missing -r RATE (for example -r 10/s or -c -r 1M/s; see --help)",
-	    .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY)},
+	    .none = O(RATE) | O(BYTE_RATE) | O(TIERS) | O(REPLAY) },
 	{ .step = resolve_limits },
 	{ .step = warn_byte_suffix },
 	{ .step = check_take },
-	{ "-r inf cannot be combined with other rates", .fall = F(INF_AMONG)},
+	{ "-r inf cannot be combined with other rates", .fall = F(INF_AMONG) },
 
 	/* --queue holds whole records under record limits only. */
 	{ "--queue %s counts records; it does not apply to -c",
@@ -498,10 +498,10 @@ static const struct rule rules[] = {
 
 	/* -k keeps a limit per key, for one -r, or by --tiers. */
 	{ "-F needs -k FIELD, --time-field N or --exec", .all = O(SEP),
-	    .none = O(KEY) | O(TIME_FIELD) | O(EXEC)},
+	    .none = O(KEY) | O(TIME_FIELD) | O(EXEC) },
 	{ "--tiers needs -k FIELD: tiers give the rates of keys",
-	    .all = O(TIERS), .none = O(KEY)},
-	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY)},
+	    .all = O(TIERS), .none = O(KEY) },
+	{ "--max-keys needs -k FIELD", .all = O(MAX_KEYS), .none = O(KEY) },
 	{ "--total-burst %s needs --total-rate", .all = O(TOTAL_BURST),
 	    .none = O(TOTAL_RATE), .quote = { V(TOTAL_BURST) } },
 	{ "--total-rate %s caps all keys together: it needs -k FIELD (without "
@@ -515,14 +515,14 @@ static const struct rule rules[] = {
 	{ "-k %s takes one -r, the rate of each key",
 	    .all = O(KEY), .fall = F(SEVERAL), .quote = { V(KEY) } },
 	{ "--order key lets each key go at its own pace: it needs -k FIELD",
-	    .fall = F(ORDER_KEY), .none = O(KEY)},
+	    .fall = F(ORDER_KEY), .none = O(KEY) },
 	{ "--order key orders the records that wait for their token: with "
 	    "--drop none waits", .fall = F(ORDER_KEY),
-	    .any = O(DROP) | O(DROP_TO)},
+	    .any = O(DROP) | O(DROP_TO) },
 	{ "--order key does not combine with --replay, whose records go at "
-	    "their timestamps", .all = O(REPLAY), .fall = F(ORDER_KEY)},
+	    "their timestamps", .all = O(REPLAY), .fall = F(ORDER_KEY) },
 	{ "--order key does not combine with --redis: its buckets are booked "
-	    "ahead, in input order", .all = O(REDIS), .fall = F(ORDER_KEY)},
+	    "ahead, in input order", .all = O(REDIS), .fall = F(ORDER_KEY) },
 	{ "-k %s does not combine with --queue (but with --order key, where "
 	    "--queue N bounds the records held)", .all = O(KEY) | O(QUEUE),
 	    .fnone = F(ORDER_KEY), .quote = { V(KEY) } },
@@ -530,14 +530,14 @@ static const struct rule rules[] = {
 	    "apply", .all = O(KEY), .fall = F(NOT_FULL), .quote = { V(KEY) } },
 
 	/* --shared is one token bucket, in a file or in Redis. */
-	{ "--redis needs --shared NAME", .all = O(REDIS), .none = O(SHARED)},
+	{ "--redis needs --shared NAME", .all = O(REDIS), .none = O(SHARED) },
 	{ "--redis-fallback needs --shared NAME", .all = O(FALLBACK),
-	    .none = O(SHARED)},
+	    .none = O(SHARED) },
 	{ "--redis-allow-eviction needs --redis URL", .all = O(EVICTION),
-	    .none = O(REDIS)},
+	    .none = O(REDIS) },
 	{ .step = check_tls },
 	{ "--redis-insecure takes any certificate: it does not combine "
-	    "with --redis-cacert", .all = O(INSECURE) | O(CACERT)},
+	    "with --redis-cacert", .all = O(INSECURE) | O(CACERT) },
 	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
 	    "'_' and '-'", .all = O(SHARED), .fall = F(BAD_SHARED),
 	    .quote = { V(SHARED) } },
@@ -558,7 +558,7 @@ static const struct rule rules[] = {
 	/* Dropping needs something to drop for. */
 	{ "--drop needs a rate: with -r inf nothing is ever dropped",
 	    .fall = F(UNLIMITED), .none = O(BYTE_RATE),
-	    .any = O(DROP) | O(DROP_TO)},
+	    .any = O(DROP) | O(DROP_TO) },
 };
 /* clang-format on */
 
