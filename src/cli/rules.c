@@ -436,6 +436,14 @@ static const struct rule rules[] = {
 	{ .step = check_exec_take },
 	{ "-j %s needs --exec: it bounds the commands running at once",
 	    .all = O(JOBS), .none = O(EXEC), .quote = { V(JOBS) } },
+	{ "%s needs --exec: what is tried again or failed is a command",
+	    .none = O(EXEC), .any = O(RETRY) | O(RETRY_ON) | O(RETRY_DELAY) |
+	    O(RETRY_MAX) | O(FAILED_TO), .quote = { Q_WORD } },
+	{ "%s needs --retry N", .none = O(RETRY),
+	    .any = O(RETRY_ON) | O(RETRY_DELAY) | O(RETRY_MAX),
+	    .quote = { Q_WORD } },
+	{ "--retry does not combine with --replay: a try again would come "
+	  "out of its time", .all = O(RETRY) | O(REPLAY) },
 	{ "--exec runs a command for each record; it does not apply to -c",
 	    .all = O(EXEC) | O(BYTES) },
 	{ "--exec does not combine with --queue: records wait for a free "

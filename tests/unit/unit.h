@@ -59,9 +59,6 @@ void test_fixed(void);
 /* went_test.c */
 void test_went(void);
 
-/* adapt_test.c */
-void test_adapt(void);
-
 /* failure_test.c */
 void test_failure(void);
 
