@@ -42,6 +42,15 @@ _tbthrottle()
 	-j | --jobs)
 		mapfile -t COMPREPLY < <(compgen -W '1 2 4 8 16' -- "$cur")
 		return ;;
+	--retry)
+		mapfile -t COMPREPLY < <(compgen -W '1 3 5 10' -- "$cur")
+		return ;;
+	--retry-on)
+		mapfile -t COMPREPLY < <(compgen -W '75 75,111 1-254' -- "$cur")
+		return ;;
+	--retry-delay | --retry-max-delay)
+		mapfile -t COMPREPLY < <(compgen -W '100ms 1s 10s 1min' -- "$cur")
+		return ;;
 	-r | --rate | --byte-rate | --total-rate)
 		mapfile -t COMPREPLY < <(compgen -W \
 		    '10/s 100/min 1000/h 1/day 500k/s 1M/s inf' -- "$cur")
@@ -77,7 +86,7 @@ _tbthrottle()
 		return ;;
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
-	--drop-to | --tiers | --redis-cacert | --redis-cert | --redis-key)
+	--drop-to | --failed-to | --tiers | --redis-cacert | --redis-cert | --redis-key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	--speed)
@@ -112,6 +121,7 @@ _tbthrottle()
 		    --redis-key --redis-insecure --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
+		    --retry --retry-on --retry-delay --retry-max-delay --failed-to
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

@@ -73,6 +73,11 @@ _tbthrottle() {
 	    '(--drop)--drop-to=[drop units that find no token, appending them to FILE]:drop file:_files' \
 	    '--exec[run CMD for each record, up to a lone ;]:command:_command_names -e:*\;::command arguments:_normal' \
 	    '(-j --jobs)'{-j+,--jobs=}'[with --exec, at most N commands at once]:number of commands:(1 2 4 8 16)' \
+	    '--retry=[with --exec, start a command that exits 75 again, up to N more times]:tries again:(1 3 5 10)' \
+	    '--retry-on=[the exit statuses tried again]:exit statuses:(75 75,111 1-254)' \
+	    '--retry-delay=[the first wait between tries is at most T]:duration:(100ms 1s 10s 1min)' \
+	    '--retry-max-delay=[no wait between tries over T]:duration:(1s 10s 1min 10min)' \
+	    '--failed-to=[with --exec, append the records whose last try failed to FILE]:failed records file:_files' \
 	    '--take[take a token of the --shared bucket and exit]' \
 	    '--replay[release each record at its own timestamp]' \
 	    '--dry-run[with --replay, say what it would do, release nothing]' \

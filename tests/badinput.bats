@@ -141,6 +141,16 @@ cases() {
 -r 1/s -j 0 --exec echo	'0'
 -r 1/s -j 5000 --exec echo	'5000'
 -r 1/s --exec	--exec needs a command
+-r 1/s --retry 2	--retry needs --exec
+-r 1/s --retry 0 --exec true	'0'
+-r 1/s --retry 1e3 --exec true	'1e3'
+-r 1/s --retry 2 --retry-on 75, --exec true	'75,'
+-r 1/s --retry 2 --retry-on 0 --exec true	'0'
+-r 1/s --retry 2 --retry-delay -1s --exec true	'-1s'
+-r 1/s --retry 2 --retry-max-delay 2day --exec true	'2day'
+-r 1/s --retry-on 75 --exec true	--retry-on needs --retry N
+-r 1/s --failed-to '' --exec true	''
+--replay --retry 2 --exec true	does not combine with --replay
 --replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
 -r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096
 -r 1/s -j '3 ' --exec echo	invalid -j '3 ': give a whole number

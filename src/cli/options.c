@@ -17,6 +17,9 @@
 #define QUEUE_MAX_UNITS 1000000000ULL
 /* Most commands -j may run at once. */
 #define MAX_JOBS 4096
+/* --retry: at most so many tries again; their waits at most a day. */
+#define MAX_RETRIES 1000
+#define MAX_RETRY_NS (86400 * 1000000000ULL)
 /* The last field -k and --time-field may name. */
 #define MAX_FIELD 1000000
 /* Longest --catch-up, and --max-gap, in ns. */
@@ -114,6 +117,19 @@ options_shared_name_ok(const char *name)
  * the struct parsed and the value, and returns 0, or -1 with the reason
  * in err.
  */
+
+/* --retry-on LIST. */
+static int
+set_retry_on(void *base, const char *arg, char *err, size_t errsz)
+{
+	struct parsed *p = base;
+	char why[160];
+
+	if (exitset_parse(arg, &p->cfg.retry_on, why, sizeof why) == 0)
+		return 0;
+	snprintf(err, errsz, "invalid --retry-on '%s': %s", arg, why);
+	return -1;
+}
 
 static int
 set_rate(void *base, const char *arg, char *err, size_t errsz)
@@ -351,6 +367,30 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "limits apply to the moment each one starts" },
 	[O_JOBS] = { "jobs", "N", 'j', REQ, COUNT(cfg.jobs, MAX_JOBS),
 	    .help = "with --exec, at most N commands at once (1)" },
+	[O_RETRY] = { "retry", "N", 0, REQ, COUNT(cfg.retries, MAX_RETRIES),
+	    .help = "with --exec, start a command that exits 75\n"
+	    "(EX_TEMPFAIL) again, up to N more times, each try\n"
+	    "booked in the limits, after a wait of full jitter\n"
+	    "doubling from --retry-delay (or the Retry-After\n"
+	    "it wrote in $TBTHROTTLE_RETRY_AFTER)" },
+	[O_RETRY_ON] = { "retry-on", "LIST", 0, REQ, SEEN,
+	    .check = set_retry_on,
+	    .help = "the exit statuses tried again (75): N, N-M, and\n"
+	    "commas between" },
+	[O_RETRY_DELAY] = { "retry-delay", "T", 0, REQ,
+	    DURATION(cfg.retry_delay_ns, MAX_RETRY_NS),
+	    .bad = "give a duration such as 1s, 250ms or 0",
+	    .big = "at most 1day",
+	    .help = "the first wait between tries is at most T (1s)" },
+	[O_RETRY_MAX] = { "retry-max-delay", "T", 0, REQ,
+	    DURATION(cfg.retry_max_ns, MAX_RETRY_NS),
+	    .bad = "give a duration such as 1min, 30s or 0",
+	    .big = "at most 1day",
+	    .help = "no wait between tries over T (60s)" },
+	[O_FAILED_TO] = { "failed-to", "FILE", 0, REQ, TEXT(cfg.failed_to),
+	    .bad = "give a file name",
+	    .help = "with --exec, append the records whose last try\n"
+	    "failed to FILE, whole, in input order" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"
@@ -475,7 +515,10 @@ options_parse(
 		.speed_num = 1,
 		.speed_den = 1,
 		.max_gap_ns = -1,
-		.jobs = 1 };
+		.jobs = 1,
+		.retry_on = { .bits = { 0, UINT64_C(1) << (75 - 64) } },
+		.retry_delay_ns = DEFAULT_RETRY_DELAY_NS,
+		.retry_max_ns = DEFAULT_RETRY_MAX_NS };
 	struct parsed p = { .cfg = defaults, .err = err, .errsz = errsz };
 	enum parse_result r = parse(&p, argc, argv);
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "failure.h"
 #include "redisurl.h"
 #include "spec.h"
 
@@ -28,6 +29,9 @@ enum order { ORDER_INPUT, ORDER_KEY };
  * here so that options need not include the limiters.
  */
 #define DEFAULT_CATCHUP_NS 10000000LL
+/* --retry-delay and --retry-max-delay unless given. */
+#define DEFAULT_RETRY_DELAY_NS 1000000000LL
+#define DEFAULT_RETRY_MAX_NS 60000000000LL
 
 struct config {
 	/*
@@ -90,6 +94,13 @@ struct config {
 	char **exec_argv; /* CMD and its ARGs, exec_argc of them */
 	int exec_argc;
 	unsigned jobs; /* -j: most commands in flight, 1 by default */
+	/* --retry N: a command that exits with a status of retry_on is
+	 * started again, up to N more times, after a wait from
+	 * retry_delay_ns doubling up to retry_max_ns. */
+	unsigned retries;
+	struct exitset retry_on;
+	int64_t retry_delay_ns, retry_max_ns;
+	const char *failed_to; /* --failed-to: records that failed, whole */
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
 	const char *take_key; /* with -k, else NULL */

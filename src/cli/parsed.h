@@ -16,7 +16,8 @@ enum opt {
 	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_REDIS, O_CACERT, O_CERT, O_KEYFILE, O_INSECURE, O_FALLBACK,
 	O_EVICTION, O_QUEUE,
 	O_DROP,
-	O_DROP_TO, O_EXEC, O_JOBS, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
+	O_DROP_TO, O_EXEC, O_JOBS, O_RETRY, O_RETRY_ON, O_RETRY_DELAY,
+	O_RETRY_MAX, O_FAILED_TO, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
 	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT, O_LOOP, O_LOOP_GAP, O_DRY_RUN,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_JSON, O_HELP,
 	O_VERSION, NOPTIONS
@@ -24,26 +25,27 @@ enum opt {
 /* clang-format on */
 
 /*
- * What the rules know besides the options given, a bit each after theirs.
- * Those marked (limits) hold once the -r have been read.
+ * What the rules know besides the options given, a bit each in a word of
+ * their own.  Those marked (limits) hold once the -r have been read.
  */
 enum fact {
-	F_FILES = NOPTIONS, /* FILE operands */
-	F_LEAD,		    /* a -b before any -r */
-	F_B0,		    /* a -b after the first -r */
-	F_NO_RATE,	    /* no -r, or a -b before the first */
-	F_SEVERAL,	    /* more than one -r */
-	F_INF_AMONG,	    /* -r inf among several (limits) */
-	F_INF,		    /* one -r, inf (limits) */
-	F_UNLIMITED,	    /* options_unlimited() (limits) */
+	F_FILES,      /* FILE operands */
+	F_LEAD,	      /* a -b before any -r */
+	F_B0,	      /* a -b after the first -r */
+	F_NO_RATE,    /* no -r, or a -b before the first */
+	F_SEVERAL,    /* more than one -r */
+	F_INF_AMONG,  /* -r inf among several (limits) */
+	F_INF,	      /* one -r, inf (limits) */
+	F_UNLIMITED,  /* options_unlimited() (limits) */
 	F_NOT_FULL,   /* the first -r starts short of its burst (limits) */
 	F_WINDOW,     /* -a sliding or fixed */
 	F_BAD_TARGET, /* -R names neither a process id nor a name */
 	F_BAD_SHARED, /* --shared names no bucket */
 	F_ORDER_KEY,  /* --order key */
-	NBITS
+	NFACTS
 };
-_Static_assert(NBITS <= CMDLINE_MAX, "the options and facts fit in a uint64_t");
+_Static_assert(NOPTIONS <= CMDLINE_MAX, "the options fit in a uint64_t");
+_Static_assert(NFACTS <= 64, "the facts fit in a uint64_t");
 
 #define BIT(i) (UINT64_C(1) << (i))
 #define O(x) BIT(O_##x)

@@ -325,7 +325,7 @@ warn_byte_suffix(struct parsed *p)
 	return 0;
 }
 
-/* The options given, and the facts about them that hold now. */
+/* The facts about the options given that hold now. */
 static uint64_t
 facts(const struct parsed *p)
 {
@@ -333,8 +333,8 @@ facts(const struct parsed *p)
 	const struct limit *l = &c->limits[0];
 
 #define IF(f, cond) ((cond) ? BIT(f) : 0)
-	return p->cl.seen | IF(F_FILES, c->nfiles > 0) |
-	    IF(F_LEAD, p->lead_burst != NULL) | IF(F_B0, p->bursts[0] != NULL) |
+	return IF(F_FILES, c->nfiles > 0) | IF(F_LEAD, p->lead_burst != NULL) |
+	    IF(F_B0, p->bursts[0] != NULL) |
 	    IF(F_NO_RATE, p->nrates == 0 || p->lead_burst != NULL) |
 	    IF(F_SEVERAL, p->nrates > 1) | IF(F_INF_AMONG, p->inf_among) |
 	    IF(F_INF, c->nlimits == 0 && p->nrates > 0) |
@@ -367,7 +367,8 @@ enum quote {
  */
 struct rule {
 	const char *text;
-	uint64_t all, none, any;
+	uint64_t all, none, any;    /* options given */
+	uint64_t fall, fnone, fany; /* facts that hold */
 	unsigned char quote[2];
 	int (*step)(struct parsed *);
 };
@@ -395,8 +396,7 @@ static const struct rule rules[] = {
 	{ "--json needs --list: the list it prints as JSON",
 	    .all = O(JSON), .none = O(LIST) },
 	{ "--list takes no other options or operands (but --json)",
-	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)) |
-	    F(FILES) },
+	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)), .fany = F(FILES) },
 	{ .step = list_only },
 
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
@@ -406,9 +406,9 @@ static const struct rule rules[] = {
 	    .all = O(RETUNE), .any = ALL_OPTIONS & ~RETUNE_OPTIONS,
 	    .quote = { Q_WORD } },
 	{ "-R takes only -r and -b, --stats, --reload or --speed, not FILE "
-	    "operands", .all = O(RETUNE) | F(FILES) },
+	    "operands", .all = O(RETUNE), .fall = F(FILES) },
 	{ "invalid -R '%s': give the name or the process id of a running "
-	    "tbthrottle", .all = O(RETUNE) | F(BAD_TARGET),
+	    "tbthrottle", .all = O(RETUNE), .fall = F(BAD_TARGET),
 	    .quote = { V(RETUNE) } },
 	{ "-R %s takes -r and -b, or --stats, not both",
 	    .all = O(RETUNE) | O(STATS), .any = O(RATE) | O(BURST),
@@ -418,7 +418,7 @@ static const struct rule rules[] = {
 	    .any = O(STATS) | O(RATE) | O(BURST) | O(SPEED),
 	    .quote = { V(RETUNE) } },
 	{ "-R %s needs -r RATE [-b BURST] for each limit to change, --stats, "
-	    "--reload or --speed", .all = O(RETUNE) | F(NO_RATE),
+	    "--reload or --speed", .all = O(RETUNE), .fall = F(NO_RATE),
 	    .none = O(STATS) | O(RELOAD) | O(SPEED), .quote = { V(RETUNE) } },
 	{ "-R %s takes --speed alone, not with -r, -b or --stats",
 	    .all = O(RETUNE) | O(SPEED), .any = O(RATE) | O(BURST) | O(STATS),
@@ -436,12 +436,20 @@ static const struct rule rules[] = {
 	{ .step = check_exec_take },
 	{ "-j %s needs --exec: it bounds the commands running at once",
 	    .all = O(JOBS), .none = O(EXEC), .quote = { V(JOBS) } },
+	{ "%s needs --exec: what is tried again or failed is a command",
+	    .none = O(EXEC), .any = O(RETRY) | O(RETRY_ON) | O(RETRY_DELAY) |
+	    O(RETRY_MAX) | O(FAILED_TO), .quote = { Q_WORD } },
+	{ "%s needs --retry N", .none = O(RETRY),
+	    .any = O(RETRY_ON) | O(RETRY_DELAY) | O(RETRY_MAX),
+	    .quote = { Q_WORD } },
+	{ "--retry does not combine with --replay: a try again would come "
+	  "out of its time", .all = O(RETRY) | O(REPLAY) },
 	{ "--exec runs a command for each record; it does not apply to -c",
 	    .all = O(EXEC) | O(BYTES) },
 	{ "--exec does not combine with --queue: records wait for a free "
 	    "slot in the input", .all = O(EXEC) | O(QUEUE) },
 	{ "--exec does not combine with --order key: records wait for a "
-	    "free slot in the order they come", .all = O(EXEC) | F(ORDER_KEY) },
+	    "free slot in the order they come", .all = O(EXEC), .fall = F(ORDER_KEY) },
 	{ "--dry-run says what a replay would do and starts nothing: it "
 	    "does not combine with --exec", .all = O(EXEC) | O(DRY_RUN) },
 
@@ -471,12 +479,12 @@ static const struct rule rules[] = {
 
 	/* The limits: each -r with its -b, and --initial. */
 	{ "-b %s comes before any -r: with several -r, give each -b after "
-	    "its -r", .all = F(LEAD) | F(SEVERAL), .quote = { Q_LEAD } },
-	{ options_burst_twice, .all = F(LEAD) | F(B0), .quote = { Q_LEAD, Q_B0 } },
+	    "its -r", .fall = F(LEAD) | F(SEVERAL), .quote = { Q_LEAD } },
+	{ options_burst_twice, .fall = F(LEAD) | F(B0), .quote = { Q_LEAD, Q_B0 } },
 	{ "--initial applies to a single -r",
-	    .all = O(INITIAL) | F(SEVERAL) },
+	    .all = O(INITIAL), .fall = F(SEVERAL) },
 	{ "-b %s applies to -r, and there is none (for the bytes, give "
-	    "--byte-burst)", .all = F(LEAD), .none = O(RATE),
+	    "--byte-burst)", .fall = F(LEAD), .none = O(RATE),
 	    .any = O(BYTE_RATE) | O(REPLAY), .quote = { Q_LEAD } },
 	{ "--initial %s applies to -r, and there is none (for the bytes, "
 	    "give --byte-burst)", .all = O(INITIAL), .none = O(RATE),
@@ -486,7 +494,7 @@ static const struct rule rules[] = {
 	{ .step = resolve_limits },
 	{ .step = warn_byte_suffix },
 	{ .step = check_take },
-	{ "-r inf cannot be combined with other rates", .all = F(INF_AMONG) },
+	{ "-r inf cannot be combined with other rates", .fall = F(INF_AMONG) },
 
 	/* --queue holds whole records under record limits only. */
 	{ "--queue %s counts records; it does not apply to -c",
@@ -494,7 +502,7 @@ static const struct rule rules[] = {
 	{ "--queue %s does not combine with --byte-rate",
 	    .all = O(QUEUE) | O(BYTE_RATE), .quote = { V(QUEUE) } },
 	{ "--queue %s needs a rate: with -r inf nothing ever waits",
-	    .all = O(QUEUE) | F(UNLIMITED), .quote = { V(QUEUE) } },
+	    .all = O(QUEUE), .fall = F(UNLIMITED), .quote = { V(QUEUE) } },
 
 	/* -k keeps a limit per key, for one -r, or by --tiers. */
 	{ "-F needs -k FIELD, --time-field N or --exec", .all = O(SEP),
@@ -511,23 +519,23 @@ static const struct rule rules[] = {
 	{ "-k %s keys records; it does not apply to -c",
 	    .all = O(KEY) | O(BYTES), .quote = { V(KEY) } },
 	{ "-k %s needs a rate for each key", .all = O(KEY),
-	    .any = F(UNLIMITED) | F(INF), .quote = { V(KEY) } },
+	    .fany = F(UNLIMITED) | F(INF), .quote = { V(KEY) } },
 	{ "-k %s takes one -r, the rate of each key",
-	    .all = O(KEY) | F(SEVERAL), .quote = { V(KEY) } },
+	    .all = O(KEY), .fall = F(SEVERAL), .quote = { V(KEY) } },
 	{ "--order key lets each key go at its own pace: it needs -k FIELD",
-	    .all = F(ORDER_KEY), .none = O(KEY) },
+	    .fall = F(ORDER_KEY), .none = O(KEY) },
 	{ "--order key orders the records that wait for their token: with "
-	    "--drop none waits", .all = F(ORDER_KEY),
+	    "--drop none waits", .fall = F(ORDER_KEY),
 	    .any = O(DROP) | O(DROP_TO) },
 	{ "--order key does not combine with --replay, whose records go at "
-	    "their timestamps", .all = F(ORDER_KEY) | O(REPLAY) },
+	    "their timestamps", .all = O(REPLAY), .fall = F(ORDER_KEY) },
 	{ "--order key does not combine with --redis: its buckets are booked "
-	    "ahead, in input order", .all = F(ORDER_KEY) | O(REDIS) },
+	    "ahead, in input order", .all = O(REDIS), .fall = F(ORDER_KEY) },
 	{ "-k %s does not combine with --queue (but with --order key, where "
 	    "--queue N bounds the records held)", .all = O(KEY) | O(QUEUE),
-	    .none = F(ORDER_KEY), .quote = { V(KEY) } },
+	    .fnone = F(ORDER_KEY), .quote = { V(KEY) } },
 	{ "-k %s starts every key with a full bucket: --initial does not "
-	    "apply", .all = O(KEY) | F(NOT_FULL), .quote = { V(KEY) } },
+	    "apply", .all = O(KEY), .fall = F(NOT_FULL), .quote = { V(KEY) } },
 
 	/* --shared is one token bucket, in a file or in Redis. */
 	{ "--redis needs --shared NAME", .all = O(REDIS), .none = O(SHARED) },
@@ -539,25 +547,25 @@ static const struct rule rules[] = {
 	{ "--redis-insecure takes any certificate: it does not combine "
 	    "with --redis-cacert", .all = O(INSECURE) | O(CACERT) },
 	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
-	    "'_' and '-'", .all = O(SHARED) | F(BAD_SHARED),
+	    "'_' and '-'", .all = O(SHARED), .fall = F(BAD_SHARED),
 	    .quote = { V(SHARED) } },
-	{ "--shared %s needs a rate", .all = O(SHARED) | F(UNLIMITED),
+	{ "--shared %s needs a rate", .all = O(SHARED), .fall = F(UNLIMITED),
 	    .quote = { V(SHARED) } },
-	{ "--shared %s takes one -r", .all = O(SHARED) | F(SEVERAL),
+	{ "--shared %s takes one -r", .all = O(SHARED), .fall = F(SEVERAL),
 	    .quote = { V(SHARED) } },
 	{ "--shared %s needs -a token or -a leaky",
-	    .all = O(SHARED) | F(WINDOW), .quote = { V(SHARED) } },
+	    .all = O(SHARED), .fall = F(WINDOW), .quote = { V(SHARED) } },
 	{ "--shared %s does not combine with -k (except with --redis)",
 	    .all = O(SHARED) | O(KEY), .none = O(REDIS),
 	    .quote = { V(SHARED) } },
 	{ "--shared %s does not combine with --queue",
 	    .all = O(SHARED) | O(QUEUE), .quote = { V(SHARED) } },
 	{ "--shared %s starts the bucket full: --initial does not apply",
-	    .all = O(SHARED) | F(NOT_FULL), .quote = { V(SHARED) } },
+	    .all = O(SHARED), .fall = F(NOT_FULL), .quote = { V(SHARED) } },
 
 	/* Dropping needs something to drop for. */
 	{ "--drop needs a rate: with -r inf nothing is ever dropped",
-	    .all = F(UNLIMITED), .none = O(BYTE_RATE),
+	    .fall = F(UNLIMITED), .none = O(BYTE_RATE),
 	    .any = O(DROP) | O(DROP_TO) },
 };
 /* clang-format on */
@@ -585,19 +593,23 @@ quote(
 enum parse_result
 rules_check(struct parsed *p)
 {
-	uint64_t have = facts(p);
+	uint64_t have = facts(p), given;
 	char one[64], two[64];
 
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
 		const struct rule *r = &rules[i];
 		int rc;
 
+		given = p->cl.seen;
 		if (r->step != NULL) {
 			if ((rc = r->step(p)) != 0)
 				return rc < 0 ? OPT_ERROR : OPT_RUN;
 			have = facts(p);
-		} else if ((have & r->all) == r->all && (have & r->none) == 0 &&
-		    (r->any == 0 || (have & r->any) != 0)) {
+		} else if ((given & r->all) == r->all &&
+		    (have & r->fall) == r->fall && (given & r->none) == 0 &&
+		    (have & r->fnone) == 0 &&
+		    ((r->any == 0 && r->fany == 0) || (given & r->any) != 0 ||
+			(have & r->fany) != 0)) {
 			refuse(p, r->text,
 			    quote(p, r, r->quote[0], one, sizeof one),
 			    quote(p, r, r->quote[1], two, sizeof two));

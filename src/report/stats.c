@@ -224,15 +224,20 @@ add_jobs(
 		    ",\"commands\":{\"started\":%" PRIu64
 		    ",\"succeeded\":%" PRIu64 ",\"failed\":%" PRIu64
 		    ",\"refused\":%" PRIu64 ",\"running\":%u"
+		    ",\"retried\":%" PRIu64 ",\"retrying\":%zu"
 		    ",\"slowest_s\":%.6f}",
 		    j->started, j->succeeded, j->failed, j->refused, j->running,
-		    slowest);
+		    j->retried, j->retrying, slowest);
 		return;
 	}
 	stats_add(buf, size, used,
 	    "; commands %" PRIu64 " started, %" PRIu64 " succeeded, %" PRIu64
 	    " failed, %u running, slowest %.3f s",
 	    j->started, j->succeeded, j->failed, j->running, slowest);
+	if (j->retried > 0 || j->retrying > 0)
+		stats_add(buf, size, used,
+		    ", %" PRIu64 " tried again, %zu waiting to be", j->retried,
+		    j->retrying);
 	if (j->refused > 0)
 		stats_add(buf, size, used,
 		    ", %" PRIu64 " records no argument can hold (dropped)",

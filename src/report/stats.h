@@ -70,6 +70,8 @@ int64_t stats_late_quantile(
 struct stats_jobs {
 	uint64_t started, succeeded, failed;
 	uint64_t refused; /* records that could be no argument: dropped */
+	uint64_t retried; /* tries again, each also started (--retry) */
+	size_t retrying;  /* records waiting to be tried again */
 	unsigned running;
 	int64_t slowest_ns; /* of the commands that ended */
 };

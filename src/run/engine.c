@@ -28,6 +28,8 @@ struct run {
 	bool failed;	     /* the policy could not go on */
 	uint64_t pass;	     /* --loop: passes begun again */
 	uint64_t pass_bytes; /* bytes in when the last pass began */
+	int64_t again_ns;    /* the sink's next record to go again, or
+			      * INT64_MIN for none (sink's again) */
 };
 
 /* The run: one per process, as reports and requests reach it by signal. */
@@ -112,6 +114,9 @@ wait_until(struct run *r, int64_t deadline_ns, bool read)
 	 * deadline. */
 	if (w != WAKE_DUE)
 		return w;
+	/* A record to go again is due before: it is put back then. */
+	if (r->again_ns != INT64_MIN && r->again_ns < deadline_ns)
+		deadline_ns = r->again_ns;
 	if (read) {
 		rc = stream_wait_input(&r->s, deadline_ns);
 		if (rc == EINTR)
@@ -146,8 +151,15 @@ loop_again(struct run *r)
 static bool
 read_more(struct run *r, enum read_mode mode)
 {
-	if (stream_at_end(&r->s))
-		return loop_again(r);
+	if (stream_at_end(&r->s)) {
+		if (loop_again(r))
+			return true;
+		/* Records may still come back to go again: wait for them. */
+		if (r->again_ns == INT64_MIN)
+			return false;
+		return wait_until(r, clock_now_ns() + ENGINE_ROOM_NS, false) !=
+		    WAKE_STOP;
+	}
 	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
 }
 
@@ -307,6 +319,9 @@ turn(struct run *r)
 		return move_long(r) || read_more(r, READ_COPY);
 	if (signals_stop_requested())
 		return stream_drop_open(&r->s) && finish_drop(r);
+	if (r->e->sink->again != NULL)
+		r->again_ns = r->e->sink->again(
+		    r->e->sink, &r->s, clock_now_ns());
 	stream_view(&r->s, &v);
 	if (!r->e->sink->room(r->e->sink, &room))
 		return false; /* nothing will ever go */
@@ -349,7 +364,9 @@ engine_run(const struct engine *e)
 	size_t room;
 	int worst, status;
 
-	run = (struct run){ .e = e, .pol = e->policy, .seen = changes };
+	run = (struct run){
+		.e = e, .pol = e->policy, .seen = changes, .again_ns = INT64_MIN
+	};
 	/* Reports may be asked for while a drop FIFO waits for a reader. */
 	signals_hook(SIGNALS_REPORT, report, &run, 0);
 	progress_start(&run.s, e->stats, e->progress);

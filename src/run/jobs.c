@@ -47,6 +47,7 @@ jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
 			errx(2, "--exec: %s", why);
 		return -1;
 	}
+	retries_init(&j->retry, 0, &(struct exitset){ 0 }, 0, 0, NULL, max);
 	j->slot = calloc(max, sizeof *j->slot);
 	j->argv = calloc((size_t)ncmd + 2, sizeof *j->argv);
 	if (j->slot == NULL || j->argv == NULL) {
@@ -56,6 +57,14 @@ jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
 	signals_hook(SIGNALS_CHILD, jobs_reap, j, 0);
 	signals_hook(SIGNALS_SECOND_STOP, term_all, j, 0);
 	return 0;
+}
+
+void
+jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
+    int64_t delay_ns, int64_t max_ns, const char *failed_to, char delim)
+{
+	retries_init(&j->retry, max, on, delay_ns, max_ns, failed_to, j->max);
+	j->delim = delim;
 }
 
 void
@@ -254,13 +263,21 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 	pid_t pid;
 	int e;
 	int64_t start_ns;
+	char file[160];
 
+	/* A slot is free: the engine hands no more records than slots. */
+	while (j->slot[i].pid != 0)
+		i++;
 	snprintf(j->seq_env, sizeof j->seq_env, "TBTHROTTLE_SEQ=%llu",
 	    (unsigned long long)seq);
 	snprintf(j->try_env, sizeof j->try_env, "TBTHROTTLE_TRY=%u", try);
+	retries_file(&j->retry, i, file, sizeof file);
+	snprintf(j->after_env, sizeof j->after_env, "TBTHROTTLE_RETRY_AFTER=%s",
+	    file);
 	j->env[0] = j->seq_env;
 	j->env[1] = j->try_env;
-	j->env[2] = NULL;
+	j->env[2] = file[0] != '\0' ? j->after_env : NULL;
+	j->env[3] = NULL;
 	/* Before the spawn: the command may run a while before it returns,
 	 * and its time would come out short. */
 	start_ns = clock_now_ns();
@@ -272,11 +289,15 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 		e = command_script(j->argv, j->env, &pid);
 	if (e != 0)
 		return cannot_start(j, e);
-	/* A slot is free: the engine hands no more records than slots,
-	 * and one waited for above may have freed another. */
-	while (j->slot[i].pid != 0)
-		i++;
-	j->slot[i] = (struct job){ .pid = pid, .start_ns = start_ns };
+	j->slot[i] = (struct job){
+		.pid = pid, .start_ns = start_ns, .seq = seq, .tries = try
+	};
+	if (retries_keep(&j->retry)) {
+		if ((j->slot[i].rec = malloc(j->rec_len + 1)) == NULL)
+			err(1, "--retry: memory for a record");
+		memcpy(j->slot[i].rec, j->rec, j->rec_len);
+		j->slot[i].len = j->rec_len;
+	}
 	j->counts.running = ++j->running;
 	j->counts.started++;
 	return STREAM_TAKEN;
@@ -291,18 +312,24 @@ static enum stream_fate
 jobs_hand(void *self, const char *rec, size_t len)
 {
 	struct jobs *j = self;
-	/* With --exec, records leave the input in order, from its head. */
-	uint64_t seq = j->st->units_out + j->st->units_dropped + 1;
+	uint64_t seq;
+	unsigned tries;
 
 	if (jobs_room(j) == 0 || signals_stop_requested())
 		return STREAM_KEPT;
+	/* With --exec, records leave the input in order, from its head; a
+	 * record put back to be tried again is one of them. */
+	retries_which(&j->retry, j->st->units_out + j->st->units_dropped + 1,
+	    &seq, &tries);
+	j->rec = rec;
+	j->rec_len = len;
 	j->records++;
 	if (memchr(rec, '\0', len) != NULL)
 		return refuse(j, &j->said_nul, "holds a NUL byte");
 	if (!build(j, rec, len, seq))
 		err(1, "--exec: memory for the arguments of record %llu",
 		    (unsigned long long)j->records);
-	return start(j, seq, 1);
+	return start(j, seq, tries + 1);
 }
 
 /* A record too long to be held whole can be no argument: say so once. */
@@ -319,6 +346,29 @@ jobs_outgrown(struct jobs *j, size_t buf_bytes)
 	(void)refuse(j, &j->said_long, why);
 }
 
+/*
+ * The command of slot i ended with status at now_ns: its record is tried
+ * again, or its outcome counted.
+ */
+static void
+ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
+{
+	struct job *s = &j->slot[i];
+	int64_t ran_ns = now_ns - s->start_ns;
+
+	j->ends++;
+	if (retries_ended(&j->retry, s->rec, s->len, s->seq, s->tries, status,
+		i, now_ns, signals_stop_requested() || j->halted)) {
+		if (ran_ns > j->counts.slowest_ns)
+			j->counts.slowest_ns = ran_ns;
+		j->counts.retrying = retries_waiting(&j->retry);
+	} else {
+		count(j, status, ran_ns);
+	}
+	free(s->rec);
+	s->rec = NULL;
+}
+
 /* Collect the commands that ended, and count their outcomes. */
 static void
 jobs_reap(void *self)
@@ -332,7 +382,7 @@ jobs_reap(void *self)
 		for (unsigned i = 0; i < j->max; i++) {
 			if (j->slot[i].pid != pid)
 				continue;
-			count(j, status, now_ns - j->slot[i].start_ns);
+			ended(j, i, status, now_ns);
 			j->slot[i].pid = 0;
 			j->running--;
 			break;
@@ -406,11 +456,9 @@ sink_send(struct sink *k, struct stream *s, const struct action *a)
 static bool
 slot_freed(struct jobs *j)
 {
-	uint64_t ended = j->counts.succeeded + j->counts.failed;
-
-	if (ended == j->ended)
+	if (j->ends == j->ended)
 		return false;
-	j->ended = ended;
+	j->ended = j->ends;
 	return true;
 }
 
@@ -443,7 +491,35 @@ sink_finish(struct sink *k)
 		jobs_reap(j);
 	}
 	signals_hold_second_stop(false);
+	/* What still waits to be tried again failed: its last try did. */
+	j->counts.failed += retries_waiting(&j->retry);
+	if (retries_waiting(&j->retry) > 0 && j->status < 123)
+		j->status = 123;
+	j->counts.retrying = 0;
+	if (retries_finish(&j->retry, j->delim) != 0 && j->status < 1)
+		j->status = 1;
 	return jobs_status(j);
+}
+
+/*
+ * Put the records due to be tried again by now_ns back into s; when to
+ * ask again (see struct sink's again).
+ */
+static int64_t
+sink_again(struct sink *k, struct stream *s, int64_t now_ns)
+{
+	struct jobs *j = k->self;
+	int64_t next_ns;
+
+	if (j->retry.max == 0 || j->halted)
+		return INT64_MIN;
+	next_ns = retries_put_back(
+	    &j->retry, s, j->st->units_out + j->st->units_dropped, now_ns);
+	j->counts.retried = j->retry.retried;
+	j->counts.retrying = retries_waiting(&j->retry);
+	if (next_ns == INT64_MAX && j->running == 0)
+		return INT64_MIN; /* none waits, none may come */
+	return next_ns;
 }
 
 void
@@ -454,5 +530,6 @@ jobs_sink(struct jobs *j, struct sink *k, const struct gate *g)
 		.room = sink_room,
 		.send = sink_send,
 		.wait = sink_wait,
+		.again = sink_again,
 		.finish = sink_finish };
 }

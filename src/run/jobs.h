@@ -10,12 +10,17 @@
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
+#include "retry.h"
 #include "template.h"
 
 /* One command in flight. */
 struct job {
 	pid_t pid; /* 0: the slot is free */
 	int64_t start_ns;
+	uint64_t seq;	/* the record's number */
+	unsigned tries; /* its tries, this one too */
+	char *rec;	/* a copy of it, when a failure may need one */
+	size_t len;
 };
 
 struct jobs {
@@ -24,8 +29,14 @@ struct jobs {
 	struct template tpl;	/* cmd read: where each record goes */
 	const struct stats *st; /* what left the input: records' numbers */
 	char seq_env[40], try_env[40]; /* TBTHROTTLE_SEQ=, TBTHROTTLE_TRY= */
-	char *env[3];		       /* them, for the next command */
-	unsigned max;		       /* slots */
+	char after_env[200];	       /* TBTHROTTLE_RETRY_AFTER= */
+	char *env[4];		       /* them, for the next command */
+	struct retries retry;	       /* --retry, --failed-to */
+	char delim;		       /* after each record --failed-to gets */
+	uint64_t ends;		       /* commands that ended */
+	const char *rec;	       /* the record being handed */
+	size_t rec_len;
+	unsigned max; /* slots */
 	struct job *slot;
 	unsigned running;
 	int status;  /* the worst outcome so far: 0, 123, 124 or 125 */
@@ -52,6 +63,15 @@ struct jobs {
  */
 int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
     const struct stats *st);
+
+/*
+ * Try a record whose command exits with a status in on again, up to max
+ * more times, waiting from delay_ns doubling to max_ns (max 0: never);
+ * append the records whose last try failed, each followed by delim, to
+ * failed_to (NULL: nowhere).
+ */
+void jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
+    int64_t delay_ns, int64_t max_ns, const char *failed_to, char delim);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);

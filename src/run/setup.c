@@ -154,6 +154,8 @@ choose_sink(const struct config *cfg, const struct gate *g, struct sink *k,
 	if (jobs_init(j, cfg->exec_argv, cfg->exec_argc, cfg->key_sep,
 		cfg->jobs, st) != 0)
 		err(1, "--exec: %u slots", cfg->jobs);
+	jobs_retries(j, cfg->retries, &cfg->retry_on, cfg->retry_delay_ns,
+	    cfg->retry_max_ns, cfg->failed_to, (char)cfg->delim);
 	st->jobs = &j->counts;
 	jobs_sink(j, k, g);
 	return true;

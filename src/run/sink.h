@@ -41,6 +41,13 @@ struct sink {
 	void (*wait)(struct sink *k, int64_t deadline_ns,
 	    bool (*woken)(void *ctx), void *ctx);
 	/*
+	 * NULL, or: put the records due to go again by now_ns back into s
+	 * (stream_inject), to be released as any other.  Returns when to
+	 * ask next: the time the next is due; INT64_MAX while none waits but
+	 * what is under way may bring one back; INT64_MIN when none will.
+	 */
+	int64_t (*again)(struct sink *k, struct stream *s, int64_t now_ns);
+	/*
 	 * The run ends: let what is under way finish, and return the sink's
 	 * own exit status; 0 when the run's stands.
 	 */

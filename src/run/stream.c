@@ -643,3 +643,40 @@ stream_spill(struct stream *s)
 	if (n > 0)
 		(void)output_write(s->drop_fd, s->buf + off, n, s->drop_name);
 }
+
+bool
+stream_inject(struct stream *s, const char *rec, size_t len, int64_t now_ns,
+    size_t *before)
+{
+	size_t whole, at, need = len + 1;
+
+	if (s->longrec != LONG_NONE || s->long_open || s->held_in ||
+	    s->unsent > 0 || s->framer.bytes)
+		return false;
+	whole = framer_whole(&s->framer, s->buf + s->head, s->tail - s->head);
+	/* At the end of the input a last record without its delimiter is
+	 * whole, and the policy may have booked it as it is: the record put
+	 * back waits until it has gone. */
+	if (s->eof && whole < s->tail - s->head)
+		return false;
+	if (s->cap - (s->tail - s->head) < need)
+		return false;
+	if (s->cap - s->tail < need) {
+		memmove(s->buf, s->buf + s->head, s->tail - s->head);
+		s->tail -= s->head;
+		s->counted -= s->counted > s->head ? s->head : s->counted;
+		s->head = 0;
+	}
+	if (s->head == s->tail)
+		s->ready_ns = now_ns;
+	at = s->head + whole;
+	/* Before a record not yet whole: the record put back is whole. */
+	memmove(s->buf + at + len + 1, s->buf + at, s->tail - at);
+	memcpy(s->buf + at, rec, len);
+	s->buf[at + len] = (char)s->framer.delim;
+	s->tail += len + 1;
+	s->read_ns = now_ns;
+	*before = framer_count(
+	    &s->framer, s->buf + s->head, at - s->head, false);
+	return true;
+}

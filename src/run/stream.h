@@ -187,6 +187,17 @@ ssize_t stream_fill(struct stream *s, bool fresh);
 ssize_t stream_read(struct stream *s, enum read_mode mode, bool fresh);
 
 /*
+ * Put rec[0..len) back among the records held, at now_ns, as if read
+ * after the whole ones (before a record not yet whole): a record to be
+ * released again, booked as any other.  It is not counted as input.
+ * *before: the records held ahead of it.  False when there is no room
+ * now, a record longer than the buffer is under way, or the input ended
+ * on a record without its delimiter that has not gone yet (try later).
+ */
+bool stream_inject(struct stream *s, const char *rec, size_t len,
+    int64_t now_ns, size_t *before);
+
+/*
  * Wait until input can be read or deadline_ns; as clock_wait_fd, or -1
  * when there is no more input (eof is then set).
  */

@@ -59,6 +59,9 @@ void test_fixed(void);
 /* went_test.c */
 void test_went(void);
 
+/* failure_test.c */
+void test_failure(void);
+
 /* limiter_test.c */
 void test_set(void);
 

@@ -1,0 +1,100 @@
+/* --retry and --failed-to: records whose command failed, tried again or kept. */
+#ifndef RETRY_H
+#define RETRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "failure.h"
+#include "stream.h"
+
+/* A record waiting to be tried again, or one that failed for good. */
+struct retry_rec {
+	char *rec;
+	size_t len;
+	uint64_t seq;	/* its number in the input */
+	unsigned tries; /* tries made */
+	int64_t due_ns; /* waiting: when it may be put back */
+};
+
+/* Where a record put back will leave the stream, and what it is. */
+struct retry_mark {
+	uint64_t leave; /* it is the leave-th record to leave */
+	uint64_t seq;
+	unsigned tries;
+};
+
+struct retries {
+	unsigned max; /* tries again at most; 0: none */
+	struct exitset on;
+	int64_t delay_ns, max_ns;
+	struct retry_rec *wait; /* records waiting for their time */
+	size_t nwait, capwait;
+	struct retry_mark *mark; /* records put back, in leaving order */
+	size_t nmark, headmark, capmark;
+	uint64_t put_back;	  /* records put back that left */
+	struct retry_rec *failed; /* for --failed-to */
+	size_t nfailed, capfailed;
+	const char *failed_to;
+	uint64_t rng;
+	char dir[128];	/* TBTHROTTLE_RETRY_AFTER's files; empty: none */
+	unsigned slots; /* a file each */
+	bool said_after;
+	uint64_t retried; /* tries again started */
+};
+
+/*
+ * Set up t: up to max tries again of commands that exit with a status
+ * in on, waits from delay_ns doubling to max_ns; failed records kept for
+ * failed_to (NULL: none).  Exits (status 1) when the files for
+ * TBTHROTTLE_RETRY_AFTER cannot be made.
+ */
+void retries_init(struct retries *t, unsigned max, const struct exitset *on,
+    int64_t delay_ns, int64_t max_ns, const char *failed_to, unsigned slots);
+
+/* Is a record's copy needed when its command starts? */
+bool retries_keep(const struct retries *t);
+
+/*
+ * The file of slot for TBTHROTTLE_RETRY_AFTER into out ("" when none),
+ * removed, so that what is there after the command is its own.
+ */
+void retries_file(
+    const struct retries *t, unsigned slot, char *out, size_t size);
+
+/*
+ * The command of record rec[0..len), numbered seq, ended after its
+ * tries-th try with wait(2) status st, at now_ns, in slot: true when it
+ * is to be tried again (t keeps a copy); false when its end stands (with
+ * st a failure, kept for --failed-to).  No try again once stopping.
+ */
+bool retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
+    unsigned tries, int st, unsigned slot, int64_t now_ns, bool stopping);
+
+/*
+ * The record that is the leave-th to leave the stream: its number and
+ * tries made, when it was put back; else its number is in the input's
+ * order, tries 0.
+ */
+void retries_which(
+    struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries);
+
+/*
+ * Put the records due by now_ns back into s; left records have left s
+ * so far.  When to ask again: the next due, INT64_MAX while none waits.
+ */
+int64_t retries_put_back(
+    struct retries *t, struct stream *s, uint64_t left, int64_t now_ns);
+
+/* Records waiting to be tried again. */
+size_t retries_waiting(const struct retries *t);
+
+/*
+ * The run ends: those still waiting failed; write the failed records to
+ * --failed-to in input order, each with delim after it.  0, or 1 when it
+ * could not be written.
+ */
+int retries_finish(struct retries *t, char delim);
+
+#endif
