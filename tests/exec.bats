@@ -303,7 +303,7 @@ SH
 	# The slowest in the middle, neither first nor last; one at a time.
 	run -123 --separate-stderr "$TB" -r inf --stats=json --exec \
 	    sh -c 'sleep 0.$1; exit $(($1 % 2))' _ <<<$'2\n4\n3'
-	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"slowest_s":'* ]] ||
+	[[ $stderr == *'"commands":{"started":3,"succeeded":2,"failed":1,"refused":0,"running":0,"retried":0,"retrying":0,"slowest_s":'* ]] ||
 	    { echo "$stderr" >&2; return 1; }
 	slowest=$(sed -n 's/.*"slowest_s":\([0-9.]*\).*/\1/p' <<<"$stderr")
 	# Never shorter than its sleep (so not the first's or the last's),
