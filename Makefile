@@ -21,7 +21,7 @@ STDFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L
 # The layers, bottom to top, a folder each under src/ (README.md, How it is
 # built).  Each folder is searched for quoted includes only (-iquote), so an
 # #include names a file, not its folder, and no header of ours can hide a
-# system header of the same name (tests/layers.sh refuses one anyway).
+# system header of the same name (tests/lint/layers.sh refuses one anyway).
 LAYERS = base cli report sys limit net ctl store policy run
 INCLUDES = $(LAYERS:%=-iquote src/%)
 ifeq ($(SAN),1)
@@ -77,7 +77,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 
 # The pure modules, whose folders make no system calls, and the pure files
 # of the other folders (the readers of what another party sends us, kept
-# beside what they serve; tests/layers.sh holds them pure too): unit tested
+# beside what they serve; tests/lint/layers.sh holds them pure too): unit tested
 # with a fake clock.  Then every module of the tool.
 PURE_LAYERS = base cli report limit policy
 PURE_FILES = src/ctl/request.o src/store/eviction.o
@@ -117,33 +117,33 @@ tests/unit/run: $(UNIT) tests/unit/unit.h $(PURE) $(HDRS) .build-flags
 
 # The system tests' timestamping receiver.  It measures and is not under
 # test, so it is built without SAN's sanitizers, like bench/recv.
-tests/stamp: tests/stamp.c
+tests/tools/stamp: tests/tools/stamp.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-		tests/stamp.c
+		tests/tools/stamp.c
 
 # Clients that connect to a control socket and say nothing, for
 # tests/control.bats; not under test either.
-tests/silent: tests/silent.c
+tests/tools/silent: tests/tools/silent.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-		tests/silent.c
+		tests/tools/silent.c
 
 # A listener that is not Redis, for the Redis tests; not under test either.
-tests/fakeserver: tests/fakeserver.c
+tests/tools/fakeserver: tests/tools/fakeserver.c
 	$(CC) $(CPPFLAGS) $(STDFLAGS) $(WARNFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ \
-		tests/fakeserver.c
+		tests/tools/fakeserver.c
 
 # Most tests sleep: with GNU parallel, bats runs four at a time, in a third
 # of the time.  BATS_JOBS=1 runs them one by one.
 BATS_JOBS ?= $(shell command -v parallel >/dev/null 2>&1 && echo 4 || echo 1)
 
-check: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
+check: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/tools/silent
 	./tests/unit/run
 	bats --jobs $(BATS_JOBS) tests
 
 # make check again beside two CPU-bound processes, as on a shared machine:
 # a test that fails only there is a broken test (or a real bug).
-check-busy: tbthrottle tests/unit/run tests/stamp tests/fakeserver tests/silent
-	sh tests/busy.sh $(MAKE) check
+check-busy: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/tools/silent
+	sh tests/tools/busy.sh $(MAKE) check
 
 install: tbthrottle
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
@@ -214,22 +214,22 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr $(INCLUDES) \
 		src tests/unit tests/fuzz bench/recv.c bench/floor.c \
-		bench/count.c tests/stamp.c tests/fakeserver.c tests/silent.c
+		bench/count.c tests/tools/stamp.c tests/tools/fakeserver.c tests/tools/silent.c
 	clang-tidy --quiet \
 		--checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
 		--warnings-as-errors='*' src/*.c src/*/*.c -- $(STDFLAGS) \
 		$(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)
 	mandoc -Tlint -Wwarning man/tbthrottle.1
-	bash tests/layers.sh
-	bash tests/sizes.sh
+	bash tests/lint/layers.sh
+	bash tests/lint/sizes.sh
 	clang-format --dry-run --Werror $(C_FILES)
-	bash tests/counts.sh
+	bash tests/lint/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
 	shellcheck -s sh examples/curl-retry
 	@if command -v zsh >/dev/null; then \
-		echo "zsh -n completion/tbthrottle.zsh tests/zcomplete.zsh"; \
-		zsh -n completion/tbthrottle.zsh && zsh -n tests/zcomplete.zsh; \
+		echo "zsh -n completion/tbthrottle.zsh tests/tools/zcomplete.zsh"; \
+		zsh -n completion/tbthrottle.zsh && zsh -n tests/tools/zcomplete.zsh; \
 	else \
 		echo "lint: zsh is not installed: its completion is not checked"; \
 	fi
@@ -242,7 +242,7 @@ lint:
 
 valgrind: tbthrottle tests/unit/run
 	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
-	bash tests/valgrind.sh
+	bash tests/tools/valgrind.sh
 
 # Every C file of ours, formatted by .clang-format; lint checks it is.
 C_FILES = src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
@@ -310,8 +310,8 @@ bench-count: bench/count
 	./bench/count
 
 clean:
-	rm -f tbthrottle tests/unit/run tests/stamp tests/fakeserver \
-		tests/silent src/*.o src/*/*.o \
+	rm -f tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver \
+		tests/tools/silent src/*.o src/*/*.o \
 		bench/recv bench/floor bench/count bench/tbthrottle-portable \
 		tests/fuzz/*-fuzz .build-flags \
 		tbthrottle-*.tar.gz tbthrottle_*.deb tbthrottle-dbgsym_*.deb \

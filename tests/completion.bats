@@ -111,7 +111,7 @@ need_zsh() {
 # zsh_words WORD...: the matches zsh adds for the end of the command line
 # WORD... (a last word '' completes a new word).
 zsh_words() {
-	timeout -k 2 20 zsh -f "$BATS_TEST_DIRNAME/zcomplete.zsh" \
+	timeout -k 2 20 zsh -f "$BATS_TEST_DIRNAME/tools/zcomplete.zsh" \
 	    "$BATS_TEST_DIRNAME/../completion/tbthrottle.zsh" "$*"
 }
 

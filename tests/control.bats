@@ -222,16 +222,16 @@ stop_named() {
 }
 
 # silent PID N [MORE]: N (and MORE) connections to the socket of PID that
-# never ask (tests/silent), in the background, their pid in $spid; what
+# never ask (tests/tools/silent), in the background, their pid in $spid; what
 # they report goes to $BATS_TEST_TMPDIR/silent.PID once they are connected.
 silent() {
 	local out=$BATS_TEST_TMPDIR/silent.$1 i
-	[[ -x $BATS_TEST_DIRNAME/silent ]] || {
-		echo "tests/silent is missing: run make tests/silent" \
+	[[ -x $BATS_TEST_DIRNAME/tools/silent ]] || {
+		echo "tests/tools/silent is missing: run make tests/tools/silent" \
 		    "(make check builds it)" >&2
 		return 1
 	}
-	"$BATS_TEST_DIRNAME/silent" "$XDG_RUNTIME_DIR/tbthrottle/$1" "${@:2}" \
+	"$BATS_TEST_DIRNAME/tools/silent" "$XDG_RUNTIME_DIR/tbthrottle/$1" "${@:2}" \
 	    >"$out" 3>&- &
 	spid=$!
 	started+=("$spid")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # Docs that match: every example of the man page runs, as written, with
 # local stand-ins for the network and for the commands records go to
-# (tests/examples.py says which), and README.md's examples are the page's.
+# (tests/tools/examples.py says which), and README.md's examples are the page's.
 
 load helpers
 load redis
@@ -20,7 +20,7 @@ teardown() {
 		port=$OPORT
 	fi
 	mkdir "$BATS_TEST_TMPDIR/work"
-	run python3 "$BATS_TEST_DIRNAME/examples.py" "$TB" \
+	run python3 "$BATS_TEST_DIRNAME/tools/examples.py" "$TB" \
 	    "$BATS_TEST_TMPDIR/work" $port
 	echo "$output" >&2
 	assert_eq "$status" 0 "exit status"

@@ -37,13 +37,13 @@ tb() {
 export -f tb
 
 # ---------------------------------------------------------------------------
-# stamp: the timestamping receiver, tests/stamp.c (its header comment
+# stamp: the timestamping receiver, tests/tools/stamp.c (its header comment
 # describes its flags and output); make check builds it into tests/stamp.
 # ---------------------------------------------------------------------------
 build_stamp() {
-	export STAMP="$BATS_TEST_DIRNAME/stamp"
+	export STAMP="$BATS_TEST_DIRNAME/tools/stamp"
 	if [[ ! -x $STAMP ]]; then
-		echo "build_stamp: $STAMP is missing: run make tests/stamp" \
+		echo "build_stamp: $STAMP is missing: run make tests/tools/stamp" \
 		    "(make check builds it)" >&2
 		return 1
 	fi

@@ -17,11 +17,11 @@ teardown() {
 	done
 }
 
-# serve SLOW_FOR SLOW_S FAST_S: start tests/slowserver.py; its port in PORT,
+# serve SLOW_FOR SLOW_S FAST_S: start tests/tools/slowserver.py; its port in PORT,
 # its log of arrivals in $BATS_TEST_TMPDIR/arrivals.
 serve() {
 	local d=$BATS_TEST_TMPDIR i
-	python3 "$BATS_TEST_DIRNAME/slowserver.py" "$d/port" "$d/arrivals" \
+	python3 "$BATS_TEST_DIRNAME/tools/slowserver.py" "$d/port" "$d/arrivals" \
 	    "$@" 3>&- &
 	echo $! >"$d/server.pid"
 	for ((i = 0; i < 500; i++)); do

@@ -6,17 +6,17 @@
 load helpers
 load redis
 
-# fake_server MODE [ARG...]: tests/fakeserver MODE ARG... (a listener
+# fake_server MODE [ARG...]: tests/tools/fakeserver MODE ARG... (a listener
 # that is not Redis), on port $FPORT, stopped by teardown.
 fake_server() {
 	local i
-	[[ -x $BATS_TEST_DIRNAME/fakeserver ]] || {
-		echo "tests/fakeserver is missing: run make tests/fakeserver" \
+	[[ -x $BATS_TEST_DIRNAME/tools/fakeserver ]] || {
+		echo "tests/tools/fakeserver is missing: run make tests/tools/fakeserver" \
 		    "(make check builds it)" >&2
 		return 1
 	}
 	rm -f "$BATS_TEST_TMPDIR/fport"
-	"$BATS_TEST_DIRNAME/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" \
+	"$BATS_TEST_DIRNAME/tools/fakeserver" "$1" "$BATS_TEST_TMPDIR/fport" \
 	    "${@:2}" 3>&- &
 	FPID=$!
 	for ((i = 0; i < 500; i++)); do

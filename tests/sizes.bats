@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
-# The size check of make lint (tests/sizes.sh), on trees made for it: it
+# The size check of make lint (tests/lint/sizes.sh), on trees made for it: it
 # catches a function of 61 lines and a .c file of 801, lets 60 and 800
-# through, and lets through what tests/sizes.allow names, only while it
+# through, and lets through what tests/lint/sizes.allow names, only while it
 # needs it.
 
 load helpers
 
-SIZES=$BATS_TEST_DIRNAME/sizes.sh
+SIZES=$BATS_TEST_DIRNAME/lint/sizes.sh
 
 # fn NAME BODY_LINES: a function whose name line to closing brace is
 # BODY_LINES + 4 lines long (name, '{', the body, a return, '}').
@@ -21,7 +21,7 @@ fn() {
 # tree: an empty tree to check, in $tree.
 tree() {
 	tree=$BATS_TEST_TMPDIR/tree
-	mkdir -p "$tree/src/base" "$tree/tests"
+	mkdir -p "$tree/src/base" "$tree/tests/lint"
 }
 
 # pad FILE LINES: FILE filled with comment lines up to LINES lines.
@@ -67,7 +67,7 @@ pad() {
 	fn too_long 58 >"$tree/src/base/a.c"
 	pad "$tree/src/base/a.c" 801
 	printf '# being split\nsrc/base/a.c\nsrc/base/a.c:too_long\n' \
-	    >"$tree/tests/sizes.allow"
+	    >"$tree/tests/lint/sizes.allow"
 	run -0 --separate-stderr bash "$SIZES" "$tree"
 	# Short again, the file must leave the list.
 	fn short 1 >"$tree/src/base/a.c"

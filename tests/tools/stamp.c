@@ -33,7 +33,7 @@
  *   CMD starts with every signal at its default disposition, unblocked, so
  *   SIGINT works even though bats runs background jobs with it ignored.
  *
- * Built by make check (make tests/stamp); the tests find it through
+ * Built by make check (make tests/tools/stamp); the tests find it through
  * build_stamp in tests/helpers.bash.
  */
 

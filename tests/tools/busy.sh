@@ -3,7 +3,7 @@
 # spin on the CPU at the ordinary priority, as other work on a shared
 # machine does, for as long as the command runs; they are stopped by their
 # pids however it ends.  The command's exit status is this script's.
-# Usage: sh tests/busy.sh COMMAND [ARG...]   (make check-busy runs make check)
+# Usage: sh tests/tools/busy.sh COMMAND [ARG...]   (make check-busy runs make check)
 set -u
 n=${BURNERS:-2}
 pids=

@@ -2,9 +2,9 @@
 # Run tbthrottle under valgrind in every mode on small inputs: no invalid
 # access, no use of uninitialised memory, no leak.  Exits 1 on the first
 # error.  Timing is not checked here (valgrind is slow); the bats suite
-# does that.  Usage: bash tests/valgrind.sh [TBTHROTTLE]
+# does that.  Usage: bash tests/tools/valgrind.sh [TBTHROTTLE]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 tb=${1:-./tbthrottle}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -24,7 +24,7 @@ import sys
 
 tb, work = sys.argv[1], sys.argv[2]
 redis_port = sys.argv[3] if len(sys.argv) > 3 else ""
-top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 def blocks_of_page():

@@ -14,7 +14,7 @@
  *   It listens on a free port of 127.0.0.1, writes the port number to
  *   PORTFILE (atomically), and exits after 60 s whatever happens.
  *
- * Built by make check (make tests/fakeserver).
+ * Built by make check (make tests/tools/fakeserver).
  */
 #include <netinet/in.h>
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
 # The matches zsh's completion offers for the end of a command line, one a
-# line: zsh -f tests/zcomplete.zsh COMPLETION-FILE 'tbthrottle --dr'
+# line: zsh -f tests/tools/zcomplete.zsh COMPLETION-FILE 'tbthrottle --dr'
 #
 # An interactive zsh on a pseudo-terminal (zsh/zpty) loads the file as
 # _tbthrottle through compinit, as an installed one is, and completes

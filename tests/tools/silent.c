@@ -12,7 +12,7 @@
  *   Standard output is flushed at each line, so a test may read it from
  *   a file while silent runs.
  *
- * Built by make check (make tests/silent), for tests/control.bats.
+ * Built by make check (make tests/tools/silent), for tests/control.bats.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,19 +2,19 @@
 # The size check of `make lint`: no function of src/ over 60 lines, from
 # its name to its closing brace, and no .c file over 800.  A file that
 # grows past either holds two things: split it by what each part is for.
-# tests/sizes.allow names what is let through for now, a line each:
+# tests/lint/sizes.allow names what is let through for now, a line each:
 # FILE for a file over the limit, FILE:FUNCTION for a function (FILE as
 # src/folder/name.c); blank lines and lines from '#' on are skipped.
 # Functions are found by universal-ctags.
 #
-# usage: bash tests/sizes.sh [DIR]   (DIR holds src/ and tests/; default:
+# usage: bash tests/lint/sizes.sh [DIR]   (DIR holds src/ and tests/; default:
 # this tree)
 set -euo pipefail
-cd "${1:-$(dirname "$0")/..}"
+cd "${1:-$(dirname "$0")/../..}"
 
 MAX_FUNCTION=60
 MAX_FILE=800
-allow=tests/sizes.allow
+allow=tests/lint/sizes.allow
 
 declare -A length=() # of each function found, by FILE:FUNCTION
 functions=0       # were they found (by universal-ctags)?

@@ -6,7 +6,7 @@
 # system header.  README.md's "How it is built" names every C file, and
 # only files that exist.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 # The layers, bottom to top, and which are pure: the Makefile's LAYERS,
 # PURE_LAYERS and PURE_FILES, the one place the order is written.  A
@@ -51,7 +51,7 @@ done
 # A folder of no layer, or a file at the top besides main.c.
 for f in src/*; do
 	[[ -d $f ]] && [[ -z ${layer[${f#src/}]:-} ]] &&
-	    say "$f is no layer (add it to tests/layers.sh)"
+	    say "$f is no layer (add it to tests/lint/layers.sh)"
 	[[ -f $f && $f != src/main.c ]] && [[ $f != *.o ]] &&
 	    say "$f is in no layer's folder"
 done

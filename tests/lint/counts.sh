@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# tests/counts.sh: the figures of README.md's Reliability table that count
+# tests/lint/counts.sh: the figures of tests/README.md's Reliability table that count
 # tests are the counts of the tests themselves.  A row that names
 # tests/NAME.bats files ends with the number of @test in them; the row of
 # the system tests, with the number in all.  Without arguments, say which
-# differ and exit 1; with --write, write them into README.md.
+# differ and exit 1; with --write, write them into tests/README.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 count() { # the @test lines of the files named
 	cat "$@" | grep -c '^@test ' || true
@@ -32,7 +32,7 @@ while IFS= read -r line; do
 	if [[ -n $want ]]; then
 		new=$(sed -E "s/\| [0-9]+( each)? \|\$/| $want |/" <<<"$line")
 		if [[ $new != "$line" ]]; then
-			echo "README.md: '${line:0:60}...' says" \
+			echo "tests/README.md: '${line:0:60}...' says" \
 			    "'$(grep -oE '[0-9]+( each)? \|$' <<<"$line" | tr -d ' |')'," \
 			    "the tests are $want" >&2
 			bad=1
@@ -40,13 +40,13 @@ while IFS= read -r line; do
 		line=$new
 	fi
 	printf '%s\n' "$line" >>"$out"
-done <README.md
+done <tests/README.md
 if [[ ${1:-} == --write ]]; then
-	cat "$out" >README.md
+	cat "$out" >tests/README.md
 	exit 0
 fi
 if ((bad)); then
-	echo "counts: run 'bash tests/counts.sh --write'" >&2
+	echo "counts: run 'bash tests/lint/counts.sh --write'" >&2
 	exit 1
 fi
-echo "counts: README.md's figures are the tests'"
+echo "counts: tests/README.md's figures are the tests'"
