@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "deadline.h"
 #include "jobs.h"
 #include "signals.h"
 #include "command.h"
@@ -292,6 +293,7 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 	j->slot[i] = (struct job){
 		.pid = pid, .start_ns = start_ns, .seq = seq, .tries = try
 	};
+	deadline_start(j, &j->slot[i]);
 	if (retries_keep(&j->retry)) {
 		if ((j->slot[i].rec = malloc(j->rec_len + 1)) == NULL)
 			err(1, "--retry: memory for a record");
@@ -355,15 +357,19 @@ ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
 {
 	struct job *s = &j->slot[i];
 	int64_t ran_ns = now_ns - s->start_ns;
+	enum ender why;
+	bool ours = deadline_killed(s, &why); /* a signal of ours ended it */
 
 	j->ends++;
 	if (retries_ended(&j->retry, s->rec, s->len, s->seq, s->tries, status,
-		i, now_ns, signals_stop_requested() || j->halted)) {
+		ours && why == END_TIMEOUT, i, now_ns,
+		signals_stop_requested() || j->halted)) {
 		if (ran_ns > j->counts.slowest_ns)
 			j->counts.slowest_ns = ran_ns;
 		j->counts.retrying = retries_waiting(&j->retry);
 	} else {
-		count(j, status, ran_ns);
+		/* Ended by our deadline, it failed, whatever its status. */
+		count(j, ours ? 1 << 8 : status, ran_ns);
 	}
 	free(s->rec);
 	s->rec = NULL;
@@ -385,6 +391,7 @@ jobs_reap(void *self)
 			ended(j, i, status, now_ns);
 			j->slot[i].pid = 0;
 			j->running--;
+			deadline_counted(j, now_ns);
 			break;
 		}
 	}
@@ -462,13 +469,23 @@ slot_freed(struct jobs *j)
 	return true;
 }
 
-/* Sleep until deadline_ns, a command's end, or woken(ctx) says so. */
+/* Sleep until deadline_ns, a command's end, or woken(ctx) says so; the
+ * commands' deadlines met meanwhile. */
 static void
 sink_wait(struct sink *k, int64_t deadline_ns, bool (*woken)(void *), void *ctx)
 {
-	while (clock_sleep_until(deadline_ns) == EINTR)
-		if (woken(ctx) || slot_freed(k->self))
+	int64_t next_ns = deadline_check(k->self, clock_now_ns());
+	int rc;
+
+	for (;;) {
+		rc = clock_sleep_until(
+		    next_ns < deadline_ns ? next_ns : deadline_ns);
+		if (rc == EINTR && (woken(ctx) || slot_freed(k->self)))
 			return;
+		if (rc != EINTR && next_ns >= deadline_ns)
+			return;
+		next_ns = deadline_check(k->self, clock_now_ns());
+	}
 }
 
 /*
@@ -484,9 +501,14 @@ sink_finish(struct sink *k)
 
 	signals_hold_second_stop(true);
 	while (j->running > 0 && signals_second_stop() == 0) {
-		/* A stop asked for does not end this wait: it is what
-		 * waits for them. */
-		if (clock_sleep_until(clock_now_ns() + JOBS_REAP_NS) == EINTR)
+		/* A stop asked for does not end this wait: it gives them a
+		 * grace, then SIGTERM, then SIGKILL. */
+		int64_t now_ns = clock_now_ns();
+		int64_t next_ns = deadline_check(j, now_ns);
+
+		if (next_ns > now_ns + JOBS_REAP_NS)
+			next_ns = now_ns + JOBS_REAP_NS;
+		if (clock_sleep_until(next_ns) == EINTR)
 			signals_dispatch();
 		jobs_reap(j);
 	}
@@ -509,17 +531,17 @@ static int64_t
 sink_again(struct sink *k, struct stream *s, int64_t now_ns)
 {
 	struct jobs *j = k->self;
-	int64_t next_ns;
+	int64_t next_ns, due_ns = deadline_check(j, now_ns);
 
 	if (j->retry.max == 0 || j->halted)
-		return INT64_MIN;
+		return due_ns == INT64_MAX ? INT64_MIN : due_ns;
 	next_ns = retries_put_back(
 	    &j->retry, s, j->st->units_out + j->st->units_dropped, now_ns);
 	j->counts.retried = j->retry.retried;
 	j->counts.retrying = retries_waiting(&j->retry);
 	if (next_ns == INT64_MAX && j->running == 0)
 		return INT64_MIN; /* none waits, none may come */
-	return next_ns;
+	return next_ns < due_ns ? next_ns : due_ns;
 }
 
 void

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "deadline.h"
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
@@ -21,6 +22,9 @@ struct job {
 	unsigned tries; /* its tries, this one too */
 	char *rec;	/* a copy of it, when a failure may need one */
 	size_t len;
+	int64_t term_ns, kill_ns; /* when SIGTERM, SIGKILL are due */
+	unsigned char why;	  /* enum ender: what term_ns is for */
+	unsigned char sent;	  /* 0, 1: SIGTERM sent, 2: SIGKILL too */
 };
 
 struct jobs {
@@ -32,6 +36,7 @@ struct jobs {
 	char after_env[200];	       /* TBTHROTTLE_RETRY_AFTER= */
 	char *env[4];		       /* them, for the next command */
 	struct retries retry;	       /* --retry, --failed-to */
+	struct deadlines dl;	       /* --timeout, --halt, a stop */
 	char delim;		       /* after each record --failed-to gets */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
