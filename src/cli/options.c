@@ -389,7 +389,7 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	[O_RETRY_ON] = { "retry-on", "LIST", 0, REQ, SEEN,
 	    .check = set_retry_on,
 	    .help = "the exit statuses tried again (75): N, N-M, and\n"
-	    "commas between" },
+	    "commas between; timeout: those --timeout ended" },
 	[O_RETRY_DELAY] = { "retry-delay", "T", 0, REQ,
 	    DURATION(cfg.retry_delay_ns, MAX_RETRY_NS),
 	    .bad = "give a duration such as 1s, 250ms or 0",
