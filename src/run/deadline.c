@@ -15,8 +15,8 @@ deadline_set(struct jobs *j, int64_t timeout_ns, const struct halt *h)
 void
 deadline_start(const struct jobs *j, struct job *s)
 {
-	s->term_ns = j->dl.timeout_ns > 0 ? s->start_ns + j->dl.timeout_ns
-					  : INT64_MAX;
+	s->term_ns = j->dl.timeout_ns > 0 ? s->start_ns + j->dl.timeout_ns :
+					    INT64_MAX;
 	s->kill_ns = INT64_MAX;
 	s->why = END_TIMEOUT;
 	s->sent = 0;
@@ -69,9 +69,14 @@ int64_t
 deadline_check(struct jobs *j, int64_t now_ns)
 {
 	int64_t next_ns = INT64_MAX, at_ns;
-	int64_t grace_ns =
-	    j->dl.timeout_ns > 0 ? j->dl.timeout_ns : DEADLINE_GRACE_NS;
+	int64_t grace_ns = j->dl.timeout_ns > 0 ? j->dl.timeout_ns :
+						  DEADLINE_GRACE_NS;
 
+	/* None is due ever: the common case, asked every turn. */
+	if (j->dl.timeout_ns == 0 && !j->dl.graced &&
+	    !(j->dl.halting && j->dl.halt.when == HALT_NOW) &&
+	    !signals_stop_requested())
+		return INT64_MAX;
 	if (signals_stop_requested() && !j->dl.graced) {
 		j->dl.graced = true;
 		for (unsigned i = 0; i < j->max; i++)
@@ -108,9 +113,9 @@ deadline_counted(struct jobs *j, int64_t now_ns)
 		j->status = 123;
 	warnx("--halt: %llu records failed: no more commands start%s",
 	    (unsigned long long)c->failed,
-	    j->dl.halt.when == HALT_NOW && j->running > 0
-		? ", and those running get SIGTERM"
-		: "");
+	    j->dl.halt.when == HALT_NOW && j->running > 0 ?
+		", and those running get SIGTERM" :
+		"");
 	if (j->dl.halt.when != HALT_NOW)
 		return;
 	for (unsigned i = 0; i < j->max; i++)

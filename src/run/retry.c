@@ -136,8 +136,9 @@ retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !timed_out)
 		return false;
 	if (t->max > 0 && !stopping && tries <= t->max &&
-	    (timed_out ? t->on.timeout
-		       : WIFEXITED(st) && exitset_has(&t->on, WEXITSTATUS(st)))) {
+	    (timed_out ?
+		    t->on.timeout :
+		    WIFEXITED(st) && exitset_has(&t->on, WEXITSTATUS(st)))) {
 		r = keep(&t->wait, &t->nwait, &t->capwait, rec, len);
 		r->seq = seq;
 		r->tries = tries;
