@@ -4,8 +4,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "failure.h"
+#include "stats.h"
 
 /* A stop's grace for the commands running, unless --timeout gives one. */
 #define DEADLINE_GRACE_NS INT64_C(10000000000)
@@ -15,6 +17,7 @@
 /* Why a command is to get SIGTERM at its term_ns. */
 enum ender { END_TIMEOUT, END_STOP, END_HALT };
 
+/* The run's: what bounds its commands. */
 struct deadlines {
 	int64_t timeout_ns; /* --timeout; 0: none */
 	struct halt halt;   /* --halt */
@@ -23,30 +26,42 @@ struct deadlines {
 	bool said_timeout;
 };
 
-struct jobs;
-struct job;
+/* One command's. */
+struct deadline {
+	int64_t term_ns, kill_ns; /* when SIGTERM, SIGKILL are due */
+	enum ender why;		  /* what term_ns is for */
+	unsigned char sent;	  /* 0, 1: SIGTERM sent, 2: SIGKILL too */
+};
 
-/* Commands of j run at most timeout_ns (0: no bound); h halts the run. */
-void deadline_set(struct jobs *j, int64_t timeout_ns, const struct halt *h);
+/* A command that started at start_ns: its deadline, none sent. */
+void deadline_start(
+    const struct deadlines *d, struct deadline *c, int64_t start_ns);
 
-/* The command of s started at s->start_ns: its deadline, none sent. */
-void deadline_start(const struct jobs *j, struct job *s);
-
-/*
- * Send the signals due by now_ns to j's commands (once a stop came,
- * each has a grace: --timeout, else DEADLINE_GRACE_NS); when the next is
- * due, INT64_MAX when none.
- */
-int64_t deadline_check(struct jobs *j, int64_t now_ns);
-
-/* The command of s ended after a signal of ours: none, or why. */
-bool deadline_killed(const struct job *s, enum ender *why);
+/* Is any command's deadline possible now (none is, most runs)? */
+bool deadline_any(const struct deadlines *d);
 
 /*
- * A record's outcome was counted: once --halt is due, no command starts
- * any more (j->halted), said once, the status at least 123; with now,
- * those running get SIGTERM.
+ * A stop came (stopping) and is first seen now_ns: true once, with *at_ns
+ * the end of the grace (--timeout, else DEADLINE_GRACE_NS).
  */
-void deadline_counted(struct jobs *j, int64_t now_ns);
+bool deadline_grace(
+    struct deadlines *d, bool stopping, int64_t now_ns, int64_t *at_ns);
+
+/* The command of c is to get SIGTERM by at_ns, for why. */
+void deadline_due_by(struct deadline *c, int64_t at_ns, enum ender why);
+
+/*
+ * Send pid, the command of record seq, the signal c has due by now_ns;
+ * when its next is due, INT64_MAX when none.
+ */
+int64_t deadline_signal(struct deadlines *d, struct deadline *c, pid_t pid,
+    uint64_t seq, int64_t now_ns);
+
+/*
+ * The outcomes so far are n: true once, when --halt comes due (said on
+ * stderr, running the number of commands running).
+ */
+bool deadline_halt(
+    struct deadlines *d, const struct stats_jobs *n, unsigned running);
 
 #endif

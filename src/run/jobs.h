@@ -22,9 +22,7 @@ struct job {
 	unsigned tries; /* its tries, this one too */
 	char *rec;	/* a copy of it, when a failure may need one */
 	size_t len;
-	int64_t term_ns, kill_ns; /* when SIGTERM, SIGKILL are due */
-	unsigned char why;	  /* enum ender: what term_ns is for */
-	unsigned char sent;	  /* 0, 1: SIGTERM sent, 2: SIGKILL too */
+	struct deadline dl; /* --timeout, --halt now, a stop's grace */
 };
 
 struct jobs {
@@ -77,6 +75,12 @@ int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
  */
 void jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
     int64_t delay_ns, int64_t max_ns, const char *failed_to, char delim);
+
+/*
+ * A command running over timeout_ns (0: no bound) gets SIGTERM, then
+ * SIGKILL; h halts the run after failures.
+ */
+void jobs_deadlines(struct jobs *j, int64_t timeout_ns, const struct halt *h);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);
