@@ -48,7 +48,10 @@ _tbthrottle()
 	--retry-on)
 		mapfile -t COMPREPLY < <(compgen -W '75 75,111 1-254' -- "$cur")
 		return ;;
-	--retry-delay | --retry-max-delay)
+	--halt)
+		mapfile -t COMPREPLY < <(compgen -W 'never soon,fail=1 now,fail=1 soon,fail=10%' -- "$cur")
+		return ;;
+	--retry-delay | --retry-max-delay | --timeout)
 		mapfile -t COMPREPLY < <(compgen -W '100ms 1s 10s 1min' -- "$cur")
 		return ;;
 	-r | --rate | --byte-rate | --total-rate)
@@ -122,6 +125,7 @@ _tbthrottle()
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
 		    --retry --retry-on --retry-delay --retry-max-delay --failed-to
+		    --timeout --halt
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

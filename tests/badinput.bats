@@ -150,6 +150,12 @@ cases() {
 -r 1/s --retry 2 --retry-max-delay 2day --exec true	'2day'
 -r 1/s --retry-on 75 --exec true	--retry-on needs --retry N
 -r 1/s --failed-to '' --exec true	''
+-r 1/s --timeout 2s	--timeout needs --exec
+-r 1/s --timeout -1s --exec true	'-1s'
+-r 1/s --timeout 2day --exec true	'2day'
+-r 1/s --halt 1	--halt needs --exec
+-r 1/s --halt soon --exec true	'soon'
+-r 1/s --halt now,fail=101% --exec true	'now,fail=101%'
 --replay --retry 2 --exec true	does not combine with --replay
 --replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
 -r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096

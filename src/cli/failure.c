@@ -1,4 +1,4 @@
-/* What counts as a failure worth another try; pure. */
+/* What counts as a failure worth another try, and when a run halts; pure. */
 #include <stdio.h>
 #include <string.h>
 
@@ -71,4 +71,62 @@ exitset_has(const struct exitset *set, int st)
 	if (st <= 0 || st > 255)
 		return false;
 	return (set->bits[st / 64] >> (st % 64) & 1) != 0;
+}
+
+/* fail=N or fail=P% at p, into h; false when it is neither. */
+static bool
+fail_spec(const char *p, struct halt *h)
+{
+	uint64_t n;
+
+	if (strncmp(p, "fail=", 5) != 0)
+		return false;
+	p += 5;
+	if (!number(&p, UINT64_MAX / 10, &n) || n == 0)
+		return false;
+	if (*p == '%') {
+		if (n > 100 || p[1] != '\0')
+			return false;
+		h->percent = (unsigned)n;
+		return true;
+	}
+	h->fails = n;
+	return *p == '\0';
+}
+
+int
+halt_parse(const char *s, struct halt *out, char *err, size_t errsz)
+{
+	*out = (struct halt){ HALT_NEVER, 0, 0 };
+	if (strcmp(s, "never") == 0 || strcmp(s, "0") == 0)
+		return 0;
+	if (strcmp(s, "1") == 0 || strcmp(s, "2") == 0) {
+		*out = (struct halt){ s[0] == '1' ? HALT_SOON : HALT_NOW, 1,
+			0 };
+		return 0;
+	}
+	if (strncmp(s, "now,", 4) == 0 && fail_spec(s + 4, out)) {
+		out->when = HALT_NOW;
+		return 0;
+	}
+	if (strncmp(s, "soon,", 5) == 0 && fail_spec(s + 5, out)) {
+		out->when = HALT_SOON;
+		return 0;
+	}
+	*out = (struct halt){ HALT_NEVER, 0, 0 };
+	snprintf(err, errsz,
+	    "give now or soon, then fail=N or fail=P%% (e.g. soon,fail=1 or "
+	    "now,fail=10%%), or never");
+	return -1;
+}
+
+bool
+halt_due(const struct halt *h, uint64_t failed, uint64_t ended)
+{
+	if (h->when == HALT_NEVER || failed == 0)
+		return false;
+	if (h->percent == 0)
+		return failed >= h->fails;
+	return ended >= HALT_PERCENT_FROM &&
+	    failed * 100 >= (uint64_t)h->percent * ended;
 }

@@ -131,6 +131,19 @@ set_retry_on(void *base, const char *arg, char *err, size_t errsz)
 	return -1;
 }
 
+/* --halt WHEN. */
+static int
+set_halt(void *base, const char *arg, char *err, size_t errsz)
+{
+	struct parsed *p = base;
+	char why[160];
+
+	if (halt_parse(arg, &p->cfg.halt, why, sizeof why) == 0)
+		return 0;
+	snprintf(err, errsz, "invalid --halt '%s': %s", arg, why);
+	return -1;
+}
+
 static int
 set_rate(void *base, const char *arg, char *err, size_t errsz)
 {
@@ -376,7 +389,7 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	[O_RETRY_ON] = { "retry-on", "LIST", 0, REQ, SEEN,
 	    .check = set_retry_on,
 	    .help = "the exit statuses tried again (75): N, N-M, and\n"
-	    "commas between" },
+	    "commas between; timeout: those --timeout ended" },
 	[O_RETRY_DELAY] = { "retry-delay", "T", 0, REQ,
 	    DURATION(cfg.retry_delay_ns, MAX_RETRY_NS),
 	    .bad = "give a duration such as 1s, 250ms or 0",
@@ -391,6 +404,19 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    .bad = "give a file name",
 	    .help = "with --exec, append the records whose last try\n"
 	    "failed to FILE, whole, in input order" },
+	[O_TIMEOUT] = { "timeout", "T", 0, REQ,
+	    DURATION(cfg.timeout_ns, MAX_RETRY_NS),
+	    .bad = "give a duration such as 30s, 500ms or 0",
+	    .big = "at most 1day",
+	    .help = "with --exec, a command still running T after its\n"
+	    "start gets SIGTERM, SIGKILL 2 s later, and failed\n"
+	    "(--retry-on timeout tries it again); a stop gives\n"
+	    "those running T (or 10 s) before the same" },
+	[O_HALT] = { "halt", "WHEN", 0, REQ, SEEN, .check = set_halt,
+	    .help = "with --exec, after N failed records (soon,fail=N)\n"
+	    "start nothing more; now,fail=N also ends those\n"
+	    "running; fail=P% for a share of those ended; 0 1 2\n"
+	    "as GNU parallel's (never)" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"

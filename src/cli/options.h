@@ -101,6 +101,8 @@ struct config {
 	struct exitset retry_on;
 	int64_t retry_delay_ns, retry_max_ns;
 	const char *failed_to; /* --failed-to: records that failed, whole */
+	int64_t timeout_ns;    /* --timeout: a command's longest run; 0: none */
+	struct halt halt;      /* --halt: failures that end the run */
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
 	const char *take_key; /* with -k, else NULL */

@@ -439,6 +439,8 @@ static const struct rule rules[] = {
 	{ "%s needs --exec: what is tried again or failed is a command",
 	    .none = O(EXEC), .any = O(RETRY) | O(RETRY_ON) | O(RETRY_DELAY) |
 	    O(RETRY_MAX) | O(FAILED_TO), .quote = { Q_WORD } },
+	{ "%s needs --exec: what it ends is a command", .none = O(EXEC),
+	    .any = O(TIMEOUT) | O(HALT), .quote = { Q_WORD } },
 	{ "%s needs --retry N", .none = O(RETRY),
 	    .any = O(RETRY_ON) | O(RETRY_DELAY) | O(RETRY_MAX),
 	    .quote = { Q_WORD } },

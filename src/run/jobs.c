@@ -68,6 +68,56 @@ jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
 }
 
 void
+jobs_deadlines(struct jobs *j, int64_t timeout_ns, const struct halt *h)
+{
+	j->dl = (struct deadlines){ .timeout_ns = timeout_ns, .halt = *h };
+}
+
+/*
+ * Send the commands the signals due by now_ns (once a stop came, each has
+ * its grace); when the next is due, INT64_MAX when none.
+ */
+static int64_t
+deadlines_check(struct jobs *j, int64_t now_ns)
+{
+	int64_t next_ns = INT64_MAX, at_ns;
+	bool stopping = signals_stop_requested();
+
+	if (!stopping && !deadline_any(&j->dl))
+		return INT64_MAX; /* most runs, asked every turn */
+	if (deadline_grace(&j->dl, stopping, now_ns, &at_ns))
+		for (unsigned i = 0; i < j->max; i++)
+			deadline_due_by(&j->slot[i].dl, at_ns, END_STOP);
+	for (unsigned i = 0; i < j->max; i++) {
+		if (j->slot[i].pid <= 0)
+			continue;
+		at_ns = deadline_signal(&j->dl, &j->slot[i].dl, j->slot[i].pid,
+		    j->slot[i].seq, now_ns);
+		if (at_ns < next_ns)
+			next_ns = at_ns;
+	}
+	return next_ns;
+}
+
+/* An outcome was counted: once --halt is due, none starts (now: those
+ * running get SIGTERM), the status at least 123. */
+static void
+halt_when_due(struct jobs *j, int64_t now_ns)
+{
+	if (!deadline_halt(&j->dl, &j->counts, j->running))
+		return;
+	j->halted = true;
+	if (j->status < 123)
+		j->status = 123;
+	if (j->dl.halt.when != HALT_NOW)
+		return;
+	for (unsigned i = 0; i < j->max; i++)
+		if (j->slot[i].pid > 0)
+			deadline_due_by(&j->slot[i].dl, now_ns, END_HALT);
+	(void)deadlines_check(j, now_ns);
+}
+
+void
 jobs_free(struct jobs *j)
 {
 	signals_unhook(SIGNALS_SECOND_STOP, term_all);
@@ -292,6 +342,7 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 	j->slot[i] = (struct job){
 		.pid = pid, .start_ns = start_ns, .seq = seq, .tries = try
 	};
+	deadline_start(&j->dl, &j->slot[i].dl, start_ns);
 	if (retries_keep(&j->retry)) {
 		if ((j->slot[i].rec = malloc(j->rec_len + 1)) == NULL)
 			err(1, "--retry: memory for a record");
@@ -355,15 +406,18 @@ ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
 {
 	struct job *s = &j->slot[i];
 	int64_t ran_ns = now_ns - s->start_ns;
+	bool ours = s->dl.sent != 0; /* a signal of ours ended it */
 
 	j->ends++;
 	if (retries_ended(&j->retry, s->rec, s->len, s->seq, s->tries, status,
-		i, now_ns, signals_stop_requested() || j->halted)) {
+		ours && s->dl.why == END_TIMEOUT, i, now_ns,
+		signals_stop_requested() || j->halted)) {
 		if (ran_ns > j->counts.slowest_ns)
 			j->counts.slowest_ns = ran_ns;
 		j->counts.retrying = retries_waiting(&j->retry);
 	} else {
-		count(j, status, ran_ns);
+		/* Ended by our deadline, it failed, whatever its status. */
+		count(j, ours ? 1 << 8 : status, ran_ns);
 	}
 	free(s->rec);
 	s->rec = NULL;
@@ -385,6 +439,7 @@ jobs_reap(void *self)
 			ended(j, i, status, now_ns);
 			j->slot[i].pid = 0;
 			j->running--;
+			halt_when_due(j, now_ns);
 			break;
 		}
 	}
@@ -462,13 +517,23 @@ slot_freed(struct jobs *j)
 	return true;
 }
 
-/* Sleep until deadline_ns, a command's end, or woken(ctx) says so. */
+/* Sleep until deadline_ns, a command's end, or woken(ctx) says so; the
+ * commands' deadlines met meanwhile. */
 static void
 sink_wait(struct sink *k, int64_t deadline_ns, bool (*woken)(void *), void *ctx)
 {
-	while (clock_sleep_until(deadline_ns) == EINTR)
-		if (woken(ctx) || slot_freed(k->self))
+	int64_t next_ns = deadlines_check(k->self, clock_now_ns());
+	int rc;
+
+	for (;;) {
+		rc = clock_sleep_until(
+		    next_ns < deadline_ns ? next_ns : deadline_ns);
+		if (rc == EINTR && (woken(ctx) || slot_freed(k->self)))
 			return;
+		if (rc != EINTR && next_ns >= deadline_ns)
+			return;
+		next_ns = deadlines_check(k->self, clock_now_ns());
+	}
 }
 
 /*
@@ -484,9 +549,14 @@ sink_finish(struct sink *k)
 
 	signals_hold_second_stop(true);
 	while (j->running > 0 && signals_second_stop() == 0) {
-		/* A stop asked for does not end this wait: it is what
-		 * waits for them. */
-		if (clock_sleep_until(clock_now_ns() + JOBS_REAP_NS) == EINTR)
+		/* A stop asked for does not end this wait: it gives them a
+		 * grace, then SIGTERM, then SIGKILL. */
+		int64_t now_ns = clock_now_ns();
+		int64_t next_ns = deadlines_check(j, now_ns);
+
+		if (next_ns > now_ns + JOBS_REAP_NS)
+			next_ns = now_ns + JOBS_REAP_NS;
+		if (clock_sleep_until(next_ns) == EINTR)
 			signals_dispatch();
 		jobs_reap(j);
 	}
@@ -509,17 +579,17 @@ static int64_t
 sink_again(struct sink *k, struct stream *s, int64_t now_ns)
 {
 	struct jobs *j = k->self;
-	int64_t next_ns;
+	int64_t next_ns, due_ns = deadlines_check(j, now_ns);
 
 	if (j->retry.max == 0 || j->halted)
-		return INT64_MIN;
+		return due_ns == INT64_MAX ? INT64_MIN : due_ns;
 	next_ns = retries_put_back(
 	    &j->retry, s, j->st->units_out + j->st->units_dropped, now_ns);
 	j->counts.retried = j->retry.retried;
 	j->counts.retrying = retries_waiting(&j->retry);
 	if (next_ns == INT64_MAX && j->running == 0)
 		return INT64_MIN; /* none waits, none may come */
-	return next_ns;
+	return next_ns < due_ns ? next_ns : due_ns;
 }
 
 void

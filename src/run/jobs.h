@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "deadline.h"
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
@@ -21,6 +22,7 @@ struct job {
 	unsigned tries; /* its tries, this one too */
 	char *rec;	/* a copy of it, when a failure may need one */
 	size_t len;
+	struct deadline dl; /* --timeout, --halt now, a stop's grace */
 };
 
 struct jobs {
@@ -32,6 +34,7 @@ struct jobs {
 	char after_env[200];	       /* TBTHROTTLE_RETRY_AFTER= */
 	char *env[4];		       /* them, for the next command */
 	struct retries retry;	       /* --retry, --failed-to */
+	struct deadlines dl;	       /* --timeout, --halt, a stop */
 	char delim;		       /* after each record --failed-to gets */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
@@ -72,6 +75,12 @@ int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
  */
 void jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
     int64_t delay_ns, int64_t max_ns, const char *failed_to, char delim);
+
+/*
+ * A command running over timeout_ns (0: no bound) gets SIGTERM, then
+ * SIGKILL; h halts the run after failures.
+ */
+void jobs_deadlines(struct jobs *j, int64_t timeout_ns, const struct halt *h);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);

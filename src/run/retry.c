@@ -127,15 +127,18 @@ keep(struct retry_rec **list, size_t *n, size_t *cap, const char *rec,
 
 bool
 retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
-    unsigned tries, int st, unsigned slot, int64_t now_ns, bool stopping)
+    unsigned tries, int st, bool timed_out, unsigned slot, int64_t now_ns,
+    bool stopping)
 {
 	int64_t after_ns = asked_wait(t, slot, now_ns);
 	struct retry_rec *r;
 
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !timed_out)
 		return false;
-	if (t->max > 0 && !stopping && tries <= t->max && WIFEXITED(st) &&
-	    exitset_has(&t->on, WEXITSTATUS(st))) {
+	if (t->max > 0 && !stopping && tries <= t->max &&
+	    (timed_out ?
+		    t->on.timeout :
+		    WIFEXITED(st) && exitset_has(&t->on, WEXITSTATUS(st)))) {
 		r = keep(&t->wait, &t->nwait, &t->capwait, rec, len);
 		r->seq = seq;
 		r->tries = tries;

@@ -65,12 +65,14 @@ void retries_file(
 
 /*
  * The command of record rec[0..len), numbered seq, ended after its
- * tries-th try with wait(2) status st, at now_ns, in slot: true when it
- * is to be tried again (t keeps a copy); false when its end stands (with
- * st a failure, kept for --failed-to).  No try again once stopping.
+ * tries-th try with wait(2) status st (timed_out: ended by --timeout,
+ * a failure whatever st), at now_ns, in slot: true when it is to be
+ * tried again (t keeps a copy); false when its end stands (with st a
+ * failure, kept for --failed-to).  No try again once stopping.
  */
 bool retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
-    unsigned tries, int st, unsigned slot, int64_t now_ns, bool stopping);
+    unsigned tries, int st, bool timed_out, unsigned slot, int64_t now_ns,
+    bool stopping);
 
 /*
  * The record that is the leave-th to leave the stream: its number and
