@@ -86,7 +86,7 @@ _tbthrottle()
 		return ;;
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
-	--drop-to | --failed-to | --tiers | --redis-cacert | --redis-cert | --redis-key)
+	--drop-to | --failed-to | --joblog | --tiers | --redis-cacert | --redis-cert | --redis-key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	--speed)
@@ -122,6 +122,7 @@ _tbthrottle()
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
 		    --retry --retry-on --retry-delay --retry-max-delay --failed-to
+		    --joblog
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

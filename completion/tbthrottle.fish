@@ -68,6 +68,7 @@ complete -c tbthrottle -l retry-on -x -a '75 75,111 1-254' -d 'The exit statuses
 complete -c tbthrottle -l retry-delay -x -a '100ms 1s 10s 1min' -d 'The first wait between tries is at most T'
 complete -c tbthrottle -l retry-max-delay -x -a '1s 10s 1min 10min' -d 'No wait between tries over T'
 complete -c tbthrottle -l failed-to -r -F -d 'With --exec, append the records whose last try failed to FILE'
+complete -c tbthrottle -l joblog -r -F -d 'With --exec, append a line to FILE for each record done'
 complete -c tbthrottle -l take -d 'Take a token of the --shared bucket and exit'
 complete -c tbthrottle -l replay -d 'Release each record at its own timestamp'
 complete -c tbthrottle -l dry-run -d 'With --replay, say what it would do, release nothing'

@@ -78,6 +78,7 @@ _tbthrottle() {
 	    '--retry-delay=[the first wait between tries is at most T]:duration:(100ms 1s 10s 1min)' \
 	    '--retry-max-delay=[no wait between tries over T]:duration:(1s 10s 1min 10min)' \
 	    '--failed-to=[with --exec, append the records whose last try failed to FILE]:failed records file:_files' \
+	    '--joblog=[with --exec, append a line to FILE for each record done]:joblog file:_files' \
 	    '--take[take a token of the --shared bucket and exit]' \
 	    '--replay[release each record at its own timestamp]' \
 	    '--dry-run[with --replay, say what it would do, release nothing]' \

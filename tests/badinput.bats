@@ -150,6 +150,8 @@ cases() {
 -r 1/s --retry 2 --retry-max-delay 2day --exec true	'2day'
 -r 1/s --retry-on 75 --exec true	--retry-on needs --retry N
 -r 1/s --failed-to '' --exec true	''
+-r 1/s --joblog '' --exec true	''
+-r 1/s --joblog log	--joblog needs --exec
 --replay --retry 2 --exec true	does not combine with --replay
 --replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
 -r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096

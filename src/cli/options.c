@@ -391,6 +391,11 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    .bad = "give a file name",
 	    .help = "with --exec, append the records whose last try\n"
 	    "failed to FILE, whole, in input order" },
+	[O_JOBLOG] = { "joblog", "FILE", 0, REQ, TEXT(cfg.joblog),
+	    .bad = "give a file name",
+	    .help = "with --exec, append a line to FILE for each\n"
+	    "record whose command is done (its last try), in\n"
+	    "GNU parallel's --joblog layout" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"

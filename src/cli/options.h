@@ -101,6 +101,7 @@ struct config {
 	struct exitset retry_on;
 	int64_t retry_delay_ns, retry_max_ns;
 	const char *failed_to; /* --failed-to: records that failed, whole */
+	const char *joblog;    /* --joblog: a line per record done */
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
 	const char *take_key; /* with -k, else NULL */

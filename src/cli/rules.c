@@ -439,6 +439,8 @@ static const struct rule rules[] = {
 	{ "%s needs --exec: what is tried again or failed is a command",
 	    .none = O(EXEC), .any = O(RETRY) | O(RETRY_ON) | O(RETRY_DELAY) |
 	    O(RETRY_MAX) | O(FAILED_TO), .quote = { Q_WORD } },
+	{ "--joblog needs --exec: its lines are of commands run",
+	    .all = O(JOBLOG), .none = O(EXEC) },
 	{ "%s needs --retry N", .none = O(RETRY),
 	    .any = O(RETRY_ON) | O(RETRY_DELAY) | O(RETRY_MAX),
 	    .quote = { Q_WORD } },

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "joblogfile.h"
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
@@ -21,6 +22,7 @@ struct job {
 	unsigned tries; /* its tries, this one too */
 	char *rec;	/* a copy of it, when a failure may need one */
 	size_t len;
+	char **argv; /* its command's, for --joblog */
 };
 
 struct jobs {
@@ -33,6 +35,7 @@ struct jobs {
 	char *env[4];		       /* them, for the next command */
 	struct retries retry;	       /* --retry, --failed-to */
 	char delim;		       /* after each record --failed-to gets */
+	struct joblogfile log;	       /* --joblog */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
 	size_t rec_len;
@@ -72,6 +75,12 @@ int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
  */
 void jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
     int64_t delay_ns, int64_t max_ns, const char *failed_to, char delim);
+
+/*
+ * Write a line to joblog (NULL: none) for each record whose command is
+ * done: its last try ended, but by a signal once a stop was asked for.
+ */
+void jobs_joblog(struct jobs *j, const char *joblog);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);
