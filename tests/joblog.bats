@@ -102,9 +102,12 @@ printf %s 'c d'" "the commands, quoted for the shell"
 @test "--joblog: a command killed at a stop gets no line, one done before does" {
 	local d=$BATS_TEST_TMPDIR pid
 	# Its own process group, a stop signal sent to it and its commands
-	# alike (as a terminal's interrupt is).
+	# alike (as a terminal's interrupt is).  Record 2's command waits
+	# for record 1's line before it says it started.
 	setsid "$TB" -r inf -j 2 --joblog "$d/log" --exec sh -c \
-	    'case $1 in 1) exit 0 ;; esac; : >"$0/started"; exec sleep 30' "$d" \
+	    'case $1 in 1) exit 0 ;; esac
+	    until grep -q "^1	" "$0/log"; do sleep 0.05; done
+	    : >"$0/started"; exec sleep 30' "$d" \
 	    < <(seq 2) 2>/dev/null &
 	pid=$!
 	wait_for "the second command to start" test -e "$d/started"
