@@ -89,7 +89,7 @@ _tbthrottle()
 		return ;;
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
-	--drop-to | --failed-to | --tiers | --redis-cacert | --redis-cert | --redis-key)
+	--drop-to | --failed-to | --joblog | --tiers | --redis-cacert | --redis-cert | --redis-key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
 	--speed)
@@ -125,7 +125,7 @@ _tbthrottle()
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
 		    --retry --retry-on --retry-delay --retry-max-delay --failed-to
-		    --timeout --halt
+		    --timeout --halt --joblog
 		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;

@@ -156,6 +156,8 @@ cases() {
 -r 1/s --halt 1	--halt needs --exec
 -r 1/s --halt soon --exec true	'soon'
 -r 1/s --halt now,fail=101% --exec true	'now,fail=101%'
+-r 1/s --joblog '' --exec true	''
+-r 1/s --joblog log	--joblog needs --exec
 --replay --retry 2 --exec true	does not combine with --replay
 --replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
 -r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096

@@ -417,6 +417,11 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "start nothing more; now,fail=N also ends those\n"
 	    "running; fail=P% for a share of those ended; 0 1 2\n"
 	    "as GNU parallel's (never)" },
+	[O_JOBLOG] = { "joblog", "FILE", 0, REQ, TEXT(cfg.joblog),
+	    .bad = "give a file name",
+	    .help = "with --exec, append a line to FILE for each\n"
+	    "record whose command is done (its last try), in\n"
+	    "GNU parallel's --joblog layout" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"

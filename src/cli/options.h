@@ -103,6 +103,7 @@ struct config {
 	const char *failed_to; /* --failed-to: records that failed, whole */
 	int64_t timeout_ns;    /* --timeout: a command's longest run; 0: none */
 	struct halt halt;      /* --halt: failures that end the run */
+	const char *joblog;    /* --joblog: a line per record done */
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
 	const char *take_key; /* with -k, else NULL */

@@ -441,6 +441,8 @@ static const struct rule rules[] = {
 	    O(RETRY_MAX) | O(FAILED_TO), .quote = { Q_WORD } },
 	{ "%s needs --exec: what it ends is a command", .none = O(EXEC),
 	    .any = O(TIMEOUT) | O(HALT), .quote = { Q_WORD } },
+	{ "--joblog needs --exec: its lines are of commands run",
+	    .all = O(JOBLOG), .none = O(EXEC) },
 	{ "%s needs --retry N", .none = O(RETRY),
 	    .any = O(RETRY_ON) | O(RETRY_DELAY) | O(RETRY_MAX),
 	    .quote = { Q_WORD } },

@@ -42,6 +42,7 @@ jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
 	char why[512];
 
 	*j = (struct jobs){ .cmd = cmd, .ncmd = ncmd, .max = max, .st = st };
+	joblogfile_open(&j->log, NULL);
 	if (template_parse(&j->tpl, cmd, ncmd, sep, why, sizeof why) != 0) {
 		if (errno == EINVAL)
 			errx(2, "--exec: %s", why);
@@ -118,11 +119,18 @@ halt_when_due(struct jobs *j, int64_t now_ns)
 }
 
 void
+jobs_joblog(struct jobs *j, const char *joblog)
+{
+	joblogfile_open(&j->log, joblog);
+}
+
+void
 jobs_free(struct jobs *j)
 {
 	signals_unhook(SIGNALS_SECOND_STOP, term_all);
 	signals_unhook(SIGNALS_CHILD, jobs_reap);
 	template_free(&j->tpl);
+	(void)joblogfile_close(&j->log);
 	free(j->slot);
 	free(j->argv);
 	free(j->text);
@@ -343,6 +351,8 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 		.pid = pid, .start_ns = start_ns, .seq = seq, .tries = try
 	};
 	deadline_start(&j->dl, &j->slot[i].dl, start_ns);
+	if (joblogfile_on(&j->log))
+		j->slot[i].argv = joblogfile_argv(j->argv);
 	if (retries_keep(&j->retry)) {
 		if ((j->slot[i].rec = malloc(j->rec_len + 1)) == NULL)
 			err(1, "--retry: memory for a record");
@@ -418,9 +428,15 @@ ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
 	} else {
 		/* Ended by our deadline, it failed, whatever its status. */
 		count(j, ours ? 1 << 8 : status, ran_ns);
+		/* One a stop killed is not done: --resume runs it again. */
+		if (!WIFSIGNALED(status) || !signals_stop_requested())
+			joblogfile_write(&j->log, s->seq, s->start_ns, now_ns,
+			    status, s->argv);
 	}
 	free(s->rec);
+	free(s->argv);
 	s->rec = NULL;
+	s->argv = NULL;
 }
 
 /* Collect the commands that ended, and count their outcomes. */
@@ -567,6 +583,8 @@ sink_finish(struct sink *k)
 		j->status = 123;
 	j->counts.retrying = 0;
 	if (retries_finish(&j->retry, j->delim) != 0 && j->status < 1)
+		j->status = 1;
+	if (joblogfile_close(&j->log) != 0 && j->status < 1)
 		j->status = 1;
 	return jobs_status(j);
 }

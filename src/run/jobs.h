@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "deadline.h"
+#include "joblogfile.h"
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
@@ -23,6 +24,7 @@ struct job {
 	char *rec;	/* a copy of it, when a failure may need one */
 	size_t len;
 	struct deadline dl; /* --timeout, --halt now, a stop's grace */
+	char **argv;	    /* its command's, for --joblog */
 };
 
 struct jobs {
@@ -36,6 +38,7 @@ struct jobs {
 	struct retries retry;	       /* --retry, --failed-to */
 	struct deadlines dl;	       /* --timeout, --halt, a stop */
 	char delim;		       /* after each record --failed-to gets */
+	struct joblogfile log;	       /* --joblog */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
 	size_t rec_len;
@@ -81,6 +84,12 @@ void jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
  * SIGKILL; h halts the run after failures.
  */
 void jobs_deadlines(struct jobs *j, int64_t timeout_ns, const struct halt *h);
+
+/*
+ * Write a line to joblog (NULL: none) for each record whose command is
+ * done: its last try ended, but by a signal once a stop was asked for.
+ */
+void jobs_joblog(struct jobs *j, const char *joblog);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);

@@ -157,6 +157,7 @@ choose_sink(const struct config *cfg, const struct gate *g, struct sink *k,
 	jobs_retries(j, cfg->retries, &cfg->retry_on, cfg->retry_delay_ns,
 	    cfg->retry_max_ns, cfg->failed_to, (char)cfg->delim);
 	jobs_deadlines(j, cfg->timeout_ns, &cfg->halt);
+	jobs_joblog(j, cfg->joblog);
 	st->jobs = &j->counts;
 	jobs_sink(j, k, g);
 	return true;

@@ -1,0 +1,118 @@
+/* --joblog: a line for each record whose command is done, in GNU parallel's layout. */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "joblog.h"
+#include "joblogfile.h"
+
+/* Write buf[0..len) with one write(2): 0, or -1 (errno set). */
+static int
+write_line(int fd, const char *buf, size_t len)
+{
+	ssize_t n;
+
+	while ((n = write(fd, buf, len)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return -1;
+	if ((size_t)n != len) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return 0;
+}
+
+void
+joblogfile_open(struct joblogfile *l, const char *path)
+{
+	struct stat sb;
+
+	*l = (struct joblogfile){ .fd = -1, .path = path };
+	if (path == NULL)
+		return;
+	l->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (l->fd < 0 || fstat(l->fd, &sb) != 0)
+		err(1, "--joblog %s", path);
+	if (sb.st_size == 0 &&
+	    write_line(l->fd, JOBLOG_HEADER, strlen(JOBLOG_HEADER)) != 0)
+		err(1, "--joblog %s", path);
+}
+
+bool
+joblogfile_on(const struct joblogfile *l)
+{
+	return l->fd >= 0;
+}
+
+char **
+joblogfile_argv(char *const *argv)
+{
+	size_t n = 0, bytes = 0;
+	char **copy, *text;
+
+	while (argv[n] != NULL)
+		bytes += strlen(argv[n++]) + 1;
+	copy = malloc((n + 1) * sizeof *copy + bytes);
+	if (copy == NULL)
+		err(1, "--joblog: memory for a command");
+	text = (char *)(copy + n + 1);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(argv[i]) + 1;
+
+		copy[i] = memcpy(text, argv[i], len);
+		text += len;
+	}
+	copy[n] = NULL;
+	return copy;
+}
+
+void
+joblogfile_write(struct joblogfile *l, uint64_t seq, int64_t start_ns,
+    int64_t end_ns, int st, char *const *argv)
+{
+	struct joblog_job job = { .seq = seq,
+		.start_ns = start_ns + clock_wall_offset_ns(),
+		.runtime_ns = end_ns - start_ns,
+		.exitval = WIFEXITED(st) ? WEXITSTATUS(st) : 0,
+		.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0,
+		.argv = argv };
+	char small[1024], *buf = small;
+	size_t len;
+	int rc;
+
+	if (l->fd < 0)
+		return;
+	len = joblog_format(small, sizeof small, &job);
+	if (len >= sizeof small) {
+		if ((buf = malloc(len + 1)) == NULL)
+			err(1, "--joblog: memory for a line");
+		(void)joblog_format(buf, len + 1, &job);
+	}
+	rc = write_line(l->fd, buf, len);
+	if (buf != small)
+		free(buf);
+	if (rc != 0 && !l->failed)
+		warn("--joblog %s", l->path);
+	if (rc != 0)
+		l->failed = true;
+}
+
+int
+joblogfile_close(struct joblogfile *l)
+{
+	int rc = l->failed ? 1 : 0;
+
+	if (l->fd >= 0 && close(l->fd) != 0 && rc == 0) {
+		warn("--joblog %s", l->path);
+		rc = 1;
+	}
+	l->fd = -1;
+	return rc;
+}
