@@ -224,7 +224,7 @@ lint:
 	bash tests/lint/sizes.sh
 	clang-format --dry-run --Werror $(C_FILES)
 	bash tests/lint/counts.sh
-	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/*.sh)
+	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/lint/*.sh tests/tools/*.sh)
 	shellcheck -s bash completion/tbthrottle.bash
 	shellcheck -s sh examples/curl-retry
 	@if command -v zsh >/dev/null; then \
@@ -246,7 +246,7 @@ valgrind: tbthrottle tests/unit/run
 
 # Every C file of ours, formatted by .clang-format; lint checks it is.
 C_FILES = src/*.c src/*/*.c src/*/*.h tests/unit/*.c tests/unit/*.h \
-	tests/*.c tests/fuzz/*.c bench/recv.c bench/floor.c bench/count.c
+	tests/tools/*.c tests/fuzz/*.c bench/recv.c bench/floor.c bench/count.c
 
 format:
 	clang-format -i $(C_FILES)
