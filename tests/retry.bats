@@ -128,3 +128,25 @@ SCRIPT
 	run -2 --separate-stderr tb --replay --retry 2 --exec true
 	[[ $stderr == "tbthrottle: --retry does not combine with --replay"* ]]
 }
+
+@test "--retry: what a command makes of TBTHROTTLE_RETRY_AFTER (a FIFO, a directory, control bytes) neither holds up the run nor reaches the terminal, and nothing is left" {
+	local d=$BATS_TEST_TMPDIR m
+	mkdir "$d/tmp"
+	cat >"$d/cmd" <<'SCRIPT'
+#!/bin/sh
+case $1 in
+fifo) mkfifo "$TBTHROTTLE_RETRY_AFTER" ;;
+dir) mkdir "$TBTHROTTLE_RETRY_AFTER" ;;
+esc) printf '\033]0;OWNED\007x' >"$TBTHROTTLE_RETRY_AFTER" ;;
+esac
+exit 75
+SCRIPT
+	chmod +x "$d/cmd"
+	for m in fifo dir esc; do
+		TMPDIR=$d/tmp run -123 --separate-stderr tb -r 100/s --retry 1 \
+		    --retry-delay 1ms --exec "$d/cmd" < <(echo "$m")
+		[[ $stderr != *$'\033'* && $stderr != *$'\007'* ]]
+	done
+	[[ $stderr == *"'\\x1b]0;OWNED\\x07x'"* ]]
+	assert_eq "$(ls -A "$d/tmp")" "" "files left in TMPDIR"
+}

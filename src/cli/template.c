@@ -133,6 +133,35 @@ refuse(char *why, size_t whylen, const char *at, const char *where,
 		    n, at, other);
 }
 
+/*
+ * What in script makes bash, zsh or ksh evaluate a value as arithmetic or
+ * as a name, where quoting does not keep it data ('a[$(cmd)]' runs cmd):
+ * "((", "$[", "[[", "[{" (a subscript), or the word let, declare,
+ * typeset, local or eval; NULL when none.
+ */
+static const char *
+evaluates(const char *script)
+{
+	static const char *const marks[] = { "((", "$[", "[[", "[{" };
+	static const char *const words[] = { "let", "declare", "typeset",
+		"local", "eval" };
+	const char *p;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+		if (strstr(script, marks[i]) != NULL)
+			return marks[i];
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		n = strlen(words[i]);
+		for (p = script; (p = strstr(p, words[i])) != NULL; p += n)
+			if ((p == script ||
+				strchr(" \t\n;&|(", p[-1]) != NULL) &&
+			    (p[n] == '\0' || strchr(" \t\n", p[n]) != NULL))
+				return words[i];
+	}
+	return NULL;
+}
+
 /* The arguments of cmd[0..ncmd) as parts, s saying which one is a script. */
 static int
 parse_args(struct template *t, char *const *cmd, int ncmd,
@@ -153,6 +182,16 @@ parse_args(struct template *t, char *const *cmd, int ncmd,
 		}
 		if (found > before && other_refuses(s, i)) {
 			refuse(why, whylen, at, NULL, s->other);
+			return -1;
+		}
+		if (found > before && i == s->at && s->other == NULL &&
+		    (where = evaluates(cmd[i])) != NULL) {
+			snprintf(why, whylen,
+			    "a placeholder in a shell's script with '%s': bash, "
+			    "zsh and ksh evaluate a value there even quoted, "
+			    "and it could run as code; pass it as an argument "
+			    "(sh -c '... \"$1\"' sh {}) and check it first",
+			    where);
 			return -1;
 		}
 	}

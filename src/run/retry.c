@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "backoff.h"
 #include "clock.h"
 #include "entropy.h"
+#include "msg.h"
 #include "retry.h"
 #include "retryafter.h"
 
@@ -69,24 +71,39 @@ next_random(struct retries *t)
 	return z ^ (z >> 31);
 }
 
+/* Remove path, a file or what a command made in its place. */
+static void
+forget(const char *path)
+{
+	if (unlink(path) != 0 && errno != ENOENT)
+		(void)rmdir(path);
+}
+
 /* The wait slot's command asked for (0: none), its file read and gone. */
 static int64_t
 asked_wait(struct retries *t, unsigned slot, int64_t now_ns)
 {
-	char path[160], text[AFTER_MAX];
+	char path[160], text[AFTER_MAX], shown[96];
 	enum retryafter_status rs;
 	int64_t after_ns = 0;
-	ssize_t n;
+	ssize_t n = 0;
+	struct stat sb;
 	int fd;
 
 	snprintf(path, sizeof path, "%s/%u", t->dir, slot);
+	/* Not waiting on a FIFO, nor reading what is no regular file. */
 	if (t->dir[0] == '\0' ||
-	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+	    (fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)) <
+		0) {
+		if (t->dir[0] != '\0')
+			forget(path);
 		return 0;
-	while ((n = read(fd, text, sizeof text)) < 0 && errno == EINTR)
-		;
+	}
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		while ((n = read(fd, text, sizeof text)) < 0 && errno == EINTR)
+			;
 	(void)close(fd);
-	(void)unlink(path);
+	forget(path);
 	if (n <= 0)
 		return 0;
 	rs = retryafter_parse(
@@ -95,9 +112,13 @@ asked_wait(struct retries *t, unsigned slot, int64_t now_ns)
 		return after_ns;
 	if (rs != RETRYAFTER_EMPTY && !t->said_after) {
 		t->said_after = true;
-		warnx("--retry: TBTHROTTLE_RETRY_AFTER held '%.*s': %s (it is "
+		/* The server's text: its control bytes shown, not sent. */
+		snprintf(shown, sizeof shown, "%.*s", (int)strcspn(text, "\n"),
+		    text);
+		msg_escape(shown, sizeof shown);
+		warnx("--retry: TBTHROTTLE_RETRY_AFTER held '%s': %s (it is "
 		      "not waited for)",
-		    (int)strcspn(text, "\n"), text, retryafter_reason(rs));
+		    shown, retryafter_reason(rs));
 	}
 	return 0;
 }
@@ -291,7 +312,7 @@ retries_finish(struct retries *t, char delim)
 
 		for (unsigned i = 0; i < t->slots; i++) {
 			snprintf(path, sizeof path, "%s/%u", t->dir, i);
-			(void)unlink(path);
+			forget(path);
 		}
 		(void)rmdir(t->dir);
 		t->dir[0] = '\0';

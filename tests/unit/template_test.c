@@ -156,6 +156,18 @@ test_template_refused(void)
 		    "{} stands after a case" },
 	};
 
+	current = "template: scripts where a shell evaluates a value";
+	static const char *const evaluating[] = { "[[ {} -eq 1 ]]", "(( {} ))",
+		"let {}", "echo $[{}]", "a[{}]=1", "declare -i v={}",
+		"typeset x={}", "f() { local v={}; }", "eval {}",
+		"x={}; echo $((x))" };
+	for (size_t i = 0; i < sizeof evaluating / sizeof *evaluating; i++)
+		check(strstr(fill(-1, "r", 1, "bash", "-c", evaluating[i], END),
+			  "evaluate a value there even quoted") != NULL,
+		    "refused: %s", evaluating[i]);
+	same(fill(-1, "r", 1, "bash", "-c", "letter={}; echo $letter", END),
+	    "[bash][-c][letter='r'; echo $letter]",
+	    "a word that only begins so");
 	current = "template: where no quoting keeps a value data";
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *m = refused("sh", cases[i].script);
@@ -171,7 +183,7 @@ test_template_refused(void)
 		  "sh's",
 		  58) == 0,
 	    "fish -c: %s", refused("fish", "echo {}"));
-	check(strcmp(refused("sh", "e a#{} $((1+2)) {} \"$x\" ${y} {}"),
+	check(strcmp(refused("sh", "e a#{} $(e) {} \"$x\" ${y} {}"),
 		  "(accepted)") == 0,
 	    "closed constructs leave the rest placeable");
 }
