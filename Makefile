@@ -241,7 +241,8 @@ lint:
 	fi
 
 valgrind: tbthrottle tests/unit/run
-	valgrind -q --error-exitcode=1 --leak-check=full ./tests/unit/run
+	TB_UNIT_VALGRIND=1 valgrind -q --error-exitcode=1 --leak-check=full \
+		./tests/unit/run
 	bash tests/tools/valgrind.sh
 
 # Every C file of ours, formatted by .clang-format; lint checks it is.

@@ -554,6 +554,13 @@ test_fair_model(void)
 	const char *out = getenv("TB_FAIR_GOLDEN_OUT");
 	int unlike = 0, broken = 0, changed = 0, compared = 0, first = -1;
 	bool known = fgolden(want, FAIR_CASES);
+	/*
+	 * Under valgrind a long double has a double's precision (its
+	 * documented limit), and a reload's part of a token is worked out in
+	 * one (bucket_retune): the record, made on the machine's own 80 bits,
+	 * is not compared; the model and the promise still are.
+	 */
+	bool record = getenv("TB_UNIT_VALGRIND") == NULL;
 
 	current = "--order key beside its model, and as it went before";
 	for (int c = 0; c < FAIR_CASES; c++) {
@@ -573,7 +580,7 @@ test_fair_model(void)
 		compared++;
 		if (have[c] != model && unlike++ == 0)
 			first = c;
-		changed += known && want[c] != have[c];
+		changed += record && known && want[c] != have[c];
 	}
 	if (out != NULL) {
 		FILE *fp = fopen(out, "w");
