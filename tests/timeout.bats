@@ -135,7 +135,7 @@ no_nap() {
 		assert_eq "$st" 123 "exit status, $how" ||
 		    { cat "$d/err" >&2; return 1; }
 		assert_eq "$(cat "$LOG")" $'1\n2' "commands run, $how"
-		grep -q -- "--halt: 1 records failed: no more commands start" \
+		grep -q -- "--halt: 1 record failed: no more commands start" \
 		    "$d/err" || { cat "$d/err" >&2; return 1; }
 	done
 }

@@ -236,8 +236,8 @@ add_jobs(
 	    j->started, j->succeeded, j->failed, j->running, slowest);
 	if (j->retried > 0 || j->retrying > 0)
 		stats_add(buf, size, used,
-		    ", %" PRIu64 " tried again, %zu waiting to be", j->retried,
-		    j->retrying);
+		    ", %" PRIu64 " tried again, %zu waiting to be tried",
+		    j->retried, j->retrying);
 	if (j->refused > 0)
 		stats_add(buf, size, used,
 		    ", %" PRIu64 " records no argument can hold (dropped)",

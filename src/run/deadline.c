@@ -82,8 +82,8 @@ deadline_halt(struct deadlines *d, const struct stats_jobs *n, unsigned running)
 	    !halt_due(&d->halt, n->failed, n->succeeded + n->failed))
 		return false;
 	d->halting = true;
-	warnx("--halt: %llu records failed: no more commands start%s",
-	    (unsigned long long)n->failed,
+	warnx("--halt: %llu record%s failed: no more commands start%s",
+	    (unsigned long long)n->failed, n->failed == 1 ? "" : "s",
 	    d->halt.when == HALT_NOW && running > 0 ?
 		", and those running get SIGTERM" :
 		"");
