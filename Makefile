@@ -136,9 +136,16 @@ tests/tools/fakeserver: tests/tools/fakeserver.c
 # of the time.  BATS_JOBS=1 runs them one by one.
 BATS_JOBS ?= $(shell command -v parallel >/dev/null 2>&1 && echo 4 || echo 1)
 
+# tests/build.bats builds copies of the source with flags of its own:
+# BUILD_TESTS=no leaves it out of a second run of the suite for another
+# build of the tool (CI's ASan and musl runs), which it would only repeat.
+BUILD_TESTS ?= yes
+CHECK_FILES = $(if $(filter no,$(BUILD_TESTS)), \
+	$(filter-out tests/build.bats,$(wildcard tests/*.bats)),tests)
+
 check: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/tools/silent
 	./tests/unit/run
-	bats --jobs $(BATS_JOBS) tests
+	bats --jobs $(BATS_JOBS) $(CHECK_FILES)
 
 # make check again beside two CPU-bound processes, as on a shared machine:
 # a test that fails only there is a broken test (or a real bug).
@@ -210,15 +217,20 @@ deb: dist
 	fi
 	@ls tbthrottle*_$(VERSION)_*.deb
 
+# The analysers take a file at a time, a process per CPU.
+LINT_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+		-j $(LINT_JOBS) \
 		--std=c11 -D_POSIX_C_SOURCE=200809L --inline-suppr $(INCLUDES) \
 		src tests/unit tests/fuzz bench/recv.c bench/floor.c \
 		bench/count.c tests/tools/stamp.c tests/tools/fakeserver.c tests/tools/silent.c
-	clang-tidy --quiet \
-		--checks='-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*' \
-		--warnings-as-errors='*' src/*.c src/*/*.c -- $(STDFLAGS) \
-		$(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)
+	printf '%s\n' src/*.c src/*/*.c | xargs -P $(LINT_JOBS) -n 8 sh -c \
+		'exec clang-tidy --quiet --warnings-as-errors="*" \
+		--checks="-*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*" \
+		"$$@" -- $(STDFLAGS) $(INCLUDES) $(REDIS_CFLAGS) $(TLS_CFLAGS)' \
+		clang-tidy
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/lint/layers.sh
 	bash tests/lint/sizes.sh
