@@ -158,6 +158,10 @@ cases() {
 -r 1/s --halt now,fail=101% --exec true	'now,fail=101%'
 -r 1/s --joblog '' --exec true	''
 -r 1/s --joblog log	--joblog needs --exec
+-r 1/s --resume --exec true	--resume needs --joblog FILE
+-r 1/s --resume-failed --exec true	--resume-failed needs --joblog FILE
+-r 1/s --joblog l --resume --resume-failed --exec true	--resume and --resume-failed: give one
+-r 1/s --joblog l --resume --loop 2 f --exec true	--resume does not combine with --loop
 --replay --retry 2 --exec true	does not combine with --replay
 --replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
 -r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096

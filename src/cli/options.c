@@ -422,6 +422,14 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    .help = "with --exec, append a line to FILE for each\n"
 	    "record whose command is done (its last try), in\n"
 	    "GNU parallel's --joblog layout" },
+	[O_RESUME] = { "resume", NULL, 0, NONE, SEEN, FLAG(cfg.resume),
+	    .help = "with --joblog FILE, start no command for the\n"
+	    "records FILE has a line of (by their number in\n"
+	    "the input); limits apply to the rest" },
+	[O_RESUME_FAILED] = { "resume-failed", NULL, 0, NONE, SEEN,
+	    FLAG(cfg.resume_failed),
+	    .help = "as --resume, but the records whose last line\n"
+	    "says they failed are started again" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"

@@ -104,6 +104,9 @@ struct config {
 	int64_t timeout_ns;    /* --timeout: a command's longest run; 0: none */
 	struct halt halt;      /* --halt: failures that end the run */
 	const char *joblog;    /* --joblog: a line per record done */
+	/* --resume, --resume-failed: the records --joblog says were done
+	 * (--resume-failed: done and succeeded) are not started again. */
+	bool resume, resume_failed;
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
 	const char *take_key; /* with -k, else NULL */

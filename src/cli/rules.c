@@ -443,6 +443,14 @@ static const struct rule rules[] = {
 	    .any = O(TIMEOUT) | O(HALT), .quote = { Q_WORD } },
 	{ "--joblog needs --exec: its lines are of commands run",
 	    .all = O(JOBLOG), .none = O(EXEC) },
+	{ "%s needs --joblog FILE: the records done are read from it",
+	    .none = O(JOBLOG), .any = O(RESUME) | O(RESUME_FAILED),
+	    .quote = { Q_WORD } },
+	{ "--resume and --resume-failed: give one (--resume-failed starts "
+	  "the failed ones again)", .all = O(RESUME) | O(RESUME_FAILED) },
+	{ "%s does not combine with --loop: a record's number would stand "
+	  "for one in each pass", .all = O(LOOP),
+	    .any = O(RESUME) | O(RESUME_FAILED), .quote = { Q_WORD } },
 	{ "%s needs --retry N", .none = O(RETRY),
 	    .any = O(RETRY_ON) | O(RETRY_DELAY) | O(RETRY_MAX),
 	    .quote = { Q_WORD } },

@@ -214,8 +214,8 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 
 /* The commands' part of the report (--exec), after the rest. */
 static void
-add_jobs(
-    const struct stats_jobs *j, bool json, char *buf, size_t size, size_t *used)
+add_jobs(const struct stats_jobs *j, uint64_t skipped, bool json, char *buf,
+    size_t size, size_t *used)
 {
 	double slowest = (double)j->slowest_ns / 1e9;
 
@@ -225,9 +225,9 @@ add_jobs(
 		    ",\"succeeded\":%" PRIu64 ",\"failed\":%" PRIu64
 		    ",\"refused\":%" PRIu64 ",\"running\":%u"
 		    ",\"retried\":%" PRIu64 ",\"retrying\":%zu"
-		    ",\"slowest_s\":%.6f}",
+		    ",\"slowest_s\":%.6f,\"done_before\":%" PRIu64 "}",
 		    j->started, j->succeeded, j->failed, j->refused, j->running,
-		    j->retried, j->retrying, slowest);
+		    j->retried, j->retrying, slowest, skipped);
 		return;
 	}
 	stats_add(buf, size, used,
@@ -242,6 +242,10 @@ add_jobs(
 		stats_add(buf, size, used,
 		    ", %" PRIu64 " records no argument can hold (dropped)",
 		    j->refused);
+	if (skipped > 0)
+		stats_add(buf, size, used,
+		    ", %" PRIu64 " done before (the joblog says), not started",
+		    skipped);
 }
 
 /*
@@ -289,7 +293,7 @@ add_summary(const struct stats *s, int64_t now_ns, bool json, char *buf,
 	if (s->replay != NULL)
 		add_replay(s->replay, false, buf, size, used);
 	if (s->jobs != NULL)
-		add_jobs(s->jobs, false, buf, size, used);
+		add_jobs(s->jobs, s->units_skipped, false, buf, size, used);
 	stats_add(buf, size, used, "\n");
 }
 
@@ -309,7 +313,7 @@ add_end(const struct stats *s, bool json, bool whole, char *buf, size_t size,
 	if (s->replay != NULL)
 		add_replay(s->replay, true, buf, size, used);
 	if (s->jobs != NULL)
-		add_jobs(s->jobs, true, buf, size, used);
+		add_jobs(s->jobs, s->units_skipped, true, buf, size, used);
 	stats_add(buf, size, used, "}\n");
 }
 

@@ -82,9 +82,10 @@ struct stats {
 	uint64_t units_out, bytes_out;
 	uint64_t units_dropped, bytes_dropped;
 	uint64_t units_waiting, bytes_waiting; /* read, not yet released */
-	int64_t max_late_ns;  /* latest release after its due time */
-	int64_t next_due_ns;  /* when the next release is due, or 0 */
-	uint64_t bytes_total; /* of all the input, when known, or 0 */
+	uint64_t units_skipped; /* --resume: read, done before, taken out */
+	int64_t max_late_ns;	/* latest release after its due time */
+	int64_t next_due_ns;	/* when the next release is due, or 0 */
+	uint64_t bytes_total;	/* of all the input, when known, or 0 */
 	struct stats_limit limit;
 	const struct stats_tier *tiers; /* with --tiers, else NULL */
 	size_t ntiers;

@@ -375,6 +375,8 @@ engine_run(const struct engine *e)
 	if (e->progress)
 		e->stats->bytes_total = stream_total_bytes(&run.s);
 	stream_tally(&run.s, e->tally, e->tally_ctx);
+	if (e->resume != NULL)
+		stream_resume(&run.s, e->resume);
 	run.started = true;
 	if (!hooked && (e->progress || e->stats_at_exit))
 		hooked = atexit(finish_at_exit) == 0;

@@ -31,8 +31,9 @@ struct engine {
 	bool progress;	       /* redraw a status line on stderr */
 	stats_tally_fn *tally; /* NULL, or counts each record's fate */
 	void *tally_ctx;
-	struct sink *sink; /* where released records go */
-	uint64_t loops;	   /* --loop: passes after the first (UINT64_MAX: for
+	struct sink *sink;     /* where released records go */
+	struct resume *resume; /* NULL, or records to take out (--resume) */
+	uint64_t loops; /* --loop: passes after the first (UINT64_MAX: for
 			 * ever), 0 by default */
 };
 

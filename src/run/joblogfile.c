@@ -45,6 +45,104 @@ joblogfile_open(struct joblogfile *l, const char *path)
 		err(1, "--joblog %s", path);
 }
 
+/* Lines in buf[0..len). */
+static size_t
+lines_in(const char *buf, size_t len)
+{
+	size_t n = 0;
+	const char *p = buf, *end = buf + len;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* The bytes of buf[0..len) up to its last newline, and it. */
+static size_t
+whole_lines(const char *buf, size_t len)
+{
+	while (len > 0 && buf[len - 1] != '\n')
+		len--;
+	return len;
+}
+
+/* Read what fd holds, whole lines at a time, into done. */
+static void
+read_done(int fd, const char *path, enum joblog_mode mode, struct seqset *done,
+    struct joblog_scan *all)
+{
+	size_t cap = 1 << 20, held = 0, lines = 0;
+	char *buf = malloc(cap);
+	ssize_t n = 1;
+
+	if (buf == NULL)
+		err(1, "--resume: memory to read %s", path);
+	while (n > 0) {
+		struct joblog_scan scan;
+		size_t whole;
+
+		if (held == cap) { /* a line longer than all read */
+			char *grown = realloc(buf, cap * 2);
+
+			if (grown == NULL)
+				err(1, "--resume: memory to read %s", path);
+			buf = grown;
+			cap *= 2;
+		}
+		while ((n = read(fd, buf + held, cap - held)) < 0 &&
+		    errno == EINTR)
+			;
+		if (n < 0)
+			err(1, "--resume: %s", path);
+		held += (size_t)n;
+		/* Whole lines, until the end: then the rest too. */
+		whole = n > 0 ? whole_lines(buf, held) : held;
+		if (joblog_read(buf, whole, mode, done, &scan) != 0)
+			err(1, "--resume: memory for the records of %s", path);
+		all->records += scan.records;
+		if (scan.garbage > 0 && all->garbage == 0)
+			all->first_garbage = lines + scan.first_garbage;
+		all->garbage += scan.garbage;
+		all->cut = all->cut || scan.cut;
+		lines += lines_in(buf, whole);
+		memmove(buf, buf + whole, held - whole);
+		held -= whole;
+	}
+	free(buf);
+}
+
+void
+joblogfile_done(const char *path, enum joblog_mode mode, struct seqset *done)
+{
+	struct joblog_scan all = { 0 };
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	seqset_init(done);
+	if (fd < 0 && errno == ENOENT)
+		return; /* nothing was done: every record runs */
+	if (fd < 0 || fstat(fd, &sb) != 0)
+		err(1, "--resume: %s", path);
+	if (!S_ISREG(sb.st_mode))
+		errx(1,
+		    "--resume: %s is no regular file: give the --joblog "
+		    "file of the run to resume",
+		    path);
+	read_done(fd, path, mode, done, &all);
+	close(fd);
+	if (all.garbage > 0)
+		warnx("--resume: %s: %zu line%s no joblog line (the first is "
+		      "line %zu): passed over",
+		    path, all.garbage, all.garbage == 1 ? " is" : "s are",
+		    all.first_garbage);
+	if (all.cut)
+		warnx("--resume: %s: its last line has no newline (a run cut "
+		      "short): its record runs again",
+		    path);
+}
+
 bool
 joblogfile_on(const struct joblogfile *l)
 {

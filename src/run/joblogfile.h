@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "joblog.h"
+
 struct joblogfile {
 	int fd; /* -1: no --joblog */
 	const char *path;
@@ -17,6 +19,16 @@ struct joblogfile {
  * when it cannot be opened or the header written.
  */
 void joblogfile_open(struct joblogfile *l, const char *path);
+
+/*
+ * --resume, --resume-failed: add to done the numbers of the records the
+ * joblog at path says need not run again under mode (none when there is
+ * no file), settled; what it cannot read as a job's line is passed over,
+ * said once.  Exits (status 1) when it cannot be read, or is no regular
+ * file, or memory runs out.
+ */
+void joblogfile_done(
+    const char *path, enum joblog_mode mode, struct seqset *done);
 
 /* Is there a joblog to write? */
 bool joblogfile_on(const struct joblogfile *l);

@@ -118,10 +118,20 @@ halt_when_due(struct jobs *j, int64_t now_ns)
 	(void)deadlines_check(j, now_ns);
 }
 
-void
-jobs_joblog(struct jobs *j, const char *joblog)
+struct resume *
+jobs_joblog(struct jobs *j, const char *joblog, bool resume, bool resume_failed)
 {
+	struct seqset done;
+
+	if (resume || resume_failed) {
+		joblogfile_done(joblog,
+		    resume_failed ? JOBLOG_RESUME_FAILED : JOBLOG_RESUME,
+		    &done);
+		resume_init(&j->resume, &done);
+		j->retry.resume = &j->resume;
+	}
 	joblogfile_open(&j->log, joblog);
+	return j->retry.resume;
 }
 
 void
@@ -131,6 +141,7 @@ jobs_free(struct jobs *j)
 	signals_unhook(SIGNALS_CHILD, jobs_reap);
 	template_free(&j->tpl);
 	(void)joblogfile_close(&j->log);
+	resume_free(&j->resume);
 	free(j->slot);
 	free(j->argv);
 	free(j->text);

@@ -39,6 +39,7 @@ struct jobs {
 	struct deadlines dl;	       /* --timeout, --halt, a stop */
 	char delim;		       /* after each record --failed-to gets */
 	struct joblogfile log;	       /* --joblog */
+	struct resume resume;	       /* --resume, --resume-failed */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
 	size_t rec_len;
@@ -86,10 +87,14 @@ void jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
 void jobs_deadlines(struct jobs *j, int64_t timeout_ns, const struct halt *h);
 
 /*
- * Write a line to joblog (NULL: none) for each record whose command is
- * done: its last try ended, but by a signal once a stop was asked for.
+ * --joblog: open joblog (NULL: none) to append a line per record whose
+ * command is done (its last try ended, but by a signal once a stop was
+ * asked for); with resume, first read from it the records not to start again
+ * (resume_failed: those that succeeded), taken out of the input as it is
+ * read: returns them for the engine (NULL without resume).
  */
-void jobs_joblog(struct jobs *j, const char *joblog);
+struct resume *jobs_joblog(
+    struct jobs *j, const char *joblog, bool resume, bool resume_failed);
 
 /* Free what jobs_init allocated. */
 void jobs_free(struct jobs *j);

@@ -192,6 +192,8 @@ retries_which(struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries)
 		return;
 	}
 	*seq = leave - t->put_back;
+	if (t->resume != NULL)
+		*seq = resume_seq(t->resume, *seq);
 	*tries = 0;
 }
 

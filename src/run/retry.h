@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "failure.h"
+#include "resume.h"
 #include "stream.h"
 
 /* A record waiting to be tried again, or one that failed for good. */
@@ -41,7 +42,8 @@ struct retries {
 	char dir[128];	/* TBTHROTTLE_RETRY_AFTER's files; empty: none */
 	unsigned slots; /* a file each */
 	bool said_after;
-	uint64_t retried; /* tries again started */
+	uint64_t retried;      /* tries again started */
+	struct resume *resume; /* NULL, or the records --resume took out */
 };
 
 /*
@@ -77,7 +79,7 @@ bool retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
 /*
  * The record that is the leave-th to leave the stream: its number and
  * tries made, when it was put back; else its number is in the input's
- * order, tries 0.
+ * order (past the records --resume took out), tries 0.
  */
 void retries_which(
     struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries);

@@ -141,11 +141,12 @@ setup_take(const struct config *cfg)
 
 /*
  * Where released records go, telling g of them: with --exec, commands'
- * slots (j, counted in st); else standard output.  False without --exec.
+ * slots (j, counted in st; *resume: what --resume takes out of the
+ * input); else standard output.  False without --exec.
  */
 static bool
 choose_sink(const struct config *cfg, const struct gate *g, struct sink *k,
-    struct jobs *j, struct stats *st)
+    struct jobs *j, struct stats *st, struct resume **resume)
 {
 	if (!cfg->exec) {
 		sink_stdout(k, g);
@@ -157,7 +158,7 @@ choose_sink(const struct config *cfg, const struct gate *g, struct sink *k,
 	jobs_retries(j, cfg->retries, &cfg->retry_on, cfg->retry_delay_ns,
 	    cfg->retry_max_ns, cfg->failed_to, (char)cfg->delim);
 	jobs_deadlines(j, cfg->timeout_ns, &cfg->halt);
-	jobs_joblog(j, cfg->joblog);
+	*resume = jobs_joblog(j, cfg->joblog, cfg->resume, cfg->resume_failed);
 	st->jobs = &j->counts;
 	jobs_sink(j, k, g);
 	return true;
@@ -224,7 +225,7 @@ setup_run(struct setup *u, const struct config *cfg)
 	    choose_replay(cfg, &u->limits.gate, &u->policy, &u->stats) :
 	    choose_policy(cfg, &u->limits.gate, &u->policy);
 	u->exec = choose_sink(
-	    cfg, &u->limits.gate, &u->sink, &u->jobs, &u->stats);
+	    cfg, &u->limits.gate, &u->sink, &u->jobs, &u->stats, &e->resume);
 }
 
 void

@@ -459,9 +459,41 @@ stream_drop(struct stream *s, size_t off, size_t bytes, uint64_t units)
 }
 
 void
+stream_resume(struct stream *s, struct resume *r)
+{
+	s->resume = r;
+	s->unlooked = s->tail - s->head;
+}
+
+/*
+ * Take the records s->resume says are done out of the bytes at the tail
+ * it has not looked at, got of them just read; none while a record longer
+ * than the buffer goes (it is counted when it begins).
+ */
+static void
+resume_look(struct stream *s, size_t got)
+{
+	size_t from, kept, looked;
+
+	s->unlooked += got;
+	if (s->resume == NULL || s->longrec != LONG_NONE)
+		return;
+	from = s->tail - s->unlooked;
+	if (resume_filter(s->resume, &s->framer, s->buf + from, s->unlooked,
+		s->eof, &kept, &looked) != 0)
+		err(1, "--resume: memory for the numbers of the records kept");
+	s->st->bytes_in -= s->unlooked - kept;
+	s->st->units_skipped = s->resume->skipped;
+	s->tail = from + kept;
+	s->unlooked = kept - looked;
+}
+
+void
 stream_begin_long(struct stream *s, bool pass, uint64_t units)
 {
 	s->longrec = pass ? LONG_PASS : LONG_DROP;
+	if (s->resume != NULL && resume_pass(s->resume) != 0)
+		err(1, "--resume: memory for the numbers of the records kept");
 	/* A stop waits for the record's end. */
 	input_hold_stop(&s->in, true);
 	if (pass)
@@ -500,6 +532,11 @@ stream_move_long(struct stream *s, struct moved *m)
 		stream_drop(s, 0, n, 0);
 	else if (!send_run(s, n, 0, true))
 		return 0;
+	/* What came after its end was not looked at: it is now. */
+	if (m->ended && s->resume != NULL) {
+		s->unlooked = 0;
+		resume_look(s, s->tail - s->head);
+	}
 	/* Its end left before count_held saw it: what follows is new. */
 	if (m->ended && s->long_open) {
 		s->long_open = false;
@@ -553,6 +590,7 @@ stream_fill(struct stream *s, bool fresh)
 		waited = true;
 	s->tail += (size_t)got;
 	s->st->bytes_in += (uint64_t)got;
+	resume_look(s, (size_t)got);
 	s->read_ns = now_ns;
 	if (waited)
 		s->ready_ns = now_ns;

@@ -10,6 +10,7 @@
 #include "framer.h"
 #include "input.h"
 #include "policy.h"
+#include "resume.h"
 #include "stats.h"
 
 /* What happens to the long record at the head, if there is one. */
@@ -41,8 +42,10 @@ struct stream {
 	int64_t read_ns;       /* when the last bytes arrived */
 	stats_tally_fn *tally; /* NULL, or told each record's fate */
 	void *tally_ctx;
-	size_t counted; /* buf[head..counted) told to tally as waiting */
-	bool long_open; /* buf[counted..] goes on a long record, told */
+	size_t counted;	       /* buf[head..counted) told to tally as waiting */
+	bool long_open;	       /* buf[counted..] goes on a long record, told */
+	struct resume *resume; /* NULL, or records to take out as read */
+	size_t unlooked; /* the bytes at the tail resume has not looked at */
 };
 
 /*
@@ -54,6 +57,13 @@ struct stream {
 void stream_open(struct stream *s, size_t cap, const struct framer *f,
     char **files, int nfiles, const char *drop_to, struct stats *st,
     int64_t start_ns);
+
+/*
+ * Take the records r says are done out of the input as it is read
+ * (--resume), before anything else sees them: they are neither input nor
+ * output, counted in s->st as skipped.
+ */
+void stream_resume(struct stream *s, struct resume *r);
 
 /* Close the input and the drop file; returns the exit status so far. */
 int stream_close(struct stream *s);

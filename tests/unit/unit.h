@@ -159,6 +159,9 @@ void test_held(void);
 /* retryafter_test.c */
 void test_retryafter(void);
 
+/* resume_test.c */
+void test_resume(void);
+
 /* seqset_test.c */
 void test_seqset(void);
 
