@@ -84,13 +84,46 @@ SCRIPT
 	    { echo "report: $stderr" >&2; false; }
 }
 
-@test "--failed-to: without --retry, the records whose command failed; none failed, nothing written" {
+@test "--failed-to: without --retry, the records whose command failed; none failed, nothing written; a file that cannot be written, said before any command runs" {
 	local d=$BATS_TEST_TMPDIR
 	run -123 tb -r inf -j 2 --failed-to "$d/failed" \
 	    --exec sh -c 'test {} != 2 && test {} != 5' < <(seq 6)
 	assert_eq "$(cat "$d/failed")" $'2\n5' "records failed"
 	run -0 tb -r inf --failed-to "$d/none" --exec true < <(seq 3)
-	[[ ! -e $d/none ]]
+	[[ -f $d/none && ! -s $d/none ]]
+	run -1 --separate-stderr tb -r inf --failed-to "$d/no/such" \
+	    --exec touch "$d/ran" < <(seq 3)
+	assert_eq "$stderr" "tbthrottle: --failed-to $d/no/such: No such file or directory" "message"
+	[[ ! -e $d/ran ]]
+}
+
+@test "--retry --drop: a try the limit drops failed for good: counted, exit 123, in --failed-to" {
+	local d=$BATS_TEST_TMPDIR
+	run -123 --separate-stderr tb -r 1/h -b 3 --drop -s --retry 2 \
+	    --retry-delay 10ms --failed-to "$d/failed" \
+	    --exec sh -c 'exit 75' < <(seq 3)
+	assert_eq "$(cat "$d/failed")" $'1\n2\n3' "records failed"
+	[[ $stderr == *"3 started, 0 succeeded, 3 failed"* ]] ||
+	    { echo "$stderr" >&2; false; }
+}
+
+@test "--retry: a stop while a try waits for its token: the record failed, in --failed-to" {
+	local d=$BATS_TEST_TMPDIR pid
+	"$TB" -r 1/s -b 1 -s --retry 3 --retry-delay 10ms \
+	    --failed-to "$d/failed" --exec sh -c 'echo ran >>"$0"; exit 75' \
+	    "$d/ran" <<<a 2>"$d/err" &
+	pid=$!
+	wait_for "the first try" has_lines "$d/ran" 1
+	# Its try again is due 10 ms later, its token 1 s after the first:
+	# by now it waits for the token (a busy machine may keep it in the
+	# 10 ms wait, a failure all the same).
+	sleep 0.2
+	kill -TERM "$pid"
+	local st=0
+	wait "$pid" || st=$?
+	assert_eq "$st" 143 "exit status"
+	assert_eq "$(cat "$d/failed")" a "records failed"
+	grep -q "1 failed" "$d/err" || { cat "$d/err" >&2; false; }
 }
 
 @test "--retry: a record tried again when the input has ended, its last record with no delimiter, and records still waiting" {

@@ -42,6 +42,7 @@ jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
 	char why[512];
 
 	*j = (struct jobs){ .cmd = cmd, .ncmd = ncmd, .max = max, .st = st };
+	j->retry.failed_fd = -1;
 	joblogfile_open(&j->log, NULL);
 	if (template_parse(&j->tpl, cmd, ncmd, sep, why, sizeof why) != 0) {
 		if (errno == EINVAL)
@@ -588,13 +589,17 @@ sink_finish(struct sink *k)
 		jobs_reap(j);
 	}
 	signals_hold_second_stop(false);
-	/* What still waits to be tried again failed: its last try did. */
+	/* What still waits to be tried again failed: its last try did; as
+	 * did a record put back whose try never started. */
 	j->counts.failed += retries_waiting(&j->retry);
 	if (retries_waiting(&j->retry) > 0 && j->status < 123)
 		j->status = 123;
 	j->counts.retrying = 0;
 	if (retries_finish(&j->retry, j->delim) != 0 && j->status < 1)
 		j->status = 1;
+	j->counts.failed += j->retry.given_up;
+	if (j->retry.given_up > 0 && j->status < 123)
+		j->status = 123;
 	if (joblogfile_close(&j->log) != 0 && j->status < 1)
 		j->status = 1;
 	return jobs_status(j);

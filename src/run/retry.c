@@ -31,7 +31,12 @@ retries_init(struct retries *t, unsigned max, const struct exitset *on,
 		.on = *on,
 		.delay_ns = delay_ns,
 		.max_ns = max_ns,
-		.failed_to = failed_to };
+		.failed_to = failed_to,
+		.failed_fd = -1 };
+	if (failed_to != NULL &&
+	    (t->failed_fd = open(failed_to,
+		 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+		err(1, "--failed-to %s", failed_to);
 	if (max == 0)
 		return;
 	entropy_bytes(seed, sizeof seed, "--retry's waits");
@@ -176,17 +181,40 @@ retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
 	return false;
 }
 
+/*
+ * The try of record m, put back, never started: it failed for good (its
+ * last try did), kept for --failed-to.
+ */
+static void
+give_up(struct retries *t, struct retry_mark *m)
+{
+	struct retry_rec *r;
+
+	t->given_up++;
+	if (t->failed_to != NULL) {
+		r = keep(
+		    &t->failed, &t->nfailed, &t->capfailed, m->rec, m->len);
+		r->seq = m->seq;
+		r->tries = m->tries;
+	}
+	free(m->rec);
+	m->rec = NULL;
+}
+
 void
 retries_which(struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries)
 {
-	/* Records put back that left unseen (dropped) are passed over. */
+	/* Records put back that left unseen (dropped) failed for good. */
 	while (t->headmark < t->nmark && t->mark[t->headmark].leave < leave) {
+		give_up(t, &t->mark[t->headmark]);
 		t->headmark++;
 		t->put_back++;
 	}
 	if (t->headmark < t->nmark && t->mark[t->headmark].leave == leave) {
 		*seq = t->mark[t->headmark].seq;
 		*tries = t->mark[t->headmark].tries;
+		free(t->mark[t->headmark].rec);
+		t->mark[t->headmark].rec = NULL;
 		t->headmark++;
 		t->put_back++;
 		return;
@@ -213,9 +241,11 @@ mark(struct retries *t, uint64_t leave, const struct retry_rec *r)
 		t->mark = m;
 		t->capmark = grown;
 	}
-	t->mark[t->nmark++] = (struct retry_mark){
-		.leave = leave, .seq = r->seq, .tries = r->tries
-	};
+	t->mark[t->nmark++] = (struct retry_mark){ .leave = leave,
+		.seq = r->seq,
+		.tries = r->tries,
+		.rec = r->rec,
+		.len = r->len };
 }
 
 int64_t
@@ -234,9 +264,9 @@ retries_put_back(
 		if (!stream_inject(s, t->wait[first].rec, t->wait[first].len,
 			now_ns, &before))
 			return now_ns + 1000000; /* no room: look again soon */
+		/* The mark takes the copy over. */
 		mark(t, left + before + 1, &t->wait[first]);
 		t->retried++;
-		free(t->wait[first].rec);
 		t->wait[first] = t->wait[--t->nwait];
 	}
 	return INT64_MAX;
@@ -261,15 +291,9 @@ by_seq(const void *a, const void *b)
 static int
 write_failed(struct retries *t, char delim)
 {
-	int fd, rc = 0;
+	int fd = t->failed_fd, rc = 0;
 
 	qsort(t->failed, t->nfailed, sizeof *t->failed, by_seq);
-	fd = open(
-	    t->failed_to, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		warn("--failed-to %s", t->failed_to);
-		return 1;
-	}
 	for (size_t i = 0; i < t->nfailed && rc == 0; i++) {
 		t->failed[i].rec[t->failed[i].len] = delim;
 		if (write(fd, t->failed[i].rec, t->failed[i].len + 1) !=
@@ -277,10 +301,6 @@ write_failed(struct retries *t, char delim)
 			warn("--failed-to %s", t->failed_to);
 			rc = 1;
 		}
-	}
-	if (close(fd) != 0 && rc == 0) {
-		warn("--failed-to %s", t->failed_to);
-		rc = 1;
 	}
 	return rc;
 }
@@ -299,8 +319,17 @@ retries_finish(struct retries *t, char delim)
 		free(t->wait[i].rec);
 	}
 	t->nwait = 0;
-	if (t->failed_to != NULL && t->nfailed > 0)
-		rc = write_failed(t, delim);
+	for (; t->headmark < t->nmark; t->headmark++)
+		give_up(t, &t->mark[t->headmark]);
+	if (t->failed_fd >= 0) {
+		if (t->nfailed > 0)
+			rc = write_failed(t, delim);
+		if (close(t->failed_fd) != 0 && rc == 0) {
+			warn("--failed-to %s", t->failed_to);
+			rc = 1;
+		}
+		t->failed_fd = -1;
+	}
 	for (size_t i = 0; i < t->nfailed; i++)
 		free(t->failed[i].rec);
 	free(t->failed);

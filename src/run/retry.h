@@ -24,6 +24,8 @@ struct retry_mark {
 	uint64_t leave; /* it is the leave-th record to leave */
 	uint64_t seq;
 	unsigned tries;
+	char *rec; /* a copy, for --failed-to should its try never start */
+	size_t len;
 };
 
 struct retries {
@@ -38,19 +40,24 @@ struct retries {
 	struct retry_rec *failed; /* for --failed-to */
 	size_t nfailed, capfailed;
 	const char *failed_to;
+	int failed_fd; /* failed_to, opened at the start; or -1 */
 	uint64_t rng;
 	char dir[128];	/* TBTHROTTLE_RETRY_AFTER's files; empty: none */
 	unsigned slots; /* a file each */
 	bool said_after;
 	uint64_t retried;      /* tries again started */
+	uint64_t given_up;     /* records put back whose try never started:
+				* dropped by the limit, or held at the end */
 	struct resume *resume; /* NULL, or the records --resume took out */
 };
 
 /*
  * Set up t: up to max tries again of commands that exit with a status
  * in on, waits from delay_ns doubling to max_ns; failed records kept for
- * failed_to (NULL: none).  Exits (status 1) when the files for
- * TBTHROTTLE_RETRY_AFTER cannot be made.
+ * failed_to (NULL: none), opened now to append, so that a name that
+ * cannot be written is said before any command runs.  Exits (status 1)
+ * when it cannot be opened, or the files for TBTHROTTLE_RETRY_AFTER
+ * cannot be made.
  */
 void retries_init(struct retries *t, unsigned max, const struct exitset *on,
     int64_t delay_ns, int64_t max_ns, const char *failed_to, unsigned slots);
@@ -95,9 +102,11 @@ int64_t retries_put_back(
 size_t retries_waiting(const struct retries *t);
 
 /*
- * The run ends: those still waiting failed; write the failed records to
- * --failed-to in input order, each with delim after it.  0, or 1 when it
- * could not be written.
+ * The run ends: those still waiting failed, and so did those put back
+ * whose try never started (the limit dropped it, or it was still held);
+ * t->given_up counts the latter.  Write the failed records to --failed-to
+ * in input order, each with delim after it.  0, or 1 when it could not
+ * be written.
  */
 int retries_finish(struct retries *t, char delim);
 
