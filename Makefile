@@ -92,7 +92,7 @@ UNIT = $(wildcard tests/unit/*.c)
 all: tbthrottle
 
 tbthrottle: $(OBJS)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS) $(REDIS_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(OBJS) $(LDLIBS) $(REDIS_LIBS) -lm
 	@$(REDIS_NOTE)
 
 src/%.o: src/%.c $(HDRS) .build-flags

@@ -71,6 +71,7 @@ complete -c tbthrottle -l failed-to -r -F -d 'With --exec, append the records wh
 complete -c tbthrottle -l timeout -x -a '500ms 10s 1min 10min' -d 'With --exec, end a command still running after T'
 complete -c tbthrottle -l halt -x -a 'never soon,fail=1 now,fail=1 soon,fail=10%' -d 'With --exec, start nothing more after N failed records'
 complete -c tbthrottle -l joblog -r -F -d 'With --exec, append a line to FILE for each record done'
+complete -c tbthrottle -l adapt -d 'With --exec, slow the rate at each refusal, then climb back to -r'
 complete -c tbthrottle -l resume -d 'With --joblog, start no command for the records done'
 complete -c tbthrottle -l resume-failed -d 'With --joblog, start again only the records that failed'
 complete -c tbthrottle -l take -d 'Take a token of the --shared bucket and exit'

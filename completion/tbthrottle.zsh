@@ -81,6 +81,7 @@ _tbthrottle() {
 	    '--timeout=[with --exec, end a command still running after T]:duration:(500ms 10s 1min 10min)' \
 	    '--halt=[with --exec, start nothing more after N failed records]:when:(never soon,fail=1 now,fail=1 soon,fail=10%)' \
 	    '--joblog=[with --exec, append a line to FILE for each record done]:joblog file:_files' \
+	    '--adapt[with --exec, slow the rate at each refusal, then climb back to -r]' \
 	    '(--resume-failed)--resume[with --joblog, start no command for the records done]' \
 	    '(--resume)--resume-failed[with --joblog, start again only the records that failed]' \
 	    '--take[take a token of the --shared bucket and exit]' \

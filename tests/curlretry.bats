@@ -19,20 +19,7 @@ setup() {
 }
 
 teardown() {
-	if [[ -e $BATS_TEST_TMPDIR/quotad.pid ]]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/quotad.pid")" 2>/dev/null || true
-	fi
-}
-
-# quotad ARG...: start tests/tools/quotad.py with ARGs; URL is its root,
-# its log of requests $BATS_TEST_TMPDIR/requests.
-quotad() {
-	local d=$BATS_TEST_TMPDIR
-	python3 "$BATS_TEST_DIRNAME/tools/quotad.py" --port-file "$d/port" \
-	    --log "$d/requests" "$@" 3>&- &
-	echo $! >"$d/quotad.pid"
-	wait_for "quotad's port" test -s "$d/port"
-	URL=http://127.0.0.1:$(cat "$d/port")/
+	quotad_stop
 }
 
 # early_in_minute: wait, if need be, for a wall-clock minute with 15 s

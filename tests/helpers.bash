@@ -439,3 +439,21 @@ most_in_windows() {
 	      if (p[2] % w < w - slack) n[p[1] "." int(p[2] / w)] += $2 }
 	    END { for (k in n) if (n[k] > most) most = n[k]; print most + 0 }'
 }
+
+# quotad ARG...: start tests/tools/quotad.py, an HTTP server that keeps a
+# quota, with ARGs; URL is its root, its log of requests
+# $BATS_TEST_TMPDIR/requests.  quotad_stop (in teardown) stops it.
+quotad() {
+	local d=$BATS_TEST_TMPDIR
+	python3 "$BATS_TEST_DIRNAME/tools/quotad.py" --port-file "$d/port" \
+	    --log "$d/requests" "$@" 3>&- &
+	echo $! >"$d/quotad.pid"
+	wait_for "quotad's port" test -s "$d/port"
+	URL=http://127.0.0.1:$(cat "$d/port")/
+}
+
+quotad_stop() {
+	if [[ -e $BATS_TEST_TMPDIR/quotad.pid ]]; then
+		kill "$(cat "$BATS_TEST_TMPDIR/quotad.pid")" 2>/dev/null || true
+	fi
+}

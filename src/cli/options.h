@@ -107,6 +107,9 @@ struct config {
 	/* --resume, --resume-failed: the records --joblog says were done
 	 * (--resume-failed: done and succeeded) are not started again. */
 	bool resume, resume_failed;
+	/* --adapt: each command that asks to be tried again slows the rate,
+	 * which climbs back to -r after. */
+	bool adapt;
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
 	const char *take_key; /* with -k, else NULL */

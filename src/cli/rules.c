@@ -443,6 +443,12 @@ static const struct rule rules[] = {
 	    .any = O(TIMEOUT) | O(HALT), .quote = { Q_WORD } },
 	{ "--joblog needs --exec: its lines are of commands run",
 	    .all = O(JOBLOG), .none = O(EXEC) },
+	{ "--adapt needs --exec: it learns from the commands' exits",
+	    .all = O(ADAPT), .none = O(EXEC) },
+	{ "%s does not combine with --adapt: it changes the rate of one "
+	  "bucket of this process", .all = O(ADAPT),
+	    .any = O(KEY) | O(TIERS) | O(TOTAL_RATE) | O(SHARED) | O(REDIS) |
+	    O(REPLAY) | O(BYTE_RATE), .quote = { Q_WORD } },
 	{ "%s needs --joblog FILE: the records done are read from it",
 	    .none = O(JOBLOG), .any = O(RESUME) | O(RESUME_FAILED),
 	    .quote = { Q_WORD } },

@@ -225,9 +225,15 @@ add_jobs(const struct stats_jobs *j, uint64_t skipped, bool json, char *buf,
 		    ",\"succeeded\":%" PRIu64 ",\"failed\":%" PRIu64
 		    ",\"refused\":%" PRIu64 ",\"running\":%u"
 		    ",\"retried\":%" PRIu64 ",\"retrying\":%zu"
-		    ",\"slowest_s\":%.6f,\"done_before\":%" PRIu64 "}",
+		    ",\"slowest_s\":%.6f,\"done_before\":%" PRIu64,
 		    j->started, j->succeeded, j->failed, j->refused, j->running,
 		    j->retried, j->retrying, slowest, skipped);
+		if (j->adapt)
+			stats_add(buf, size, used,
+			    ",\"adapt\":{\"refusals\":%" PRIu64
+			    ",\"cuts\":%" PRIu64 "}",
+			    j->refusals, j->cuts);
+		stats_add(buf, size, used, "}");
 		return;
 	}
 	stats_add(buf, size, used,
@@ -242,6 +248,12 @@ add_jobs(const struct stats_jobs *j, uint64_t skipped, bool json, char *buf,
 		stats_add(buf, size, used,
 		    ", %" PRIu64 " records no argument can hold (dropped)",
 		    j->refused);
+	if (j->adapt)
+		stats_add(buf, size, used,
+		    ", %" PRIu64
+		    " asked to be tried again, the rate cut %" PRIu64
+		    " times (--adapt)",
+		    j->refusals, j->cuts);
 	if (skipped > 0)
 		stats_add(buf, size, used,
 		    ", %" PRIu64 " done before (the joblog says), not started",

@@ -69,9 +69,12 @@ int64_t stats_late_quantile(
 /* What --exec adds to the report. */
 struct stats_jobs {
 	uint64_t started, succeeded, failed;
-	uint64_t refused; /* records that could be no argument: dropped */
-	uint64_t retried; /* tries again, each also started (--retry) */
-	size_t retrying;  /* records waiting to be tried again */
+	uint64_t refused;  /* records that could be no argument: dropped */
+	uint64_t retried;  /* tries again, each also started (--retry) */
+	bool adapt;	   /* --adapt: the rate learns from these two */
+	uint64_t refusals; /* exits with a --retry-on status */
+	uint64_t cuts;	   /* of them, those that cut the rate */
+	size_t retrying;   /* records waiting to be tried again */
 	unsigned running;
 	int64_t slowest_ns; /* of the commands that ended */
 };

@@ -431,6 +431,16 @@ ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
 	bool ours = s->dl.sent != 0; /* a signal of ours ended it */
 
 	j->ends++;
+	/* An exit the retries are for is the server's refusal: --adapt
+	 * slows down. */
+	if (j->adapt != NULL &&
+	    (ours && s->dl.why == END_TIMEOUT ? j->retry.on.timeout :
+						!ours && WIFEXITED(status) &&
+			exitset_has(&j->retry.on, WEXITSTATUS(status)))) {
+		adaptrate_refused(j->adapt, s->start_ns, now_ns);
+		j->counts.refusals = j->adapt->a.refused;
+		j->counts.cuts = j->adapt->a.cuts;
+	}
 	if (retries_ended(&j->retry, s->rec, s->len, s->seq, s->tries, status,
 		ours && s->dl.why == END_TIMEOUT, i, now_ns,
 		signals_stop_requested() || j->halted)) {
@@ -609,10 +619,10 @@ sink_finish(struct sink *k)
  * Put the records due to be tried again by now_ns back into s; when to
  * ask again (see struct sink's again).
  */
+/* sink_again's answer but for --adapt's moves. */
 static int64_t
-sink_again(struct sink *k, struct stream *s, int64_t now_ns)
+again_due(struct jobs *j, struct stream *s, int64_t now_ns)
 {
-	struct jobs *j = k->self;
 	int64_t next_ns, due_ns = deadlines_check(j, now_ns);
 
 	if (j->retry.max == 0 || j->halted)
@@ -624,6 +634,22 @@ sink_again(struct sink *k, struct stream *s, int64_t now_ns)
 	if (next_ns == INT64_MAX && j->running == 0)
 		return INT64_MIN; /* none waits, none may come */
 	return next_ns < due_ns ? next_ns : due_ns;
+}
+
+static int64_t
+sink_again(struct sink *k, struct stream *s, int64_t now_ns)
+{
+	struct jobs *j = k->self;
+	int64_t next_ns = again_due(j, s, now_ns);
+	int64_t tick_ns;
+
+	if (j->adapt == NULL)
+		return next_ns;
+	/* --adapt moves the rate along its curve while records may come. */
+	tick_ns = adaptrate_tick(j->adapt, now_ns);
+	if (next_ns == INT64_MIN)
+		return stream_at_end(s) ? INT64_MIN : tick_ns;
+	return tick_ns < next_ns ? tick_ns : next_ns;
 }
 
 void

@@ -12,6 +12,7 @@
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
+#include "adaptrate.h"
 #include "retry.h"
 #include "template.h"
 
@@ -40,6 +41,7 @@ struct jobs {
 	char delim;		       /* after each record --failed-to gets */
 	struct joblogfile log;	       /* --joblog */
 	struct resume resume;	       /* --resume, --resume-failed */
+	struct adaptrate *adapt;       /* --adapt, or NULL */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
 	size_t rec_len;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adaptrate.h"
 #include "clock.h"
 #include "drop.h"
 #include "dryrun.h"
@@ -224,8 +225,15 @@ setup_run(struct setup *u, const struct config *cfg)
 	e->buf_bytes = cfg->replay ?
 	    choose_replay(cfg, &u->limits.gate, &u->policy, &u->stats) :
 	    choose_policy(cfg, &u->limits.gate, &u->policy);
+	/* Before the sink makes files, what --adapt cannot slow is said. */
+	if (cfg->adapt)
+		adaptrate_init(&u->adapt, &u->limits);
 	u->exec = choose_sink(
 	    cfg, &u->limits.gate, &u->sink, &u->jobs, &u->stats, &e->resume);
+	if (cfg->adapt) {
+		u->jobs.adapt = &u->adapt;
+		u->jobs.counts.adapt = true;
+	}
 }
 
 void

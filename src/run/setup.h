@@ -18,7 +18,8 @@ struct setup {
 	struct policy policy;
 	struct stats stats;
 	struct jobs jobs;
-	bool exec; /* jobs is in use (--exec) */
+	bool exec;		/* jobs is in use (--exec) */
+	struct adaptrate adapt; /* --adapt: the rate the jobs learn */
 	struct sink sink;
 	struct engine engine;
 };

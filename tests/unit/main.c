@@ -70,6 +70,7 @@ main(void)
 	RUN(test_joblog_format);
 	RUN(test_joblog_read);
 	RUN(test_resume);
+	RUN(test_adapt);
 	RUN(test_failure);
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

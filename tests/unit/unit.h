@@ -159,6 +159,9 @@ void test_held(void);
 /* retryafter_test.c */
 void test_retryafter(void);
 
+/* adapt_test.c */
+void test_adapt(void);
+
 /* resume_test.c */
 void test_resume(void);
 

@@ -1,0 +1,74 @@
+/* --adapt: the run's rate, learnt from the commands that ask to be tried again. */
+#include <err.h>
+
+#include "adaptrate.h"
+#include "engine.h"
+
+/* The rate is moved along the curve this often while below the ceiling. */
+#define TICK_NS 50000000LL
+/* The longest period a slowed rate may have: a unit a day. */
+#define MAX_D (86400ULL * 1000000000ULL)
+
+/* Units a second of rate t. */
+static double
+per_s(const struct rate *t)
+{
+	return (double)t->n * 1e9 / (double)t->d;
+}
+
+static bool
+same(const struct rate *x, const struct rate *y)
+{
+	return x->n == y->n && x->d == y->d;
+}
+
+void
+adaptrate_init(struct adaptrate *r, struct limits *L)
+{
+	const char *why;
+
+	if (L->now[0].rate.inf)
+		errx(2, "--adapt slows a rate: give -r RATE, not inf");
+	if (L->cfg->nlimits != 1)
+		errx(2, "--adapt slows one rate: give one -r, not %d",
+		    L->cfg->nlimits);
+	if (!build_retunable(L, &why))
+		errx(2, "--adapt changes the rate as the run goes: %s", why);
+	*r = (struct adaptrate){
+		.L = L, .ceiling = L->now[0].rate, .applied = L->now[0].rate
+	};
+	adapt_init(&r->a, per_s(&r->ceiling));
+}
+
+void
+adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns)
+{
+	if (adapt_refused(&r->a, sent_ns, now_ns))
+		(void)adaptrate_tick(r, now_ns);
+}
+
+int64_t
+adaptrate_tick(struct adaptrate *r, int64_t now_ns)
+{
+	struct limit l = r->L->now[0];
+	double want;
+
+	/* Set by -R NAME -r since: the new ceiling, the curve scaled. */
+	if (!same(&l.rate, &r->applied)) {
+		r->ceiling = r->applied = l.rate;
+		adapt_set_ceiling(&r->a, per_s(&r->ceiling), now_ns);
+	}
+	want = adapt_rate(&r->a, now_ns);
+	l.rate = r->ceiling;
+	if (want < per_s(&r->ceiling)) {
+		/* Not as written any more: shown as it is. */
+		l.rate.count = l.rate.period_ns = 0;
+		adapt_apply(&l.rate.n, &l.rate.d, want, MAX_D);
+	}
+	if (!same(&l.rate, &r->applied)) {
+		build_retune(r->L, 0, &l, now_ns);
+		r->applied = l.rate;
+		engine_limits_changed(now_ns);
+	}
+	return same(&r->applied, &r->ceiling) ? INT64_MAX : now_ns + TICK_NS;
+}

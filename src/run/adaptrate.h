@@ -1,0 +1,41 @@
+/* --adapt: the run's rate, learnt from the commands that ask to be tried again. */
+#ifndef ADAPTRATE_H
+#define ADAPTRATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "adapt.h"
+#include "build.h"
+
+/*
+ * The first -r bucket of L, slowed by the curve of a (limit/adapt.c): the
+ * rate set (-r, or -R NAME -r since) is the ceiling, never passed.
+ */
+struct adaptrate {
+	struct adapt a;
+	struct limits *L;
+	struct rate ceiling; /* the rate set */
+	struct rate applied; /* the rate L's bucket has now */
+};
+
+/*
+ * Start at L's first rate, at now_ns.  Exits (status 2) when L's limits
+ * are not one that can be changed live (build_retunable).
+ */
+void adaptrate_init(struct adaptrate *r, struct limits *L);
+
+/*
+ * A command started at sent_ns asked at now_ns to be tried again (the
+ * server refused it): the rate falls, at most once a round trip.
+ */
+void adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns);
+
+/*
+ * Give L's bucket the rate of the curve at now_ns (and take a rate set by
+ * -R since as the new ceiling); when to call again: INT64_MAX while the
+ * rate is the ceiling.
+ */
+int64_t adaptrate_tick(struct adaptrate *r, int64_t now_ns);
+
+#endif

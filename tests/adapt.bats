@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# --adapt: each command that asks to be tried again (a --retry-on status:
+# the server refused it) cuts the rate, which climbs back to -r, against
+# tests/tools/quotad.py, a real HTTP server that keeps a quota, through
+# examples/curl-retry.
+
+load helpers
+
+setup() {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	command -v curl >/dev/null || skip "curl is not installed"
+	PATH=$BATS_TEST_DIRNAME/../examples:$PATH
+}
+
+teardown() {
+	quotad_stop
+}
+
+# urls N: N URLs of the server, one a line, to $BATS_TEST_TMPDIR/urls.
+urls() {
+	local i
+	for ((i = 1; i <= $1; i++)); do echo "${URL}u$i"; done \
+	    >"$BATS_TEST_TMPDIR/urls"
+}
+
+@test "--adapt: a rate ten times the server's is cut by its refusals; every URL ends with 200, exit 0, each refusal counted" {
+	local d=$BATS_TEST_TMPDIR refused cuts limit
+	quotad --bucket 5/s,1
+	urls 20
+	run -0 --separate-stderr tb -r 50/s --adapt --retry 30 -j 2 \
+	    --stats=json "$d/urls" --exec curl-retry
+	assert_eq "$(awk '$4 == 200' "$d/requests" | wc -l)" 20 "URLs answered 200"
+	refused=$(awk '$4 == 429' "$d/requests" | wc -l)
+	cuts=$(sed -n 's/.*"adapt":{"refusals":[0-9]*,"cuts":\([0-9]*\)}.*/\1/p' <<<"$stderr")
+	[[ $stderr == *"\"adapt\":{\"refusals\":$refused,"* ]] ||
+	    { echo "the server refused $refused: $stderr" >&2; false; }
+	# The first refusal cuts, and each later one sent after a cut.
+	((refused == 0 || (cuts >= 1 && cuts <= refused))) ||
+	    { echo "$refused refused, $cuts cuts" >&2; false; }
+	# The rate shown is the one now, never above -r.
+	limit=$(sed -n 's/.*"limit":"\([0-9.]*\)\/s.*/\1/p' <<<"$stderr")
+	[[ -n $limit ]] && awk -v l="$limit" 'BEGIN { exit !(l <= 50) }' ||
+	    { echo "$stderr" >&2; false; }
+}
+
+@test "--adapt: without refusals the rate stays -r; the text report says what it heard" {
+	local d=$BATS_TEST_TMPDIR
+	quotad --status 200
+	urls 5
+	run -0 --separate-stderr tb -r 20/s --adapt -s "$d/urls" \
+	    --exec curl-retry
+	[[ $stderr == *"(limit 20/s, burst 1)"* ]] || { echo "$stderr" >&2; false; }
+	[[ $stderr == *", 0 asked to be tried again, the rate cut 0 times (--adapt)"* ]] ||
+	    { echo "$stderr" >&2; false; }
+}
+
+@test "--adapt: each refusal slows the starts after it" {
+	local d=$BATS_TEST_TMPDIR t0 ms
+	# Every answer is 429 (no Retry-After): each try is refused, and
+	# with 0.7 a cut the starts spread out: 8 tries at 20/s take 0.35 s
+	# unslowed, and well over a second slowed.
+	quotad --status 429
+	urls 1
+	t0=$(now_ms)
+	run -123 --separate-stderr tb -r 20/s --adapt --retry 7 \
+	    --retry-delay 0 -s "$d/urls" --exec curl-retry
+	ms=$(elapsed_ms "$t0")
+	assert_eq "$(wc -l <"$d/requests")" 8 "tries"
+	[[ $stderr == *"8 asked to be tried again, the rate cut 8 times"* ]] ||
+	    { echo "$stderr" >&2; false; }
+	# 20 * 0.7^k a second after each: the gaps sum to over 1.3 s.
+	assert_ge "$ms" 1300 "ms for 8 tries, each cutting the rate"
+}
+
+@test "--adapt usage: it needs --exec and one rate of this process's own" {
+	local m
+	for m in "--adapt -r 1/s|--adapt needs --exec: it learns from the commands' exits" \
+	    "--adapt -r 1/s -k 1 --exec true|-k does not combine with --adapt" \
+	    "--adapt -r 1/s --shared x --exec true|--shared does not combine with --adapt" \
+	    "--adapt -r 1/s -r 10/min --exec true|--adapt slows one rate: give one -r, not 2" \
+	    "--adapt -r inf --exec true|--adapt slows a rate: give -r RATE, not inf" \
+	    "--adapt -a sliding -r 1/s --exec true|--adapt changes the rate as the run goes: live changes need -a token or -a leaky"; do
+		# shellcheck disable=SC2086 # the arguments, split
+		run -2 --separate-stderr tb ${m%%|*} </dev/null
+		assert_one_stderr_line
+		[[ $stderr == "tbthrottle: ${m#*|}"* ]] ||
+		    { echo "${m%%|*}: $stderr" >&2; false; }
+	done
+}
