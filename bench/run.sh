@@ -705,6 +705,20 @@ order_args=()
 order_table=$(TB=$TB RECV=$RECV bash "$here/order.sh" "${order_args[@]}") ||
 	notes+=("the order scenario failed")
 
+# ----------------------------------------------------------------- adapt
+
+# A server whose limit is below the rate given (nginx limit_req 7r/s):
+# --adapt, retries alone, curl's own retries and the rate set by hand;
+# bench/adapt.sh, which also runs alone.  Needs nginx and curl.
+adapt_args=()
+((quick)) && adapt_args=(--quick)
+if have nginx && have curl; then
+	adapt_table=$(TB=$TB RECV=$RECV bash "$here/adapt.sh" "${adapt_args[@]}") ||
+		notes+=("the adapt scenario failed")
+else
+	adapt_table="(the adapt scenario needs nginx and curl)"
+fi
+
 # ---------------------------------------------------------------- report
 
 ver() { # the first line of a tool's version output, or "absent"
@@ -879,6 +893,7 @@ echo "$replay_table"
 printf '\n%s\n' "$fleet_table"
 printf '\n%s\n' "$starts_table"
 printf '\n%s\n' "$order_table"
+printf '\n%s\n' "$adapt_table"
 if ((${#notes[@]} > 0)); then
 	echo
 	echo "## Notes"
