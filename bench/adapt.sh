@@ -97,6 +97,7 @@ run() {
 echo "| $n URLs, nginx limit_req 7r/s, -j 4 | requests | refused (429) | share refused | ended 200 | time | exit |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 run "-r 35/s --adapt --retry 20" -r 35/s --adapt --retry 20 -j 4 --exec curl-retry
+run "-r 35/s --adapt --retry 20 --retry-delay 0" -r 35/s --adapt --retry 20 --retry-delay 0 -j 4 --exec curl-retry
 run "-r 35/s --retry 20" -r 35/s --retry 20 -j 4 --exec curl-retry
 run "-r 35/s, curl --retry 20" -r 35/s -j 4 --exec curl -fsS --retry 20
 run "-r 7/s (the server's limit, by hand)" -r 7/s -j 4 --exec curl-retry

@@ -87,3 +87,19 @@ urls() {
 		    { echo "${m%%|*}: $stderr" >&2; false; }
 	done
 }
+
+@test "--adapt: records waiting for a slowed rate cost no CPU; a cut never makes a slow -r faster" {
+	local d=$BATS_TEST_TMPDIR c0 c1
+	printf '#!/bin/sh\n[ "$1" = 1 ] && exit 75\nexit 0\n' >"$d/job"
+	chmod +x "$d/job"
+	# After the first command's refusal the others wait about 1.5 s for
+	# a rate cut to 0.7 of 2/s: asleep, not turning the engine over.
+	children_cpu_ms c0
+	run -123 "$TB" -r 2/s --adapt --exec "$d/job" {} < <(seq 4)
+	children_cpu_ms c1
+	assert_le "$((c1 - c0))" 400 "CPU ms of a run that mostly waits"
+	run -123 --separate-stderr "$TB" -r 1/7d -s --adapt \
+	    --exec sh -c 'exit 75' <<<x
+	[[ $stderr == *"(limit 1/7day, burst 1)"* ]] ||
+	    { echo "$stderr" >&2; false; }
+}

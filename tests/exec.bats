@@ -422,6 +422,11 @@ few_processes() {
 	    skip "RLIMIT_NPROC counts every process of the user: needs root to run as a user of its own"
 	command -v setpriv >/dev/null || skip "needs setpriv(1) to run as another user"
 	uid=$((200000 + $$ % 100000))
+	# The tool must be where that user can run it (not in a directory
+	# of ours only, as a package build's mktemp -d is).
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+	    test -x "$TB" ||
+	    skip "$TB is in a directory another user cannot enter"
 	# LeakSanitizer checks at exit in a thread, which the limit may deny
 	# (make SAN=1).
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \

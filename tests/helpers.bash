@@ -251,16 +251,17 @@ assert_four_share() {
 	done
 }
 
-# children_cpu_ms: the CPU time, user and system, in whole ms, of the
-# processes this shell has started and waited for: around a run, what it
-# cost, which a busy machine leaves as it is while it stretches the wall
-# clock.  (times(1) in this shell: in a subshell it would count none.)
+# children_cpu_ms VAR: set VAR to the CPU time, user and system, in whole
+# ms, of the processes this shell has started and waited for: around a
+# run, what it cost, which a busy machine leaves as it is while it
+# stretches the wall clock.  It must run in this shell, not in $(...):
+# a subshell has waited for none, and would always say 0.
 children_cpu_ms() {
 	local f=$BATS_TEST_TMPDIR/.times
 	times >"$f"
-	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, p, "m")
-	    sub("s", "", p[2]); t += p[1] * 60 + p[2] }
-	    printf "%d\n", t * 1000 }' "$f"
+	printf -v "$1" '%s' "$(awk 'NR == 2 { for (i = 1; i <= 2; i++) {
+	    split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+	    printf "%d\n", t * 1000 }' "$f")"
 }
 
 # elapsed_ms T0: whole ms since T0 (from now_ms).

@@ -113,14 +113,25 @@ teardown() {
 }
 
 @test "--max-keys: at the cap, refilled buckets make room for new keys" {
-	# 10000 keys fill the table; 1.5 s later all their buckets have
-	# refilled, so 10000 new keys each get one of their own.
-	run -0 --separate-stderr bash -c '
-	    { awk "BEGIN { for (i = 0; i < 10000; i++) print \"a\" i }"
-	      sleep 1.5
-	      awk "BEGIN { for (i = 0; i < 10000; i++) print \"b\" i }"; } |
-	    tb -k 1 --max-keys 10000 -r 1/s -b 1 --drop --stats=json | wc -l'
-	assert_eq "$output" 20000 "kept: every key is new"
+	local d=$BATS_TEST_TMPDIR pid w st=0
+	# 10000 keys fill the table; 1.2 s after the last of them went all
+	# their buckets have refilled, so 10000 new keys each get one of
+	# their own.  (Counted from when they went, not from when they were
+	# written: a busy machine may take a while over them.)
+	mkfifo "$d/in"
+	"$TB" -k 1 --max-keys 10000 -r 1/s -b 1 --drop --stats=json \
+	    <"$d/in" >"$d/out" 2>"$d/err" &
+	pid=$!
+	exec {w}>"$d/in"
+	awk 'BEGIN { for (i = 0; i < 10000; i++) print "a" i }' >&"$w"
+	wait_for "the first 10000 keys" has_lines "$d/out" 10000
+	sleep 1.2
+	awk 'BEGIN { for (i = 0; i < 10000; i++) print "b" i }' >&"$w"
+	exec {w}>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "exit status"
+	assert_eq "$(wc -l <"$d/out")" 20000 "kept: every key is new"
+	stderr=$(cat "$d/err")
 	assert_eq "$(json_field units_dropped)" 0 "dropped"
 }
 

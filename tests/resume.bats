@@ -145,3 +145,20 @@ SCRIPT
 	[[ $stderr == *"--resume: $d/dir is no regular file"* ]] ||
 	    { echo "$stderr" >&2; false; }
 }
+
+@test "--resume: after a record longer than the buffer, the records done are taken out before any count sees them" {
+	local d=$BATS_TEST_TMPDIR
+	{ head -c 200000 /dev/zero | tr '\0' x; echo; printf 'k%s\n' 2 3 4 5 6; } \
+	    >"$d/in"
+	printf 'Seq\tHost\tStarttime\tJobRuntime\tSend\tReceive\tExitval\tSignal\tCommand\n3\t:\t1.0\t0.1\t0\t0\t0\t0\tx\n4\t:\t1.0\t0.1\t0\t0\t0\t0\tx\n' \
+	    >"$d/log"
+	echo '* inf' >"$d/tiers"
+	job
+	export LEDGER=$d/ledger FAIL=
+	run -123 --separate-stderr tb -k 1 --tiers "$d/tiers" -s \
+	    --joblog "$d/log" --resume --exec "$d/job" {} <"$d/in"
+	assert_eq "$(sort -n "$d/ledger" | tr '\n' ,)" "k2 2 0,k5 5 0,k6 6 0," \
+	    "records run, their numbers"
+	[[ $stderr == *"tier '*' (line 1, inf): units 4 in, 3 out, 1 dropped, 0 waiting"* ]] ||
+	    { echo "$stderr" >&2; false; }
+}

@@ -55,32 +55,36 @@ int
 resume_filter(struct resume *r, const struct framer *f, char *buf, size_t len,
     bool final, size_t *kept_len, size_t *looked)
 {
-	size_t at = 0, end = len;
+	size_t at = 0, to = 0; /* read from at, records kept written to */
 	int rc = 0;
 
-	while (at < end) {
-		const char *d = memchr(buf + at, f->delim, end - at);
+	/* One pass: each record kept moves up once, over those taken out. */
+	while (at < len) {
+		const char *d = memchr(buf + at, f->delim, len - at);
 		size_t next;
 
 		if (d == NULL && !final)
 			break;
-		next = d != NULL ? (size_t)(d - buf) + 1 : end;
+		next = d != NULL ? (size_t)(d - buf) + 1 : len;
 		r->seen++;
-		if (!seqset_has(&r->done, r->seen)) {
-			if ((rc = keep(r)) != 0) {
-				r->seen--;
-				break;
-			}
-			at = next;
-			continue;
+		if (seqset_has(&r->done, r->seen)) {
+			r->skipped++;
+			r->gap = true;
+		} else if ((rc = keep(r)) != 0) {
+			r->seen--;
+			break;
+		} else {
+			if (to != at)
+				memmove(buf + to, buf + at, next - at);
+			to += next - at;
 		}
-		r->skipped++;
-		r->gap = true;
-		memmove(buf + at, buf + next, end - next);
-		end -= next - at;
+		at = next;
 	}
-	*looked = at;
-	*kept_len = end;
+	/* The rest, not looked at, follows what was kept. */
+	if (to != at)
+		memmove(buf + to, buf + at, len - at);
+	*looked = to;
+	*kept_len = to + (len - at);
 	return rc;
 }
 

@@ -141,7 +141,8 @@ progress_replay(const struct stats_replay *r, char (*f)[FIELD_MAX])
 static void
 progress_done(const struct stats *s, int64_t now_ns, char (*f)[FIELD_MAX])
 {
-	uint64_t done = s->bytes_out + s->bytes_dropped, total = s->bytes_total;
+	uint64_t done = s->bytes_out + s->bytes_dropped + s->bytes_skipped;
+	uint64_t total = s->bytes_total, moved = done - s->bytes_skipped;
 	double eta_ns;
 	char t[32];
 
@@ -149,11 +150,12 @@ progress_done(const struct stats *s, int64_t now_ns, char (*f)[FIELD_MAX])
 		return;
 	snprintf(f[F_DONE], FIELD_MAX, ", %" PRIu64 "%%",
 	    done == total ? 100 : (uint64_t)((double)done * 100 / total));
-	if (done == 0 || done == total || now_ns <= s->start_ns)
+	if (moved == 0 || done == total || now_ns <= s->start_ns)
 		return;
-	/* As pv: the rest at the average speed so far. */
+	/* As pv: the rest at the average speed so far (what --resume took
+	 * out is done, but took no time). */
 	eta_ns = (double)(now_ns - s->start_ns) * (double)(total - done) /
-	    (double)done;
+	    (double)moved;
 	fmt_wait(t, sizeof t,
 	    eta_ns < 3.6e18 ? (int64_t)eta_ns : 3600000000000000000);
 	snprintf(f[F_ETA], FIELD_MAX, " ETA %s", t);

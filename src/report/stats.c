@@ -252,8 +252,8 @@ add_jobs(const struct stats_jobs *j, uint64_t skipped, bool json, char *buf,
 		stats_add(buf, size, used,
 		    ", %" PRIu64
 		    " asked to be tried again, the rate cut %" PRIu64
-		    " times (--adapt)",
-		    j->refusals, j->cuts);
+		    " time%s (--adapt)",
+		    j->refusals, j->cuts, j->cuts == 1 ? "" : "s");
 	if (skipped > 0)
 		stats_add(buf, size, used,
 		    ", %" PRIu64 " done before (the joblog says), not started",

@@ -86,6 +86,7 @@ struct stats {
 	uint64_t units_dropped, bytes_dropped;
 	uint64_t units_waiting, bytes_waiting; /* read, not yet released */
 	uint64_t units_skipped; /* --resume: read, done before, taken out */
+	uint64_t bytes_skipped; /* their bytes, not in bytes_in */
 	int64_t max_late_ns;	/* latest release after its due time */
 	int64_t next_due_ns;	/* when the next release is due, or 0 */
 	uint64_t bytes_total;	/* of all the input, when known, or 0 */

@@ -43,16 +43,20 @@ adaptrate_init(struct adaptrate *r, struct limits *L)
 void
 adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns)
 {
-	if (adapt_refused(&r->a, sent_ns, now_ns))
+	if (adapt_refused(&r->a, sent_ns, now_ns)) {
+		r->next_ns = now_ns; /* a cut goes at once */
 		(void)adaptrate_tick(r, now_ns);
+	}
 }
 
 int64_t
 adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 {
 	struct limit l = r->L->now[0];
-	double want;
+	double want, have;
 
+	if (now_ns < r->next_ns)
+		return r->next_ns;
 	/* Set by -R NAME -r since: the new ceiling, the curve scaled. */
 	if (!same(&l.rate, &r->applied)) {
 		r->ceiling = r->applied = l.rate;
@@ -63,12 +67,20 @@ adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 	if (want < per_s(&r->ceiling)) {
 		/* Not as written any more: shown as it is. */
 		l.rate.count = l.rate.period_ns = 0;
-		adapt_apply(&l.rate.n, &l.rate.d, want, MAX_D);
+		adapt_apply(&l.rate.n, &l.rate.d, want,
+		    r->ceiling.d > MAX_D ? r->ceiling.d : MAX_D);
 	}
-	if (!same(&l.rate, &r->applied)) {
+	/* Each change wakes the engine: only one of 1 % or more, or the
+	 * last step to the ceiling. */
+	have = per_s(&r->applied);
+	if (!same(&l.rate, &r->applied) &&
+	    (same(&l.rate, &r->ceiling) || per_s(&l.rate) > have * 1.01 ||
+		per_s(&l.rate) < have * 0.99)) {
 		build_retune(r->L, 0, &l, now_ns);
 		r->applied = l.rate;
 		engine_limits_changed(now_ns);
 	}
-	return same(&r->applied, &r->ceiling) ? INT64_MAX : now_ns + TICK_NS;
+	if (same(&r->applied, &r->ceiling))
+		return r->next_ns = INT64_MAX;
+	return r->next_ns = now_ns + TICK_NS;
 }

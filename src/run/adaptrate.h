@@ -17,6 +17,7 @@ struct adaptrate {
 	struct limits *L;
 	struct rate ceiling; /* the rate set */
 	struct rate applied; /* the rate L's bucket has now */
+	int64_t next_ns;     /* when the rate moves along the curve next */
 };
 
 /*
@@ -32,9 +33,10 @@ void adaptrate_init(struct adaptrate *r, struct limits *L);
 void adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns);
 
 /*
- * Give L's bucket the rate of the curve at now_ns (and take a rate set by
+ * Give L's bucket the rate of the curve at now_ns, every TICK_NS and when
+ * it moved by 1 % or more, or reached the ceiling (and take a rate set by
  * -R since as the new ceiling); when to call again: INT64_MAX while the
- * rate is the ceiling.
+ * rate is the ceiling.  Calls before that time cost nothing.
  */
 int64_t adaptrate_tick(struct adaptrate *r, int64_t now_ns);
 

@@ -377,6 +377,25 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 }
 
 /*
+ * Count the records put back whose try never started (the limit dropped
+ * it, or the run ended first) as failed, as they are known: --halt
+ * counts them too.  And the tries again started so far.
+ */
+static void
+given_up(struct jobs *j)
+{
+	uint64_t n = j->retry.given_up - j->given_up;
+
+	j->counts.retried = j->retry.retried;
+	if (n == 0)
+		return;
+	j->given_up += n;
+	j->counts.failed += n;
+	if (j->status < 123)
+		j->status = 123;
+}
+
+/*
  * The sink of stream_hand: start the command for the record rec[0..len),
  * its delimiter left out; or refuse a record no argument can hold, or
  * keep it while no command may start.
@@ -394,6 +413,7 @@ jobs_hand(void *self, const char *rec, size_t len)
 	 * record put back to be tried again is one of them. */
 	retries_which(&j->retry, j->st->units_out + j->st->units_dropped + 1,
 	    &seq, &tries);
+	given_up(j);
 	j->rec = rec;
 	j->rec_len = len;
 	j->records++;
@@ -607,9 +627,7 @@ sink_finish(struct sink *k)
 	j->counts.retrying = 0;
 	if (retries_finish(&j->retry, j->delim) != 0 && j->status < 1)
 		j->status = 1;
-	j->counts.failed += j->retry.given_up;
-	if (j->retry.given_up > 0 && j->status < 123)
-		j->status = 123;
+	given_up(j);
 	if (joblogfile_close(&j->log) != 0 && j->status < 1)
 		j->status = 1;
 	return jobs_status(j);

@@ -42,6 +42,7 @@ struct jobs {
 	struct joblogfile log;	       /* --joblog */
 	struct resume resume;	       /* --resume, --resume-failed */
 	struct adaptrate *adapt;       /* --adapt, or NULL */
+	uint64_t given_up;	       /* of retry.given_up, counted failed */
 	uint64_t ends;		       /* commands that ended */
 	const char *rec;	       /* the record being handed */
 	size_t rec_len;

@@ -105,12 +105,14 @@ asked_wait(struct retries *t, unsigned slot, int64_t now_ns)
 		return 0;
 	}
 	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-		while ((n = read(fd, text, sizeof text)) < 0 && errno == EINTR)
+		while (
+		    (n = read(fd, text, sizeof text - 1)) < 0 && errno == EINTR)
 			;
 	(void)close(fd);
 	forget(path);
 	if (n <= 0)
 		return 0;
+	text[n] = '\0'; /* for the message: what was read, no more */
 	rs = retryafter_parse(
 	    text, (size_t)n, now_ns + clock_wall_offset_ns(), &after_ns);
 	if (rs == RETRYAFTER_OK || rs == RETRYAFTER_CLAMPED)
@@ -217,6 +219,7 @@ retries_which(struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries)
 		t->mark[t->headmark].rec = NULL;
 		t->headmark++;
 		t->put_back++;
+		t->retried++; /* its try starts */
 		return;
 	}
 	*seq = leave - t->put_back;
@@ -266,7 +269,6 @@ retries_put_back(
 			return now_ns + 1000000; /* no room: look again soon */
 		/* The mark takes the copy over. */
 		mark(t, left + before + 1, &t->wait[first]);
-		t->retried++;
 		t->wait[first] = t->wait[--t->nwait];
 	}
 	return INT64_MAX;

@@ -45,7 +45,7 @@ struct retries {
 	char dir[128];	/* TBTHROTTLE_RETRY_AFTER's files; empty: none */
 	unsigned slots; /* a file each */
 	bool said_after;
-	uint64_t retried;      /* tries again started */
+	uint64_t retried;      /* tries again started (handed on) */
 	uint64_t given_up;     /* records put back whose try never started:
 				* dropped by the limit, or held at the end */
 	struct resume *resume; /* NULL, or the records --resume took out */

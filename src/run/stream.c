@@ -483,6 +483,7 @@ resume_look(struct stream *s, size_t got)
 		s->eof, &kept, &looked) != 0)
 		err(1, "--resume: memory for the numbers of the records kept");
 	s->st->bytes_in -= s->unlooked - kept;
+	s->st->bytes_skipped += s->unlooked - kept;
 	s->st->units_skipped = s->resume->skipped;
 	s->tail = from + kept;
 	s->unlooked = kept - looked;
@@ -528,15 +529,16 @@ stream_move_long(struct stream *s, struct moved *m)
 	}
 	if (units == 0)
 		n = len;
+	/* What came after its end was not looked at: it is now, before
+	 * the counts of what is held see it. */
+	if (m->ended && s->resume != NULL) {
+		s->unlooked = 0;
+		resume_look(s, s->tail - s->head - n);
+	}
 	if (!m->pass)
 		stream_drop(s, 0, n, 0);
 	else if (!send_run(s, n, 0, true))
 		return 0;
-	/* What came after its end was not looked at: it is now. */
-	if (m->ended && s->resume != NULL) {
-		s->unlooked = 0;
-		resume_look(s, s->tail - s->head);
-	}
 	/* Its end left before count_held saw it: what follows is new. */
 	if (m->ended && s->long_open) {
 		s->long_open = false;
