@@ -93,8 +93,9 @@ def sandbox():
         p = os.path.join(work, name)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         open(p, "w").write(text)
+    # 300 requests over 3 s: a replay at its own speed is 3 s long.
     clf = "".join('10.0.0.%d - - [01/Jan/2024:00:00:%02d +0000] "GET /p%d '
-                  'HTTP/1.1" 200 5\n' % (i % 7, i // 10, i)
+                  'HTTP/1.1" 200 5\n' % (i % 7, i // 100, i)
                   for i in range(300))
     f("access.log", clf)
     f("urls.txt", "http://example.com/a\nhttp://example.com/b\n")
