@@ -450,6 +450,7 @@ quotad() {
 	    --log "$d/requests" "$@" 3>&- &
 	echo $! >"$d/quotad.pid"
 	wait_for "quotad's port" test -s "$d/port"
+	# shellcheck disable=SC2034 # URL: for the test that called this
 	URL=http://127.0.0.1:$(cat "$d/port")/
 }
 
