@@ -12,13 +12,30 @@ free_port() {
 # start_redis [PORT [ARG...]]: redis-server on PORT (default $RPORT) with
 # ARG..., no persistence; wait until it answers.
 start_redis() {
-	local port=${1:-$RPORT}
+	local port=${1:-$RPORT} try pid deadline
 	shift || true
-	redis-server --port "$port" --bind 127.0.0.1 --save '' --dir "$BATS_FILE_TMPDIR" \
-	    --appendonly no --daemonize no "$@" \
-	    >"$BATS_FILE_TMPDIR/redis-$port.log" 2>&1 &
-	echo $! >"$BATS_FILE_TMPDIR/redis-$port.pid"
-	await_redis "$port" redis-server
+	for ((try = 0; try < 3; try++)); do
+		redis-server --port "$port" --bind 127.0.0.1 --save '' \
+		    --dir "$BATS_FILE_TMPDIR" --appendonly no --daemonize no \
+		    "$@" >"$BATS_FILE_TMPDIR/redis-$port.log" 2>&1 &
+		pid=$!
+		echo "$pid" >"$BATS_FILE_TMPDIR/redis-$port.pid"
+		deadline=$((SECONDS + ${WAIT_LIMIT:-20}))
+		while ((SECONDS <= deadline)) && kill -0 "$pid" 2>/dev/null; do
+			case $(redis-cli -p "$port" ping 2>/dev/null) in
+			PONG | NOAUTH*) return 0 ;;
+			esac
+			sleep 0.01
+		done
+		kill -0 "$pid" 2>/dev/null && break
+		# It could not listen: a port just freed (a test's fake server's)
+		# may be a client's for a moment, a connection to a closed port
+		# having taken that very port.  Try again.
+		sleep 0.2
+	done
+	echo "redis-server did not start on port $port:" \
+	    "$(tail -n 2 "$BATS_FILE_TMPDIR/redis-$port.log")" >&2
+	return 1
 }
 
 # await_redis PORT WHAT [ARG...]: wait until the WHAT started on PORT
