@@ -74,6 +74,7 @@ setup() {
 	    --redis "rediss://127.0.0.1:$1" --redis-cacert "$2" -r 1000/s' \
 	    "$P" "$TPORT" "$C/ca.pem"
 	assert_eq "$output" "$(seq 20)" "lines"
+	but_slow_handshakes
 	assert_eq "$stderr" "" "stderr"
 	# The name is checked too: localhost is in the certificate.
 	run -0 --separate-stderr bash -c 'seq 3 | tb --shared "$0" \
@@ -88,16 +89,19 @@ setup() {
 	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$TPORT" \
 	    --redis-cacert "$C/untrusted.pem" -r 10/s </dev/null
 	assert_le "$(elapsed_ms "$t0")" 5000 "ms to the error"
+	but_slow_handshakes
 	assert_msg "$stderr" "rediss://127.0.0.1:$TPORT/0: TLS: certificate verify failed: self-signed certificate in certificate chain"
 	# The system's CAs do not know the test's either.
 	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$TPORT" \
 	    -r 10/s </dev/null
+	but_slow_handshakes
 	[[ $stderr == *"certificate verify failed"* ]] || { echo "$stderr" >&2; return 1; }
 }
 
 @test "rediss://: a certificate for another host is exit 1, naming the mismatch" {
 	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$OTHERPORT" \
 	    --redis-cacert "$C/ca.pem" -r 10/s </dev/null
+	but_slow_handshakes
 	[[ $stderr == *"certificate verify failed: "*"mismatch (the certificate is for another host)" ]] ||
 	    { echo "$stderr" >&2; return 1; }
 }
@@ -108,6 +112,7 @@ setup() {
 	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$MPORT" \
 	    --redis-cacert "$C/ca.pem" -r 10/s </dev/null
 	assert_le "$(elapsed_ms "$t0")" 5000 "ms to the error"
+	but_slow_handshakes
 	assert_msg "$stderr" "rediss://127.0.0.1:$MPORT/0: TLS: tlsv13 alert certificate required"
 	run -0 --separate-stderr bash -c 'seq 5 | tb --shared "$0" \
 	    --redis "rediss://127.0.0.1:$1" --redis-cacert "$2" \
@@ -119,6 +124,7 @@ setup() {
 	assert_msg "$stderr" "--redis-cert and --redis-key go together: give both"
 	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$MPORT" \
 	    --redis-cert "$C/client.pem" --redis-key /nonexistent -r 1/s </dev/null
+	but_slow_handshakes
 	[[ $stderr == *"/nonexistent"* ]] || { echo "$stderr" >&2; return 1; }
 }
 
@@ -128,6 +134,7 @@ setup() {
 	run -1 --separate-stderr tb --shared "$P" --redis "redis://127.0.0.1:$TPORT" \
 	    -r 10/s </dev/null
 	assert_le "$(elapsed_ms "$t0")" 5000 "ms to the error"
+	but_slow_handshakes
 	assert_msg "$stderr" "redis://127.0.0.1:$TPORT/0: the server speaks TLS: give rediss:// (and --redis-cacert FILE for a private CA)"
 }
 
@@ -136,6 +143,7 @@ setup() {
 	    --redis "rediss://127.0.0.1:$1" --redis-insecure -r 1000/s' \
 	    "$P" "$OTHERPORT"
 	assert_eq "$output" "$(seq 3)" "lines"
+	but_slow_handshakes
 	assert_msg "$stderr" "--redis-insecure: the server's certificate is not checked; whoever is between may read and change the bucket"
 }
 
@@ -194,5 +202,6 @@ setup() {
 @test "rediss:// to a plain Redis port is exit 1 after the deadline, saying no TLS is spoken there" {
 	run -1 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$RPORT" \
 	    --redis-cacert "$C/ca.pem" -r 10/s </dev/null
+	but_slow_handshakes
 	assert_msg "$stderr" "rediss://127.0.0.1:$RPORT/0: the server speaks no TLS there: give redis://"
 }
