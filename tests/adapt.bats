@@ -76,6 +76,51 @@ urls() {
 	assert_ge "$ms" 1300 "ms for 8 tries, each cutting the rate"
 }
 
+# most_refused_in_a_window W: the most 429s the server answered in one of
+# its calendar windows of W seconds.
+most_refused_in_a_window() {
+	awk -v w="$1" '$4 == 429 { n[int($2 / 1e9 / w)]++ }
+	    END { m = 0; for (i in n) if (n[i] > m) m = n[i]; print m }' \
+	    "$BATS_TEST_TMPDIR/requests"
+}
+
+@test "--adapt: a server's calendar window answers 429 with Retry-After until it ends: at most one request refused a window" {
+	local d=$BATS_TEST_TMPDIR
+	quotad --window 2/2s
+	urls 8
+	# 50 times the server's 1 a second, one command at a time: its
+	# Retry-After holds every start until the next window.
+	TB_LIMIT=60 run -0 --separate-stderr tb -r 50/s --adapt --retry 20 \
+	    "$d/urls" --exec curl-retry
+	assert_eq "$(awk '$4 == 200' "$d/requests" | wc -l)" 8 "URLs answered 200"
+	assert_le "$(most_refused_in_a_window 2)" 1 "refused in one window"
+}
+
+@test "--adapt: a Retry-After holds every start until then; without --adapt, only its record's next try" {
+	local d=$BATS_TEST_TMPDIR first second
+	cat >"$d/cmd" <<'SCRIPT'
+#!/bin/sh
+echo "$(date +%s%N) $TBTHROTTLE_SEQ $TBTHROTTLE_TRY" >>"$0.starts"
+[ "$TBTHROTTLE_SEQ.$TBTHROTTLE_TRY" = 1.1 ] || exit 0
+echo 3 >"$TBTHROTTLE_RETRY_AFTER"
+exit 75
+SCRIPT
+	chmod +x "$d/cmd"
+	run -0 tb -r 100/s --adapt --retry 1 --exec "$d/cmd" < <(seq 3)
+	first=$(awk '$2 == 1 && $3 == 1 { print $1 }' "$d/cmd.starts")
+	second=$(awk '$2 == 2 { print $1 }' "$d/cmd.starts")
+	# The stamp of record 1 came before its end, and so before the hold.
+	assert_ge $(((second - first) / 1000000)) 3000 "ms to the next start"
+	rm "$d/cmd.starts"
+	run -0 tb -r 100/s --retry 1 --exec "$d/cmd" < <(seq 3)
+	first=$(awk '$2 == 1 && $3 == 1 { print $1 }' "$d/cmd.starts")
+	second=$(awk '$2 == 2 { print $1 }' "$d/cmd.starts")
+	assert_le $(((second - first) / 1000000)) 2500 "ms to the next start"
+	# Its own next try waited for it.
+	second=$(awk '$2 == 1 && $3 == 2 { print $1 }' "$d/cmd.starts")
+	assert_ge $(((second - first) / 1000000)) 3000 "ms to its next try"
+}
+
 @test "--adapt usage: it needs --exec and one rate of this process's own" {
 	local m
 	for m in "--adapt -r 1/s|--adapt needs --exec: it learns from the commands' exits" \

@@ -183,3 +183,14 @@ SCRIPT
 	[[ $stderr == *"'\\x1b]0;OWNED\\x07x'"* ]]
 	assert_eq "$(ls -A "$d/tmp")" "" "files left in TMPDIR"
 }
+
+@test "--retry: a try again that cannot start (the command is gone) fails its record: counted, in --failed-to, not said tried again" {
+	local d=$BATS_TEST_TMPDIR
+	printf '#!/bin/sh\nrm -f "$0"\nexit 75\n' >"$d/gone"
+	chmod +x "$d/gone"
+	run -127 --separate-stderr tb -r 100/s --retry 2 --retry-delay 10ms \
+	    --failed-to "$d/failed" -s --exec "$d/gone" < <(echo a)
+	assert_eq "$(cat "$d/failed")" a "records failed"
+	[[ $stderr == *"1 started, 0 succeeded, 1 failed, 0 running"* &&
+	    $stderr != *"tried again"* ]] || { echo "$stderr" >&2; false; }
+}

@@ -434,7 +434,8 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    .help = "with --exec, each command that exits with a\n"
 	    "--retry-on status (the server refused it) cuts the\n"
 	    "rate to 0.7 of what it was, at most once a round\n"
-	    "trip; it climbs back to -r along a cubic curve" },
+	    "trip; it climbs back to -r along a cubic curve.\n"
+	    "A Retry-After from the command holds every start" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"

@@ -404,6 +404,7 @@ static enum stream_fate
 jobs_hand(void *self, const char *rec, size_t len)
 {
 	struct jobs *j = self;
+	enum stream_fate fate;
 	uint64_t seq;
 	unsigned tries;
 
@@ -422,7 +423,11 @@ jobs_hand(void *self, const char *rec, size_t len)
 	if (!build(j, rec, len, seq))
 		err(1, "--exec: memory for the arguments of record %llu",
 		    (unsigned long long)j->records);
-	return start(j, seq, tries + 1);
+	if ((fate = start(j, seq, tries + 1)) == STREAM_KEPT) {
+		retries_unwhich(&j->retry); /* it is still to start */
+		j->records--;
+	}
+	return fate;
 }
 
 /* A record too long to be held whole can be no argument: say so once. */
@@ -539,13 +544,24 @@ start_one(void *ctx, const char *rec, size_t len)
 	return fate;
 }
 
-/* The free slots; none ever once halted. */
+/*
+ * With --adapt, a Retry-After from a command the server refused holds
+ * every start until then, not only its record's next try: the server
+ * said when it will take requests again.
+ */
+static bool
+held(const struct jobs *j, int64_t now_ns)
+{
+	return j->adapt != NULL && now_ns < j->retry.held_ns;
+}
+
+/* The free slots, none while held; none ever once halted. */
 static bool
 sink_room(struct sink *k, size_t *units)
 {
 	struct jobs *j = k->self;
 
-	*units = jobs_room(j);
+	*units = held(j, clock_now_ns()) ? 0 : jobs_room(j);
 	return !j->halted;
 }
 
@@ -663,8 +679,11 @@ sink_again(struct sink *k, struct stream *s, int64_t now_ns)
 
 	if (j->adapt == NULL)
 		return next_ns;
-	/* --adapt moves the rate along its curve while records may come. */
+	/* --adapt moves the rate along its curve while records may come,
+	 * and a hold ends when the server said. */
 	tick_ns = adaptrate_tick(j->adapt, now_ns);
+	if (held(j, now_ns) && j->retry.held_ns < tick_ns)
+		tick_ns = j->retry.held_ns;
 	if (next_ns == INT64_MIN)
 		return stream_at_end(s) ? INT64_MIN : tick_ns;
 	return tick_ns < next_ns ? tick_ns : next_ns;

@@ -161,12 +161,15 @@ retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
 	int64_t after_ns = asked_wait(t, slot, now_ns);
 	struct retry_rec *r;
 
+	bool refused = timed_out ?
+	    t->on.timeout :
+	    WIFEXITED(st) && exitset_has(&t->on, WEXITSTATUS(st));
+
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !timed_out)
 		return false;
-	if (t->max > 0 && !stopping && tries <= t->max &&
-	    (timed_out ?
-		    t->on.timeout :
-		    WIFEXITED(st) && exitset_has(&t->on, WEXITSTATUS(st)))) {
+	if (refused && after_ns > 0 && now_ns + after_ns > t->held_ns)
+		t->held_ns = now_ns + after_ns;
+	if (t->max > 0 && !stopping && tries <= t->max && refused) {
 		r = keep(&t->wait, &t->nwait, &t->capwait, rec, len);
 		r->seq = seq;
 		r->tries = tries;
@@ -203,6 +206,29 @@ give_up(struct retries *t, struct retry_mark *m)
 	m->rec = NULL;
 }
 
+/* The copy of the record retries_which last took from its mark is not
+ * needed any more: its try started. */
+static void
+forget_taken(struct retries *t)
+{
+	if (!t->taken)
+		return;
+	free(t->mark[t->headmark - 1].rec);
+	t->mark[t->headmark - 1].rec = NULL;
+	t->taken = false;
+}
+
+void
+retries_unwhich(struct retries *t)
+{
+	if (!t->taken)
+		return;
+	t->taken = false;
+	t->headmark--;
+	t->put_back--;
+	t->retried--;
+}
+
 void
 retries_which(struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries)
 {
@@ -212,11 +238,11 @@ retries_which(struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries)
 		t->headmark++;
 		t->put_back++;
 	}
+	forget_taken(t);
 	if (t->headmark < t->nmark && t->mark[t->headmark].leave == leave) {
 		*seq = t->mark[t->headmark].seq;
 		*tries = t->mark[t->headmark].tries;
-		free(t->mark[t->headmark].rec);
-		t->mark[t->headmark].rec = NULL;
+		t->taken = true; /* its copy kept until it started */
 		t->headmark++;
 		t->put_back++;
 		t->retried++; /* its try starts */
@@ -234,6 +260,7 @@ mark(struct retries *t, uint64_t leave, const struct retry_rec *r)
 {
 	struct retry_mark *m;
 
+	forget_taken(t);
 	if (t->headmark > 0 && t->headmark == t->nmark)
 		t->headmark = t->nmark = 0;
 	if (t->nmark == t->capmark) {
@@ -321,6 +348,7 @@ retries_finish(struct retries *t, char delim)
 		free(t->wait[i].rec);
 	}
 	t->nwait = 0;
+	forget_taken(t);
 	for (; t->headmark < t->nmark; t->headmark++)
 		give_up(t, &t->mark[t->headmark]);
 	if (t->failed_fd >= 0) {

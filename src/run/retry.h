@@ -45,6 +45,10 @@ struct retries {
 	char dir[128];	/* TBTHROTTLE_RETRY_AFTER's files; empty: none */
 	unsigned slots; /* a file each */
 	bool said_after;
+	int64_t held_ns;       /* the latest time a command refused asked
+				* to wait for (its Retry-After); 0: none */
+	bool taken;	       /* the mark before headmark was taken by
+				* retries_which, its copy still kept */
 	uint64_t retried;      /* tries again started (handed on) */
 	uint64_t given_up;     /* records put back whose try never started:
 				* dropped by the limit, or held at the end */
@@ -77,7 +81,9 @@ void retries_file(
  * tries-th try with wait(2) status st (timed_out: ended by --timeout,
  * a failure whatever st), at now_ns, in slot: true when it is to be
  * tried again (t keeps a copy); false when its end stands (with st a
- * failure, kept for --failed-to).  No try again once stopping.
+ * failure, kept for --failed-to).  No try again once stopping.  A
+ * status retries are for, with a Retry-After from the command, moves
+ * t->held_ns on to the time it names.
  */
 bool retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
     unsigned tries, int st, bool timed_out, unsigned slot, int64_t now_ns,
@@ -90,6 +96,13 @@ bool retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
  */
 void retries_which(
     struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries);
+
+/*
+ * The record retries_which last named did not start after all (a stop,
+ * or a command that cannot be run, kept it in the stream): when it was
+ * one put back, it is again, so that the run's end counts it failed.
+ */
+void retries_unwhich(struct retries *t);
 
 /*
  * Put the records due by now_ns back into s; left records have left s
