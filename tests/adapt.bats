@@ -121,11 +121,58 @@ SCRIPT
 	assert_ge $(((second - first) / 1000000)) 3000 "ms to its next try"
 }
 
+@test "--adapt --shared: a cut one process heard slows every process of the bucket, and no other bucket" {
+	local d=$BATS_TEST_TMPDIR limit
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	cat >"$d/once" <<'SCRIPT'
+#!/bin/sh
+[ "$TBTHROTTLE_TRY" = 1 ] && exit 75
+exit 0
+SCRIPT
+	chmod +x "$d/once"
+	# One refusal: a cut to 3500/s, back at 5000/s some 15 s later.
+	run -0 tb --shared api -r 5000/s --adapt --retry 1 --retry-delay 1ms \
+	    --exec "$d/once" < <(echo x)
+	# Another process, refused by nobody, books at the cut rate too.
+	run -0 --separate-stderr tb --shared api -r 5000/s --adapt \
+	    --stats=json --exec true < <(seq 3)
+	limit=$(sed -n 's/.*"limit":"\([0-9.]*\)\/s.*/\1/p' <<<"$stderr")
+	awk -v l="$limit" 'BEGIN { exit !(l >= 3500 && l < 5000) }' ||
+	    { echo "$stderr" >&2; false; }
+	[[ $stderr == *'"adapt":{"refusals":0,"cuts":0}'* ]] ||
+	    { echo "$stderr" >&2; false; }
+	# A bucket of another name heard nothing.
+	run -0 --separate-stderr tb --shared other -r 5000/s --adapt \
+	    --stats=json --exec true < <(seq 3)
+	[[ $stderr == *'"limit":"5000/s, burst 1, shared as other"'* ]] || { echo "$stderr" >&2; false; }
+}
+
+@test "--adapt --shared: two processes ten times over the server's rate share its refusals and its slowing; every URL ends with 200" {
+	local d=$BATS_TEST_TMPDIR pid st=0
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	quotad --bucket 5/s,1
+	urls 20
+	head -n 10 "$d/urls" >"$d/a"
+	tail -n 10 "$d/urls" >"$d/b"
+	TB_LIMIT=90 tb --shared api -r 50/s --adapt --retry 100 \
+	    --retry-delay 100ms --retry-max-delay 1s "$d/a" \
+	    --exec curl-retry 2>"$d/a.err" &
+	pid=$!
+	TB_LIMIT=90 run -0 tb --shared api -r 50/s --adapt --retry 100 \
+	    --retry-delay 100ms --retry-max-delay 1s "$d/b" --exec curl-retry
+	wait "$pid" || st=$?
+	assert_eq "$st" 0 "the other process's exit"
+	assert_eq "$(awk '$4 == 200' "$d/requests" | wc -l)" 20 "URLs answered 200"
+}
+
 @test "--adapt usage: it needs --exec and one rate of this process's own" {
 	local m
 	for m in "--adapt -r 1/s|--adapt needs --exec: it learns from the commands' exits" \
 	    "--adapt -r 1/s -k 1 --exec true|-k does not combine with --adapt" \
-	    "--adapt -r 1/s --shared x --exec true|--shared does not combine with --adapt" \
+	    "--adapt -r 1/s --shared x --redis redis://127.0.0.1:1 --exec true|--redis does not combine with --adapt: the processes of one host learn together through a --shared bucket's file" \
+	    "--adapt -r 1/s --shared x -k 1 --exec true|-k does not combine with --adapt" \
 	    "--adapt -r 1/s -r 10/min --exec true|--adapt slows one rate: give one -r, not 2" \
 	    "--adapt -r inf --exec true|--adapt slows a rate: give -r RATE, not inf" \
 	    "--adapt -a sliding -r 1/s --exec true|--adapt changes the rate as the run goes: live changes need -a token or -a leaky"; do

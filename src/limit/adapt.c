@@ -37,6 +37,52 @@ adapt_rate(const struct adapt *a, int64_t now_ns)
 	return r < a->floor ? a->floor : r;
 }
 
+/* The curve from a cut to peak (units a round) at cut_ns. */
+static void
+cut_from(struct adapt *a, double peak, int64_t cut_ns)
+{
+	a->peak = peak;
+	a->cut_to = peak * ADAPT_BETA;
+	if (a->cut_to < a->floor * a->round_s)
+		a->cut_to = a->floor * a->round_s;
+	/* The curve starts at cut_to: C (0 - K)^3 + peak = cut_to. */
+	a->k_rounds = cbrt((a->peak - a->cut_to) / ADAPT_C);
+	a->cut_ns = cut_ns;
+}
+
+#define WORD_FRAC ((1 << 24) - 1)
+#define WORD_MAX_MS ((UINT64_C(1) << 40) - 1)
+
+uint64_t
+adapt_word(const struct adapt *a)
+{
+	uint64_t ms, frac;
+	double f;
+
+	if (a->cut_ns == INT64_MIN || a->cut_ns < 0)
+		return 0;
+	ms = ((uint64_t)a->cut_ns + 999999) / 1000000 + 1;
+	if (ms > WORD_MAX_MS)
+		ms = WORD_MAX_MS;
+	f = a->peak / (a->ceil * a->round_s);
+	f = f > 1 ? 1 : f;
+	frac = (uint64_t)llround(f * WORD_FRAC);
+	return ms << 24 | (frac > 0 ? frac : 1);
+}
+
+bool
+adapt_adopt(struct adapt *a, uint64_t w)
+{
+	int64_t cut_ns = (int64_t)(ADAPT_WORD_MS(w) - 1) * 1000000;
+
+	if (w == 0 || (a->cut_ns != INT64_MIN && cut_ns <= a->cut_ns))
+		return false;
+	cut_from(a,
+	    (double)(w & WORD_FRAC) / WORD_FRAC * a->ceil * a->round_s,
+	    cut_ns);
+	return true;
+}
+
 bool
 adapt_refused(struct adapt *a, int64_t sent_ns, int64_t now_ns)
 {
@@ -46,13 +92,7 @@ adapt_refused(struct adapt *a, int64_t sent_ns, int64_t now_ns)
 	if (a->cut_ns != INT64_MIN && sent_ns < a->cut_ns)
 		return false;
 	was = adapt_rate(a, now_ns) * a->round_s;
-	a->peak = was;
-	a->cut_to = was * ADAPT_BETA;
-	if (a->cut_to < a->floor * a->round_s)
-		a->cut_to = a->floor * a->round_s;
-	/* The curve starts at cut_to: C (0 - K)^3 + peak = cut_to. */
-	a->k_rounds = cbrt((a->peak - a->cut_to) / ADAPT_C);
-	a->cut_ns = now_ns;
+	cut_from(a, was, now_ns);
 	a->cuts++;
 	return true;
 }

@@ -55,6 +55,24 @@ double adapt_rate(const struct adapt *a, int64_t now_ns);
 void adapt_set_ceiling(struct adapt *a, double ceil_per_s, int64_t now_ns);
 
 /*
+ * The last cut as one word, for processes that share a bucket (--shared):
+ * when it was (ms of the monotonic clock, rounded up, 40 bits: 34 years
+ * of uptime) and its peak as a fraction of the ceiling (24 bits).  0:
+ * never cut.  Every process that adopts a word is at the same place on
+ * the same curve, so the bucket they share slows and climbs as one.
+ */
+uint64_t adapt_word(const struct adapt *a);
+
+/* The ms of a word's cut; a later cut is a larger value. */
+#define ADAPT_WORD_MS(w) ((w) >> 24)
+
+/*
+ * Take the cut of word w as this process's own when it is later than
+ * its own; true when it was.
+ */
+bool adapt_adopt(struct adapt *a, uint64_t w);
+
+/*
  * The rate n units every d ns (the ceiling's own) slowed to per_s units a
  * second, rounded slower: into *n and *d, with n * d < 2^63 and d no
  * longer than max_d.  per_s >= the ceiling's rate gives n and d back.

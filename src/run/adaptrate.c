@@ -2,6 +2,7 @@
 #include <err.h>
 
 #include "adaptrate.h"
+#include "shared.h"
 #include "engine.h"
 
 /* The rate is moved along the curve this often while below the ceiling. */
@@ -32,18 +33,36 @@ adaptrate_init(struct adaptrate *r, struct limits *L)
 	if (L->cfg->nlimits != 1)
 		errx(2, "--adapt slows one rate: give one -r, not %d",
 		    L->cfg->nlimits);
-	if (!build_retunable(L, &why))
+	if (!build_adaptable(L, &why))
 		errx(2, "--adapt changes the rate as the run goes: %s", why);
-	*r = (struct adaptrate){
-		.L = L, .ceiling = L->now[0].rate, .applied = L->now[0].rate
-	};
+	*r = (struct adaptrate){ .L = L,
+		.ceiling = L->now[0].rate,
+		.applied = L->now[0].rate,
+		.fleet = L->cfg->shared != NULL && !L->cfg->redis ? &L->shared :
+								    NULL };
 	adapt_init(&r->a, per_s(&r->ceiling));
+	if (r->fleet != NULL) /* a cut made before this process came */
+		(void)adapt_adopt(&r->a, shared_adapt_cut(r->fleet, 0));
+}
+
+/* A cut another process of the --shared bucket made: this one's too. */
+static bool
+heard(struct adaptrate *r)
+{
+	return r->fleet != NULL &&
+	    adapt_adopt(&r->a, shared_adapt_cut(r->fleet, 0));
 }
 
 void
 adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns)
 {
+	/* A try sent before the fleet's last cut says nothing new. */
+	(void)heard(r);
 	if (adapt_refused(&r->a, sent_ns, now_ns)) {
+		/* Offered to the fleet; the latest cut, whoever's, holds. */
+		if (r->fleet != NULL)
+			(void)adapt_adopt(&r->a,
+			    shared_adapt_cut(r->fleet, adapt_word(&r->a)));
 		r->next_ns = now_ns; /* a cut goes at once */
 		(void)adaptrate_tick(r, now_ns);
 	}
@@ -55,6 +74,8 @@ adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 	struct limit l = r->L->now[0];
 	double want, have;
 
+	if (heard(r))
+		r->next_ns = now_ns;
 	if (now_ns < r->next_ns)
 		return r->next_ns;
 	/* Set by -R NAME -r since: the new ceiling, the curve scaled. */
@@ -76,11 +97,12 @@ adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 	if (!same(&l.rate, &r->applied) &&
 	    (same(&l.rate, &r->ceiling) || per_s(&l.rate) > have * 1.01 ||
 		per_s(&l.rate) < have * 0.99)) {
-		build_retune(r->L, 0, &l, now_ns);
+		build_slow(r->L, &l, now_ns);
 		r->applied = l.rate;
 		engine_limits_changed(now_ns);
 	}
 	if (same(&r->applied, &r->ceiling))
-		return r->next_ns = INT64_MAX;
+		return r->next_ns = r->fleet != NULL ? now_ns + TICK_NS :
+						       INT64_MAX;
 	return r->next_ns = now_ns + TICK_NS;
 }

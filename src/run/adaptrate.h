@@ -18,11 +18,14 @@ struct adaptrate {
 	struct rate ceiling; /* the rate set */
 	struct rate applied; /* the rate L's bucket has now */
 	int64_t next_ns;     /* when the rate moves along the curve next */
+	struct shared *fleet; /* --shared: the cuts of every process, or NULL */
 };
 
 /*
  * Start at L's first rate, at now_ns.  Exits (status 2) when L's limits
- * are not one that can be changed live (build_retunable).
+ * are not one --adapt can slow (build_adaptable).  With --shared, every
+ * process of the bucket is at the same place on the same curve: a cut
+ * one makes is every one's (adapt_word), seen within TICK_NS.
  */
 void adaptrate_init(struct adaptrate *r, struct limits *L);
 
@@ -35,8 +38,10 @@ void adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns);
 /*
  * Give L's bucket the rate of the curve at now_ns, every TICK_NS and when
  * it moved by 1 % or more, or reached the ceiling (and take a rate set by
- * -R since as the new ceiling); when to call again: INT64_MAX while the
- * rate is the ceiling.  Calls before that time cost nothing.
+ * -R since as the new ceiling, and a cut another process of a --shared
+ * bucket made); when to call again: INT64_MAX while the rate is the
+ * ceiling, unless other processes may cut it.  Calls before that time
+ * cost nothing but a look at the shared cut.
  */
 int64_t adaptrate_tick(struct adaptrate *r, int64_t now_ns);
 

@@ -608,3 +608,29 @@ build_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
 	L->gate.quantum = limits_quantum(L);
 	show_limits(L);
 }
+
+bool
+build_adaptable(const struct limits *L, const char **why)
+{
+	const struct config *cfg = L->cfg;
+
+	if (cfg->shared == NULL || cfg->redis || cfg->key_field > 0)
+		return build_retunable(L, why);
+	*why = NULL;
+	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
+		*why = "live changes need -a token or -a leaky";
+	return *why == NULL;
+}
+
+void
+build_slow(struct limits *L, const struct limit *l, int64_t now_ns)
+{
+	if (L->cfg->shared == NULL || L->cfg->redis) {
+		build_retune(L, 0, l, now_ns);
+		return;
+	}
+	L->now[0].rate = l->rate;
+	shared_retune(&L->shared, l->rate.n, l->rate.d);
+	L->gate.quantum = limits_quantum(L);
+	show_limits(L);
+}

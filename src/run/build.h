@@ -100,4 +100,17 @@ bool build_retunable(const struct limits *L, const char **why);
 void build_retune(
     struct limits *L, int i, const struct limit *l, int64_t now_ns);
 
+/*
+ * Can --adapt slow L's one -r: a bucket of this process's own that -R
+ * can retune, or a --shared bucket in a file (whose processes slow
+ * together)?  Else why not.
+ */
+bool build_adaptable(const struct limits *L, const char **why);
+
+/*
+ * --adapt: L's one -r slowed to l's rate at now_ns (see build_retune);
+ * a --shared bucket is booked at it by this process from now on.
+ */
+void build_slow(struct limits *L, const struct limit *l, int64_t now_ns);
+
 #endif

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adapt.h"
 #include "clock.h"
 #include "msg.h"
 #include "rundir.h"
@@ -20,7 +21,7 @@
 #include "shared.h"
 #include "signals.h"
 
-#define SHARED_MAGIC 0x3353484254425400ULL /* "\0TBTBHS3" */
+#define SHARED_MAGIC 0x3453484254425400ULL /* "\0TBTBHS4" */
 /* The file's last word: no byte of it is 0, so a file cut short anywhere
  * in it reads otherwise (bytes past the end of a file read as 0). */
 #define SHARED_END 0x444e454b43554254ULL /* "TBUCKEND" */
@@ -41,7 +42,8 @@ struct shared_state {
 	int64_t epoch_ns;
 	char rate_text[40];
 	_Atomic int64_t tat;
-	_Atomic uint64_t end; /* SHARED_END */
+	_Atomic uint64_t adapt; /* --adapt's last cut (adapt_word); 0: none */
+	_Atomic uint64_t end;	/* SHARED_END */
 };
 
 /* Map the file open on fd, checked to be ours alone and whole. */
@@ -182,6 +184,7 @@ make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
 	init->epoch_ns = 0; /* the clock's own origin: boot */
 	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
 	atomic_init(&init->tat, 0); /* full */
+	atomic_init(&init->adapt, 0);
 	atomic_init(&init->magic, SHARED_MAGIC);
 	atomic_init(&init->end, SHARED_END);
 }
@@ -415,4 +418,28 @@ shared_backend(struct gate_backend *be, struct shared *s)
 		.judge = s_judge,
 		.holds = true,
 		.batch = 1 };
+}
+
+uint64_t
+shared_adapt_cut(struct shared *s, uint64_t w)
+{
+	uint64_t have = atomic_load(&s->st->adapt);
+
+	(void)valid_word(s, atomic_load(&s->st->tat));
+	while (ADAPT_WORD_MS(w) > ADAPT_WORD_MS(have) &&
+	    !atomic_compare_exchange_weak(&s->st->adapt, &have, w))
+		;
+	return ADAPT_WORD_MS(w) > ADAPT_WORD_MS(have) ? w : have;
+}
+
+void
+shared_retune(struct shared *s, uint64_t n, uint64_t d)
+{
+	uint64_t per = (d + n - 1) / n;
+	uint64_t most = (uint64_t)GCRA_MAX_SCALED / 4 /
+	    (s->g.burst > 0 ? s->g.burst : 1);
+
+	/* A unit's interval, rounded up: never faster than asked; a burst
+	 * of such units must still fit the range of the word. */
+	s->g.d = per < most ? per : most;
 }

@@ -41,4 +41,18 @@ int shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
  */
 void shared_backend(struct gate_backend *be, struct shared *s);
 
+/*
+ * --adapt: offer the cut w (adapt_word) to the processes sharing s; the
+ * latest cut the bucket holds, w when it is the latest.  shared_adapt_cut
+ * (s, 0) reads it.
+ */
+uint64_t shared_adapt_cut(struct shared *s, uint64_t w);
+
+/*
+ * --adapt: this process books at n units every d ns from now on, a rate
+ * slowed from the bucket's -r (as every process sharing it does, from
+ * the same cut); the state shared is time, so it stays whole.
+ */
+void shared_retune(struct shared *s, uint64_t n, uint64_t d);
+
 #endif

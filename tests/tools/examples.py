@@ -99,6 +99,7 @@ def sandbox():
                   for i in range(300))
     f("access.log", clf)
     f("urls.txt", "http://example.com/a\nhttp://example.com/b\n")
+    f("more-urls.txt", "http://example.com/c\nhttp://example.com/d\n")
     f("users.csv", "alice,1\nbob,2\n")
     f("ids.txt", "1\n2\n3\n")
     f("events.log", "".join("2024-01-01T00:00:00.%02dZ e%d\n" % (i, i)

@@ -72,6 +72,49 @@ apply(void)
 	check(n == 3 && d == NS, "never faster than the ceiling");
 }
 
+/* Processes sharing a bucket: a cut one made, as a word, puts another
+ * at the same place on the same curve; an older cut is not taken. */
+static void
+shared_word(void)
+{
+	struct adapt a, b;
+	uint64_t w;
+
+	adapt_init(&a, 35);
+	adapt_init(&b, 35);
+	check(adapt_word(&a) == 0, "never cut: word 0");
+	check(!adapt_adopt(&b, 0), "word 0 changes nothing");
+	(void)adapt_refused(&a, 0, 1234567);
+	w = adapt_word(&a);
+	check(ADAPT_WORD_MS(w) == 3, "cut at 1.23 ms: ms 2, stored + 1");
+	check(adapt_adopt(&a, w), "the cutter takes its word: rounded up");
+	check(a.cut_ns == 2 * MS, "cut at %lld", (long long)a.cut_ns);
+	check(!adapt_adopt(&a, w), "the same word again: nothing new");
+	check(adapt_adopt(&b, w), "another process takes it");
+	for (int64_t t = 2 * MS; t < 10 * NS; t += 77 * MS)
+		check(fabs(adapt_rate(&a, t) - adapt_rate(&b, t)) < 1e-9,
+		    "one curve at %lld: %g and %g", (long long)t,
+		    adapt_rate(&a, t), adapt_rate(&b, t));
+	check(fabs(adapt_rate(&b, 2 * MS) - 35 * ADAPT_BETA) < 1e-5,
+	    "cut to beta: %g", adapt_rate(&b, 2 * MS));
+	/* A refusal of a try sent before the fleet's cut cuts nothing. */
+	check(!adapt_refused(&b, MS, 50 * MS), "sent before the cut");
+	/* b cuts later: a takes it; a's older word is not taken by b. */
+	check(adapt_refused(&b, 40 * MS, 60 * MS), "sent after it: cuts");
+	check(!adapt_adopt(&b, w), "an older cut is not taken");
+	check(adapt_adopt(&a, adapt_word(&b)), "the newer is");
+	check(fabs(adapt_rate(&a, NS) - adapt_rate(&b, NS)) < 1e-3 * 35,
+	    "the same rate again: %g and %g", adapt_rate(&a, NS),
+	    adapt_rate(&b, NS));
+	/* The floor's peak survives the word. */
+	for (int i = 0; i < 100; i++)
+		(void)adapt_refused(&a, NS + i * MS, NS + i * MS);
+	adapt_init(&b, 35);
+	check(adapt_adopt(&b, adapt_word(&a)) &&
+		adapt_rate(&b, 2 * NS) >= 35 * ADAPT_FLOOR,
+	    "at the floor: %g", adapt_rate(&b, 2 * NS));
+}
+
 /* Full jitter below the cap, doubling from the base; Retry-After least. */
 static void
 backoff(void)
@@ -105,6 +148,8 @@ test_adapt(void)
 	slow_rounds();
 	current = "adapt: the exact rate";
 	apply();
+	current = "adapt: a word shared";
+	shared_word();
 	current = "backoff";
 	backoff();
 }
