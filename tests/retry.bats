@@ -194,3 +194,21 @@ SCRIPT
 	[[ $stderr == *"1 started, 0 succeeded, 1 failed, 0 running"* &&
 	    $stderr != *"tried again"* ]] || { echo "$stderr" >&2; false; }
 }
+
+@test "--retry: a try again is due while the input is open and idle: it starts on time, not when more input comes" {
+	local d=$BATS_TEST_TMPDIR t0 pid st=0
+	printf '#!/bin/sh\necho "$TBTHROTTLE_TRY" >>"$0.tries"\nexit 75\n' >"$d/cmd"
+	chmod +x "$d/cmd"
+	mkfifo "$d/in"
+	tb -r 100/s --retry 2 --retry-delay 10ms --exec "$d/cmd" <"$d/in" &
+	pid=$!
+	exec 9>"$d/in"
+	echo a >&9
+	t0=$(now_ms)
+	# Three tries, all while the input stays open with nothing more.
+	wait_for "three tries" has_lines "$d/cmd.tries" 3
+	assert_le "$(elapsed_ms "$t0")" 8000 "ms to the third try"
+	exec 9>&-
+	wait "$pid" || st=$?
+	assert_eq "$st" 123 "exit status: the record failed"
+}

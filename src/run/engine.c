@@ -160,6 +160,14 @@ read_more(struct run *r, enum read_mode mode)
 		return wait_until(r, clock_now_ns() + ENGINE_ROOM_NS, false) !=
 		    WAKE_STOP;
 	}
+	/* A record may be due to go again (or the sink to act) before any
+	 * input comes: wait for whichever is first. */
+	if (r->again_ns != INT64_MIN && r->again_ns != INT64_MAX) {
+		enum wake w = wait_until(r, r->again_ns, true);
+
+		if (w != WAKE_INPUT)
+			return w != WAKE_STOP;
+	}
 	return stream_read(&r->s, mode, r->pol->uses_ready) >= 0;
 }
 
