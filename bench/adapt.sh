@@ -9,6 +9,11 @@
 #   curl --retry  tbthrottle -r 35/s -j 4 --exec curl --retry 20 (curl's
 #                 own tries, which the limit never sees)
 #   by hand       tbthrottle -r 7/s -j 4 (the server's limit, known)
+#   AIMD          --adapt built with the simplest other curve
+#                 (-DADAPT_AIMD: a cut to half, one unit a round more
+#                 each round), to compare with the cubic one
+#   two, shared   two processes of -r 35/s --adapt -j 2, each half the
+#                 URLs, sharing one --shared bucket
 #
 # For each: requests nginx saw, how many it refused (429), the share
 # refused, URLs that ended with 200, and the time; a Markdown table.
@@ -74,15 +79,36 @@ for ((i = 0; i < 500; i++)); do
 done
 seq "$n" | sed "s|^|http://127.0.0.1:$port/u|" >"$work/urls"
 
-# run NAME ARG...: fetch the URLs with tbthrottle ARG..., after the zone
-# has had two seconds to forget; a row of the table.
+# The AIMD build: the same sources, the other curve.
+mkdir "$work/aimd"
+cp -r "$here/../src" "$here/../Makefile" "$work/aimd/"
+find "$work/aimd" -name '*.o' -delete
+make -s -C "$work/aimd" -j "$(nproc)" CPPFLAGS=-DADAPT_AIMD tbthrottle \
+    >/dev/null
+
+# run NAME ARG...: fetch the URLs with $bin ARG... (default $TB), after
+# the zone has had two seconds to forget; a row of the table.  With
+# pair=1, two processes, each half the URLs, ARG... each.
 run() {
-	local name=$1 t0 t1 st=0 reqs refused ok
+	local name=$1 t0 t1 st=0 st2=0 reqs refused ok pid
 	shift
 	sleep 2
 	: >"$work/logs/access.log"
 	t0=$(date +%s.%N)
-	"$TB" "$work/urls" "$@" >"$work/out" 2>"$work/err" || st=$?
+	if ((${pair:-0})); then
+		head -n $((n / 2)) "$work/urls" >"$work/urls.1"
+		tail -n +$((n / 2 + 1)) "$work/urls" >"$work/urls.2"
+		"${bin:-$TB}" "$work/urls.1" "$@" >"$work/out.1" 2>"$work/err" &
+		pid=$!
+		"${bin:-$TB}" "$work/urls.2" "$@" >"$work/out" 2>"$work/err" ||
+		    st=$?
+		wait "$pid" || st2=$?
+		((st)) || st=$st2
+		cat "$work/out.1" >>"$work/out"
+	else
+		"${bin:-$TB}" "$work/urls" "$@" >"$work/out" 2>"$work/err" ||
+		    st=$?
+	fi
 	t1=$(date +%s.%N)
 	reqs=$(wc -l <"$work/logs/access.log")
 	refused=$(grep -c '^429$' "$work/logs/access.log" || true)
@@ -101,5 +127,11 @@ run "-r 35/s --adapt --retry 20 --retry-delay 0" -r 35/s --adapt --retry 20 --re
 run "-r 35/s --retry 20" -r 35/s --retry 20 -j 4 --exec curl-retry
 run "-r 35/s, curl --retry 20" -r 35/s -j 4 --exec curl -fsS --retry 20
 run "-r 7/s (the server's limit, by hand)" -r 7/s -j 4 --exec curl-retry
+bin=$work/aimd/tbthrottle run "-r 35/s --adapt --retry 20, AIMD" \
+    -r 35/s --adapt --retry 20 -j 4 --exec curl-retry
+pair=1 run "two: --shared -r 35/s --adapt --retry 20 -j 2 each" \
+    --shared cubic -r 35/s --adapt --retry 20 -j 2 --exec curl-retry
+pair=1 bin=$work/aimd/tbthrottle run "two: the same, AIMD" \
+    --shared aimd -r 35/s --adapt --retry 20 -j 2 --exec curl-retry
 echo
 echo "Goal for --adapt: $n of $n ended 200, exit 0, at most 30 % refused, at most $(awk -v n="$n" 'BEGIN { printf "%.1f", 1.5 * n / 7 }') s."

@@ -20,7 +20,12 @@ curve(const struct adapt *a, double rounds)
 {
 	double x = rounds - a->k_rounds;
 
+#ifdef ADAPT_AIMD
+	(void)x;
+	return a->cut_to + rounds;
+#else
 	return ADAPT_C * x * x * x + a->peak;
+#endif
 }
 
 double

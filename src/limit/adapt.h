@@ -28,8 +28,17 @@ struct adapt {
 	uint64_t refused; /* refusals heard */
 };
 
-/* The factor of a cut, and the cubic's constant (units a round^3). */
+/*
+ * The factor of a cut, and the cubic's constant (units a round^3).  Built
+ * with -DADAPT_AIMD, the curve is the simplest other one instead, for
+ * bench/adapt.sh to compare: a cut to half, then one unit a round more
+ * each round (AIMD, as TCP Reno).
+ */
+#ifdef ADAPT_AIMD
+#define ADAPT_BETA 0.5
+#else
 #define ADAPT_BETA 0.7
+#endif
 #define ADAPT_C 0.4
 /* The floor, as a fraction of the ceiling. */
 #define ADAPT_FLOOR 1e-3
