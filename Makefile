@@ -145,7 +145,7 @@ CHECK_FILES = $(if $(filter no,$(BUILD_TESTS)), \
 
 check: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/tools/silent
 	./tests/unit/run
-	bats --jobs $(BATS_JOBS) $(CHECK_FILES)
+	bats --timing --jobs $(BATS_JOBS) $(CHECK_FILES)
 
 # make check again beside two CPU-bound processes, as on a shared machine:
 # a test that fails only there is a broken test (or a real bug).
