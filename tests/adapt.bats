@@ -167,6 +167,31 @@ SCRIPT
 	assert_eq "$(awk '$4 == 200' "$d/requests" | wc -l)" 20 "URLs answered 200"
 }
 
+@test "--adapt --shared: a Retry-After one process heard holds the starts of every process of the bucket" {
+	local d=$BATS_TEST_TMPDIR pid first second
+	export XDG_RUNTIME_DIR=$d/run
+	mkdir -m 700 "$XDG_RUNTIME_DIR"
+	cat >"$d/cmd" <<'SCRIPT'
+#!/bin/sh
+echo "$(date +%s%N) $1 $TBTHROTTLE_TRY" >>"$0.starts"
+[ "$1.$TBTHROTTLE_TRY" = a.1 ] || exit 0
+echo 3 >"$TBTHROTTLE_RETRY_AFTER"
+exit 75
+SCRIPT
+	chmod +x "$d/cmd"
+	tb --shared api -r 100/s --adapt --retry 1 --exec "$d/cmd" {} \
+	    < <(echo a) &
+	pid=$!
+	wait_for "the refusal" has_lines "$d/cmd.starts" 1
+	sleep 0.2
+	run -0 tb --shared api -r 100/s --adapt --exec "$d/cmd" {} < <(echo b)
+	wait "$pid"
+	first=$(awk '$2 == "a" && $3 == 1 { print $1 }' "$d/cmd.starts")
+	second=$(awk '$2 == "b" { print $1 }' "$d/cmd.starts")
+	# a's stamp came before its end, and so before the hold.
+	assert_ge $(((second - first) / 1000000)) 3000 "ms to b's start"
+}
+
 @test "--adapt usage: it needs --exec and one rate of this process's own" {
 	local m
 	for m in "--adapt -r 1/s|--adapt needs --exec: it learns from the commands' exits" \

@@ -68,6 +68,13 @@ adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns)
 	}
 }
 
+void
+adaptrate_hold(struct adaptrate *r, int64_t until_ns)
+{
+	if (r->fleet != NULL)
+		shared_hold(r->fleet, until_ns);
+}
+
 int64_t
 adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 {

@@ -36,6 +36,13 @@ void adaptrate_init(struct adaptrate *r, struct limits *L);
 void adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns);
 
 /*
+ * The server asked that nothing be sent before until_ns (a Retry-After):
+ * with --shared, every process of the bucket holds its starts until then
+ * (this one's are held by its sink).
+ */
+void adaptrate_hold(struct adaptrate *r, int64_t until_ns);
+
+/*
  * Give L's bucket the rate of the curve at now_ns, every TICK_NS and when
  * it moved by 1 % or more, or reached the ceiling (and take a rate set by
  * -R since as the new ceiling, and a cut another process of a --shared

@@ -480,6 +480,9 @@ ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
 			joblogfile_write(&j->log, s->seq, s->start_ns, now_ns,
 			    status, s->argv);
 	}
+	/* The server's Retry-After holds the bucket, for every process. */
+	if (j->adapt != NULL && j->retry.held_ns > now_ns)
+		adaptrate_hold(j->adapt, j->retry.held_ns);
 	free(s->rec);
 	free(s->argv);
 	s->rec = NULL;

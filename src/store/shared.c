@@ -443,3 +443,16 @@ shared_retune(struct shared *s, uint64_t n, uint64_t d)
 	 * of such units must still fit the range of the word. */
 	s->g.d = per < most ? per : most;
 }
+
+void
+shared_hold(struct shared *s, int64_t until_ns)
+{
+	int64_t tat = atomic_load(&s->st->tat), want = scaled(s, until_ns);
+	int64_t more = (int64_t)((s->g.burst > 0 ? s->g.burst - 1 : 0) * s->g.d);
+
+	/* Empty at until_ns: its first unit goes then, no sooner. */
+	want = want > GCRA_MAX_SCALED - more ? GCRA_MAX_SCALED : want + more;
+	while (valid_word(s, tat) < want &&
+	    !atomic_compare_exchange_weak(&s->st->tat, &tat, want))
+		;
+}

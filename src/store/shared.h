@@ -55,4 +55,10 @@ uint64_t shared_adapt_cut(struct shared *s, uint64_t w);
  */
 void shared_retune(struct shared *s, uint64_t n, uint64_t d);
 
+/*
+ * --adapt: the server asked that nothing be sent before until_ns (its
+ * Retry-After): the bucket is empty until then, for every process.
+ */
+void shared_hold(struct shared *s, int64_t until_ns);
+
 #endif
