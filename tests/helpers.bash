@@ -395,13 +395,15 @@ needs_strace() {
 # at the call, so a command's execve is logged before posix_spawn(3)
 # returns in the process that started it (it returns once the exec is
 # done), and a write before it returns: no later than tbthrottle can
-# know the unit went.  CMD is killed after $TB_LIMIT seconds, as by tb.
+# know the unit went.  CMD is killed after 3 x $TB_LIMIT seconds.
 # A build with ASan looks for leaks by no means a traced process has.
 traced() {
 	local call=$1 log=$2
 	shift 2
+	# strace -f slows every process it follows, several times over on a
+	# busy machine: three times the limit.
 	if command -v timeout >/dev/null 2>&1; then
-		set -- timeout -k 2 "$TB_LIMIT" "$@"
+		set -- timeout -k 2 "$((TB_LIMIT * 3))" "$@"
 	fi
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	    strace -f -qq --seccomp-bpf -e trace="$call" -e signal=none \

@@ -197,10 +197,13 @@ SCRIPT
 
 @test "--retry: a try again is due while the input is open and idle: it starts on time, not when more input comes" {
 	local d=$BATS_TEST_TMPDIR t0 pid st=0
-	printf '#!/bin/sh\necho "$TBTHROTTLE_TRY" >>"$0.tries"\nexit 75\n' >"$d/cmd"
+	printf '#!/bin/sh\necho "$TBTHROTTLE_TRY" >>"$0.tries"\nsleep 0.2\nexit 75\n' \
+	    >"$d/cmd"
 	chmod +x "$d/cmd"
 	mkfifo "$d/in"
-	tb -r 100/s --retry 2 --retry-delay 10ms --exec "$d/cmd" <"$d/in" &
+	# Slots free, so the engine reads while the command runs: its end
+	# must wake the read.
+	tb -r 100/s -j 3 --retry 2 --retry-delay 10ms --exec "$d/cmd" <"$d/in" &
 	pid=$!
 	exec 9>"$d/in"
 	echo a >&9

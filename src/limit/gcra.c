@@ -19,6 +19,15 @@ gcra_unscale(const struct gcra *g, int64_t epoch_ns, int64_t t)
 	return epoch_ns + (t + (int64_t)g->n - 1) / (int64_t)g->n;
 }
 
+/* The time a full bucket spans; at least one unit's. */
+static int64_t
+span(const struct gcra *g)
+{
+	uint64_t t = g->span != 0 ? g->span : g->burst * g->d;
+
+	return (int64_t)(t > g->d ? t : g->d);
+}
+
 int64_t
 gcra_reserve(
     const struct gcra *g, int64_t tat, int64_t now, uint64_t units, int64_t *at)
@@ -28,7 +37,7 @@ gcra_reserve(
 	/* Past the range means never; it must not wrap around. */
 	int64_t next = from > GCRA_MAX_SCALED - cost ? GCRA_MAX_SCALED :
 						       from + cost;
-	int64_t go = next - (int64_t)(g->burst * g->d);
+	int64_t go = next - span(g);
 
 	*at = go > now ? go : now;
 	return next;
@@ -37,11 +46,9 @@ gcra_reserve(
 uint64_t
 gcra_avail(const struct gcra *g, int64_t tat, int64_t now)
 {
-	int64_t owed;
+	/* A unit may go while the state after it is within the span. */
+	int64_t room = span(g) - (tat > now ? tat - now : 0);
+	uint64_t k = room > 0 ? (uint64_t)room / g->d : 0;
 
-	if (tat <= now)
-		return g->burst;
-	/* The bucket lacks (tat - now) / d units, rounded up. */
-	owed = (tat - now + (int64_t)g->d - 1) / (int64_t)g->d;
-	return owed >= (int64_t)g->burst ? 0 : g->burst - (uint64_t)owed;
+	return k < g->burst ? k : g->burst;
 }

@@ -13,6 +13,10 @@
  */
 struct gcra {
 	uint64_t n, d, burst;
+	/* The time a full bucket spans, scaled: 0 for burst * d.  A rate
+	 * slowed (d grown) keeps the span of the rate it was slowed from,
+	 * so that the units owed are never fewer: no token comes of it. */
+	uint64_t span;
 };
 
 #define GCRA_MAX_SCALED (INT64_MAX / 4)

@@ -106,7 +106,9 @@ adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 		per_s(&l.rate) < have * 0.99)) {
 		build_slow(r->L, &l, now_ns);
 		r->applied = l.rate;
-		engine_limits_changed(now_ns);
+		/* What a --shared bucket booked stands: its word moved on. */
+		if (r->fleet == NULL)
+			engine_limits_changed(now_ns);
 	}
 	if (same(&r->applied, &r->ceiling))
 		return r->next_ns = r->fleet != NULL ? now_ns + TICK_NS :

@@ -160,9 +160,10 @@ read_more(struct run *r, enum read_mode mode)
 		return wait_until(r, clock_now_ns() + ENGINE_ROOM_NS, false) !=
 		    WAKE_STOP;
 	}
-	/* A record may be due to go again (or the sink to act) before any
-	 * input comes: wait for whichever is first. */
-	if (r->again_ns != INT64_MIN && r->again_ns != INT64_MAX) {
+	/* A record may be due to go again (or the sink to act, or a
+	 * command's end to bring one back) before any input comes: wait for
+	 * whichever is first. */
+	if (r->again_ns != INT64_MIN) {
 		enum wake w = wait_until(r, r->again_ns, true);
 
 		if (w != WAKE_INPUT)

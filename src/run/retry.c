@@ -232,13 +232,13 @@ retries_unwhich(struct retries *t)
 void
 retries_which(struct retries *t, uint64_t leave, uint64_t *seq, unsigned *tries)
 {
+	forget_taken(t);
 	/* Records put back that left unseen (dropped) failed for good. */
 	while (t->headmark < t->nmark && t->mark[t->headmark].leave < leave) {
 		give_up(t, &t->mark[t->headmark]);
 		t->headmark++;
 		t->put_back++;
 	}
-	forget_taken(t);
 	if (t->headmark < t->nmark && t->mark[t->headmark].leave == leave) {
 		*seq = t->mark[t->headmark].seq;
 		*tries = t->mark[t->headmark].tries;

@@ -269,6 +269,7 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	 * less than 1 ns a unit (exact when d / n is whole).
 	 */
 	s->g = (struct gcra){ .n = 1, .d = (d + n - 1) / n, .burst = burst };
+	s->d0 = s->g.d;
 	if ((rc = rundir_make(dir, sizeof dir)) == -2)
 		return msg_fail(err, errsz,
 		    "%s is not a private directory (mode "
@@ -435,13 +436,17 @@ shared_adapt_cut(struct shared *s, uint64_t w)
 void
 shared_retune(struct shared *s, uint64_t n, uint64_t d)
 {
-	uint64_t per = (d + n - 1) / n;
+	uint64_t per = (d + n - 1) / n, d0 = s->d0;
 	uint64_t most = (uint64_t)GCRA_MAX_SCALED / 4 /
 	    (s->g.burst > 0 ? s->g.burst : 1);
 
-	/* A unit's interval, rounded up: never faster than asked; a burst
-	 * of such units must still fit the range of the word. */
-	s->g.d = per < most ? per : most;
+	/* A unit's interval, rounded up: never faster than asked, nor than
+	 * the bucket's -r; a burst of such units must still fit the range
+	 * of the word (else slowed less). */
+	per = per < most ? per : most;
+	s->g.d = per > d0 ? per : d0;
+	/* The span stays the -r's: slowing gives no token back. */
+	s->g.span = s->g.burst * d0 > s->g.d ? s->g.burst * d0 : s->g.d;
 }
 
 void

@@ -12,6 +12,7 @@ struct shared_state;
 
 struct shared {
 	struct gcra g;
+	uint64_t d0; /* a unit's interval at the bucket's -r */
 	int64_t epoch_ns;
 	struct shared_state *st; /* the mapped file */
 	int fd;			 /* the file, open for its size */

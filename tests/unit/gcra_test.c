@@ -7,7 +7,7 @@
 void
 test_gcra(void)
 {
-	struct gcra g = { 1, NS, 3 };
+	struct gcra g = { 1, NS, 3, 0 };
 	int64_t tat = 0, at;
 	int bad = 0;
 
@@ -24,7 +24,7 @@ test_gcra(void)
 
 	/* 3 per 7 s, burst 1, all booked at 0: unit k goes at exactly
 	 * ceil(k * 7 s / 3), the same schedule as the private bucket. */
-	g = (struct gcra){ 3, 7 * NS, 1 };
+	g = (struct gcra){ 3, 7 * NS, 1, 0 };
 	tat = 0;
 	for (int64_t k = 0; k < 100000; k++) {
 		tat = gcra_reserve(&g, tat, 0, 1, &at);
@@ -33,5 +33,22 @@ test_gcra(void)
 	}
 	check(bad == 0, "3/7s: %d of 100000 off the exact schedule", bad);
 	check(gcra_scale(&g, 0, 10 * NS) == 30 * NS, "scale by n");
+
+	/* Slowed from 1 s to 3 s a unit, burst 4, its span kept at 4 s:
+	 * what was owed stays owed, and the slowed rate holds after. */
+	g = (struct gcra){ 1, NS, 4, 0 };
+	tat = gcra_reserve(&g, 0, 0, 3, &at); /* 3 of 4 taken at 0 */
+	check(gcra_avail(&g, tat, 0) == 1, "one left at 1 s a unit");
+	g = (struct gcra){ 1, 3 * NS, 4, 4 * NS };
+	check(gcra_avail(&g, tat, 0) == 0, "slowed: none comes of it");
+	check(gcra_avail(&g, tat, 3600 * NS) == 1,
+	    "after idle, what 4 s hold at 3 s a unit: 1");
+	tat = gcra_reserve(&g, tat, 0, 1, &at);
+	check(at == 2 * NS, "the next at 2 s (was 3 s owed, span 4 s, 3 s a unit): %" PRId64, at);
+	tat = gcra_reserve(&g, tat, 0, 1, &at);
+	check(at == 5 * NS, "then 3 s apart: %" PRId64, at);
+	g = (struct gcra){ 1, 5 * NS, 1, 0 };
+	check(gcra_avail(&g, 0, 0) == 1 && gcra_reserve(&g, 0, 0, 1, &at) &&
+		at == 0, "a span shorter than a unit is one unit's");
 	check(gcra_scale(&g, 0, INT64_MAX / 2) == -1, "out of range");
 }

@@ -387,7 +387,7 @@ gbuild(struct gstate *st, const struct gcase *g)
 			g->back == G_KEYS_FIXED ? KEYS_FIXED :
 						  KEYS_BUCKET);
 	} else if (g->back == G_SHARED) {
-		st->sh = (struct gshared){ { g->n, g->d, g->burst }, 0 };
+		st->sh = (struct gshared){ { g->n, g->d, g->burst, 0 }, 0 };
 		st->be = (struct gate_backend){ .self = &st->sh,
 			.plan = gs_plan,
 			.judge = gs_judge,

@@ -177,7 +177,7 @@ pcase_limiter(struct pcase *pc, enum palg alg, int c)
 		pcase_keys(pc, alg, c);
 		break;
 	case P_GCRA:
-		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst }, 0 };
+		pc->pg = (struct pgcra){ { pc->n, pc->d, pc->burst, 0 }, 0 };
 		pc->l = (struct limiter){ .self = &pc->pg,
 			.ready_at = pg_ready_at,
 			.avail = pg_avail,
