@@ -82,8 +82,7 @@ adapt_adopt(struct adapt *a, uint64_t w)
 
 	if (w == 0 || (a->cut_ns != INT64_MIN && cut_ns <= a->cut_ns))
 		return false;
-	cut_from(a,
-	    (double)(w & WORD_FRAC) / WORD_FRAC * a->ceil * a->round_s,
+	cut_from(a, (double)(w & WORD_FRAC) / WORD_FRAC * a->ceil * a->round_s,
 	    cut_ns);
 	return true;
 }

@@ -15,9 +15,9 @@
 struct adaptrate {
 	struct adapt a;
 	struct limits *L;
-	struct rate ceiling; /* the rate set */
-	struct rate applied; /* the rate L's bucket has now */
-	int64_t next_ns;     /* when the rate moves along the curve next */
+	struct rate ceiling;  /* the rate set */
+	struct rate applied;  /* the rate L's bucket has now */
+	int64_t next_ns;      /* when the rate moves along the curve next */
 	struct shared *fleet; /* --shared: the cuts of every process, or NULL */
 };
 

@@ -453,7 +453,8 @@ void
 shared_hold(struct shared *s, int64_t until_ns)
 {
 	int64_t tat = atomic_load(&s->st->tat), want = scaled(s, until_ns);
-	int64_t more = (int64_t)((s->g.burst > 0 ? s->g.burst - 1 : 0) * s->g.d);
+	int64_t more = (int64_t)((s->g.burst > 0 ? s->g.burst - 1 : 0) *
+	    s->g.d);
 
 	/* Empty at until_ns: its first unit goes then, no sooner. */
 	want = want > GCRA_MAX_SCALED - more ? GCRA_MAX_SCALED : want + more;

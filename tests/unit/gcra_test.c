@@ -44,11 +44,14 @@ test_gcra(void)
 	check(gcra_avail(&g, tat, 3600 * NS) == 1,
 	    "after idle, what 4 s hold at 3 s a unit: 1");
 	tat = gcra_reserve(&g, tat, 0, 1, &at);
-	check(at == 2 * NS, "the next at 2 s (was 3 s owed, span 4 s, 3 s a unit): %" PRId64, at);
+	check(at == 2 * NS,
+	    "the next at 2 s (was 3 s owed, span 4 s, 3 s a unit): %" PRId64,
+	    at);
 	tat = gcra_reserve(&g, tat, 0, 1, &at);
 	check(at == 5 * NS, "then 3 s apart: %" PRId64, at);
 	g = (struct gcra){ 1, 5 * NS, 1, 0 };
 	check(gcra_avail(&g, 0, 0) == 1 && gcra_reserve(&g, 0, 0, 1, &at) &&
-		at == 0, "a span shorter than a unit is one unit's");
+		at == 0,
+	    "a span shorter than a unit is one unit's");
 	check(gcra_scale(&g, 0, INT64_MAX / 2) == -1, "out of range");
 }
