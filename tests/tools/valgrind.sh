@@ -56,6 +56,22 @@ check "$tmp/longkeys" -k 1 -r 20k/s -b 2 --max-keys 20 --drop
 check "$tmp/lines" --shared vg -r 5k/s -b 100
 check "$tmp/lines" --shared vg -r 5k/s -b 100 --drop
 check /dev/null -r 1/s -R 1
+# Commands: tries again, their records kept, failed and logged; a rate
+# learnt, alone and through a shared bucket; a command that is not there.
+seq 10 >"$tmp/ten"
+# shellcheck disable=SC2016 # the script's own variables
+printf '#!/bin/sh\n[ "$TBTHROTTLE_TRY" = 1 ] && { echo 0 >"$TBTHROTTLE_RETRY_AFTER"; exit 75; }\nexit 0\n' \
+	>"$tmp/once"
+chmod +x "$tmp/once"
+check "$tmp/ten" -r 1k/s -j 3 --retry 2 --retry-delay 1ms \
+	--failed-to "$tmp/failed" --joblog "$tmp/joblog" --exec sh -c 'exit 75'
+check "$tmp/ten" -r 1k/s -j 3 --joblog "$tmp/joblog" --resume-failed \
+	--timeout 5s --exec true '{}' '{1}' '{#}'
+check "$tmp/ten" -r 1k/s -j 2 --adapt --retry 1 --retry-delay 1ms \
+	-s --exec "$tmp/once"
+check "$tmp/ten" --shared vga -r 1k/s --adapt --retry 1 \
+	--retry-delay 1ms --exec "$tmp/once"
+check "$tmp/ten" -r 1k/s --exec "$tmp/not-there"
 # A dry run reads through a record longer than its buffer.
 check "$tmp/long" --replay --dry-run --time-format %s
 if "$tb" -V | grep -q 'Redis support: yes'; then
