@@ -2,8 +2,8 @@
 #include <err.h>
 
 #include "adaptrate.h"
-#include "shared.h"
 #include "engine.h"
+#include "shared.h"
 
 /* The rate is moved along the curve this often while below the ceiling. */
 #define TICK_NS 50000000LL
