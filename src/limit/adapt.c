@@ -64,7 +64,7 @@ adapt_word(const struct adapt *a)
 	uint64_t ms, frac;
 	double f;
 
-	if (a->cut_ns == INT64_MIN || a->cut_ns < 0)
+	if (a->cut_ns < 0) /* never cut (INT64_MIN) */
 		return 0;
 	ms = ((uint64_t)a->cut_ns + 999999) / 1000000 + 1;
 	if (ms > WORD_MAX_MS)

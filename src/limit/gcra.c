@@ -52,3 +52,13 @@ gcra_avail(const struct gcra *g, int64_t tat, int64_t now)
 
 	return k < g->burst ? k : g->burst;
 }
+
+int64_t
+gcra_empty_until(const struct gcra *g, int64_t tat, int64_t t)
+{
+	/* A unit goes at max(tat, t) + d - span: at t when tat is this. */
+	int64_t more = span(g) - (int64_t)g->d;
+	int64_t want = t > GCRA_MAX_SCALED - more ? GCRA_MAX_SCALED : t + more;
+
+	return want > tat ? want : tat;
+}

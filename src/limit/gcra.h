@@ -35,6 +35,12 @@ int64_t gcra_unscale(const struct gcra *g, int64_t epoch_ns, int64_t t);
 int64_t gcra_reserve(const struct gcra *g, int64_t tat, int64_t now,
     uint64_t units, int64_t *at);
 
+/*
+ * The state from tat at which the bucket holds no unit before scaled
+ * time t, and its first unit goes at t: tat itself when that is later.
+ */
+int64_t gcra_empty_until(const struct gcra *g, int64_t tat, int64_t t);
+
 /* Whole units the bucket holds at scaled time now. */
 uint64_t gcra_avail(const struct gcra *g, int64_t tat, int64_t now);
 

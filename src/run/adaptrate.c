@@ -38,8 +38,7 @@ adaptrate_init(struct adaptrate *r, struct limits *L)
 	*r = (struct adaptrate){ .L = L,
 		.ceiling = L->now[0].rate,
 		.applied = L->now[0].rate,
-		.fleet = L->cfg->shared != NULL && !L->cfg->redis ? &L->shared :
-								    NULL };
+		.fleet = build_shared_file(L) };
 	adapt_init(&r->a, per_s(&r->ceiling));
 	if (r->fleet != NULL) /* a cut made before this process came */
 		(void)adapt_adopt(&r->a, shared_adapt_cut(r->fleet, 0));

@@ -578,15 +578,22 @@ build_busy(const struct limits *L)
 	return L->remote.redis != NULL && redis_busy(L->remote.redis);
 }
 
+/* Why cfg's algorithm cannot be changed live; NULL when it can. */
+static const char *
+algorithm_why(const struct config *cfg)
+{
+	return cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY ?
+	    "live changes need -a token or -a leaky" :
+	    NULL;
+}
+
 bool
 build_retunable(const struct limits *L, const char **why)
 {
 	const struct config *cfg = L->cfg;
 
-	*why = NULL;
-	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
-		*why = "live changes need -a token or -a leaky";
-	else if (cfg->key_field > 0 || cfg->shared != NULL)
+	*why = algorithm_why(cfg);
+	if (*why == NULL && (cfg->key_field > 0 || cfg->shared != NULL))
 		*why = cfg->shared != NULL ?
 		    "the buckets of --shared cannot "
 		    "be changed live" :
@@ -609,23 +616,31 @@ build_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
 	show_limits(L);
 }
 
-bool
-build_adaptable(const struct limits *L, const char **why)
+struct shared *
+build_shared_file(struct limits *L)
 {
 	const struct config *cfg = L->cfg;
 
-	if (cfg->shared == NULL || cfg->redis || cfg->key_field > 0)
+	return cfg->shared != NULL && !cfg->redis && cfg->key_field == 0 ?
+	    &L->shared :
+	    NULL;
+}
+
+bool
+build_adaptable(struct limits *L, const char **why)
+{
+	/* -R cannot change a --shared file's rate, but --adapt slows
+	 * every process of it together: only the algorithm may say no. */
+	if (build_shared_file(L) == NULL)
 		return build_retunable(L, why);
-	*why = NULL;
-	if (cfg->algorithm != ALG_TOKEN && cfg->algorithm != ALG_LEAKY)
-		*why = "live changes need -a token or -a leaky";
+	*why = algorithm_why(L->cfg);
 	return *why == NULL;
 }
 
 void
 build_slow(struct limits *L, const struct limit *l, int64_t now_ns)
 {
-	if (L->cfg->shared == NULL || L->cfg->redis) {
+	if (build_shared_file(L) == NULL) {
 		build_retune(L, 0, l, now_ns);
 		return;
 	}

@@ -105,7 +105,10 @@ void build_retune(
  * can retune, or a --shared bucket in a file (whose processes slow
  * together)?  Else why not.
  */
-bool build_adaptable(const struct limits *L, const char **why);
+bool build_adaptable(struct limits *L, const char **why);
+
+/* L's bucket when it is a --shared file (not Redis, not -k); else NULL. */
+struct shared *build_shared_file(struct limits *L);
 
 /*
  * --adapt: L's one -r slowed to l's rate at now_ns (see build_retune);

@@ -553,9 +553,11 @@ start_one(void *ctx, const char *rec, size_t len)
  * said when it will take requests again.
  */
 static bool
-held(const struct jobs *j, int64_t now_ns)
+held(const struct jobs *j)
 {
-	return j->adapt != NULL && now_ns < j->retry.held_ns;
+	/* The clock is read only once a hold was ever asked for. */
+	return j->adapt != NULL && j->retry.held_ns != 0 &&
+	    clock_now_ns() < j->retry.held_ns;
 }
 
 /* The free slots, none while held; none ever once halted. */
@@ -564,7 +566,7 @@ sink_room(struct sink *k, size_t *units)
 {
 	struct jobs *j = k->self;
 
-	*units = held(j, clock_now_ns()) ? 0 : jobs_room(j);
+	*units = held(j) ? 0 : jobs_room(j);
 	return !j->halted;
 }
 
@@ -685,7 +687,7 @@ sink_again(struct sink *k, struct stream *s, int64_t now_ns)
 	/* --adapt moves the rate along its curve while records may come,
 	 * and a hold ends when the server said. */
 	tick_ns = adaptrate_tick(j->adapt, now_ns);
-	if (held(j, now_ns) && j->retry.held_ns < tick_ns)
+	if (held(j) && j->retry.held_ns < tick_ns)
 		tick_ns = j->retry.held_ns;
 	if (next_ns == INT64_MIN)
 		return stream_at_end(s) ? INT64_MIN : tick_ns;

@@ -159,11 +159,10 @@ retries_ended(struct retries *t, const char *rec, size_t len, uint64_t seq,
     bool stopping)
 {
 	int64_t after_ns = asked_wait(t, slot, now_ns);
-	struct retry_rec *r;
-
 	bool refused = timed_out ?
 	    t->on.timeout :
 	    WIFEXITED(st) && exitset_has(&t->on, WEXITSTATUS(st));
+	struct retry_rec *r;
 
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !timed_out)
 		return false;

@@ -452,13 +452,11 @@ shared_retune(struct shared *s, uint64_t n, uint64_t d)
 void
 shared_hold(struct shared *s, int64_t until_ns)
 {
-	int64_t tat = atomic_load(&s->st->tat), want = scaled(s, until_ns);
-	int64_t more = (int64_t)((s->g.burst > 0 ? s->g.burst - 1 : 0) *
-	    s->g.d);
+	int64_t tat = atomic_load(&s->st->tat), want;
 
 	/* Empty at until_ns: its first unit goes then, no sooner. */
-	want = want > GCRA_MAX_SCALED - more ? GCRA_MAX_SCALED : want + more;
-	while (valid_word(s, tat) < want &&
+	while ((want = gcra_empty_until(
+		    &s->g, valid_word(s, tat), scaled(s, until_ns))) > tat &&
 	    !atomic_compare_exchange_weak(&s->st->tat, &tat, want))
 		;
 }

@@ -49,6 +49,14 @@ test_gcra(void)
 	    at);
 	tat = gcra_reserve(&g, tat, 0, 1, &at);
 	check(at == 5 * NS, "then 3 s apart: %" PRId64, at);
+	/* Held until 10 s, slowed (3 s a unit, span 4 s): the first unit
+	 * goes at 10 s, none before; a later state stays. */
+	tat = gcra_empty_until(&g, 0, 10 * NS);
+	check(gcra_avail(&g, tat, 10 * NS - 1) == 0, "none before 10 s");
+	(void)gcra_reserve(&g, tat, 0, 1, &at);
+	check(at == 10 * NS, "the first at 10 s: %" PRId64, at);
+	check(gcra_empty_until(&g, 20 * NS, 10 * NS) == 20 * NS,
+	    "a later state stays");
 	g = (struct gcra){ 1, 5 * NS, 1, 0 };
 	check(gcra_avail(&g, 0, 0) == 1 && gcra_reserve(&g, 0, 0, 1, &at) &&
 		at == 0,
