@@ -102,7 +102,8 @@ src/%.o: src/%.c $(HDRS) .build-flags
 # TLS through OpenSSL, each with its library's flags.
 REDIS_OBJS = src/store/redis.o src/store/bucketscript.o \
 	src/store/redisscript.o src/store/redisshard.o src/store/fanout.o \
-	src/store/redissetup.o src/store/redisbook.o src/net/redisconn.o \
+	src/store/redissetup.o src/store/redisbook.o src/store/redisadapt.o \
+	src/net/redisconn.o \
 	src/net/errand.o src/net/login.o src/net/cluster.o src/net/sentinel.o \
 	src/net/reply.o
 $(REDIS_OBJS): src/%.o: src/%.c $(HDRS) .build-flags

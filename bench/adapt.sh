@@ -14,6 +14,8 @@
 #                 each round), to compare with the cubic one
 #   two, shared   two processes of -r 35/s --adapt -j 2, each half the
 #                 URLs, sharing one --shared bucket
+#   two, Redis    the same, the bucket kept in a redis-server (when
+#                 installed), as hosts sharing a quota would
 #
 # For each: requests nginx saw, how many it refused (429), the share
 # refused, URLs that ended with 200, and the time; a Markdown table.
@@ -36,7 +38,7 @@ command -v curl >/dev/null || { echo "adapt.sh: needs curl" >&2; exit 1; }
 n=150
 ((quick)) && n=40
 work=$(mktemp -d)
-trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "$(cat "$work/nginx.pid" 2>/dev/null)" "$(cat "$work/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
 export XDG_RUNTIME_DIR=$work/run
 mkdir -m 700 "$XDG_RUNTIME_DIR"
 export PATH=$here/../examples:$PATH
@@ -133,5 +135,18 @@ pair=1 run "two: --shared -r 35/s --adapt --retry 20 -j 2 each" \
     --shared cubic -r 35/s --adapt --retry 20 -j 2 --exec curl-retry
 pair=1 bin=$work/aimd/tbthrottle run "two: the same, AIMD" \
     --shared aimd -r 35/s --adapt --retry 20 -j 2 --exec curl-retry
+if command -v redis-server >/dev/null && "$TB" -V | grep -q 'Redis support: yes'; then
+	rport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
+	    >"$work/redis.log" 2>&1 &
+	echo $! >"$work/redis.pid"
+	for ((i = 0; i < 500; i++)); do
+		[[ $(redis-cli -p "$rport" ping 2>/dev/null) == PONG ]] && break
+		sleep 0.01
+	done
+	pair=1 run "two: --shared --redis -r 35/s --adapt --retry 20 -j 2 each" \
+	    --shared cubic --redis "redis://127.0.0.1:$rport" -r 35/s --adapt \
+	    --retry 20 -j 2 --exec curl-retry
+fi
 echo
 echo "Goal for --adapt: $n of $n ended 200, exit 0, at most 30 % refused, at most $(awk -v n="$n" 'BEGIN { printf "%.1f", 1.5 * n / 7 }') s."

@@ -196,7 +196,7 @@ SCRIPT
 	local m
 	for m in "--adapt -r 1/s|--adapt needs --exec: it learns from the commands' exits" \
 	    "--adapt -r 1/s -k 1 --exec true|-k does not combine with --adapt" \
-	    "--adapt -r 1/s --shared x --redis redis://127.0.0.1:1 --exec true|--redis does not combine with --adapt: the processes of one host learn together through a --shared bucket's file" \
+	    "--adapt -r 1/s --shared x --redis redis://127.0.0.1:1 -k 1 --exec true|-k does not combine with --adapt" \
 	    "--adapt -r 1/s --shared x -k 1 --exec true|-k does not combine with --adapt" \
 	    "--adapt -r 1/s -r 10/min --exec true|--adapt slows one rate: give one -r, not 2" \
 	    "--adapt -r inf --exec true|--adapt slows a rate: give -r RATE, not inf" \

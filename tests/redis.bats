@@ -365,6 +365,26 @@ since_ms() {
 	done
 }
 
+@test "--adapt --redis: a nonsense answer to a look or a cut at the fleet's cut is not believed: the run keeps its own" {
+	local d=$BATS_TEST_TMPDIR reply
+	printf '#!/bin/sh\n[ "$TBTHROTTLE_TRY" = 1 ] && exit 75\nexit 0\n' >"$d/once"
+	chmod +x "$d/once"
+	# A cut later than the server's now, negative numbers, a peak out of
+	# range, a cut with no peak, an error, a bulk string.
+	for reply in $'*3\r\n:5\r\n:9\r\n:1\r\n' $'*3\r\n:-1\r\n:-5\r\n:0\r\n' \
+	    $'*3\r\n:9\r\n:5\r\n:16777216\r\n' $'*3\r\n:9\r\n:5\r\n:0\r\n' \
+	    $'-ERR no\r\n' $'$2\r\nno\r\n'; do
+		scripted_redis "look=$reply" "cut=$reply" $'book=*2\r\n:1\r\n:0\r\n'
+		TB_LIMIT=10 run -0 --separate-stderr tb --shared "$P" \
+		    --redis "redis://127.0.0.1:$FPORT" -r 5000/s --adapt --retry 1 \
+		    --retry-delay 1ms --stats=json --exec "$d/once" < <(echo x)
+		[[ $stderr == *'"limit":"3'[45]*'"adapt":{"refusals":1,"cuts":1}'* ]] ||
+		    { echo "$reply: $stderr" >&2; false; }
+		kill "$FPID"
+		wait "$FPID" 2>/dev/null || true
+	done
+}
+
 @test "--redis: a reply that would make the client hold too much (a huge array or bulk string) is refused at once, one line naming the server; the fallback applies, SIGTERM is heard" {
 	local d=$BATS_TEST_TMPDIR reply what pid t0 st
 	for reply in $'*2147483647\r\n' $'$2147483647\r\n'; do

@@ -192,6 +192,33 @@ setup() {
 	assert_le "$ms" 30000 "ms for 600 lines at 200/s, shared"
 }
 
+@test "cluster: --adapt: a cut and a Retry-After heard through one node hold the process that enters by another" {
+	local d=$BATS_TEST_TMPDIR first second limit pid
+	cat >"$d/cmd" <<'SCRIPT'
+#!/bin/sh
+echo "$(date +%s%N) $1 $TBTHROTTLE_TRY" >>"$0.starts"
+[ "$1.$TBTHROTTLE_TRY" = a.1 ] || exit 0
+echo 2 >"$TBTHROTTLE_RETRY_AFTER"
+exit 75
+SCRIPT
+	chmod +x "$d/cmd"
+	tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -r 5000/s \
+	    --adapt --retry 1 --exec "$d/cmd" {} < <(echo a) &
+	pid=$!
+	wait_for "the refusal" has_lines "$d/cmd.starts" 1
+	sleep 0.2
+	run -0 --separate-stderr tb --shared "$P" \
+	    --redis "redis://127.0.0.1:$CPORT3" -r 5000/s --adapt --stats=json \
+	    --exec "$d/cmd" {} < <(echo b)
+	wait "$pid"
+	first=$(awk '$2 == "a" && $3 == 1 { print $1 }' "$d/cmd.starts")
+	second=$(awk '$2 == "b" { print $1 }' "$d/cmd.starts")
+	assert_ge $(((second - first) / 1000000)) 2000 "ms to b's start"
+	limit=$(sed -n 's/.*"limit":"\([0-9.]*\)\/s.*/\1/p' <<<"$stderr")
+	awk -v l="$limit" 'BEGIN { exit !(l >= 3500 && l < 5000) }' ||
+	    { echo "$stderr" >&2; false; }
+}
+
 @test "cluster: -k shaping keeps each key's rate, and every record" {
 	local t0 ms
 	t0=$(now_ms)

@@ -435,7 +435,9 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "--retry-on status (the server refused it) cuts the\n"
 	    "rate to 0.7 of what it was, at most once a round\n"
 	    "trip; it climbs back to -r along a cubic curve.\n"
-	    "A Retry-After from the command holds every start" },
+	    "A Retry-After from the command holds every start.\n"
+	    "With --shared (and --redis), every process of the\n"
+	    "bucket slows and holds together" },
 	[O_TAKE] = { "take", NULL, 0, NONE, SEEN, FLAG(cfg.take),
 	    .help = "take a token of the --shared bucket and exit 0,\n"
 	    "reading no input; operands [KEY] [N]: the key's\n"

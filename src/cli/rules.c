@@ -445,10 +445,6 @@ static const struct rule rules[] = {
 	    .all = O(JOBLOG), .none = O(EXEC) },
 	{ "--adapt needs --exec: it learns from the commands' exits",
 	    .all = O(ADAPT), .none = O(EXEC) },
-	{ "--redis does not combine with --adapt: the processes of one "
-	  "host learn together through a --shared bucket's file, not yet "
-	  "through Redis (give each host a share of the server's limit)",
-	    .all = O(ADAPT) | O(REDIS) },
 	{ "%s does not combine with --adapt: it changes the rate of one "
 	  "bucket", .all = O(ADAPT),
 	    .any = O(KEY) | O(TIERS) | O(TOTAL_RATE) | O(REPLAY) |

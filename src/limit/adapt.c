@@ -55,7 +55,7 @@ cut_from(struct adapt *a, double peak, int64_t cut_ns)
 	a->cut_ns = cut_ns;
 }
 
-#define WORD_FRAC ((1 << 24) - 1)
+#define WORD_FRAC ADAPT_PEAK_ONE
 #define WORD_MAX_MS ((UINT64_C(1) << 40) - 1)
 
 uint64_t

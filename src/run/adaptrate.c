@@ -3,7 +3,6 @@
 
 #include "adaptrate.h"
 #include "engine.h"
-#include "shared.h"
 
 /* The rate is moved along the curve this often while below the ceiling. */
 #define TICK_NS 50000000LL
@@ -38,18 +37,17 @@ adaptrate_init(struct adaptrate *r, struct limits *L)
 	*r = (struct adaptrate){ .L = L,
 		.ceiling = L->now[0].rate,
 		.applied = L->now[0].rate,
-		.fleet = build_shared_file(L) };
+		.fleet = build_fleet(L) };
 	adapt_init(&r->a, per_s(&r->ceiling));
-	if (r->fleet != NULL) /* a cut made before this process came */
-		(void)adapt_adopt(&r->a, shared_adapt_cut(r->fleet, 0));
+	if (r->fleet) /* a cut made before this process came */
+		(void)adapt_adopt(&r->a, build_fleet_cut(L, 0));
 }
 
 /* A cut another process of the --shared bucket made: this one's too. */
 static bool
 heard(struct adaptrate *r)
 {
-	return r->fleet != NULL &&
-	    adapt_adopt(&r->a, shared_adapt_cut(r->fleet, 0));
+	return r->fleet && adapt_adopt(&r->a, build_fleet_cut(r->L, 0));
 }
 
 void
@@ -59,9 +57,9 @@ adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns)
 	(void)heard(r);
 	if (adapt_refused(&r->a, sent_ns, now_ns)) {
 		/* Offered to the fleet; the latest cut, whoever's, holds. */
-		if (r->fleet != NULL)
-			(void)adapt_adopt(&r->a,
-			    shared_adapt_cut(r->fleet, adapt_word(&r->a)));
+		if (r->fleet)
+			(void)adapt_adopt(
+			    &r->a, build_fleet_cut(r->L, adapt_word(&r->a)));
 		r->next_ns = now_ns; /* a cut goes at once */
 		(void)adaptrate_tick(r, now_ns);
 	}
@@ -70,8 +68,8 @@ adaptrate_refused(struct adaptrate *r, int64_t sent_ns, int64_t now_ns)
 void
 adaptrate_hold(struct adaptrate *r, int64_t until_ns)
 {
-	if (r->fleet != NULL)
-		shared_hold(r->fleet, until_ns);
+	if (r->fleet)
+		build_fleet_hold(r->L, until_ns);
 }
 
 int64_t
@@ -106,11 +104,10 @@ adaptrate_tick(struct adaptrate *r, int64_t now_ns)
 		build_slow(r->L, &l, now_ns);
 		r->applied = l.rate;
 		/* What a --shared bucket booked stands: its word moved on. */
-		if (r->fleet == NULL)
+		if (!r->fleet)
 			engine_limits_changed(now_ns);
 	}
 	if (same(&r->applied, &r->ceiling))
-		return r->next_ns = r->fleet != NULL ? now_ns + TICK_NS :
-						       INT64_MAX;
+		return r->next_ns = r->fleet ? now_ns + TICK_NS : INT64_MAX;
 	return r->next_ns = now_ns + TICK_NS;
 }

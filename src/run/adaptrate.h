@@ -18,14 +18,15 @@ struct adaptrate {
 	struct rate ceiling;  /* the rate set */
 	struct rate applied;  /* the rate L's bucket has now */
 	int64_t next_ns;      /* when the rate moves along the curve next */
-	struct shared *fleet; /* --shared: the cuts of every process, or NULL */
+	bool fleet;	      /* --shared: the cuts are every process's */
 };
 
 /*
  * Start at L's first rate, at now_ns.  Exits (status 2) when L's limits
  * are not one --adapt can slow (build_adaptable).  With --shared, every
  * process of the bucket is at the same place on the same curve: a cut
- * one makes is every one's (adapt_word), seen within TICK_NS.
+ * one makes is every one's (adapt_word), seen within TICK_NS through a
+ * file, within REDIS_LOOK_MS through Redis.
  */
 void adaptrate_init(struct adaptrate *r, struct limits *L);
 

@@ -616,8 +616,9 @@ build_retune(struct limits *L, int i, const struct limit *l, int64_t now_ns)
 	show_limits(L);
 }
 
-struct shared *
-build_shared_file(struct limits *L)
+/* L's bucket when it is a --shared file (not Redis, not -k); else NULL. */
+static struct shared *
+shared_file(struct limits *L)
 {
 	const struct config *cfg = L->cfg;
 
@@ -627,25 +628,56 @@ build_shared_file(struct limits *L)
 }
 
 bool
+build_fleet(const struct limits *L)
+{
+	return L->cfg->shared != NULL && L->cfg->key_field == 0;
+}
+
+bool
 build_adaptable(struct limits *L, const char **why)
 {
-	/* -R cannot change a --shared file's rate, but --adapt slows
+	/* -R cannot change a --shared bucket's rate, but --adapt slows
 	 * every process of it together: only the algorithm may say no. */
-	if (build_shared_file(L) == NULL)
+	if (!build_fleet(L))
 		return build_retunable(L, why);
 	*why = algorithm_why(L->cfg);
 	return *why == NULL;
 }
 
+uint64_t
+build_fleet_cut(struct limits *L, uint64_t w)
+{
+	if (shared_file(L) != NULL)
+		return shared_adapt_cut(&L->shared, w);
+	return L->remote.redis != NULL ? redis_adapt_cut(L->remote.redis, w) :
+					 w;
+}
+
+void
+build_fleet_hold(struct limits *L, int64_t until_ns)
+{
+	if (shared_file(L) != NULL)
+		shared_hold(&L->shared, until_ns);
+	else if (L->remote.redis != NULL)
+		redis_adapt_hold(L->remote.redis, until_ns);
+}
+
 void
 build_slow(struct limits *L, const struct limit *l, int64_t now_ns)
 {
-	if (build_shared_file(L) == NULL) {
+	if (!build_fleet(L)) {
 		build_retune(L, 0, l, now_ns);
 		return;
 	}
 	L->now[0].rate = l->rate;
-	shared_retune(&L->shared, l->rate.n, l->rate.d);
+	if (shared_file(L) != NULL) {
+		shared_retune(&L->shared, l->rate.n, l->rate.d);
+	} else if (L->remote.redis != NULL) {
+		redis_adapt_slow(L->remote.redis, l->rate.n, l->rate.d);
+		/* and the bucket that stands in while Redis is down */
+		bucket_retune(&L->redis_local, l->rate.n, l->rate.d, l->burst,
+		    now_ns);
+	}
 	L->gate.quantum = limits_quantum(L);
 	show_limits(L);
 }

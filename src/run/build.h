@@ -102,17 +102,29 @@ void build_retune(
 
 /*
  * Can --adapt slow L's one -r: a bucket of this process's own that -R
- * can retune, or a --shared bucket in a file (whose processes slow
- * together)?  Else why not.
+ * can retune, or a --shared bucket (in a file, or with --redis in Redis)
+ * whose processes slow together?  Else why not.
  */
 bool build_adaptable(struct limits *L, const char **why);
 
-/* L's bucket when it is a --shared file (not Redis, not -k); else NULL. */
-struct shared *build_shared_file(struct limits *L);
+/*
+ * Is L's one bucket shared by a fleet of processes (--shared, in a file
+ * or in Redis, without -k)?  Their --adapt cuts are then every one's.
+ */
+bool build_fleet(const struct limits *L);
+
+/*
+ * --adapt: offer the cut w (adapt_word) to L's fleet; the latest cut it
+ * holds, w when that is w.  w 0 reads it.
+ */
+uint64_t build_fleet_cut(struct limits *L, uint64_t w);
+
+/* --adapt: the server asked that the fleet send nothing before until_ns. */
+void build_fleet_hold(struct limits *L, int64_t until_ns);
 
 /*
  * --adapt: L's one -r slowed to l's rate at now_ns (see build_retune);
- * a --shared bucket is booked at it by this process from now on.
+ * a fleet's bucket is booked at it by this process from now on.
  */
 void build_slow(struct limits *L, const struct limit *l, int64_t now_ns);
 

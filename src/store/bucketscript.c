@@ -18,8 +18,8 @@
  * call refreshes its expiry).  KEYS[2] holds this process's last batch:
  * s, its number, and r, its answer.  With a total, KEYS[3] is its bucket.
  * The keys after are the buckets of a batch, in order: each holds t, the
- * time it is full again (GCRA), and i, the interval it was booked at, and
- * expires then, carrying nothing.  Booked at another interval (its tier's
+ * time it is full again (GCRA), i, the interval it was booked at, and h,
+ * a hold (below), and expires then, carrying nothing.  Booked at another interval (its tier's
  * rate was changed), what it owes is re-rated from that moment.
  * ARGV: op, rate text, unit, settings TTL (ms), the settings i and b that
  * newcomers must give (the interval and burst, or with --tiers a digest
@@ -45,12 +45,17 @@
  * the batch given (its number) and booked more than q (the look-ahead's
  * place), gives back the units of the buckets given (those booked after
  * the first q) and keeps only the first q of its answer, so that it is
- * answered so if asked again; it returns 0.  Booking uses this process's
- * settings even if another's
- * were set while it could not refresh them: a running process never
- * fails for a newcomer.
+ * answered so if asked again; it returns 0.  For --adapt, the settings
+ * also hold ac and ap, the fleet's last cut: its time (TIME, us) and its
+ * peak (a fraction of the rate, 24 bits).  cut sets them to now and
+ * ARGV[8]; hold sets h of the bucket (KEYS[3]), a time before which it
+ * is empty whatever its interval, to ARGV[8] us from now unless later
+ * already; look, cut and hold return now, ac and ap (0 and 0: never
+ * cut).  Booking uses
+ * this process's settings even if another's were set while it could not
+ * refresh them: a running process never fails for a newcomer.
  */
-static const char text[] =
+static const char head[] =
     "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
     "local op = ARGV[1]\n"
     "local ti, tb, tr = ARGV[#ARGV - 2], ARGV[#ARGV - 1], ARGV[#ARGV]\n"
@@ -70,6 +75,29 @@ static const char text[] =
     "  end\n"
     "end\n"
     "hold(tonumber(ARGV[4]))\n"
+    "if op == 'cut' or op == 'look' or op == 'hold' then\n"
+    "  local t = redis.call('TIME')\n"
+    "  local now = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+    "  if op == 'cut' then\n"
+    "    redis.call('HSET', KEYS[1], 'ac', string.format('%.17g', now),\n"
+    "      'ap', ARGV[8])\n"
+    "  elseif op == 'hold' then\n"
+    "    local h = now + tonumber(ARGV[8])\n"
+    "    local ms = math.ceil(tonumber(ARGV[8]) / 1000) + 1\n"
+    "    if h > (tonumber(redis.call('HGET', KEYS[3], 'h') or '0') or 0)\n"
+    "    then\n"
+    "      redis.call('HSET', KEYS[3], 'h', string.format('%.17g', h))\n"
+    "      if redis.call('PTTL', KEYS[3]) < ms then\n"
+    "        redis.call('PEXPIRE', KEYS[3], ms)\n"
+    "      end\n"
+    "      hold(ms)\n"
+    "    end\n"
+    "  end\n"
+    "  local w = redis.call('HMGET', KEYS[1], 'ac', 'ap')\n"
+    "  return {now, tonumber(w[1] or '0') or 0, tonumber(w[2] or '0') or 0}\n"
+    "end\n";
+
+static const char tail[] =
     "if op ~= 'book' and op ~= 'take' and op ~= 'now' and op ~= 'undo' then\n"
     "  return 0\n"
     "end\n"
@@ -109,7 +137,7 @@ static const char text[] =
     "local ahead, from, most, lead = tonumber(ARGV[8]), now, 0, nil\n"
     "local tot = ti ~= '' and 1 or 0\n"
     "local function fetch(p)\n"
-    "  local b = redis.call('HMGET', KEYS[p.k], 't', 'i')\n"
+    "  local b = redis.call('HMGET', KEYS[p.k], 't', 'i', 'h')\n"
     "  local tat = tonumber(b[1] or '0') or 0\n"
     "  if tat ~= tat or tat == math.huge then tat = 0 end\n"
     "  local was = tonumber(b[2] or '')\n"
@@ -118,6 +146,8 @@ static const char text[] =
     "    redis.call('HSET', KEYS[p.k], 't', string.format('%.17g', tat),\n"
     "      'i', p.ivt)\n"
     "  end\n"
+    "  local h = tonumber(b[3] or '')\n"
+    "  if h and h > now then tat = math.max(tat, h + (p.burst - 1) * p.iv) end\n"
     "  p.tat = math.max(tat, from)\n"
     "end\n"
     "local function charge(p, units)\n"
@@ -169,7 +199,21 @@ static const char text[] =
     "redis.call('PEXPIRE', KEYS[2], 60000)\n"
     "return out\n";
 
-const struct redis_script bucket_script = { text, sizeof text - 1 };
+/* ISO C promises string literals of 4095 bytes: two, joined once. */
+static char whole[sizeof head + sizeof tail - 1];
+
+const struct redis_script *
+bucket_script(void)
+{
+	static struct redis_script s;
+
+	if (s.text == NULL) {
+		memcpy(whole, head, sizeof head - 1);
+		memcpy(whole + sizeof head - 1, tail, sizeof tail);
+		s = (struct redis_script){ whole, sizeof whole - 1 };
+	}
+	return &s;
+}
 
 /* The rate of booking b: its key's, or the bucket's own. */
 const struct redis_rate *

@@ -50,6 +50,25 @@ redis_busy(const struct redis *r)
 	return false;
 }
 
+uint64_t
+redis_adapt_cut(struct redis *r, uint64_t w)
+{
+	(void)r;
+	return w;
+}
+
+void
+redis_adapt_hold(struct redis *r, int64_t until_ns)
+{
+	(void)r, (void)until_ns;
+}
+
+void
+redis_adapt_slow(struct redis *r, uint64_t n, uint64_t d)
+{
+	(void)r, (void)n, (void)d;
+}
+
 void
 redis_close(struct redis *r)
 {

@@ -76,6 +76,27 @@ size_t redis_book(struct redis *r, struct booking *b, size_t n, bool take,
  */
 bool redis_busy(const struct redis *r);
 
+/*
+ * --adapt: offer the cut w (adapt_word, on this host's clock) to every
+ * process of r's name, on every host: Redis stamps it with its own time.
+ * Returns the fleet's latest cut as a word on this host's clock, w when
+ * it is w's.  redis_adapt_cut(r, 0) reads it: from Redis at most every
+ * REDIS_LOOK_MS, else as last read.  Never waits for a Redis that is
+ * down or busy: a cut not offered then is offered at the next read.
+ */
+uint64_t redis_adapt_cut(struct redis *r, uint64_t w);
+#define REDIS_LOOK_MS 200
+
+/*
+ * --adapt: the server asked that nothing be sent before until_ns: r's
+ * bucket is empty until then for every process of its name (unless
+ * Redis cannot be reached now).
+ */
+void redis_adapt_hold(struct redis *r, int64_t until_ns);
+
+/* --adapt: book at n units every d ns from now on, slowed from -r. */
+void redis_adapt_slow(struct redis *r, uint64_t n, uint64_t d);
+
 void redis_close(struct redis *r);
 
 #endif

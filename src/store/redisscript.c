@@ -13,7 +13,7 @@
 int
 script_load_words(void *ctx, const char **argv, size_t *lens)
 {
-	const char *const w[] = { "SCRIPT", "LOAD", bucket_script.text };
+	const char *const w[] = { "SCRIPT", "LOAD", bucket_script()->text };
 
 	return ((const struct redis *)ctx)->call.loaded ?
 	    0 :
@@ -56,8 +56,8 @@ enum redisconn_result
 script_load(struct redis *r, struct redisconn *conn, bool *loaded, char *why,
     size_t size)
 {
-	const char *argv[] = { "SCRIPT", "LOAD", bucket_script.text };
-	size_t lens[] = { 6, 4, bucket_script.len };
+	const char *argv[] = { "SCRIPT", "LOAD", bucket_script()->text };
+	size_t lens[] = { 6, 4, bucket_script()->len };
 	enum redisconn_result rc;
 	redisReply *rep;
 

@@ -127,6 +127,18 @@ struct redis_run {
 	int64_t next_try_ns; /* down: when to probe it next */
 };
 
+/*
+ * --adapt: the fleet's last cut, in the settings (ac, ap): as Redis
+ * stamped it (TIME, us), and as this process's word (adapt_word), its
+ * time on this host's monotonic clock.
+ */
+struct redis_fleet {
+	int64_t cut_us;	  /* the cut last read; 0: none */
+	uint64_t word;	  /* it as a word; 0: never cut */
+	uint64_t pending; /* a cut of this process not yet offered; 0: none */
+	int64_t look_ns;  /* when to read it again */
+};
+
 struct redis {
 	struct redis_url url;
 	struct redisconn conn;	       /* the session's */
@@ -138,6 +150,7 @@ struct redis {
 	struct redis_call call;
 	struct redis_shards shards;
 	struct redis_run run;
+	struct redis_fleet fleet;
 };
 
 /* A Lua script of a family of calls: its text, loaded by SCRIPT LOAD. */
@@ -147,7 +160,7 @@ struct redis_script {
 };
 
 /* bucketscript.c: the check-and-book of the buckets, and its calls. */
-extern const struct redis_script bucket_script;
+const struct redis_script *bucket_script(void);
 
 /* The rate of booking b: its key's, or the bucket's own. */
 const struct redis_rate *bucket_rate_of(
