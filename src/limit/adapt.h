@@ -75,7 +75,7 @@ uint64_t adapt_word(const struct adapt *a);
 /* The ms of a word's cut; a later cut is a larger value. */
 #define ADAPT_WORD_MS(w) ((w) >> 24)
 /* Its peak, a fraction of the ceiling in 1 .. ADAPT_PEAK_ONE. */
-#define ADAPT_WORD_PEAK(w) ((w) & ADAPT_PEAK_ONE)
+#define ADAPT_WORD_PEAK(w) ((w)&ADAPT_PEAK_ONE)
 #define ADAPT_PEAK_ONE ((UINT64_C(1) << 24) - 1)
 /* The word of a cut at ms (1 .. 2^40 - 1) of peak p. */
 #define ADAPT_WORD_OF(ms, p) ((uint64_t)(ms) << 24 | (p))

@@ -15,10 +15,10 @@
 struct adaptrate {
 	struct adapt a;
 	struct limits *L;
-	struct rate ceiling;  /* the rate set */
-	struct rate applied;  /* the rate L's bucket has now */
-	int64_t next_ns;      /* when the rate moves along the curve next */
-	bool fleet;	      /* --shared: the cuts are every process's */
+	struct rate ceiling; /* the rate set */
+	struct rate applied; /* the rate L's bucket has now */
+	int64_t next_ns;     /* when the rate moves along the curve next */
+	bool fleet;	     /* --shared: the cuts are every process's */
 };
 
 /*

@@ -675,8 +675,8 @@ build_slow(struct limits *L, const struct limit *l, int64_t now_ns)
 	} else if (L->remote.redis != NULL) {
 		redis_adapt_slow(L->remote.redis, l->rate.n, l->rate.d);
 		/* and the bucket that stands in while Redis is down */
-		bucket_retune(&L->redis_local, l->rate.n, l->rate.d, l->burst,
-		    now_ns);
+		bucket_retune(
+		    &L->redis_local, l->rate.n, l->rate.d, l->burst, now_ns);
 	}
 	L->gate.quantum = limits_quantum(L);
 	show_limits(L);

@@ -14,8 +14,8 @@
  * with the reply in *rep, else DOWN.
  */
 static enum redisconn_result
-call(struct redis *r, const char *op, int64_t arg, bool bucket,
-    redisReply **rep)
+call(
+    struct redis *r, const char *op, int64_t arg, bool bucket, redisReply **rep)
 {
 	const struct booking b = { .units = 0 };
 	enum redisconn_result rc;
