@@ -92,6 +92,9 @@ _tbthrottle()
 	--drop-to | --failed-to | --joblog | --tiers | --redis-cacert | --redis-cert | --redis-key)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		return ;;
+	--state-dir)
+		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		return ;;
 	--speed)
 		mapfile -t COMPREPLY < <(compgen -W '0.5 2 10 60' -- "$cur")
 		return ;;
@@ -119,7 +122,7 @@ _tbthrottle()
 		    --null --delimiter --bytes --algorithm --leaky --initial
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
-		    --field-separator --max-keys --shared --redis
+		    --field-separator --max-keys --shared --state-dir --redis
 		    --redis-fallback --redis-allow-eviction --redis-cacert --redis-cert
 		    --redis-key --redis-insecure --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay

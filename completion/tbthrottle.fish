@@ -48,6 +48,7 @@ complete -c tbthrottle -l order -x -d 'With -k, which held record goes first' -a
     input\t'in input order (default)'
     key\t'each key at its own pace'"
 complete -c tbthrottle -l shared -x -d 'Draw from the bucket NAME, shared by your runs'
+complete -c tbthrottle -l state-dir -x -a '(__fish_complete_directories)' -d 'Keep --shared buckets in DIR'
 complete -c tbthrottle -l redis -x -a 'redis://127.0.0.1:6379 unix:///run/redis/redis.sock' -d 'Keep the --shared bucket in Redis'
 complete -c tbthrottle -l redis-fallback -x -d 'What to do while Redis is down' -a "
     block\t'wait for Redis (default)'

@@ -61,6 +61,7 @@ _tbthrottle() {
 	    "--total-burst=[the burst of --total-rate]:$burst" \
 	    '--order=[with -k, which held record goes first]:order:((input\:"in input order (default)" key\:"each key at its own pace"))' \
 	    '--shared=[draw from the bucket NAME, shared by your runs]:bucket name: ' \
+	    '--state-dir=[keep --shared buckets in DIR]:state directory:_files -/' \
 	    '--redis=[keep the --shared bucket in Redis]:Redis URL:(redis\://127.0.0.1\:6379 unix\:///run/redis/redis.sock)' \
 	    '--redis-fallback=[what to do while Redis is down]:fallback:((block\:"wait for Redis (default)" local\:"limit this process alone" fail\:"exit with an error"))' \
 	    '--redis-allow-eviction[run on a server that evicts keys]' \

@@ -160,7 +160,7 @@ cases() {
 -r 1/s --joblog log	--joblog needs --exec
 -r 1/s --adapt	--adapt needs --exec
 -r 1/s --adapt -k 1 --exec true	-k does not combine with --adapt
--r 1/s --adapt --redis redis://127.0.0.1:1 --shared x --exec true	--redis does not combine with --adapt
+-r 1/s --adapt --redis redis://127.0.0.1:1 --shared x --total-rate 5/s -k 1 --exec true	does not combine with --adapt
 -r 1/s --resume --exec true	--resume needs --joblog FILE
 -r 1/s --resume-failed --exec true	--resume-failed needs --joblog FILE
 -r 1/s --joblog l --resume --resume-failed --exec true	--resume and --resume-failed: give one

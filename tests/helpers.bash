@@ -24,6 +24,30 @@ export BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-120}"
 # tb() below for direct runs, stamp's built-in limit for timed runs.
 export TB TB_LIMIT="${TB_LIMIT:-20}"
 
+# Shared buckets are kept in the state directory: each test its own, so
+# that tests of one name running side by side never share a bucket.
+if [[ -n ${BATS_TEST_TMPDIR:-} ]]; then
+	export XDG_STATE_HOME=$BATS_TEST_TMPDIR/state
+fi
+
+# bucket_dir: where this test's runs keep their --shared buckets (the
+# state directory of src/sys/rundir.c, this host's part of it).
+bucket_dir() {
+	local host
+	host=$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')
+	echo "$XDG_STATE_HOME/tbthrottle/$host"
+}
+
+# make_bucket_dir: make bucket_dir (and its parents) as tbthrottle would,
+# private, and print it.
+make_bucket_dir() {
+	local d
+	d=$(bucket_dir)
+	mkdir -p "$d"
+	chmod 700 "$XDG_STATE_HOME" "$XDG_STATE_HOME/tbthrottle" "$d"
+	echo "$d"
+}
+
 # tb ARG...: run tbthrottle, killed after $TB_LIMIT seconds.  GNU timeout
 # passes the exit status through, and re-raises a fatal signal, so
 # PIPESTATUS still shows 141 for SIGPIPE.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # --shared NAME: one token bucket for every tbthrottle of the user started
-# with NAME, kept in a 0600 file in a private directory as a single
-# 64-bit word changed by compare and swap.
+# with NAME, kept in a 0600 file in a private state directory (that
+# outlives a boot) as a single 64-bit word changed by compare and swap.
 
 load helpers
 
@@ -25,7 +25,8 @@ teardown() {
 	assert_eq "$output" "$(seq 5)" "first run"
 	run -0 --separate-stderr bash -c 'seq 20 | tb --shared api -r 1/min -b 5 --drop'
 	assert_eq "$output" "" "second run"
-	assert_eq "$(stat -c %a "$XDG_RUNTIME_DIR/tbthrottle/api.bucket")" 600 "file mode"
+	assert_eq "$(stat -c %a "$(bucket_dir)/api.bucket")" 600 "file mode"
+	assert_eq "$(stat -c %a "$(bucket_dir)")" 700 "directory mode"
 }
 
 @test "--shared: four processes at once stay within burst + rate x time" {
@@ -61,8 +62,8 @@ teardown() {
 }
 
 @test "--shared: a planted symlink is not followed" {
-	local dir=$XDG_RUNTIME_DIR/tbthrottle
-	mkdir -m 700 "$dir"
+	local dir
+	dir=$(make_bucket_dir)
 	echo precious >"$BATS_TEST_TMPDIR/target"
 	ln -s "$BATS_TEST_TMPDIR/target" "$dir/evil.bucket"
 	run -1 --separate-stderr bash -c 'echo x | tb --shared evil -r 10/s'
@@ -71,8 +72,8 @@ teardown() {
 }
 
 @test "--shared: a corrupt or foreign state file is an error, not a crash" {
-	local dir=$XDG_RUNTIME_DIR/tbthrottle
-	mkdir -m 700 "$dir"
+	local dir
+	dir=$(make_bucket_dir)
 	head -c 96 /dev/urandom >"$dir/junk.bucket"
 	chmod 600 "$dir/junk.bucket"
 	run -1 --separate-stderr bash -c 'echo x | tb --shared junk -r 10/s'
@@ -101,7 +102,8 @@ teardown() {
 
 @test "--shared: a state file with a wild value is refused, not trusted" {
 	run -0 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
-	local f=$XDG_RUNTIME_DIR/tbthrottle/wild.bucket
+	local f
+	f=$(bucket_dir)/wild.bucket
 	# Overwrite the token word (at byte 88) with 0x7f...: far
 	# beyond any time the bucket could reach.
 	printf '\xff\xff\xff\xff\xff\xff\xff\x7f' |
@@ -112,8 +114,9 @@ teardown() {
 }
 
 @test "--shared: a planted symlink for the directory is refused" {
-	mkdir -m 700 "$BATS_TEST_TMPDIR/elsewhere"
-	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$XDG_RUNTIME_DIR/tbthrottle"
+	mkdir -m 700 "$BATS_TEST_TMPDIR/elsewhere" "$XDG_STATE_HOME" \
+	    "$XDG_STATE_HOME/tbthrottle"
+	ln -s "$BATS_TEST_TMPDIR/elsewhere" "$(bucket_dir)"
 	run -1 --separate-stderr bash -c 'echo x | tb --shared api -r 10/s'
 	assert_one_stderr_line
 	[[ $stderr == *"not a private directory"* ]]
@@ -121,7 +124,8 @@ teardown() {
 }
 
 @test "--shared: a creator killed at any instant leaves no bucket that breaks later runs" {
-	local dir=$XDG_RUNTIME_DIR/tbthrottle try t0 t1 span_us us end_us
+	local dir try t0 t1 span_us us end_us
+	dir=$(bucket_dir)
 	usec() { echo "${EPOCHREALTIME/[.,]/}"; }
 	# Time a run that creates its bucket, start to end: the kills land
 	# at random instants over 1.5 times that, so that some fall while
@@ -157,7 +161,8 @@ teardown() {
 # command given the path) once lines flow; its exit status in $cut_status
 # and its stderr in $stderr.  At most 10 s.
 run_cut() {
-	local d=$BATS_TEST_TMPDIR f=$XDG_RUNTIME_DIR/tbthrottle/cut.bucket pid
+	local d=$BATS_TEST_TMPDIR f pid
+	f=$(bucket_dir)/cut.bucket
 	seq 1000 >"$d/in"
 	timeout -k 1 10 "$TB" --shared cut -r 50/s "$d/in" >"$d/out" \
 	    2>"$d/err" &
@@ -245,7 +250,7 @@ assert_cut_ends() {
 	install -d -m 700 -o nobody "/dev/shm/tbthrottle-$other_uid" \
 	    "/tmp/tbthrottle-$other_uid"
 	export HOME=$other_base/home
-	unset XDG_RUNTIME_DIR
+	unset XDG_RUNTIME_DIR XDG_STATE_HOME
 	# Run as that user; exec all the way, so $! is tbthrottle's pid.
 	local as_other=(setpriv --reuid="$other_uid" --regid="$other_uid"
 	    --clear-groups)
@@ -253,8 +258,8 @@ assert_cut_ends() {
 	    -r 1k/s -b 3 "$other_base/few" </dev/null
 	assert_eq "$output" "$(seq 3)" "output"
 	assert_eq "$stderr" "" "stderr"
-	assert_eq "$(find "$HOME/.cache/tbthrottle" -name api.bucket | wc -l)" \
-	    1 "bucket files under HOME"
+	assert_eq "$(find "$HOME/.local/state/tbthrottle" -name api.bucket |
+	    wc -l)" 1 "bucket files under HOME"
 	# -R finds the control file there too.
 	"${as_other[@]}" "$TB" -r 2/s "$other_base/in" >/dev/null 2>&1 \
 	    </dev/null &
@@ -266,8 +271,7 @@ assert_cut_ends() {
 @test "--shared: a HOME that others may write in, or that is not ours, is refused" {
 	local uid
 	uid=$(id -u)
-	[[ ! -e /run/user/$uid ]] || skip "/run/user/$uid serves instead of HOME"
-	unset XDG_RUNTIME_DIR
+	unset XDG_STATE_HOME
 	export HOME=$BATS_TEST_TMPDIR/home
 	mkdir -m 777 "$HOME"
 	chmod 777 "$HOME"
@@ -284,7 +288,7 @@ assert_cut_ends() {
 	fi
 }
 
-@test "--shared: under HOME, a directory per boot; an earlier boot's is removed" {
+@test "under HOME, the control files have a directory per boot; an earlier boot's is removed" {
 	local uid top host old other
 	uid=$(id -u)
 	[[ ! -e /run/user/$uid ]] || skip "/run/user/$uid serves instead of HOME"
@@ -292,17 +296,91 @@ assert_cut_ends() {
 	export HOME=$BATS_TEST_TMPDIR/home
 	top=$HOME/.cache/tbthrottle
 	host=$(uname -n | tr -c 'A-Za-z0-9._\n-' _)
-	# A bucket of this host's last boot holds a time of that boot's
-	# clock, meaningless now; another host's is not ours to remove.
+	# The control files of this host's last boot name processes of that
+	# boot, gone now; another host's are not ours to remove.
 	old=$top/$host-00000000-0000-0000-0000-000000000000
 	other=$top/x$host-00000000-0000-0000-0000-000000000000
 	mkdir -p -m 700 "$HOME" "$HOME/.cache" "$top" "$old" "$other"
 	head -c 96 /dev/urandom >"$old/api.bucket"
 	head -c 96 /dev/urandom >"$other/api.bucket"
 	chmod 600 "$old/api.bucket" "$other/api.bucket"
-	run -0 --separate-stderr bash -c 'seq 3 | tb --shared api -r 1/min -b 3'
+	run -0 --separate-stderr bash -c 'seq 3 | tb -r 1k/s -b 3'
 	assert_eq "$output" "$(seq 3)" "output"
 	[[ ! -e $old ]]
 	[[ -e $other/api.bucket ]]
-	assert_eq "$(find "$top" -name api.bucket | wc -l)" 2 "buckets"
+}
+
+@test "--shared: runs as cron starts them (no XDG_RUNTIME_DIR), from a login shell (with it) and after a reboot removed the runtime directory draw on one budget" {
+	local d=$BATS_TEST_TMPDIR granted=0 i
+	export HOME=$d/home
+	unset XDG_STATE_HOME
+	mkdir -m 700 "$HOME"
+	for i in 1 2 3 4 5 6; do
+		case $i in
+		1 | 4) unset XDG_RUNTIME_DIR ;;	# cron
+		2 | 5) export XDG_RUNTIME_DIR=$d/run ;; # a login shell
+		3 | 6) rm -rf "$d/run" ;;		# a reboot
+		esac
+		[[ $i == 2 || $i == 5 ]] && mkdir -p -m 700 "$d/run"
+		if tb --shared q -r 3/h -b 3 --take --drop; then
+			granted=$((granted + 1))
+		fi
+	done
+	assert_eq "$granted" 3 "tokens granted over six runs"
+	[[ -f $HOME/.local/state/tbthrottle/$(uname -n | tr -c 'A-Za-z0-9._\n-' _)/q.bucket ]]
+}
+
+@test "--state-dir DIR: the buckets are kept in DIR, made private; a DIR not private, or with --redis, is refused" {
+	local d=$BATS_TEST_TMPDIR
+	run -0 tb --shared q -r 1/h -b 1 --take --drop --state-dir "$d/st"
+	run -1 tb --shared q -r 1/h -b 1 --take --drop --state-dir "$d/st"
+	assert_eq "$(stat -c %a "$d/st")" 700 "mode of DIR"
+	[[ -f $d/st/q.bucket ]]
+	# Another directory, another budget.
+	run -0 tb --shared q -r 1/h -b 1 --take --drop
+	mkdir -m 755 "$d/open"
+	run -1 --separate-stderr tb --shared q -r 1/h --take --state-dir "$d/open"
+	assert_msg "$stderr" "$d/open is not a private directory (mode 0700, owned by you): no place for shared buckets"
+	run -1 --separate-stderr tb --shared q -r 1/h --take --state-dir "$d/no/such"
+	assert_msg "$stderr" "--state-dir $d/no/such: No such file or directory"
+	run -2 --separate-stderr tb -r 1/h --state-dir "$d/st" </dev/null
+	assert_msg "$stderr" "--state-dir needs --shared NAME: it is where the bucket is kept"
+	run -2 --separate-stderr tb --shared q --redis redis://127.0.0.1:1 -r 1/h \
+	    --state-dir "$d/st" </dev/null
+	assert_msg "$stderr" "--state-dir does not combine with --redis: the bucket is kept in Redis"
+}
+
+# set_epoch FILE SECONDS: move the time a bucket file was made by SECONDS
+# (its 64-bit word at byte 40, ns of the wall clock), as a step of the
+# wall clock by -SECONDS between runs would.
+set_epoch() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(40)
+    (e,) = struct.unpack("<q", f.read(8))
+    f.seek(40)
+    f.write(struct.pack("<q", e + int(sys.argv[2]) * 10**9))
+PY
+}
+
+@test "--shared: a bucket counts on the wall clock: made now by its clock; a step back never refills it, a step forward gives what that time would" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	local f now made
+	run -0 tb --shared q -r 1/h -b 2 --take --drop
+	run -0 tb --shared q -r 1/h -b 2 --take --drop
+	run -1 tb --shared q -r 1/h -b 2 --take --drop
+	f=$(bucket_dir)/q.bucket
+	made=$(od -An -t d8 -j 40 -N 8 "$f" | tr -d ' ')
+	now=$(date +%s)
+	assert_le $((now - made / 1000000000)) 60 "s since the bucket was made, by the wall clock"
+	assert_ge $((now - made / 1000000000)) 0 "s since the bucket was made, by the wall clock"
+	# The clock stepped back a day: still empty.
+	set_epoch "$f" 86400
+	run -1 tb --shared q -r 1/h -b 2 --take --drop
+	# Then forward by two hours from where it was: two tokens came.
+	set_epoch "$f" -93600
+	run -0 tb --shared q -r 1/h -b 2 --take --drop
+	run -0 tb --shared q -r 1/h -b 2 --take --drop
+	run -1 tb --shared q -r 1/h -b 2 --take --drop
 }

@@ -329,6 +329,11 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	[O_SHARED] = { "shared", "NAME", 0, REQ, TEXT(cfg.shared),
 	    .help = "draw from the bucket NAME, shared by every\n"
 	    "tbthrottle of yours started with it" },
+	[O_STATE_DIR] = { "state-dir", "DIR", 0, REQ, TEXT(cfg.state_dir),
+	    .bad = "give a directory",
+	    .help = "keep --shared buckets in DIR (made 0700 if\n"
+	    "need be), not in $XDG_STATE_HOME/tbthrottle/HOST\n"
+	    "or ~/.local/state/tbthrottle/HOST" },
 	[O_REDIS] = { "redis", "URL", 0, REQ, SEEN, FLAG(cfg.redis),
 	    .check = set_redis,
 	    .help = "keep the --shared bucket in Redis, for many hosts:\n"

@@ -58,6 +58,7 @@ struct config {
 	const char *tiers_file; /* --tiers: the rates of keys by pattern */
 	const char *shared;	/* --shared: the name of a bucket, or NULL */
 	bool redis;		/* --redis: the shared bucket is in Redis */
+	const char *state_dir;	/* --state-dir: where --shared keeps it */
 	struct redis_url redis_url;
 	enum redis_fallback redis_fallback;
 	bool redis_allow_eviction; /* a server that evicts keys will do */

@@ -443,6 +443,10 @@ static const struct rule rules[] = {
 	    .any = O(TIMEOUT) | O(HALT), .quote = { Q_WORD } },
 	{ "--joblog needs --exec: its lines are of commands run",
 	    .all = O(JOBLOG), .none = O(EXEC) },
+	{ "--state-dir needs --shared NAME: it is where the bucket is kept",
+	    .all = O(STATE_DIR), .none = O(SHARED) },
+	{ "--state-dir does not combine with --redis: the bucket is kept in "
+	  "Redis", .all = O(STATE_DIR) | O(REDIS) },
 	{ "--adapt needs --exec: it learns from the commands' exits",
 	    .all = O(ADAPT), .none = O(EXEC) },
 	{ "%s does not combine with --adapt: it changes the rate of one "

@@ -490,7 +490,7 @@ build_shared(struct limits *L)
 	char why[512];
 
 	if (shared_open(&L->shared, cfg->shared, l->rate.n, l->rate.d, l->burst,
-		cfg->mode == UNIT_BYTES, cfg->rate_text, why,
+		cfg->mode == UNIT_BYTES, cfg->rate_text, cfg->state_dir, why,
 		sizeof why) != 0) {
 		msg_escape(why, sizeof why);
 		errx(1, "%s", why);

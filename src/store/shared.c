@@ -21,7 +21,7 @@
 #include "shared.h"
 #include "signals.h"
 
-#define SHARED_MAGIC 0x3453484254425400ULL /* "\0TBTBHS4" */
+#define SHARED_MAGIC 0x3553484254425400ULL /* "\0TBTBHS5" */
 /* The file's last word: no byte of it is 0, so a file cut short anywhere
  * in it reads otherwise (bytes past the end of a file read as 0). */
 #define SHARED_END 0x444e454b43554254ULL /* "TBUCKEND" */
@@ -33,7 +33,9 @@
 /*
  * The file.  tat is the whole token state, changed only by compare and
  * swap: no lock, so a process killed at any point leaves it consistent.
- * The file appears whole, written before it is linked into place.
+ * The file appears whole, written before it is linked into place.  Its
+ * time is the wall clock's, from epoch_ns (when it was made, ns since
+ * 1970): a bucket outlives a boot, and every process reads it the same.
  */
 struct shared_state {
 	_Atomic uint64_t magic;
@@ -109,9 +111,11 @@ stale_temp(int dfd, const char *f, void *now)
  * is killed, leaves a part of one there: written under the temporary
  * name tmp, then linked into place, which fails if another process won
  * the race (then theirs serves).  0 when a bucket is in place, or -1.
- * No fsync: only a crash of the machine could lose the data, and it ends
- * the boot whose monotonic clock the bucket counts on; its directory
- * goes with that boot (see rundir.c).
+ * Its bytes reach the disk before its name does, so that a crash of the
+ * machine cannot leave a name with no bucket behind it; later changes
+ * go to the disk as the system writes mapped pages back (within about
+ * 30 s on Linux): a crash may lose those, the bucket then fuller by what
+ * was spent since.
  */
 static int
 create_file(const char *path, const char *tmp, const struct shared_state *init)
@@ -125,12 +129,13 @@ create_file(const char *path, const char *tmp, const struct shared_state *init)
 		return -1;
 	/* Swept away while we were stopped (ENOENT): the caller tries
 	 * again. */
-	if ((w = write(fd, init, sizeof *init)) == (ssize_t)sizeof *init)
+	if ((w = write(fd, init, sizeof *init)) == (ssize_t)sizeof *init &&
+	    fsync(fd) == 0)
 		rc = link(tmp, path) == 0 || errno == EEXIST ||
 			errno == ENOENT ?
 		    0 :
 		    -1;
-	else if (w >= 0)
+	else if (w >= 0 && w < (ssize_t)sizeof *init)
 		errno = ENOSPC; /* a short write to a regular file */
 	saved = errno;
 	(void)close(fd);
@@ -181,7 +186,8 @@ make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
 	init->d = d;
 	init->burst = burst;
 	init->bytes = bytes;
-	init->epoch_ns = 0; /* the clock's own origin: boot */
+	/* Now on the wall clock: the bucket's time starts at its making. */
+	init->epoch_ns = clock_now_ns() + clock_wall_offset_ns();
 	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
 	atomic_init(&init->tat, 0); /* full */
 	atomic_init(&init->adapt, 0);
@@ -249,13 +255,39 @@ watch_faults(struct shared *s, const char *name)
 	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
 }
 
+/* The state directory (rundir_state) into dir, or -1 with why in err. */
+static int
+state_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
+{
+	int rc = rundir_state(given, dir, size);
+
+	if (rc == -2)
+		return msg_fail(err, errsz,
+		    "%s is not a private directory (mode 0700, owned by "
+		    "you): no place for shared buckets",
+		    dir);
+	if (rc == -3)
+		return msg_fail(err, errsz,
+		    "%s is not a directory of yours that only you may write "
+		    "in: no place for shared buckets",
+		    dir);
+	if (rc != 0 && dir[0] != '\0')
+		return msg_fail(err, errsz, "%s", dir);
+	if (rc != 0)
+		return msg_fail(err, errsz,
+		    "no directory for shared buckets: set HOME or "
+		    "XDG_STATE_HOME, or give --state-dir DIR");
+	return 0;
+}
+
 int
 shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-    uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz)
+    uint64_t burst, bool bytes, const char *rate_text, const char *dir_given,
+    char *err, size_t errsz)
 {
 	char dir[sizeof s->path - 80];
 	struct shared_state init, *st;
-	int fd, rc;
+	int fd;
 
 	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
 		return msg_fail(err, errsz,
@@ -270,20 +302,8 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	 */
 	s->g = (struct gcra){ .n = 1, .d = (d + n - 1) / n, .burst = burst };
 	s->d0 = s->g.d;
-	if ((rc = rundir_make(dir, sizeof dir)) == -2)
-		return msg_fail(err, errsz,
-		    "%s is not a private directory (mode "
-		    "0700, owned by you)",
-		    dir);
-	if (rc == -3)
-		return msg_fail(err, errsz,
-		    "%s is not a directory of yours that "
-		    "only you may write in: no place for shared buckets",
-		    dir);
-	if (rc != 0)
-		return msg_fail(err, errsz,
-		    "no directory for shared buckets: set "
-		    "XDG_RUNTIME_DIR, or HOME to a directory you may write in");
+	if (state_dir(dir_given, dir, sizeof dir, err, errsz) != 0)
+		return -1;
 	make_state(&init, n, d, burst, bytes, rate_text);
 	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
 		return -1;
@@ -296,7 +316,14 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	watch_faults(s, name);
 	if (check_state(s, st, &init, name, err, errsz) != 0)
 		return -1;
-	s->epoch_ns = st->epoch_ns;
+	/*
+	 * The bucket's time, in this process's monotonic frame: the wall
+	 * clock read once, so that a step of it while this process runs
+	 * changes nothing here.  A process started after a step back waits
+	 * longer by as much (a bucket never refills for it); one started
+	 * after a step forward finds what that time would have given.
+	 */
+	s->epoch_ns = st->epoch_ns - clock_wall_offset_ns();
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
 		return msg_fail(err, errsz,
 		    "shared bucket %s is too old for its "

@@ -25,13 +25,14 @@ struct shared {
 /*
  * Open the shared bucket name (checked by options_parse) of rate n units
  * (bytes if bytes) every d ns and capacity burst, creating it full if it
- * does not exist, in the private directory of rundir_make; a creator
- * killed at any instant leaves a whole bucket or none.  rate_text, as
- * given, names the rate in errors.  Returns 0, or -1 with the reason in
- * err.
+ * does not exist, in the state directory (rundir_state: dir when not
+ * NULL), where it outlives a boot; a creator killed at any instant
+ * leaves a whole bucket or none.  rate_text, as given, names the rate in
+ * errors.  Returns 0, or -1 with the reason in err.
  */
 int shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-    uint64_t burst, bool bytes, const char *rate_text, char *err, size_t errsz);
+    uint64_t burst, bool bytes, const char *rate_text, const char *dir,
+    char *err, size_t errsz);
 
 /*
  * The gate's backend over s: a plan books units in line with the other

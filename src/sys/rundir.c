@@ -203,6 +203,115 @@ rundir_make(char *out, size_t size)
 	return -1;
 }
 
+/*
+ * Can no one else put anything in the way at dir: is it a directory of
+ * ours or root's that no one else may write in, or only into names of
+ * their own (sticky, as /tmp)?
+ */
+static bool
+safe_parent(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_uid == geteuid() || st.st_uid == 0) &&
+	    ((st.st_mode & 022) == 0 || (st.st_mode & 01000) != 0); /* sticky */
+}
+
+/*
+ * Make each missing directory of path (absolute) mode 0700, each one on
+ * the way safe (safe_parent), and path a directory of ours that only we
+ * may write in.  0, -1 (out: the reason) or -3 (out: the one at fault).
+ */
+static int
+make_parents(const char *path, char *out, size_t size)
+{
+	char p[PATH_MAX], was;
+	int n = snprintf(p, sizeof p, "%s", path);
+
+	if (n <= 0 || (size_t)n >= sizeof p) {
+		snprintf(out, size, "%s: path too long", path);
+		return -1;
+	}
+	for (char *c = p + 1;; c++) {
+		if (*c != '/' && *c != '\0')
+			continue;
+		was = *c;
+		*c = '\0';
+		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+			snprintf(out, size, "%s: %s", p, strerror(errno));
+			return -1;
+		}
+		if (!(was == '\0' ? owned_dir(p, true, 022) : safe_parent(p))) {
+			snprintf(out, size, "%s", p);
+			return -3;
+		}
+		*c = was;
+		if (was == '\0')
+			return 0;
+	}
+}
+
+/* This host's name, fit for a file name (else "localhost"), into out. */
+static void
+host_name(char *out, size_t size)
+{
+	if (gethostname(out, size) != 0)
+		out[0] = '\0';
+	out[size - 1] = '\0';
+	for (char *c = out; *c != '\0'; c++)
+		if (strchr(
+			"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"0123456789._-",
+			*c) == NULL)
+			*c = '_';
+	if (out[0] == '\0' || strcmp(out, ".") == 0 || strcmp(out, "..") == 0)
+		snprintf(out, size, "localhost");
+}
+
+int
+rundir_state(const char *given, char *out, size_t size)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char base[PATH_MAX], host[HOST_BYTES];
+	bool made;
+	int rc, n;
+
+	if (given != NULL) {
+		n = snprintf(out, size, "%s", given);
+		if (n <= 0 || (size_t)n >= size)
+			return -1;
+		if (mkdir(out, 0700) != 0 && errno != EEXIST) {
+			snprintf(out, size, "--state-dir %s: %s", given,
+			    strerror(errno));
+			return -1;
+		}
+		return rundir_private(out) ? 0 : -2;
+	}
+	if (xdg != NULL && xdg[0] == '/')
+		n = snprintf(base, sizeof base, "%s", xdg);
+	else if (home != NULL && home[0] == '/')
+		n = snprintf(base, sizeof base, "%s/.local/state", home);
+	else
+		n = -1;
+	if (n <= 0 || (size_t)n >= sizeof base) {
+		out[0] = '\0';
+		return -1;
+	}
+	if ((rc = make_parents(base, out, size)) != 0)
+		return rc;
+	host_name(host, sizeof host);
+	if ((n = snprintf(out, size, "%s/tbthrottle", base)) <= 0 ||
+	    (size_t)n >= size)
+		return -1;
+	if ((rc = make_private(out, &made)) != 0)
+		return rc;
+	if ((n = snprintf(out, size, "%s/tbthrottle/%s", base, host)) <= 0 ||
+	    (size_t)n >= size)
+		return -1;
+	return make_private(out, &made);
+}
+
 /* Is name . or ..? */
 static bool
 is_dots(const char *name)

@@ -27,6 +27,18 @@ bool rundir_private(const char *dir);
 int rundir_make(char *out, size_t size);
 
 /*
+ * The directory of state kept between runs and boots (shared buckets),
+ * made (mode 0700, with its missing parents) if need be, into out: given
+ * (--state-dir) when not NULL, else $XDG_STATE_HOME/tbthrottle/HOST,
+ * else $HOME/.local/state/tbthrottle/HOST (HOST this host's name: a home
+ * shared by hosts holds a directory for each, as a file mapped on two
+ * hosts is not one).  0, or -1 when there is none (out says why, or is
+ * empty: no HOME), -2 when it is not private, -3 when a parent is not a
+ * directory of ours that only we may write in (out names the one).
+ */
+int rundir_state(const char *given, char *out, size_t size);
+
+/*
  * Remove each entry of dir (a file, or a directory of files) for which
  * stale(descriptor of dir, name, arg) holds.
  */
