@@ -40,6 +40,8 @@ enum fact {
 	F_UNLIMITED,  /* options_unlimited() (limits) */
 	F_NOT_FULL,   /* the first -r starts short of its burst (limits) */
 	F_WINDOW,     /* -a sliding or fixed */
+	F_SLIDING,    /* -a sliding */
+	F_FIXED,      /* -a fixed */
 	F_BAD_TARGET, /* -R names neither a process id nor a name */
 	F_BAD_SHARED, /* --shared names no bucket */
 	F_ORDER_KEY,  /* --order key */

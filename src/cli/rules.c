@@ -342,6 +342,8 @@ facts(const struct parsed *p)
 	    IF(F_NOT_FULL, c->nlimits > 0 && l->initial != l->burst) |
 	    IF(F_WINDOW,
 		c->algorithm == ALG_SLIDING || c->algorithm == ALG_FIXED) |
+	    IF(F_SLIDING, c->algorithm == ALG_SLIDING) |
+	    IF(F_FIXED, c->algorithm == ALG_FIXED) |
 	    IF(F_BAD_TARGET, p->retune != NULL && !target_ok(p->retune)) |
 	    IF(F_BAD_SHARED,
 		c->shared != NULL && !options_shared_name_ok(c->shared)) |
@@ -575,8 +577,16 @@ static const struct rule rules[] = {
 	    .quote = { V(SHARED) } },
 	{ "--shared %s takes one -r", .all = O(SHARED), .fall = F(SEVERAL),
 	    .quote = { V(SHARED) } },
-	{ "--shared %s needs -a token or -a leaky",
-	    .all = O(SHARED), .fall = F(WINDOW), .quote = { V(SHARED) } },
+	{ "--shared %s needs -a token, leaky or fixed (a sliding window "
+	  "is kept in one process only)",
+	    .all = O(SHARED), .fall = F(SLIDING), .quote = { V(SHARED) } },
+	{ "--shared %s --redis needs -a token or -a leaky (fixed windows "
+	  "are shared through a file on one host)",
+	    .all = O(SHARED) | O(REDIS), .fall = F(FIXED),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s with -a fixed counts records: not with -c",
+	    .all = O(SHARED) | O(BYTES), .fall = F(FIXED),
+	    .quote = { V(SHARED) } },
 	{ "--shared %s does not combine with -k (except with --redis)",
 	    .all = O(SHARED) | O(KEY), .none = O(REDIS),
 	    .quote = { V(SHARED) } },

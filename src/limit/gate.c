@@ -152,9 +152,9 @@ gate_judge_each(const struct gate *g, struct booking *b, size_t n)
 void
 gate_went(const struct gate *g, uint64_t units, uint64_t bytes, int64_t at_ns)
 {
-	/* A limit that holds was booked in line with others': as booked. */
-	if (units > 0 && g->units != NULL && !g->units->holds &&
-	    g->units->went != NULL)
+	/* A limit that holds was booked in line with others': told only if
+	 * it asks (a shared window, of a unit that went in a later one). */
+	if (units > 0 && g->units != NULL && g->units->went != NULL)
 		g->units->went(g->units->self, units, at_ns);
 	if (units > 0 && g->total != NULL && g->total->went != NULL)
 		g->total->went(g->total->self, units, at_ns);

@@ -489,15 +489,24 @@ build_shared(struct limits *L)
 	const struct limit *l = &cfg->limits[0];
 	char why[512];
 
-	if (shared_open(&L->shared, cfg->shared, l->rate.n, l->rate.d, l->burst,
-		cfg->mode == UNIT_BYTES, cfg->rate_text, cfg->state_dir, why,
-		sizeof why) != 0) {
+	bool fixed = cfg->algorithm == ALG_FIXED;
+	const struct shared_spec sp = { .name = cfg->shared,
+		.n = fixed ? l->rate.count : l->rate.n,
+		.d = fixed ? l->rate.period_ns : l->rate.d,
+		.burst = l->burst,
+		.fixed = fixed,
+		.bytes = cfg->mode == UNIT_BYTES,
+		.rate_text = cfg->rate_text,
+		.dir = cfg->state_dir };
+
+	if (shared_open(&L->shared, &sp, why, sizeof why) != 0) {
 		msg_escape(why, sizeof why);
 		errx(1, "%s", why);
 	}
 	shared_backend(&L->units, &L->shared);
 	gate_set_units(&L->gate, &L->units);
-	L->gate.quantum = limits_quantum(L);
+	/* A window books each record alone, in the window it goes in. */
+	L->gate.quantum = fixed ? 1 : limits_quantum(L);
 }
 
 /* --byte-rate: records cost their length, in a bucket of bytes. */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "adapt.h"
+#include "calendar.h"
 #include "clock.h"
 #include "msg.h"
 #include "rundir.h"
@@ -40,7 +41,7 @@
 struct shared_state {
 	_Atomic uint64_t magic;
 	uint64_t n, d, burst;
-	uint64_t bytes; /* 1: units are bytes (-c), 0: records */
+	uint64_t bytes; /* bit 0: units are bytes (-c); bit 1: a fixed window */
 	int64_t epoch_ns;
 	char rate_text[40];
 	_Atomic int64_t tat;
@@ -176,23 +177,38 @@ open_file(struct shared *s, const char *dir, const char *name,
 	return fd;
 }
 
+/* Bit 1 of the file's bytes word: a fixed window, not a bucket. */
+#define KIND_FIXED 2
+
 /* The bucket as it starts, full: the contents of a new file. */
 static void
-make_state(struct shared_state *init, uint64_t n, uint64_t d, uint64_t burst,
-    bool bytes, const char *rate_text)
+make_state(struct shared_state *init, const struct shared_spec *sp)
 {
 	memset(init, 0, sizeof *init);
-	init->n = n;
-	init->d = d;
-	init->burst = burst;
-	init->bytes = bytes;
+	init->n = sp->n;
+	init->d = sp->d;
+	init->burst = sp->fixed ? 0 : sp->burst;
+	init->bytes = (sp->bytes ? 1 : 0) | (sp->fixed ? KIND_FIXED : 0);
 	/* Now on the wall clock: the bucket's time starts at its making. */
 	init->epoch_ns = clock_now_ns() + clock_wall_offset_ns();
-	snprintf(init->rate_text, sizeof init->rate_text, "%s", rate_text);
+	snprintf(init->rate_text, sizeof init->rate_text, "%s", sp->rate_text);
 	atomic_init(&init->tat, 0); /* full */
 	atomic_init(&init->adapt, 0);
 	atomic_init(&init->magic, SHARED_MAGIC);
 	atomic_init(&init->end, SHARED_END);
+}
+
+/* How the limit of st is given: "-r RATE, burst B" or "-a fixed -r RATE". */
+static void
+say_limit(
+    const struct shared_state *st, const char *rate, char *out, size_t size)
+{
+	if (st->bytes & KIND_FIXED)
+		snprintf(out, size, "-a fixed -r %.*s", 40, rate);
+	else
+		snprintf(out, size, "-r %.*s, burst %llu%s", 40, rate,
+		    (unsigned long long)st->burst,
+		    (st->bytes & 1) ? " (bytes)" : "");
 }
 
 /* Does the mapped bucket st hold what this run asks for?  Else say so. */
@@ -201,7 +217,7 @@ check_state(const struct shared *s, const struct shared_state *st,
     const struct shared_state *want, const char *name, char *err, size_t errsz)
 {
 	int64_t tat = atomic_load(&st->tat);
-	char was[120];
+	char was[120], asks[120];
 
 	if (atomic_load(&st->magic) != SHARED_MAGIC ||
 	    atomic_load(&st->end) != SHARED_END)
@@ -211,15 +227,12 @@ check_state(const struct shared *s, const struct shared_state *st,
 		    s->path);
 	if (st->n != want->n || st->d != want->d || st->burst != want->burst ||
 	    st->bytes != want->bytes) {
-		snprintf(was, sizeof was, "%.*s, burst %llu%s",
-		    (int)sizeof st->rate_text, st->rate_text,
-		    (unsigned long long)st->burst, st->bytes ? " (bytes)" : "");
+		say_limit(st, st->rate_text, was, sizeof was);
+		say_limit(want, want->rate_text, asks, sizeof asks);
 		return msg_fail(err, errsz,
-		    "shared bucket '%s' is -r %s; this run "
-		    "asks for -r %s, burst %llu%s (give the same, or remove %s "
-		    "when no process uses it)",
-		    name, was, want->rate_text, (unsigned long long)want->burst,
-		    want->bytes ? " (bytes)" : "", s->path);
+		    "shared bucket '%s' is %s; this run asks for %s (give the "
+		    "same, or remove %s when no process uses it)",
+		    name, was, asks, s->path);
 	}
 	if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
 		return msg_fail(err, errsz,
@@ -255,6 +268,31 @@ watch_faults(struct shared *s, const char *name)
 	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
 }
 
+/*
+ * -a fixed: the word holds the window of the latest booking, counted from
+ * the window the file was made in, above the units booked in it
+ * (WIN_BITS).  Windows are width_ns wide, aligned to the wall clock's
+ * multiples of it, as fixed-window quotas count.
+ */
+#define WIN_BITS 20
+#define WIN_COUNT(w) ((uint64_t)(w) & ((UINT64_C(1) << WIN_BITS) - 1))
+#define WIN_INDEX(w) ((int64_t)(w) >> WIN_BITS)
+#define WIN_WORD(i, c) ((int64_t)(i) << WIN_BITS | (int64_t)(c))
+#define WIN_INDEX_MAX (GCRA_MAX_SCALED >> WIN_BITS)
+/* A unit due in the last of this of its window counts in the next. */
+#define WIN_GUARD_NS 20000000LL
+
+static void
+window_init(struct shared *s, const struct shared_spec *sp)
+{
+	s->win_n = sp->n;
+	s->width_ns = (int64_t)sp->d;
+	s->base = calendar_floor_div(s->st->epoch_ns, s->width_ns);
+	s->guard_ns = s->width_ns / 10 < WIN_GUARD_NS ? s->width_ns / 10 :
+							WIN_GUARD_NS;
+	s->last_idx = -1;
+}
+
 /* The state directory (rundir_state) into dir, or -1 with why in err. */
 static int
 state_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
@@ -281,31 +319,35 @@ state_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
 }
 
 int
-shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-    uint64_t burst, bool bytes, const char *rate_text, const char *dir_given,
-    char *err, size_t errsz)
+shared_open(
+    struct shared *s, const struct shared_spec *sp, char *err, size_t errsz)
 {
 	char dir[sizeof s->path - 80];
 	struct shared_state init, *st;
 	int fd;
 
-	if (burst > (uint64_t)GCRA_MAX_SCALED / ((d + n - 1) / n))
+	if (!sp->fixed &&
+	    sp->burst >
+		(uint64_t)GCRA_MAX_SCALED / ((sp->d + sp->n - 1) / sp->n))
 		return msg_fail(err, errsz,
 		    "-r %s: the burst takes too long to "
 		    "refill for a shared bucket",
-		    rate_text);
+		    sp->rate_text);
 	/*
-	 * In the file, time is plain monotonic nanoseconds, good for 73
-	 * years of uptime whatever the rate, and a unit costs its interval
-	 * rounded up to a whole ns: never faster than asked, and slower by
-	 * less than 1 ns a unit (exact when d / n is whole).
+	 * In the file, time is nanoseconds from its making, good for 73
+	 * years whatever the rate, and a unit costs its interval rounded up
+	 * to a whole ns: never faster than asked, and slower by less than
+	 * 1 ns a unit (exact when d / n is whole).
 	 */
-	s->g = (struct gcra){ .n = 1, .d = (d + n - 1) / n, .burst = burst };
+	s->g = sp->fixed ? (struct gcra){ .n = 1, .d = 1, .burst = 1 } :
+			   (struct gcra){ .n = 1,
+				   .d = (sp->d + sp->n - 1) / sp->n,
+				   .burst = sp->burst };
 	s->d0 = s->g.d;
-	if (state_dir(dir_given, dir, sizeof dir, err, errsz) != 0)
+	if (state_dir(sp->dir, dir, sizeof dir, err, errsz) != 0)
 		return -1;
-	make_state(&init, n, d, burst, bytes, rate_text);
-	if ((fd = open_file(s, dir, name, &init, err, errsz)) < 0)
+	make_state(&init, sp);
+	if ((fd = open_file(s, dir, sp->name, &init, err, errsz)) < 0)
 		return -1;
 	if ((st = map_file(fd, s->path, err, errsz)) == NULL) {
 		(void)close(fd);
@@ -313,8 +355,8 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	}
 	s->st = st;
 	s->fd = fd; /* for its size, while it is used */
-	watch_faults(s, name);
-	if (check_state(s, st, &init, name, err, errsz) != 0)
+	watch_faults(s, sp->name);
+	if (check_state(s, st, &init, sp->name, err, errsz) != 0)
 		return -1;
 	/*
 	 * The bucket's time, in this process's monotonic frame: the wall
@@ -323,7 +365,10 @@ shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
 	 * longer by as much (a bucket never refills for it); one started
 	 * after a step forward finds what that time would have given.
 	 */
-	s->epoch_ns = st->epoch_ns - clock_wall_offset_ns();
+	s->wall_ns = clock_wall_offset_ns();
+	s->epoch_ns = st->epoch_ns - s->wall_ns;
+	if (sp->fixed)
+		window_init(s, sp);
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
 		return msg_fail(err, errsz,
 		    "shared bucket %s is too old for its "
@@ -384,6 +429,106 @@ scaled(const struct shared *s, int64_t t_ns)
 	return t >= 0 ? t : GCRA_MAX_SCALED;
 }
 
+/* The window of monotonic time t_ns, from the file's first. */
+static int64_t
+window_of(const struct shared *s, int64_t t_ns)
+{
+	int64_t w = calendar_floor_div(t_ns + s->wall_ns, s->width_ns) -
+	    s->base;
+
+	return w < 0 ? 0 : w > WIN_INDEX_MAX ? WIN_INDEX_MAX : w;
+}
+
+/* When window i starts, on the monotonic clock. */
+static int64_t
+window_start(const struct shared *s, int64_t i)
+{
+	return (i + s->base) * s->width_ns - s->wall_ns;
+}
+
+/*
+ * The window a unit that goes at t_ns counts in: the next when t_ns is in
+ * the last guard_ns of its own, so that one that goes a little late
+ * (a command's start) cannot land in a window already full.
+ */
+static int64_t
+window_due(const struct shared *s, int64_t t_ns)
+{
+	int64_t i = window_of(s, t_ns);
+
+	return window_start(s, i + 1) - t_ns < s->guard_ns ? i + 1 : i;
+}
+
+/* Book units at now_ns in the window; when they go. */
+static int64_t
+window_reserve(struct shared *s, int64_t now_ns, uint64_t units)
+{
+	int64_t w = atomic_load(&s->st->tat), i, at;
+	uint64_t c;
+
+	check_size(s, now_ns);
+	units = units < s->win_n ? units : s->win_n;
+	do {
+		i = WIN_INDEX(valid_word(s, w));
+		c = WIN_COUNT(w);
+		if (i < window_due(s, now_ns)) {
+			i = window_due(s, now_ns);
+			c = 0;
+		}
+		if (c + units > s->win_n) {
+			i++;
+			c = 0;
+		}
+	} while (!atomic_compare_exchange_weak(
+	    &s->st->tat, &w, WIN_WORD(i, c + units)));
+	s->last_idx = i;
+	at = window_start(s, i);
+	return at > now_ns ? at : now_ns;
+}
+
+/* Take up to max units at now_ns, or at the present if later. */
+static uint64_t
+window_take(struct shared *s, int64_t now_ns, uint64_t max)
+{
+	int64_t present = clock_now_ns(), w = atomic_load(&s->st->tat), i, cur;
+	uint64_t c, got;
+
+	check_size(s, present);
+	cur = window_due(s, present > now_ns ? present : now_ns);
+	do {
+		i = WIN_INDEX(valid_word(s, w));
+		c = i < cur ? 0 : WIN_COUNT(w);
+		/* Booked into a later window: this one is full. */
+		if (i > cur || c >= s->win_n)
+			return 0;
+		got = s->win_n - c < max ? s->win_n - c : max;
+	} while (!atomic_compare_exchange_weak(
+	    &s->st->tat, &w, WIN_WORD(cur, c + got)));
+	s->last_idx = cur;
+	return got;
+}
+
+/*
+ * The units last booked went at at_ns: later than the window they were
+ * counted in (a late start), they count in the window they went in too,
+ * unless later ones are booked already.
+ */
+static void
+window_went(void *self, uint64_t units, int64_t at_ns)
+{
+	struct shared *s = self;
+	int64_t i = window_of(s, at_ns), w = atomic_load(&s->st->tat);
+
+	if (i <= s->last_idx)
+		return;
+	do {
+		if (WIN_INDEX(valid_word(s, w)) > i)
+			return;
+	} while (!atomic_compare_exchange_weak(&s->st->tat, &w,
+	    WIN_WORD(i, (WIN_INDEX(w) == i ? WIN_COUNT(w) : 0) + units)));
+	s->last_idx = i;
+}
+
 /* Take up to max units at now_ns, or at the present if later. */
 static uint64_t
 take(struct shared *s, int64_t now_ns, uint64_t max)
@@ -424,17 +569,24 @@ reserve(struct shared *s, int64_t now_ns, uint64_t units)
 static size_t
 s_plan(void *self, struct booking *b, size_t n, int64_t now_ns)
 {
+	struct shared *s = self;
+
 	if (n == 0)
 		return 0;
-	b->due_ns = reserve(self, now_ns, b->units);
+	b->due_ns = s->win_n > 0 ? window_reserve(s, now_ns, b->units) :
+				   reserve(s, now_ns, b->units);
 	return 1;
 }
 
 static size_t
 s_judge(void *self, struct booking *b, size_t n)
 {
+	struct shared *s = self;
+
 	for (size_t i = 0; i < n; i++)
-		b[i].taken = take(self, b[i].at_ns, b[i].units);
+		b[i].taken = s->win_n > 0 ?
+		    window_take(s, b[i].at_ns, b[i].units) :
+		    take(s, b[i].at_ns, b[i].units);
 	return n;
 }
 
@@ -444,6 +596,7 @@ shared_backend(struct gate_backend *be, struct shared *s)
 	*be = (struct gate_backend){ .self = s,
 		.plan = s_plan,
 		.judge = s_judge,
+		.went = s->win_n > 0 ? window_went : NULL,
 		.holds = true,
 		.batch = 1 };
 }

@@ -10,10 +10,27 @@
 
 struct shared_state;
 
+/* What a run asks of a shared bucket. */
+struct shared_spec {
+	const char *name; /* checked by options_parse */
+	uint64_t n, d;	  /* n units every d ns; -a fixed: a window of d ns */
+	uint64_t burst;	  /* a bucket's (not a window's) */
+	bool fixed;	  /* -a fixed: n units a calendar window of d ns */
+	bool bytes;	  /* units are bytes (-c) */
+	const char *rate_text; /* as given, for errors */
+	const char *dir;       /* --state-dir, or NULL */
+};
+
 struct shared {
 	struct gcra g;
-	uint64_t d0; /* a unit's interval at the bucket's -r */
-	int64_t epoch_ns;
+	uint64_t d0;	  /* a unit's interval at the bucket's -r */
+	int64_t epoch_ns; /* the file's time 0, on the monotonic clock */
+	int64_t wall_ns;  /* the wall clock minus the monotonic, at open */
+	/* -a fixed: N a window, its width, the window of the file's making
+	 * (on the wall clock), the guard at a window's end, and the window
+	 * of this process's last booking. */
+	uint64_t win_n;
+	int64_t width_ns, base, guard_ns, last_idx;
 	struct shared_state *st; /* the mapped file */
 	int fd;			 /* the file, open for its size */
 	int64_t check_ns;	 /* when to look at its size next */
@@ -23,16 +40,15 @@ struct shared {
 };
 
 /*
- * Open the shared bucket name (checked by options_parse) of rate n units
- * (bytes if bytes) every d ns and capacity burst, creating it full if it
- * does not exist, in the state directory (rundir_state: dir when not
- * NULL), where it outlives a boot; a creator killed at any instant
- * leaves a whole bucket or none.  rate_text, as given, names the rate in
- * errors.  Returns 0, or -1 with the reason in err.
+ * Open the shared bucket sp asks for, creating it full if it does not
+ * exist, in the state directory (rundir_state: sp->dir when not NULL),
+ * where it outlives a boot; a creator killed at any instant leaves a
+ * whole bucket or none.  With sp->fixed it is a fixed window: at most n
+ * units in each calendar window of d ns.  Returns 0, or -1 with the
+ * reason in err.
  */
-int shared_open(struct shared *s, const char *name, uint64_t n, uint64_t d,
-    uint64_t burst, bool bytes, const char *rate_text, const char *dir,
-    char *err, size_t errsz);
+int shared_open(
+    struct shared *s, const struct shared_spec *sp, char *err, size_t errsz);
 
 /*
  * The gate's backend over s: a plan books units in line with the other
