@@ -439,13 +439,16 @@ at_most_one_alive() {
 	stop_run "$pid"
 }
 
-@test "--name cannot take the file of a --shared bucket with the same name" {
+@test "--name cannot take a file that is no name's link (a bucket of an older tbthrottle); a bucket of the same spelling is kept elsewhere now" {
 	local d=$XDG_RUNTIME_DIR/tbthrottle
 	start_run --shared name.clash -r 1/min
-	run -1 --separate-stderr tb --name clash.bucket -r 1/s </dev/null
-	assert_msg "$stderr" "--name clash.bucket: $d/name.clash.bucket is not a name's link (a --shared bucket may have that name): choose another name"
-	[[ -f $d/name.clash.bucket && ! -L $d/name.clash.bucket ]]
+	run -0 --separate-stderr tb --name clash.bucket -r 1/s </dev/null
 	stop_run "$pid"
+	echo old >"$d/name.old.bucket"
+	chmod 600 "$d/name.old.bucket"
+	run -1 --separate-stderr tb --name old.bucket -r 1/s </dev/null
+	assert_msg "$stderr" "--name old.bucket: $d/name.old.bucket is not a name's link (a --shared bucket of an older tbthrottle may have that name): choose another name"
+	assert_eq "$(cat "$d/name.old.bucket")" old "the file left alone"
 }
 
 @test "a name whose run was killed does not lead -R to the process that took its pid" {

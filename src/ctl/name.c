@@ -126,7 +126,8 @@ link_to(const char *name, long pid, char *why, size_t size)
 	if (lstat(link_path, &st) == 0 && !S_ISLNK(st.st_mode)) {
 		snprintf(why, size,
 		    "--name %s: %s is not a name's link (a --shared "
-		    "bucket may have that name): choose another name",
+		    "bucket of an older tbthrottle may have that name): "
+		    "choose another name",
 		    name, link_path);
 		return -1;
 	}
