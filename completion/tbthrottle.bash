@@ -129,7 +129,7 @@ _tbthrottle()
 		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
 		    --retry --retry-on --retry-delay --retry-max-delay --failed-to
 		    --timeout --halt --joblog --resume --resume-failed --adapt
-		    --take --json --help --version -r -b -l -0 -d -c -a -s -P
+		    --take --show --reset --json --help --version -r -b -l -0 -d -c -a -s -P
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;
 	esac

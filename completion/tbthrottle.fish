@@ -76,6 +76,8 @@ complete -c tbthrottle -l adapt -d 'With --exec, slow the rate at each refusal, 
 complete -c tbthrottle -l resume -d 'With --joblog, start no command for the records done'
 complete -c tbthrottle -l resume-failed -d 'With --joblog, start again only the records that failed'
 complete -c tbthrottle -l take -d 'Take a token of the --shared bucket and exit'
+complete -c tbthrottle -l show -d 'Show what the --shared bucket holds now, and exit'
+complete -c tbthrottle -l reset -d 'Give the --shared bucket a clean budget, and exit'
 complete -c tbthrottle -l replay -d 'Release each record at its own timestamp'
 complete -c tbthrottle -l dry-run -d 'With --replay, say what it would do, release nothing'
 complete -c tbthrottle -l loop -x -a '2 10 inf' -d 'Replay the FILEs N times in all, or for ever'

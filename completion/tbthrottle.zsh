@@ -86,6 +86,8 @@ _tbthrottle() {
 	    '(--resume-failed)--resume[with --joblog, start no command for the records done]' \
 	    '(--resume)--resume-failed[with --joblog, start again only the records that failed]' \
 	    '--take[take a token of the --shared bucket and exit]' \
+	    '(--reset)--show[show what the --shared bucket holds now, and exit]' \
+	    '(--show)--reset[give the --shared bucket a clean budget, and exit]' \
 	    '--replay[release each record at its own timestamp]' \
 	    '--dry-run[with --replay, say what it would do, release nothing]' \
 	    '--loop=[replay the FILEs N times in all, or for ever]:passes:(2 10 inf)' \

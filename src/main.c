@@ -32,6 +32,8 @@ run(const struct config *cfg)
 	signals_init();
 	if (cfg->take)
 		return setup_take(cfg);
+	if (cfg->show || cfg->reset)
+		return setup_show(cfg);
 	if (cfg->dry_run)
 		return setup_dry_run(cfg);
 	setup_run(&u, cfg);

@@ -354,7 +354,7 @@ six_runs() {
 	cmd=$(type -P true)
 	seq 15 >"$d/in"
 	run -0 traced execve "$d/log" bash -c 'for i in 1 2 3 4; do
-	    "$0" --shared w -a fixed -r 10/500ms "$1" --exec "$2" & done
+	    "$0" --shared w -a fixed -r 10/500ms -j 5 "$1" --exec "$2" & done
 	    wait' "$TB" "$d/in" "$cmd"
 	execs "$d/log" "$cmd" >"$d/starts"
 	assert_eq "$(wc -l <"$d/starts")" 60 "commands started"
@@ -366,6 +366,7 @@ six_runs() {
 	n=$(awk '{ split($1, p, "."); print p[1] "." int(p[2] / 500000000) }' \
 	    "$d/starts" | uniq -c | awk 'NR > 1 { print prev } { prev = $1 }' |
 	    sed 1d | awk '{ s += $1; n++ } END { print n ? int(100 * s / (10 * n)) : 100 }')
+	echo "# fill: $n %" >&3
 	assert_ge "$n" 75 "per cent of the room of the full windows used"
 }
 
@@ -422,4 +423,59 @@ PY
 	run -0 tb --shared q -r 1/h -b 2 --take --drop
 	run -0 tb --shared q -r 1/h -b 2 --take --drop
 	run -1 tb --shared q -r 1/h -b 2 --take --drop
+}
+
+@test "--show: the tokens left as a test counts them, and when the next comes; --reset: the full budget again" {
+	local i
+	run -0 tb --shared s -r 1/h -b 5 --take 3
+	run -0 --separate-stderr tb --shared s --show
+	[[ ${lines[0]} == "shared bucket 's' ($(bucket_dir)/s.bucket): -r 1/h, burst 5" ]]
+	[[ ${lines[1]} == "2 of 5 tokens now; the next token in "*" s; full in "*" s" ]]
+	run -0 --separate-stderr tb --shared s --show --json
+	[[ $output == '{"name":"s",'*'"kind":"bucket","limit":"1/h","burst":5,"unit":"records","tokens":2,"next_s":'*',"full_s":'*'}' ]]
+	# Three tokens owed: full in about 3 h, the next in about 1 h.
+	awk -v j="$output" 'BEGIN { match(j, /"next_s":[0-9.]+/); n = substr(j, RSTART + 9, RLENGTH - 9)
+	    match(j, /"full_s":[0-9.]+/); f = substr(j, RSTART + 9, RLENGTH - 9)
+	    exit !(n > 3500 && n <= 3600 && f > 10700 && f <= 10800) }' ||
+	    { echo "$output" >&2; false; }
+	run -0 tb --shared s --reset
+	run -0 --separate-stderr tb --shared s --show
+	[[ ${lines[1]} == "5 of 5 tokens now; full; the next token in 0.000 s; full in 0.000 s" ]]
+	for i in 1 2 3 4 5; do run -0 tb --shared s -r 1/h -b 5 --take --drop; done
+	run -1 tb --shared s -r 1/h -b 5 --take --drop
+}
+
+@test "--show -a fixed: the records of this calendar window and what is left; --reset empties it" {
+	local today
+	run -0 tb --shared f -a fixed -r 3/1d --take 2
+	today=$(date -u +%Y-%m-%d)
+	run -0 --separate-stderr tb --shared f --show --json
+	[[ $output == *'"kind":"fixed","limit":"3/1d","window_start":"'"$today"'T00:00:00Z","used":2,"left":1,'* ]] ||
+	    [[ $(date -u +%Y-%m-%d) != "$today" ]] || { echo "$output" >&2; false; }
+	run -0 tb --shared f --reset
+	run -0 --separate-stderr tb --shared f --show
+	[[ ${lines[1]} == "window from "*": 0 of 3 used, 3 left; the next window in "*" s" ]]
+}
+
+@test "--show and --reset: no such bucket, a damaged or open file: one line, exit 1, nothing reset" {
+	local dir
+	run -1 --separate-stderr tb --shared none --show
+	assert_msg "$stderr" "no shared bucket 'none' in $(bucket_dir): no run has used it yet, or it was removed"
+	dir=$(make_bucket_dir)
+	head -c 128 /dev/urandom >"$dir/junk.bucket"
+	chmod 600 "$dir/junk.bucket"
+	cp "$dir/junk.bucket" "$BATS_TEST_TMPDIR/was"
+	run -1 --separate-stderr tb --shared junk --reset
+	assert_one_stderr_line
+	cmp "$dir/junk.bucket" "$BATS_TEST_TMPDIR/was"
+	run -1 --separate-stderr tb --shared junk --show
+	assert_one_stderr_line
+	run -0 tb --shared open -r 1/s --take
+	chmod 644 "$dir/open.bucket"
+	run -1 --separate-stderr tb --shared open --show
+	assert_msg "$stderr" "$dir/open.bucket is not a private file of yours"
+	run -2 --separate-stderr tb --shared open --show -r 1/s
+	assert_msg "$stderr" "--show takes only --shared NAME, --state-dir and --json"
+	run -2 --separate-stderr tb --show
+	assert_msg "$stderr" "--show needs --shared NAME: the bucket to show or reset"
 }

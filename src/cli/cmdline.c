@@ -120,8 +120,7 @@ choose(struct cmdline *cl, const struct cmdline_option *o, uint64_t v)
 
 	if (c->conflict != NULL && was != v)
 		for (int i = 0; i < cl->noptions; i++)
-			if (cl->options[i].choice == c &&
-			    (cl->seen & UINT64_C(1) << i) != 0)
+			if (cl->options[i].choice == c && cmdline_given(cl, i))
 				return msg_fail(cl->err, cl->errsz, c->conflict,
 				    c->names[was], c->names[v]);
 	put((char *)cl->base + o->off, o->size, v);
@@ -290,7 +289,7 @@ cmdline_read(struct cmdline *cl, int argc, char **argv)
 			return -1;
 		}
 		i = (int)(o - cl->options);
-		if ((cl->seen & UINT64_C(1) << i) == 0) {
+		if (!cmdline_given(cl, i)) {
 			cl->order[cl->norder++] = (unsigned char)i;
 			/* As typed, before its value if that came apart. */
 			cl->word[i] = li < 0 ?
@@ -298,7 +297,7 @@ cmdline_read(struct cmdline *cl, int argc, char **argv)
 			    argv[optind - 1 - (optarg == argv[optind - 1])];
 		}
 		rc = take(cl, o, optarg);
-		cl->seen |= UINT64_C(1) << i;
+		cl->seen[i / 64] |= UINT64_C(1) << (i % 64);
 		if (rc != 0)
 			return rc;
 	}
@@ -413,14 +412,15 @@ cmdline_value(const struct cmdline *cl, int i, char *buf, size_t size)
 }
 
 const char *
-cmdline_first(
-    const struct cmdline *cl, uint64_t mask, bool typed, char *buf, size_t size)
+cmdline_first(const struct cmdline *cl, const uint64_t *mask, bool typed,
+    char *buf, size_t size)
 {
 	const struct cmdline_option *o;
 	const char *word;
 	int i = 0;
 
-	while (i < cl->norder - 1 && (mask & UINT64_C(1) << cl->order[i]) == 0)
+	while (i < cl->norder - 1 &&
+	    (mask[cl->order[i] / 64] >> (cl->order[i] % 64) & 1) == 0)
 		i++;
 	o = &cl->options[cl->order[i]];
 	word = cl->word[cl->order[i]];

@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 /* Most options in a table: each is a bit of a uint64_t. */
-#define CMDLINE_MAX 64
+#define CMDLINE_MAX 128
+/* Words of a set of options: bit i % 64 of word i / 64 is option i. */
+#define CMDLINE_WORDS (CMDLINE_MAX / 64)
 
 /* What an option stores, at its offset from the reader's base. */
 enum cmdline_kind {
@@ -57,7 +59,7 @@ struct cmdline {
 	void *base; /* what the rows' offsets are from */
 	char *err;  /* the reason a reading fails */
 	size_t errsz;
-	uint64_t seen;			  /* bit i: options[i] was given */
+	uint64_t seen[CMDLINE_WORDS];	  /* options given (CMDLINE_WORDS) */
 	unsigned char order[CMDLINE_MAX]; /* the options given, in turn */
 	int norder;
 	const char *word[CMDLINE_MAX]; /* as first typed, if as --name */
@@ -96,12 +98,19 @@ int cmdline_cut(struct cmdline *cl, int i, const char *end, int argc,
 const char *cmdline_value(
     const struct cmdline *cl, int i, char *buf, size_t size);
 
+/* Was options[i] given? */
+static inline bool
+cmdline_given(const struct cmdline *cl, int i)
+{
+	return (cl->seen[i / 64] >> (i % 64) & 1) != 0;
+}
+
 /*
- * The first option given among mask, into buf: as typed (typed; the
- * value cut off) or by its --name.
+ * The first option given among mask (CMDLINE_WORDS words, as seen), into
+ * buf: as typed (typed; the value cut off) or by its --name.
  */
-const char *cmdline_first(const struct cmdline *cl, uint64_t mask, bool typed,
-    char *buf, size_t size);
+const char *cmdline_first(const struct cmdline *cl, const uint64_t *mask,
+    bool typed, char *buf, size_t size);
 
 /*
  * A whole number from min to max, as every count of the command line is

@@ -448,6 +448,14 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "reading no input; operands [KEY] [N]: the key's\n"
 	    "bucket (-k), N tokens.  With --drop, exit 1 at\n"
 	    "once when there is none" },
+	[O_SHOW] = { "show", NULL, 0, NONE, SEEN, FLAG(cfg.show),
+	    .help = "with --shared NAME, show what its bucket holds\n"
+	    "now (tokens, or the records of the window, and\n"
+	    "when the next comes) and exit; --json: as JSON" },
+	[O_RESET] = { "reset", NULL, 0, NONE, SEEN, FLAG(cfg.reset),
+	    .help = "with --shared NAME, give its bucket a clean\n"
+	    "budget (full, or an empty window) and exit; the\n"
+	    "processes using it see it at once" },
 	[O_REPLAY] = { "replay", NULL, 0, NONE, SEEN, FLAG(cfg.replay),
 	    .help = "release each record at its own timestamp, as far\n"
 	    "after the first as its time says; -r, -b and\n"
@@ -504,7 +512,7 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "pid, name, limits, units in, out, dropped, waiting,\n"
 	    "and age" },
 	[O_JSON] = { "json", NULL, 0, NONE, SEEN, FLAG(cfg.list_json),
-	    .help = "with --list, a JSON object a line" },
+	    .help = "with --list or --show, JSON: an object a line" },
 	[O_HELP] = { "help", NULL, 'h', NONE, STOP(OPT_HELP),
 	    .help = "show this help and exit" },
 	[O_VERSION] = { "version", NULL, 'V', NONE, STOP(OPT_VERSION),

@@ -113,6 +113,8 @@ struct config {
 	bool adapt;
 	/* --take [KEY] [N]: take N tokens (of KEY's bucket) and exit. */
 	bool take;
+	/* --show, --reset: the --shared bucket shown, or made new. */
+	bool show, reset;
 	const char *take_key; /* with -k, else NULL */
 	uint64_t take_units;
 	/* A line to warn of before the run starts, or empty. */

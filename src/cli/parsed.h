@@ -18,7 +18,7 @@ enum opt {
 	O_DROP,
 	O_DROP_TO, O_EXEC, O_JOBS, O_RETRY, O_RETRY_ON, O_RETRY_DELAY,
 	O_RETRY_MAX, O_FAILED_TO, O_TIMEOUT, O_HALT, O_JOBLOG, O_RESUME,
-	O_RESUME_FAILED, O_ADAPT, O_TAKE, O_REPLAY, O_SPEED, O_MAX_GAP,
+	O_RESUME_FAILED, O_ADAPT, O_TAKE, O_SHOW, O_RESET, O_REPLAY, O_SPEED, O_MAX_GAP,
 	O_TIME_FIELD, O_TIME_KEY, O_TIME_FORMAT, O_LOOP, O_LOOP_GAP, O_DRY_RUN,
 	O_STATS, O_PROGRESS, O_NAME, O_RETUNE, O_RELOAD, O_LIST, O_JSON, O_HELP,
 	O_VERSION, NOPTIONS
@@ -47,13 +47,21 @@ enum fact {
 	F_ORDER_KEY,  /* --order key */
 	NFACTS
 };
-_Static_assert(NOPTIONS <= CMDLINE_MAX, "the options fit in a uint64_t");
+_Static_assert(NOPTIONS <= CMDLINE_MAX, "the options fit in a cmdline");
+_Static_assert(CMDLINE_WORDS == 2, "the rules' sets are of two words");
 _Static_assert(NFACTS <= 64, "the facts fit in a uint64_t");
 
 #define BIT(i) (UINT64_C(1) << (i))
-#define O(x) BIT(O_##x)
+/*
+ * An option's bit in its word of a set: O() for the first 64 options, O1()
+ * for the others; each refuses to compile for an option of the other
+ * word.
+ */
+#define O(x) BIT(O_##x + 0 * sizeof(char[O_##x < 64 ? 1 : -1]))
+#define O1(x) BIT(O_##x - 64 + 0 * sizeof(char[O_##x >= 64 ? 1 : -1]))
 #define F(x) BIT(F_##x)
-#define ALL_OPTIONS (BIT(NOPTIONS) - 1)
+#define ALL_OPTIONS UINT64_MAX
+#define ALL_OPTIONS1 ((UINT64_C(1) << (NOPTIONS - 64)) - 1)
 /* What -R takes; the options that need --replay. */
 #define RETUNE_OPTIONS \
 	(O(RATE) | O(BURST) | O(STATS) | O(RETUNE) | O(RELOAD) | O(SPEED))

@@ -45,11 +45,18 @@ target_ok(const char *t)
  * the reason in p->err, or 1 when the command line is complete.
  */
 
+/* --show, --reset: nothing more to read. */
+static int
+show_only(struct parsed *p)
+{
+	return (p->cl.seen[0] & (O(SHOW) | O(RESET))) != 0;
+}
+
 /* --list: nothing more to read. */
 static int
 list_only(struct parsed *p)
 {
-	return (p->cl.seen & O(LIST)) != 0;
+	return (p->cl.seen[0] & O(LIST)) != 0;
 }
 
 /*
@@ -176,9 +183,9 @@ check_loop_input(struct parsed *p)
 {
 	const struct config *cfg = &p->cfg;
 
-	if ((p->cl.seen & (O(LOOP) | O(LOOP_GAP))) == 0)
+	if ((p->cl.seen[0] & (O(LOOP) | O(LOOP_GAP))) == 0)
 		return 0;
-	if ((p->cl.seen & O(LOOP)) == 0)
+	if ((p->cl.seen[0] & O(LOOP)) == 0)
 		return refuse(p, "--loop-gap needs --loop N|inf");
 	if (cfg->dry_run)
 		return refuse(
@@ -200,15 +207,15 @@ static int
 check_tls(struct parsed *p)
 {
 	const struct config *cfg = &p->cfg;
-	uint64_t given = p->cl.seen &
-	    (O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE));
+	const uint64_t given[2] = { p->cl.seen[0] &
+		(O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE)) };
 	char name[64];
 
-	if (given != 0 && !(cfg->redis && cfg->redis_url.tls))
+	if (given[0] != 0 && !(cfg->redis && cfg->redis_url.tls))
 		return refuse(p,
 		    "%s needs a rediss:// URL for --redis: it is of TLS",
 		    cmdline_first(&p->cl, given, false, name, sizeof name));
-	if (((given & O(CERT)) != 0) != ((given & O(KEYFILE)) != 0))
+	if (((given[0] & O(CERT)) != 0) != ((given[0] & O(KEYFILE)) != 0))
 		return refuse(
 		    p, "--redis-cert and --redis-key go together: give both");
 	return 0;
@@ -303,7 +310,7 @@ warn_byte_suffix(struct parsed *p)
 	/* Not when the unit is said (-l, -0, -d), bytes are limited
 	 * already (--byte-rate), or -r is a replay's ceiling. */
 	if (p->cfg.mode == UNIT_BYTES ||
-	    (p->cl.seen &
+	    (p->cl.seen[0] &
 		(O(LINES) | O(NULL) | O(DELIM) | O(BYTE_RATE) | O(REPLAY))) !=
 		0)
 		return 0;
@@ -369,7 +376,8 @@ enum quote {
  */
 struct rule {
 	const char *text;
-	uint64_t all, none, any;    /* options given */
+	uint64_t all, none, any;    /* options given, of the first 64 (O) */
+	uint64_t all1, none1, any1; /* ... of the others (O1) */
 	uint64_t fall, fnone, fany; /* facts that hold */
 	unsigned char quote[2];
 	int (*step)(struct parsed *);
@@ -395,18 +403,38 @@ static int warn_byte_suffix(struct parsed *p);
 /* clang-format off */
 static const struct rule rules[] = {
 	/* --list lists, and takes nothing else. */
-	{ "--json needs --list: the list it prints as JSON",
-	    .all = O(JSON), .none = O(LIST) },
+	{ "--json needs --list or --show: what it prints as JSON",
+	    .all = O(JSON), .none = O(LIST) | O(SHOW) },
 	{ "--list takes no other options or operands (but --json)",
-	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)), .fany = F(FILES) },
+	    .all = O(LIST), .any = (ALL_OPTIONS & ~O(LIST) & ~O(JSON)),
+	    .any1 = ALL_OPTIONS1, .fany = F(FILES) },
 	{ .step = list_only },
+
+	/* --show and --reset read or renew a bucket, and exit. */
+	{ "--show and --reset: give one", .all = O(SHOW) | O(RESET) },
+	{ "%s needs --shared NAME: the bucket to show or reset",
+	    .any = O(SHOW) | O(RESET), .none = O(SHARED),
+	    .quote = { Q_WORD } },
+	{ "%s takes only --shared NAME, --state-dir and --json, not "
+	    "operands", .any = O(SHOW) | O(RESET), .fall = F(FILES),
+	    .quote = { Q_WORD } },
+	{ "--reset takes only --shared NAME and --state-dir",
+	    .all = O(RESET), .any = ALL_OPTIONS & ~O(RESET) & ~O(SHARED) &
+	    ~O(STATE_DIR), .any1 = ALL_OPTIONS1 },
+	{ "--show takes only --shared NAME, --state-dir and --json",
+	    .all = O(SHOW), .any = ALL_OPTIONS & ~O(SHOW) & ~O(SHARED) &
+	    ~O(STATE_DIR) & ~O(JSON), .any1 = ALL_OPTIONS1 },
+	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
+	    "'_' and '-'", .any = O(SHOW) | O(RESET), .fall = F(BAD_SHARED),
+	    .quote = { V(SHARED) } },
+	{ .step = show_only },
 
 	/* -R sends its -r and -b, or asks for --stats, of a running one. */
 	{ "--reload needs -R NAME|PID: the run to reload", .all = O(RELOAD),
 	    .none = O(RETUNE) },
 	{ "-R takes only -r and -b, --stats, --reload or --speed, not '%s'",
 	    .all = O(RETUNE), .any = ALL_OPTIONS & ~RETUNE_OPTIONS,
-	    .quote = { Q_WORD } },
+	    .any1 = ALL_OPTIONS1, .quote = { Q_WORD } },
 	{ "-R takes only -r and -b, --stats, --reload or --speed, not FILE "
 	    "operands", .all = O(RETUNE), .fall = F(FILES) },
 	{ "invalid -R '%s': give the name or the process id of a running "
@@ -430,7 +458,8 @@ static const struct rule rules[] = {
 	/* --take takes tokens and exits; --exec runs commands at the rate. */
 	{ "--take takes tokens of a --shared bucket and exits: it does not "
 	    "combine with %s", .all = O(TAKE),
-	    .any = ALL_OPTIONS & ~TAKE_OPTIONS, .quote = { Q_WORD } },
+	    .any = ALL_OPTIONS & ~TAKE_OPTIONS, .any1 = ALL_OPTIONS1,
+	    .quote = { Q_WORD } },
 	{ "--take needs --shared NAME: the bucket to take from, kept beyond "
 	    "this process", .all = O(TAKE), .none = O(SHARED) },
 	{ .step = resolve_take },
@@ -616,32 +645,50 @@ quote(
 		return p->bursts[0];
 	case Q_WORD:
 	case Q_NAME:
-		return cmdline_first(&p->cl, r->any, q == Q_WORD, buf, size);
+		return cmdline_first(&p->cl,
+		    (const uint64_t[2]){ r->any, r->any1 }, q == Q_WORD, buf,
+		    size);
 	default:
 		return cmdline_value(&p->cl, q - Q_VALUE, buf, size);
 	}
 }
 
+/* Do the options given (two words) hold rule r's? */
+static bool
+options_hold(const uint64_t *given, const struct rule *r)
+{
+	return (given[0] & r->all) == r->all &&
+	    (given[1] & r->all1) == r->all1 && (given[0] & r->none) == 0 &&
+	    (given[1] & r->none1) == 0;
+}
+
+/* Does r apply: its options and facts hold, and one of its any if any? */
+static bool
+applies(const uint64_t *given, uint64_t have, const struct rule *r)
+{
+	bool anys = r->any != 0 || r->any1 != 0 || r->fany != 0;
+
+	return options_hold(given, r) && (have & r->fall) == r->fall &&
+	    (have & r->fnone) == 0 &&
+	    (!anys || (given[0] & r->any) != 0 || (given[1] & r->any1) != 0 ||
+		(have & r->fany) != 0);
+}
+
 enum parse_result
 rules_check(struct parsed *p)
 {
-	uint64_t have = facts(p), given;
+	uint64_t have = facts(p);
 	char one[64], two[64];
 
 	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
 		const struct rule *r = &rules[i];
 		int rc;
 
-		given = p->cl.seen;
 		if (r->step != NULL) {
 			if ((rc = r->step(p)) != 0)
 				return rc < 0 ? OPT_ERROR : OPT_RUN;
 			have = facts(p);
-		} else if ((given & r->all) == r->all &&
-		    (have & r->fall) == r->fall && (given & r->none) == 0 &&
-		    (have & r->fnone) == 0 &&
-		    ((r->any == 0 && r->fany == 0) || (given & r->any) != 0 ||
-			(have & r->fany) != 0)) {
+		} else if (applies(p->cl.seen, have, r)) {
 			refuse(p, r->text,
 			    quote(p, r, r->quote[0], one, sizeof one),
 			    quote(p, r, r->quote[1], two, sizeof two));

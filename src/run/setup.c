@@ -8,6 +8,7 @@
 #include "drop.h"
 #include "dryrun.h"
 #include "entropy.h"
+#include "msg.h"
 #include "fair.h"
 #include "queue.h"
 #include "replay.h"
@@ -138,6 +139,27 @@ setup_take(const struct config *cfg)
 	status = take_run(&limits, cfg);
 	build_free(&limits);
 	return status;
+}
+
+int
+setup_show(const struct config *cfg)
+{
+	char why[600];
+	int rc = cfg->show ?
+	    shared_show(cfg->shared, cfg->state_dir, cfg->list_json, stdout,
+		why, sizeof why) :
+	    shared_reset(cfg->shared, cfg->state_dir, why, sizeof why);
+
+	if (rc != 0) {
+		msg_escape(why, sizeof why);
+		warnx("%s", why);
+		return 1;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		warn("standard output");
+		return 1;
+	}
+	return 0;
 }
 
 /*

@@ -31,6 +31,12 @@ void setup_warn(const struct config *cfg);
 int setup_take(const struct config *cfg);
 
 /*
+ * --shared NAME --show or --reset: the bucket's file read, or given a
+ * clean budget; the exit status.
+ */
+int setup_show(const struct config *cfg);
+
+/*
  * --replay --dry-run: what the replay would do, nothing released; the exit
  * status.  A stop signal ends it, said, and then the process, as it ends
  * a run.

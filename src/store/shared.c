@@ -20,38 +20,12 @@
 #include "rundir.h"
 #include "runname.h"
 #include "shared.h"
+#include "sharedfile.h"
 #include "signals.h"
 
-#define SHARED_MAGIC 0x3553484254425400ULL /* "\0TBTBHS5" */
-/* The file's last word: no byte of it is 0, so a file cut short anywhere
- * in it reads otherwise (bytes past the end of a file read as 0). */
-#define SHARED_END 0x444e454b43554254ULL /* "TBUCKEND" */
-/* How often a process looks at the file's size. */
-#define SHARED_CHECK_NS 1000000000LL
-/* Age at which a creator's temporary file is stale whoever has its pid. */
-#define SHARED_TEMP_STALE_S 10
-
-/*
- * The file.  tat is the whole token state, changed only by compare and
- * swap: no lock, so a process killed at any point leaves it consistent.
- * The file appears whole, written before it is linked into place.  Its
- * time is the wall clock's, from epoch_ns (when it was made, ns since
- * 1970): a bucket outlives a boot, and every process reads it the same.
- */
-struct shared_state {
-	_Atomic uint64_t magic;
-	uint64_t n, d, burst;
-	uint64_t bytes; /* bit 0: units are bytes (-c); bit 1: a fixed window */
-	int64_t epoch_ns;
-	char rate_text[40];
-	_Atomic int64_t tat;
-	_Atomic uint64_t adapt; /* --adapt's last cut (adapt_word); 0: none */
-	_Atomic uint64_t end;	/* SHARED_END */
-};
-
 /* Map the file open on fd, checked to be ours alone and whole. */
-static struct shared_state *
-map_file(int fd, const char *path, char *err, size_t errsz)
+struct shared_state *
+shared_map(int fd, const char *path, char *err, size_t errsz)
 {
 	struct stat st;
 	void *p;
@@ -177,9 +151,6 @@ open_file(struct shared *s, const char *dir, const char *name,
 	return fd;
 }
 
-/* Bit 1 of the file's bytes word: a fixed window, not a bucket. */
-#define KIND_FIXED 2
-
 /* The bucket as it starts, full: the contents of a new file. */
 static void
 make_state(struct shared_state *init, const struct shared_spec *sp)
@@ -268,20 +239,6 @@ watch_faults(struct shared *s, const char *name)
 	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
 }
 
-/*
- * -a fixed: the word holds the window of the latest booking, counted from
- * the window the file was made in, above the units booked in it
- * (WIN_BITS).  Windows are width_ns wide, aligned to the wall clock's
- * multiples of it, as fixed-window quotas count.
- */
-#define WIN_BITS 20
-#define WIN_COUNT(w) ((uint64_t)(w) & ((UINT64_C(1) << WIN_BITS) - 1))
-#define WIN_INDEX(w) ((int64_t)(w) >> WIN_BITS)
-#define WIN_WORD(i, c) ((int64_t)(i) << WIN_BITS | (int64_t)(c))
-#define WIN_INDEX_MAX (GCRA_MAX_SCALED >> WIN_BITS)
-/* A unit due in the last of this of its window counts in the next. */
-#define WIN_GUARD_NS 20000000LL
-
 static void
 window_init(struct shared *s, const struct shared_spec *sp)
 {
@@ -294,8 +251,8 @@ window_init(struct shared *s, const struct shared_spec *sp)
 }
 
 /* The state directory (rundir_state) into dir, or -1 with why in err. */
-static int
-state_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
+int
+shared_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
 {
 	int rc = rundir_state(given, dir, size);
 
@@ -318,6 +275,25 @@ state_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
 	return 0;
 }
 
+/* Can a file hold what sp asks?  0, or -1 with why in err. */
+static int
+spec_fits(const struct shared_spec *sp, char *err, size_t errsz)
+{
+	if (sp->fixed && sp->n > SHARED_WINDOW_MAX)
+		return msg_fail(err, errsz,
+		    "-a fixed -r %s: a shared window counts up to %d "
+		    "records",
+		    sp->rate_text, SHARED_WINDOW_MAX);
+	if (!sp->fixed &&
+	    sp->burst >
+		(uint64_t)GCRA_MAX_SCALED / ((sp->d + sp->n - 1) / sp->n))
+		return msg_fail(err, errsz,
+		    "-r %s: the burst takes too long to "
+		    "refill for a shared bucket",
+		    sp->rate_text);
+	return 0;
+}
+
 int
 shared_open(
     struct shared *s, const struct shared_spec *sp, char *err, size_t errsz)
@@ -326,13 +302,8 @@ shared_open(
 	struct shared_state init, *st;
 	int fd;
 
-	if (!sp->fixed &&
-	    sp->burst >
-		(uint64_t)GCRA_MAX_SCALED / ((sp->d + sp->n - 1) / sp->n))
-		return msg_fail(err, errsz,
-		    "-r %s: the burst takes too long to "
-		    "refill for a shared bucket",
-		    sp->rate_text);
+	if (spec_fits(sp, err, errsz) != 0)
+		return -1;
 	/*
 	 * In the file, time is nanoseconds from its making, good for 73
 	 * years whatever the rate, and a unit costs its interval rounded up
@@ -344,12 +315,12 @@ shared_open(
 				   .d = (sp->d + sp->n - 1) / sp->n,
 				   .burst = sp->burst };
 	s->d0 = s->g.d;
-	if (state_dir(sp->dir, dir, sizeof dir, err, errsz) != 0)
+	if (shared_dir(sp->dir, dir, sizeof dir, err, errsz) != 0)
 		return -1;
 	make_state(&init, sp);
 	if ((fd = open_file(s, dir, sp->name, &init, err, errsz)) < 0)
 		return -1;
-	if ((st = map_file(fd, s->path, err, errsz)) == NULL) {
+	if ((st = shared_map(fd, s->path, err, errsz)) == NULL) {
 		(void)close(fd);
 		return -1;
 	}

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gcra.h"
 #include "gate.h"
@@ -49,6 +50,24 @@ struct shared {
  */
 int shared_open(
     struct shared *s, const struct shared_spec *sp, char *err, size_t errsz);
+/* The most records a shared fixed window counts. */
+#define SHARED_WINDOW_MAX 1000000
+
+/*
+ * --show: what the bucket name (in the state directory, dir when not
+ * NULL) holds now, on out: two lines (or with json one JSON object): its
+ * limit, and the tokens left and when the next comes, or the records of
+ * the window and when the next window starts.  0, or -1 with the reason
+ * in err (no such bucket, not private, damaged).
+ */
+int shared_show(const char *name, const char *dir, bool json, FILE *out,
+    char *err, size_t errsz);
+
+/*
+ * --reset: a clean budget for the bucket name: full, or an empty window,
+ * at once, for the processes using it too.  0, or -1 with why in err.
+ */
+int shared_reset(const char *name, const char *dir, char *err, size_t errsz);
 
 /*
  * The gate's backend over s: a plan books units in line with the other

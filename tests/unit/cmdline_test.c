@@ -185,13 +185,17 @@ test_cmdline_quotes(void)
 	check(toy_read(&cl, &t, err, sizeof err, "-f", "--cou", "2", "-tx",
 		  (char *)NULL) == 0,
 	    "read: %s", err);
-	check(
-	    strcmp(cmdline_first(&cl, 6, true, buf, sizeof buf), "--cou") == 0,
+	check(strcmp(cmdline_first(
+			 &cl, (const uint64_t[2]){ 6 }, true, buf, sizeof buf),
+		  "--cou") == 0,
 	    "the first of -t and --count as typed: %s", buf);
-	check(strcmp(cmdline_first(&cl, 6, false, buf, sizeof buf),
+	check(strcmp(cmdline_first(
+			 &cl, (const uint64_t[2]){ 6 }, false, buf, sizeof buf),
 		  "--count") == 0,
 	    "... by name: %s", buf);
-	check(strcmp(cmdline_first(&cl, 2, true, buf, sizeof buf), "-t") == 0,
+	check(strcmp(cmdline_first(
+			 &cl, (const uint64_t[2]){ 2 }, true, buf, sizeof buf),
+		  "-t") == 0,
 	    "a short option as -letter: %s", buf);
 	check(strcmp(cmdline_value(&cl, 2, buf, sizeof buf), "2") == 0 &&
 		strcmp(cmdline_value(&cl, 1, buf, sizeof buf), "x") == 0,

@@ -1,0 +1,194 @@
+/* --show and --reset: a --shared bucket's file, read or made new. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calendar.h"
+#include "clock.h"
+#include "msg.h"
+#include "shared.h"
+#include "sharedfile.h"
+
+/* A bucket's file, mapped: its path, descriptor and state. */
+struct opened {
+	char path[4096];
+	int fd;
+	struct shared_state *st;
+};
+
+/* Open and map name's file in the state directory; 0 or -1 (err). */
+static int
+open_bucket(struct opened *o, const char *name, const char *dir_given,
+    char *err, size_t errsz)
+{
+	char dir[sizeof o->path - 80];
+
+	if (shared_dir(dir_given, dir, sizeof dir, err, errsz) != 0)
+		return -1;
+	snprintf(o->path, sizeof o->path, "%s/%s.bucket", dir, name);
+	if ((o->fd = open(o->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return msg_fail(err, errsz,
+		    errno == ENOENT ? "no shared bucket '%s' in %s: no run "
+				      "has used it yet, or it was removed" :
+				      "%s: %s",
+		    errno == ENOENT ? name : o->path,
+		    errno == ENOENT ? dir : strerror(errno));
+	if ((o->st = shared_map(o->fd, o->path, err, errsz)) == NULL) {
+		(void)close(o->fd);
+		return -1;
+	}
+	if (atomic_load(&o->st->magic) != SHARED_MAGIC ||
+	    atomic_load(&o->st->end) != SHARED_END ||
+	    atomic_load(&o->st->tat) < 0 ||
+	    atomic_load(&o->st->tat) > GCRA_MAX_SCALED || o->st->n == 0 ||
+	    o->st->d == 0 || o->st->epoch_ns < 0) {
+		msg_fail(err, errsz,
+		    "%s is not a shared bucket, or is damaged: remove it when "
+		    "no process uses it",
+		    o->path);
+		(void)munmap(o->st, sizeof *o->st);
+		(void)close(o->fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+close_bucket(struct opened *o)
+{
+	(void)munmap(o->st, sizeof *o->st);
+	(void)close(o->fd);
+}
+
+/* Wall-clock time t_ns as UTC, ISO 8601, into out. */
+static void
+utc(int64_t t_ns, char *out, size_t size)
+{
+	time_t t = (time_t)calendar_floor_div(t_ns, 1000000000);
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, size, "?");
+}
+
+/* Seconds of ns, for the report. */
+static double
+secs(int64_t ns)
+{
+	return ns > 0 ? (double)ns / 1e9 : 0;
+}
+
+/* A bucket: its tokens now, when the next comes and when it is full. */
+static void
+show_bucket(const struct opened *o, const char *name, bool json, FILE *out)
+{
+	const struct shared_state *st = o->st;
+	struct gcra g = {
+		.n = 1, .d = (st->d + st->n - 1) / st->n, .burst = st->burst
+	};
+	int64_t now = clock_now_ns() + clock_wall_offset_ns() - st->epoch_ns;
+	int64_t tat = atomic_load(&st->tat), next, full;
+	uint64_t have;
+
+	now = now < 0 ? 0 : now;
+	have = gcra_avail(&g, tat, now);
+	full = tat > now ? tat - now : 0;
+	/* The next token: when what the bucket owes falls by one more. */
+	next = have >= st->burst ?
+	    0 :
+	    tat - (int64_t)((st->burst - have) * g.d) + (int64_t)g.d - now;
+	if (json)
+		fprintf(out,
+		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"bucket\","
+		    "\"limit\":\"%.40s\",\"burst\":%llu,\"unit\":\"%s\","
+		    "\"tokens\":%llu,\"next_s\":%.6f,\"full_s\":%.6f}\n",
+		    name, o->path, st->rate_text, (unsigned long long)st->burst,
+		    (st->bytes & 1) ? "bytes" : "records",
+		    (unsigned long long)have, secs(next), secs(full));
+	else
+		fprintf(out,
+		    "shared bucket '%s' (%s): -r %.40s, burst %llu%s\n"
+		    "%llu of %llu tokens now; %s%.3f s; full in %.3f s\n",
+		    name, o->path, st->rate_text, (unsigned long long)st->burst,
+		    (st->bytes & 1) ? " (bytes)" : "", (unsigned long long)have,
+		    (unsigned long long)st->burst,
+		    have >= st->burst ? "full; the next token in " :
+					"the next token in ",
+		    secs(next), secs(full));
+}
+
+/* A fixed window: the records of the window now, and when the next starts. */
+static void
+show_window(const struct opened *o, const char *name, bool json, FILE *out)
+{
+	const struct shared_state *st = o->st;
+	int64_t width = (int64_t)st->d,
+		wall = clock_now_ns() + clock_wall_offset_ns();
+	int64_t base = calendar_floor_div(st->epoch_ns, width);
+	int64_t cur = calendar_floor_div(wall, width) - base;
+	int64_t w = atomic_load(&st->tat), start = (cur + base) * width;
+	uint64_t used = WIN_INDEX(w) == cur ? WIN_COUNT(w) :
+	    WIN_INDEX(w) > cur		    ? st->n :
+					      0;
+	char at[64];
+
+	used = used < st->n ? used : st->n;
+	utc(start, at, sizeof at);
+	if (json)
+		fprintf(out,
+		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"fixed\","
+		    "\"limit\":\"%.40s\",\"window_start\":\"%s\","
+		    "\"used\":%llu,\"left\":%llu,\"booked_ahead\":%lld,"
+		    "\"next_window_s\":%.6f}\n",
+		    name, o->path, st->rate_text, at, (unsigned long long)used,
+		    (unsigned long long)(st->n - used),
+		    (long long)(WIN_INDEX(w) > cur ? WIN_INDEX(w) - cur : 0),
+		    secs(start + width - wall));
+	else
+		fprintf(out,
+		    "shared bucket '%s' (%s): -a fixed -r %.40s\n"
+		    "window from %s: %llu of %llu used, %llu left; the next "
+		    "window in %.3f s\n",
+		    name, o->path, st->rate_text, at, (unsigned long long)used,
+		    (unsigned long long)st->n,
+		    (unsigned long long)(st->n - used),
+		    secs(start + width - wall));
+}
+
+int
+shared_show(const char *name, const char *dir, bool json, FILE *out, char *err,
+    size_t errsz)
+{
+	struct opened o;
+
+	if (open_bucket(&o, name, dir, err, errsz) != 0)
+		return -1;
+	msg_escape(o.path, sizeof o.path);
+	if (o.st->bytes & KIND_FIXED)
+		show_window(&o, name, json, out);
+	else
+		show_bucket(&o, name, json, out);
+	close_bucket(&o);
+	return 0;
+}
+
+int
+shared_reset(const char *name, const char *dir, char *err, size_t errsz)
+{
+	struct opened o;
+
+	if (open_bucket(&o, name, dir, err, errsz) != 0)
+		return -1;
+	/* A bucket full (its time 0), or an empty window: every process
+	 * using it books from it at once. */
+	atomic_store(&o.st->tat, 0);
+	atomic_store(&o.st->adapt, 0);
+	close_bucket(&o);
+	return 0;
+}
