@@ -274,20 +274,30 @@ FUZZ_CC ?= clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(STDFLAGS) $(INCLUDES)
 
-tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(PURE:.o=.c) $(HDRS)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(PURE:.o=.c)
+# The pure code, instrumented once for every target (not once a target).
+FUZZ_OBJS = $(patsubst src/%.o,tests/fuzz/obj/%.o,$(PURE))
+.SECONDARY: $(FUZZ_OBJS)
 
+tests/fuzz/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(subst -fsanitize=fuzzer,-fsanitize=fuzzer-no-link,\
+		$(FUZZ_FLAGS)) -c -o $@ $<
+
+tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(FUZZ_OBJS) $(HDRS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJS)
+
+# The targets run side by side, a CPU each; each says how it went.
 fuzz: $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
-	@for t in $(FUZZ_TARGETS); do \
-		mkdir -p tests/fuzz/corpus/$$t; \
-		echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
-		./tests/fuzz/$$t-fuzz -max_total_time=$(FUZZ_SECONDS) \
-			-print_final_stats=1 tests/fuzz/corpus/$$t \
-			>tests/fuzz/$$t.log 2>&1 || \
-			{ tail -n 40 tests/fuzz/$$t.log; exit 1; }; \
-		grep -E '^stat::number_of_executed_units|DONE' \
-			tests/fuzz/$$t.log; \
-	done
+	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(LINT_JOBS) -I{} sh -c '\
+		mkdir -p tests/fuzz/corpus/$$1; \
+		./tests/fuzz/$$1-fuzz -max_total_time=$(FUZZ_SECONDS) \
+			-print_final_stats=1 tests/fuzz/corpus/$$1 \
+			>tests/fuzz/$$1.log 2>&1 || \
+			{ echo "== fuzz $$1 FAILED"; \
+			tail -n 40 tests/fuzz/$$1.log; exit 255; }; \
+		echo "== fuzz $$1 for $(FUZZ_SECONDS) s:" \
+			"$$(grep -E "^stat::number_of_executed_units" \
+			tests/fuzz/$$1.log)"' fuzz {}
 
 bench/recv: bench/recv.c
 	$(CC) $(STDFLAGS) -O2 $(WARNFLAGS) -o $@ bench/recv.c -lm
@@ -330,6 +340,7 @@ clean:
 		tests/fuzz/*-fuzz .build-flags \
 		tbthrottle-*.tar.gz tbthrottle_*.deb tbthrottle-dbgsym_*.deb \
 		tbthrottle_*.buildinfo tbthrottle_*.changes
+	rm -rf tests/fuzz/obj
 
 .PHONY: all check check-busy install install-strip uninstall clean lint format bench \
 	bench-quick bench-count fuzz valgrind dist deb FORCE
