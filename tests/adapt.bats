@@ -171,14 +171,7 @@ SCRIPT
 	local d=$BATS_TEST_TMPDIR pid first second
 	export XDG_RUNTIME_DIR=$d/run
 	mkdir -m 700 "$XDG_RUNTIME_DIR"
-	cat >"$d/cmd" <<'SCRIPT'
-#!/bin/sh
-echo "$(date +%s%N) $1 $TBTHROTTLE_TRY" >>"$0.starts"
-[ "$1.$TBTHROTTLE_TRY" = a.1 ] || exit 0
-echo 3 >"$TBTHROTTLE_RETRY_AFTER"
-exit 75
-SCRIPT
-	chmod +x "$d/cmd"
+	refused_once "$d/cmd" 3
 	tb --shared api -r 100/s --adapt --retry 1 --exec "$d/cmd" {} \
 	    < <(echo a) &
 	pid=$!

@@ -476,6 +476,21 @@ most_in_windows() {
 	    END { for (k in n) if (n[k] > most) most = n[k]; print most + 0 }'
 }
 
+# refused_once FILE SECONDS: a command at FILE that stamps each start
+# ("NS RECORD TRY", to FILE.starts) and refuses record a's first try,
+# asking through TBTHROTTLE_RETRY_AFTER for SECONDS; every other try
+# succeeds.
+refused_once() {
+	cat >"$1" <<SCRIPT
+#!/bin/sh
+echo "\$(date +%s%N) \$1 \$TBTHROTTLE_TRY" >>"\$0.starts"
+[ "\$1.\$TBTHROTTLE_TRY" = a.1 ] || exit 0
+echo $2 >"\$TBTHROTTLE_RETRY_AFTER"
+exit 75
+SCRIPT
+	chmod +x "$1"
+}
+
 # quotad ARG...: start tests/tools/quotad.py, an HTTP server that keeps a
 # quota, with ARGs; URL is its root, its log of requests
 # $BATS_TEST_TMPDIR/requests.  quotad_stop (in teardown) stops it.

@@ -79,14 +79,7 @@ has_cut() {
 
 @test "--adapt --redis: a Retry-After one process heard holds the starts of every process of the bucket" {
 	local d=$BATS_TEST_TMPDIR pid first second
-	cat >"$d/cmd" <<'SCRIPT'
-#!/bin/sh
-echo "$(date +%s%N) $1 $TBTHROTTLE_TRY" >>"$0.starts"
-[ "$1.$TBTHROTTLE_TRY" = a.1 ] || exit 0
-echo 3 >"$TBTHROTTLE_RETRY_AFTER"
-exit 75
-SCRIPT
-	chmod +x "$d/cmd"
+	refused_once "$d/cmd" 3
 	tb --shared "$P" --redis "$RURL" -r 100/s --adapt --retry 1 \
 	    --exec "$d/cmd" {} < <(echo a) &
 	pid=$!

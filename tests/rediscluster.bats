@@ -194,14 +194,7 @@ setup() {
 
 @test "cluster: --adapt: a cut and a Retry-After heard through one node hold the process that enters by another" {
 	local d=$BATS_TEST_TMPDIR first second limit pid
-	cat >"$d/cmd" <<'SCRIPT'
-#!/bin/sh
-echo "$(date +%s%N) $1 $TBTHROTTLE_TRY" >>"$0.starts"
-[ "$1.$TBTHROTTLE_TRY" = a.1 ] || exit 0
-echo 2 >"$TBTHROTTLE_RETRY_AFTER"
-exit 75
-SCRIPT
-	chmod +x "$d/cmd"
+	refused_once "$d/cmd" 2
 	tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -r 5000/s \
 	    --adapt --retry 1 --exec "$d/cmd" {} < <(echo a) &
 	pid=$!
