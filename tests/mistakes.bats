@@ -33,7 +33,7 @@ mistake() {
 	mistake 2 "'per' after the rate '10' looks like part of it: give the rate as one word, such as -r 10/s (for a file named per, give it as ./NAME)" -r 10 per second
 	mistake 2 "'/s' after the rate '5' looks like part of it: give the rate as one word, such as -r 5/s" -r 5 /s
 	mistake 2 "'/min' after the rate '5' looks like part of it: give the rate as one word, such as -r 5/min" --rate=5 /min
-	mistake 2 "--json needs --list: the list it prints as JSON" --json
+	mistake 2 "--json needs --list or --show: what it prints as JSON" --json
 }
 
 @test "what looks like a mistake but is not: a file after a whole rate, ./json, a value" {
