@@ -217,3 +217,21 @@ SCRIPT
 	[[ $stderr == *"(limit 1/7day, burst 1)"* ]] ||
 	    { echo "$stderr" >&2; false; }
 }
+
+@test "--adapt --shared: a cut made in a boot of more uptime is as old as it is, not in the future (the rate is not stuck at the floor)" {
+	local d=$BATS_TEST_TMPDIR limit
+	[[ $(id -u) == 0 ]] && unshare -T --monotonic=1 --fork true 2>/dev/null ||
+	    skip "needs time namespaces (unshare -T, as root)"
+	printf '#!/bin/sh\n[ "$TBTHROTTLE_TRY" = 1 ] && exit 75\nexit 0\n' >"$d/once"
+	chmod +x "$d/once"
+	# The cut, by a process whose monotonic clock is 30 days ahead, as
+	# the boot before a reboot's would be.
+	run -0 unshare -T --monotonic=2592000 --fork "$TB" --shared ad \
+	    -r 5000/s --adapt --retry 1 --retry-delay 1ms --exec "$d/once" \
+	    < <(echo x)
+	run -0 --separate-stderr tb --shared ad -r 5000/s --adapt --stats=json \
+	    --exec true < <(seq 3)
+	limit=$(sed -n 's/.*"limit":"\([0-9.]*\)\/s.*/\1/p' <<<"$stderr")
+	awk -v l="$limit" 'BEGIN { exit !(l >= 3500 && l < 5000) }' ||
+	    { echo "$stderr" >&2; false; }
+}

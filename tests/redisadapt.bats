@@ -112,3 +112,23 @@ has_cut() {
 	grep -q '"adapt":{"refusals":2,"cuts":' "$d/err" || { cat "$d/err" >&2; false; }
 	grep -q "limiting locally until it is back" "$d/err" || { cat "$d/err" >&2; false; }
 }
+
+@test "--adapt --redis: a server that hangs mid-run is an outage as without --adapt: limited locally at once, every record out" {
+	local d=$BATS_TEST_TMPDIR pid
+	own_redis
+	mkfifo "$d/in"
+	tb --shared "$P" --redis "redis://127.0.0.1:$OPORT" --redis-fallback local \
+	    -r 100/s --adapt --exec true <"$d/in" 2>"$d/err" &
+	pid=$!
+	exec 9>"$d/in"
+	echo a >&9
+	sleep 0.5
+	kill -STOP "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
+	seq 20 >&9
+	exec 9>&-
+	# Each look at the fleet's cut once waited for the hung server,
+	# again and again: the run held every record until it answered.
+	wait_for "the local limit" has_text "$d/err" "limiting locally until it is back"
+	wait "$pid"
+	kill -CONT "$(cat "$BATS_FILE_TMPDIR/redis-$OPORT.pid")"
+}

@@ -479,3 +479,19 @@ PY
 	run -2 --separate-stderr tb --show
 	assert_msg "$stderr" "--show needs --shared NAME: the bucket to show or reset"
 }
+
+@test "--shared -a fixed --drop: records that come all through a window, its last 20 ms too, never make more than N go in it" {
+	local d=$BATS_TEST_TMPDIR
+	needs_strace
+	mkfifo "$d/in"
+	# A record every 5 ms for 2.5 s: the windows fill at once, and more
+	# come in each one's last 20 ms, where a take counts in the next.
+	bash -c 'for ((i = 0; i < 500; i++)); do echo $i; sleep 0.005; done' \
+	    >"$d/in" &
+	run -0 traced write "$d/log" "$TB" --shared dr -a fixed -r 3/1s --drop \
+	    "$d/in"
+	awk '$3 ~ /^write\(1,/ { print $2, 1 }' "$d/log" >"$d/out"
+	assert_ge "$(wc -l <"$d/out")" 6 "records out"
+	assert_le "$(most_in_windows 1000000000 1000000 <"$d/out")" 3 \
+	    "most out in a second of the wall clock"
+}

@@ -10,8 +10,10 @@
 /*
  * Call op of the bucket script, its number arg in ARGV[8] (the place of
  * the look-ahead), for the bucket alone (hold) or the settings alone;
- * never waiting for a Redis that is down or whose session is busy.  OK
- * with the reply in *rep, else DOWN.
+ * only on a session met already and idle: never connecting, nor waiting
+ * for a Redis that is down or busy.  An answer that does not come makes
+ * Redis down, as a booking's would, and the fallback decides (with fail,
+ * the run ends).  OK with the reply in *rep, else DOWN.
  */
 static enum redisconn_result
 call(
@@ -21,15 +23,21 @@ call(
 	enum redisconn_result rc;
 	char why[512];
 
-	if (r->run.down || r->run.busy || redisconn_busy(&r->conn))
+	if (r->run.down || r->run.busy || !redisconn_connected(&r->conn) ||
+	    redisconn_busy(&r->conn) ||
+	    (r->shards.cl != NULL && (r->shards.cl->stale || !shard_home(r))))
 		return REDISCONN_DOWN;
 	r->run.busy = true;
-	if ((rc = setup_meet(r, why, sizeof why)) == REDISCONN_OK) {
-		if (r->shards.cl != NULL)
-			shard_set(r, 0); /* the settings', and the bucket's */
-		r->call.asked[0] = 0;
-		rc = redis_eval(r, op, &b, bucket ? 1 : 0, arg * 1000, rep, why,
-		    sizeof why);
+	if (r->shards.cl != NULL)
+		shard_set(r, 0); /* the settings', and the bucket's */
+	r->call.asked[0] = 0;
+	rc = redis_eval(
+	    r, op, &b, bucket ? 1 : 0, arg * 1000, rep, why, sizeof why);
+	if (rc == REDISCONN_DOWN) {
+		if (r->run.fallback == FALLBACK_FAIL)
+			redisconn_fatal(r->cur, "%s", why);
+		book_report(r, true, why, sizeof why);
+		r->run.next_try_ns = clock_now_ns() + PROBE_AFTER_NS;
 	}
 	r->run.busy = false;
 	book_watch(r);
@@ -76,17 +84,17 @@ redis_adapt_cut(struct redis *r, uint64_t w)
 
 	if (w != 0)
 		r->fleet.pending = w;
-	else if (r->fleet.pending != 0)
-		w = r->fleet.pending;
 	else if (now_ns < r->fleet.look_ns)
 		return r->fleet.word;
-	r->fleet.look_ns = now_ns + REDIS_LOOK_MS * MS;
+	else if (r->fleet.pending != 0)
+		w = r->fleet.pending;
 	if (call(r, w != 0 ? "cut" : "look",
 		(int64_t)(w != 0 ? ADAPT_WORD_PEAK(w) : 0), false,
 		&rep) != REDISCONN_OK) {
-		r->fleet.look_ns = now_ns + PROBE_AFTER_NS;
+		r->fleet.look_ns = clock_now_ns() + REDIS_LOOK_MS * MS;
 		return w != 0 ? w : r->fleet.word;
 	}
+	r->fleet.look_ns = clock_now_ns() + REDIS_LOOK_MS * MS;
 	if (heard(r, rep, clock_now_ns()) && w != 0) {
 		/* This process's own cut: its word as it made it. */
 		r->fleet.word = w;

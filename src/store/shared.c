@@ -239,7 +239,14 @@ watch_faults(struct shared *s, const char *name)
 	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
 }
 
-static void
+static int64_t window_of(const struct shared *s, int64_t t_ns);
+
+/*
+ * Start a window's time, from sp and the file; -1 when its word names a
+ * window far beyond now (a file tampered with: trusted, it would wait
+ * for decades or wrap the times).
+ */
+static int
 window_init(struct shared *s, const struct shared_spec *sp)
 {
 	s->win_n = sp->n;
@@ -248,6 +255,10 @@ window_init(struct shared *s, const struct shared_spec *sp)
 	s->guard_ns = s->width_ns / 10 < WIN_GUARD_NS ? s->width_ns / 10 :
 							WIN_GUARD_NS;
 	s->last_idx = -1;
+	return WIN_INDEX(atomic_load(&s->st->tat)) >
+		window_of(s, clock_now_ns()) + WIN_AHEAD_MAX ?
+	    -1 :
+	    0;
 }
 
 /* The state directory (rundir_state) into dir, or -1 with why in err. */
@@ -279,6 +290,10 @@ shared_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
 static int
 spec_fits(const struct shared_spec *sp, char *err, size_t errsz)
 {
+	if (sp->fixed && sp->d < SHARED_WINDOW_MIN_NS)
+		return msg_fail(err, errsz,
+		    "-a fixed -r %s: a shared window is 1 ms or longer",
+		    sp->rate_text);
 	if (sp->fixed && sp->n > SHARED_WINDOW_MAX)
 		return msg_fail(err, errsz,
 		    "-a fixed -r %s: a shared window counts up to %d "
@@ -338,8 +353,10 @@ shared_open(
 	 */
 	s->wall_ns = clock_wall_offset_ns();
 	s->epoch_ns = st->epoch_ns - s->wall_ns;
-	if (sp->fixed)
-		window_init(s, sp);
+	if (sp->fixed && window_init(s, sp) != 0)
+		return msg_fail(err, errsz,
+		    "%s is corrupt: remove it when no process uses it",
+		    s->path);
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
 		return msg_fail(err, errsz,
 		    "shared bucket %s is too old for its "
@@ -457,25 +474,35 @@ window_reserve(struct shared *s, int64_t now_ns, uint64_t units)
 	return at > now_ns ? at : now_ns;
 }
 
-/* Take up to max units at now_ns, or at the present if later. */
+/*
+ * Take up to max units at now_ns, or at the present if later: in the
+ * window they go in.  In its last guard_ns the window is closed after
+ * them (the word moves to the next, where they count too), so that one
+ * that goes a little late (the command of a --take) lands in no window
+ * already full, and this one never holds more than N.
+ */
 static uint64_t
 window_take(struct shared *s, int64_t now_ns, uint64_t max)
 {
-	int64_t present = clock_now_ns(), w = atomic_load(&s->st->tat), i, cur;
+	int64_t present = clock_now_ns(), w = atomic_load(&s->st->tat), i, t;
+	int64_t cur;
 	uint64_t c, got;
+	bool late;
 
+	t = present > now_ns ? present : now_ns;
 	check_size(s, present);
-	cur = window_due(s, present > now_ns ? present : now_ns);
+	cur = window_of(s, t);
+	late = window_due(s, t) > cur;
 	do {
 		i = WIN_INDEX(valid_word(s, w));
 		c = i < cur ? 0 : WIN_COUNT(w);
-		/* Booked into a later window: this one is full. */
+		/* Booked into a later window: this one is closed. */
 		if (i > cur || c >= s->win_n)
 			return 0;
 		got = s->win_n - c < max ? s->win_n - c : max;
-	} while (!atomic_compare_exchange_weak(
-	    &s->st->tat, &w, WIN_WORD(cur, c + got)));
-	s->last_idx = cur;
+	} while (!atomic_compare_exchange_weak(&s->st->tat, &w,
+	    late ? WIN_WORD(cur + 1, got) : WIN_WORD(cur, c + got)));
+	s->last_idx = late ? cur + 1 : cur;
 	return got;
 }
 
@@ -572,16 +599,39 @@ shared_backend(struct gate_backend *be, struct shared *s)
 		.batch = 1 };
 }
 
+/*
+ * A cut's word w as the file keeps it, its ms counted from the file's
+ * making (so that it outlives a boot), or back (to_file false) as this
+ * process's, its ms of the monotonic clock: never before its start, nor
+ * after now.
+ */
+static uint64_t
+cut_word(const struct shared *s, uint64_t w, bool to_file)
+{
+	int64_t made_ms = calendar_floor_div(s->epoch_ns, 1000000);
+	int64_t ms = (int64_t)ADAPT_WORD_MS(w), now_ms;
+
+	if (w == 0)
+		return 0;
+	ms = to_file ? ms - made_ms : ms + made_ms;
+	now_ms = to_file ? clock_now_ns() / 1000000 - made_ms + 1 :
+			   clock_now_ns() / 1000000 + 1;
+	ms = ms < 1 ? 1 : ms > now_ms ? now_ms : ms;
+	return ADAPT_WORD_OF(ms, ADAPT_WORD_PEAK(w));
+}
+
 uint64_t
 shared_adapt_cut(struct shared *s, uint64_t w)
 {
-	uint64_t have = atomic_load(&s->st->adapt);
+	uint64_t have = atomic_load(&s->st->adapt), mine = cut_word(s, w, true);
 
 	(void)valid_word(s, atomic_load(&s->st->tat));
-	while (ADAPT_WORD_MS(w) > ADAPT_WORD_MS(have) &&
-	    !atomic_compare_exchange_weak(&s->st->adapt, &have, w))
+	while (ADAPT_WORD_MS(mine) > ADAPT_WORD_MS(have) &&
+	    !atomic_compare_exchange_weak(&s->st->adapt, &have, mine))
 		;
-	return ADAPT_WORD_MS(w) > ADAPT_WORD_MS(have) ? w : have;
+	return ADAPT_WORD_MS(mine) > ADAPT_WORD_MS(have) ?
+	    w :
+	    cut_word(s, have, false);
 }
 
 void

@@ -50,8 +50,10 @@ struct shared {
  */
 int shared_open(
     struct shared *s, const struct shared_spec *sp, char *err, size_t errsz);
-/* The most records a shared fixed window counts. */
+/* The most records a shared fixed window counts, and its least width:
+ * 2^41 windows of it outlast a file (69 years). */
 #define SHARED_WINDOW_MAX 1000000
+#define SHARED_WINDOW_MIN_NS 1000000
 
 /*
  * --show: what the bucket name (in the state directory, dir when not

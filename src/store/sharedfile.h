@@ -52,6 +52,8 @@ struct shared_state {
 #define WIN_INDEX(w) ((int64_t)(w) >> WIN_BITS)
 #define WIN_WORD(i, c) ((int64_t)(i) << WIN_BITS | (int64_t)(c))
 #define WIN_INDEX_MAX (GCRA_MAX_SCALED >> WIN_BITS)
+/* Windows booked ahead of now that a whole file may hold. */
+#define WIN_AHEAD_MAX 1000000
 /* A unit due in the last of this of its window counts in the next. */
 #define WIN_GUARD_NS 20000000LL
 

@@ -17,6 +17,7 @@
 /* A bucket's file, mapped: its path, descriptor and state. */
 struct opened {
 	char path[4096];
+	char printable[4096]; /* path, its control bytes escaped */
 	int fd;
 	struct shared_state *st;
 };
@@ -77,6 +78,36 @@ utc(int64_t t_ns, char *out, size_t size)
 		snprintf(out, size, "?");
 }
 
+/* s as a JSON string's contents into out: quotes, backslashes and
+ * control bytes escaped; cut short (whole escapes) to fit. */
+static const char *
+json_text(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n + 7 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			n += (size_t)snprintf(out + n, size - n, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(out + n, size - n, "\\u%04x", c);
+		else
+			out[n++] = (char)c;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* The rate as the file gives it, fit for a terminal, into out. */
+static const char *
+rate_of(const struct shared_state *st, char *out, size_t size)
+{
+	snprintf(out, size, "%.*s", (int)sizeof st->rate_text, st->rate_text);
+	msg_escape(out, size);
+	return out;
+}
+
 /* Seconds of ns, for the report. */
 static double
 secs(int64_t ns)
@@ -95,6 +126,7 @@ show_bucket(const struct opened *o, const char *name, bool json, FILE *out)
 	int64_t now = clock_now_ns() + clock_wall_offset_ns() - st->epoch_ns;
 	int64_t tat = atomic_load(&st->tat), next, full;
 	uint64_t have;
+	char path[8192], rate[200], jrate[1200];
 
 	now = now < 0 ? 0 : now;
 	have = gcra_avail(&g, tat, now);
@@ -106,16 +138,20 @@ show_bucket(const struct opened *o, const char *name, bool json, FILE *out)
 	if (json)
 		fprintf(out,
 		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"bucket\","
-		    "\"limit\":\"%.40s\",\"burst\":%llu,\"unit\":\"%s\","
+		    "\"limit\":\"%s\",\"burst\":%llu,\"unit\":\"%s\","
 		    "\"tokens\":%llu,\"next_s\":%.6f,\"full_s\":%.6f}\n",
-		    name, o->path, st->rate_text, (unsigned long long)st->burst,
+		    name, json_text(o->path, path, sizeof path),
+		    json_text(
+			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
+		    (unsigned long long)st->burst,
 		    (st->bytes & 1) ? "bytes" : "records",
 		    (unsigned long long)have, secs(next), secs(full));
 	else
 		fprintf(out,
-		    "shared bucket '%s' (%s): -r %.40s, burst %llu%s\n"
+		    "shared bucket '%s' (%s): -r %s, burst %llu%s\n"
 		    "%llu of %llu tokens now; %s%.3f s; full in %.3f s\n",
-		    name, o->path, st->rate_text, (unsigned long long)st->burst,
+		    name, o->printable, rate_of(st, rate, sizeof rate),
+		    (unsigned long long)st->burst,
 		    (st->bytes & 1) ? " (bytes)" : "", (unsigned long long)have,
 		    (unsigned long long)st->burst,
 		    have >= st->burst ? "full; the next token in " :
@@ -133,6 +169,7 @@ show_window(const struct opened *o, const char *name, bool json, FILE *out)
 	int64_t base = calendar_floor_div(st->epoch_ns, width);
 	int64_t cur = calendar_floor_div(wall, width) - base;
 	int64_t w = atomic_load(&st->tat), start = (cur + base) * width;
+	char path[8192], rate[200], jrate[1200];
 	uint64_t used = WIN_INDEX(w) == cur ? WIN_COUNT(w) :
 	    WIN_INDEX(w) > cur		    ? st->n :
 					      0;
@@ -143,20 +180,23 @@ show_window(const struct opened *o, const char *name, bool json, FILE *out)
 	if (json)
 		fprintf(out,
 		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"fixed\","
-		    "\"limit\":\"%.40s\",\"window_start\":\"%s\","
+		    "\"limit\":\"%s\",\"window_start\":\"%s\","
 		    "\"used\":%llu,\"left\":%llu,\"booked_ahead\":%lld,"
 		    "\"next_window_s\":%.6f}\n",
-		    name, o->path, st->rate_text, at, (unsigned long long)used,
+		    name, json_text(o->path, path, sizeof path),
+		    json_text(
+			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
+		    at, (unsigned long long)used,
 		    (unsigned long long)(st->n - used),
 		    (long long)(WIN_INDEX(w) > cur ? WIN_INDEX(w) - cur : 0),
 		    secs(start + width - wall));
 	else
 		fprintf(out,
-		    "shared bucket '%s' (%s): -a fixed -r %.40s\n"
+		    "shared bucket '%s' (%s): -a fixed -r %s\n"
 		    "window from %s: %llu of %llu used, %llu left; the next "
 		    "window in %.3f s\n",
-		    name, o->path, st->rate_text, at, (unsigned long long)used,
-		    (unsigned long long)st->n,
+		    name, o->printable, rate_of(st, rate, sizeof rate), at,
+		    (unsigned long long)used, (unsigned long long)st->n,
 		    (unsigned long long)(st->n - used),
 		    secs(start + width - wall));
 }
@@ -169,7 +209,8 @@ shared_show(const char *name, const char *dir, bool json, FILE *out, char *err,
 
 	if (open_bucket(&o, name, dir, err, errsz) != 0)
 		return -1;
-	msg_escape(o.path, sizeof o.path);
+	snprintf(o.printable, sizeof o.printable, "%s", o.path);
+	msg_escape(o.printable, sizeof o.printable);
 	if (o.st->bytes & KIND_FIXED)
 		show_window(&o, name, json, out);
 	else

@@ -213,6 +213,10 @@ safe_parent(const char *dir)
 {
 	struct stat st;
 
+	/* A link another user made could be turned elsewhere at any time. */
+	if (lstat(dir, &st) != 0 ||
+	    (S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0))
+		return false;
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
 	    (st.st_uid == geteuid() || st.st_uid == 0) &&
 	    ((st.st_mode & 022) == 0 || (st.st_mode & 01000) != 0); /* sticky */
@@ -242,7 +246,8 @@ make_parents(const char *path, char *out, size_t size)
 			snprintf(out, size, "%s: %s", p, strerror(errno));
 			return -1;
 		}
-		if (!(was == '\0' ? owned_dir(p, true, 022) : safe_parent(p))) {
+		if (!(was == '\0' ? safe_parent(p) && owned_dir(p, true, 022) :
+				    safe_parent(p))) {
 			snprintf(out, size, "%s", p);
 			return -3;
 		}
@@ -250,6 +255,32 @@ make_parents(const char *path, char *out, size_t size)
 		if (was == '\0')
 			return 0;
 	}
+}
+
+/*
+ * Is every directory above path (relative: from the working directory)
+ * safe (safe_parent)?  0, or -3 with the one at fault in out.
+ */
+static int
+safe_chain(const char *path, char *out, size_t size)
+{
+	char p[PATH_MAX];
+	char *c;
+	int n = snprintf(p, sizeof p, "%s", path);
+	struct stat st;
+
+	if (n <= 0 || (size_t)n >= sizeof p)
+		return 0;
+
+	while ((c = strrchr(p, '/')) != NULL) {
+		*c = '\0';
+		/* One not there yet fails the mkdir below, said so. */
+		if (p[0] != '\0' && lstat(p, &st) == 0 && !safe_parent(p)) {
+			snprintf(out, size, "%s", p);
+			return -3;
+		}
+	}
+	return 0;
 }
 
 /* This host's name, fit for a file name (else "localhost"), into out. */
@@ -279,8 +310,12 @@ rundir_state(const char *given, char *out, size_t size)
 
 	if (given != NULL) {
 		n = snprintf(out, size, "%s", given);
-		if (n <= 0 || (size_t)n >= size)
+		if (n <= 0 || (size_t)n >= size) {
+			snprintf(out, size, "--state-dir: path too long");
 			return -1;
+		}
+		if ((rc = safe_chain(given, out, size)) != 0)
+			return rc;
 		if (mkdir(out, 0700) != 0 && errno != EEXIST) {
 			snprintf(out, size, "--state-dir %s: %s", given,
 			    strerror(errno));
