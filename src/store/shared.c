@@ -451,7 +451,8 @@ window_due(const struct shared *s, int64_t t_ns)
 static int64_t
 window_reserve(struct shared *s, int64_t now_ns, uint64_t units)
 {
-	int64_t w = atomic_load(&s->st->tat), i, at;
+	int64_t w = atomic_load(&s->st->tat), due = window_due(s, now_ns), i,
+		at;
 	uint64_t c;
 
 	check_size(s, now_ns);
@@ -459,8 +460,8 @@ window_reserve(struct shared *s, int64_t now_ns, uint64_t units)
 	do {
 		i = WIN_INDEX(valid_word(s, w));
 		c = WIN_COUNT(w);
-		if (i < window_due(s, now_ns)) {
-			i = window_due(s, now_ns);
+		if (i < due) {
+			i = due;
 			c = 0;
 		}
 		if (c + units > s->win_n) {
