@@ -126,8 +126,8 @@ cases() {
 --shared x -r inf	needs a rate
 --shared x -k 1 -r 1/s	-k
 --shared x -a sliding -r 1/s	a sliding window is kept in one process only
---shared x -a fixed -c -r 1/s	with -a fixed counts records: not with -c
---shared x --redis redis://h -a fixed -r 1/s	fixed windows are shared through a file on one host
+--shared x -a fixed -c -r 1/s	with a window (-a fixed or sliding) counts records: not with -c
+--shared x --redis redis://h -a fixed -r 1/s --adapt --exec true	--adapt does not combine with a window in Redis (-a fixed or sliding): use -a token or -a leaky with it
 --state-dir /tmp -r 1/s	--state-dir needs --shared NAME
 --redis redis://h -r 1/s	needs --shared
 --shared x --redis http://h -r 1/s	'http://h'

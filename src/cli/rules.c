@@ -608,13 +608,16 @@ static const struct rule rules[] = {
 	    .quote = { V(SHARED) } },
 	{ "--shared %s needs -a token, leaky or fixed (a sliding window "
 	  "is kept in one process only)",
-	    .all = O(SHARED), .fall = F(SLIDING), .quote = { V(SHARED) } },
-	{ "--shared %s --redis needs -a token or -a leaky (fixed windows "
-	  "are shared through a file on one host)",
-	    .all = O(SHARED) | O(REDIS), .fall = F(FIXED),
+	    .all = O(SHARED), .fall = F(SLIDING), .none = O(REDIS),
 	    .quote = { V(SHARED) } },
-	{ "--shared %s with -a fixed counts records: not with -c",
-	    .all = O(SHARED) | O(BYTES), .fall = F(FIXED),
+	{ "%s does not combine with a window in Redis (-a fixed or "
+	  "sliding): use -a token or -a leaky with it",
+	    .all = O(SHARED) | O(REDIS), .fall = F(WINDOW),
+	    .any = O(TIERS) | O(TOTAL_RATE) | O(ADAPT),
+	    .quote = { Q_WORD } },
+	{ "--shared %s with a window (-a fixed or sliding) counts records: "
+	  "not with -c",
+	    .all = O(SHARED) | O(BYTES), .fall = F(WINDOW),
 	    .quote = { V(SHARED) } },
 	{ "--shared %s does not combine with -k (except with --redis)",
 	    .all = O(SHARED) | O(KEY), .none = O(REDIS),

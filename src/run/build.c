@@ -358,10 +358,18 @@ build_redis(struct limits *L, int64_t start_ns)
 {
 	const struct config *cfg = L->cfg;
 	const struct limit *l = cfg->nlimits > 0 ? &cfg->limits[0] : NULL;
+	bool win = cfg->algorithm == ALG_FIXED || cfg->algorithm == ALG_SLIDING;
 	char why[512], id[TIERS_ID_MAX];
 	struct redis_bucket b = { .name = cfg->shared,
-		.n = l != NULL ? l->rate.n : 0,
-		.d = l != NULL ? l->rate.d : 0,
+		.n = l == NULL ? 0 :
+		    win	       ? l->rate.count :
+				 l->rate.n,
+		.d = l == NULL ? 0 :
+		    win	       ? l->rate.period_ns :
+				 l->rate.d,
+		.window = !win			? NULL :
+		    cfg->algorithm == ALG_FIXED ? "fixed" :
+						  "sliding",
 		.burst = l != NULL ? l->burst : 0,
 		.bytes = cfg->mode == UNIT_BYTES,
 		.rate_text = cfg->rate_text,
@@ -386,13 +394,10 @@ build_redis(struct limits *L, int64_t start_ns)
 		}
 		redis_total(L, &b, start_ns);
 	} else {
-		/* Without -k, --shared has one -r (options.c). */
-		const struct limit *one = &cfg->limits[0];
-
-		bucket_init(&L->redis_local, one->rate.n, one->rate.d,
-		    one->burst, one->burst, start_ns);
-		bucket_set_catchup(&L->redis_local, cfg->catchup_ns);
-		limiter_of_bucket(&L->redis_local_limit, &L->redis_local);
+		/* Without -k, --shared has one -r (options.c), and while
+		 * Redis is down it is kept here, of the same algorithm. */
+		one_limit(cfg, &cfg->limits[0], start_ns, &L->redis_local,
+		    &L->windows[0], &L->fixeds[0], &L->redis_local_limit);
 	}
 	if ((L->remote.redis = redis_open(&cfg->redis_url, &b,
 		 cfg->redis_fallback, &L->redis_local_limit, why,
@@ -400,7 +405,8 @@ build_redis(struct limits *L, int64_t start_ns)
 		errx(1, "%s", why);
 	remote_backend(&L->units, &L->remote);
 	gate_set_units(&L->gate, &L->units);
-	L->gate.quantum = cfg->key_field > 0 ? 1 : limits_quantum(L);
+	/* A window books each record alone, as a key does. */
+	L->gate.quantum = cfg->key_field > 0 || win ? 1 : limits_quantum(L);
 }
 
 /* A reply of one line, as printf, its control bytes escaped. */
@@ -576,6 +582,9 @@ build_free(struct limits *L)
 		keys_free(&L->keytab);
 	if (L->cfg->total_limited && L->cfg->algorithm == ALG_SLIDING)
 		sliding_free(&L->total_window);
+	if (L->cfg->redis && L->cfg->key_field == 0 &&
+	    L->cfg->algorithm == ALG_SLIDING)
+		sliding_free(&L->windows[0]); /* Redis's local stand-in */
 	tiers_free(&L->tiers);
 	tiercounts_free(&L->counts);
 	remote_free(&L->remote);

@@ -97,6 +97,138 @@ static const char head[] =
     "  return {now, tonumber(w[1] or '0') or 0, tonumber(w[2] or '0') or 0}\n"
     "end\n";
 
+/*
+ * Windows (-a fixed, -a sliding): the unit, ARGV[3], names the kind, and
+ * each key's interval is its window's width in microseconds, then for a
+ * fixed window the zone's UTC offset now, the time of its next change
+ * and the offset after it (us; none: UTC), and its burst the window's N.
+ * A fixed window's key holds x, the window of its latest booking, and c,
+ * the units booked in it; a window is a span of local time, so a day
+ * starts at midnight, and an index gone back (a clock set back, an hour
+ * repeated) counts in the later window.  A sliding window's key is a
+ * list of its last N release times (us, oldest first): a unit goes no
+ * sooner than the latest, nor than a width after the N-th latest.  Both
+ * keep a guard at the end of a window, so that a command that starts a
+ * little late cannot make N + 1: 20 ms for a fixed window, whose units
+ * go together at its start; 100 ms for a sliding one, where a late start
+ * of a unit brings it nearer the one N later (for a window under 200 ms
+ * or 1 s, a tenth of it).
+ * There is no total, no tier and no cut with a window.
+ */
+static const char wins[] =
+    "local win = (ARGV[3] == 'fixed' or ARGV[3] == 'sliding') and ARGV[3]\n"
+    "local function wz(s)\n"
+    "  local v = {}\n"
+    "  for x in string.gmatch(s, '[^,]+') do v[#v + 1] = tonumber(x) end\n"
+    "  local z = {w = v[1], o = v[2] or 0, at = v[3] or math.huge}\n"
+    "  z.o2 = v[4] or z.o\n"
+    "  z.g = math.min(win == 'fixed' and 20000 or 100000,\n"
+    "    math.floor(z.w / 10))\n"
+    "  return z\n"
+    "end\n"
+    "local function wstart(i, z)\n"
+    "  local t = i * z.w - z.o\n"
+    "  if t < z.at then return t end\n"
+    "  t = i * z.w - z.o2\n"
+    "  if t < z.at then return z.at end\n"
+    "  return t\n"
+    "end\n"
+    "local function wof(t, z)\n"
+    "  local i = math.floor((t + (t >= z.at and z.o2 or z.o)) / z.w)\n"
+    "  return i, wstart(i + 1, z) - t < z.g\n"
+    "end\n"
+    "local function wfixed(key, z, n, u, t, now)\n"
+    "  local s = redis.call('HMGET', key, 'x', 'c')\n"
+    "  local x, c = tonumber(s[1] or ''), tonumber(s[2] or '') or 0\n"
+    "  local i, late = wof(t, z)\n"
+    "  if op == 'take' then\n"
+    "    if x and x > i then return 0, t, 0 end\n"
+    "    if x ~= i then c = 0 end\n"
+    "    u = math.max(math.min(u, n - c), 0)\n"
+    "    if u == 0 then return 0, t, 0 end\n"
+    "    if late then x, c = i + 1, u else x, c = i, c + u end\n"
+    "  else\n"
+    "    if late then i = i + 1 end\n"
+    "    if x and x >= i then i = x else c = 0 end\n"
+    "    if c + u > n then i, c = i + 1, 0 end\n"
+    "    t = math.max(t, wstart(i, z))\n"
+    "    if op == 'now' and t > now then return nil end\n"
+    "    x, c = i, c + u\n"
+    "  end\n"
+    "  local ms = math.max(math.ceil((wstart(x + 1, z) - now) / 1000), 0) + 1\n"
+    "  redis.call('HSET', key, 'x', string.format('%.17g', x),\n"
+    "    'c', string.format('%.17g', c))\n"
+    "  redis.call('PEXPIRE', key, ms)\n"
+    "  return u, t, ms\n"
+    "end\n"
+    "local function wslide(key, z, n, u, t, now)\n"
+    "  local ty = redis.call('TYPE', key)['ok']\n"
+    "  if ty ~= 'list' and ty ~= 'none' then redis.call('DEL', key) end\n"
+    "  local len, got = redis.call('LLEN', key), 0\n"
+    "  for j = 1, u do\n"
+    "    local at = t\n"
+    "    if len > 0 then\n"
+    "      at = math.max(at, tonumber(redis.call('LINDEX', key, -1)) or 0)\n"
+    "    end\n"
+    "    if len >= n then\n"
+    "      local e = tonumber(redis.call('LINDEX', key, len - n)) or 0\n"
+    "      at = math.max(at, e + z.w + z.g)\n"
+    "    end\n"
+    "    if op ~= 'book' and at > now then\n"
+    "      if op == 'now' and got == 0 then return nil end\n"
+    "      break\n"
+    "    end\n"
+    "    redis.call('RPUSH', key, string.format('%.17g', at))\n"
+    "    len, got, t = len + 1, got + 1, at\n"
+    "    if len > n then redis.call('LPOP', key) len = len - 1 end\n"
+    "  end\n"
+    "  local ms = math.max(math.ceil((t + z.w + z.g - now) / 1000), 0) + 1\n"
+    "  if got > 0 then redis.call('PEXPIRE', key, ms) end\n"
+    "  return got, t, ms\n"
+    "end\n"
+    "local function wrun(now, ahead, out, keep)\n"
+    "  local from, lead, most = now, nil, 0\n"
+    "  for k = 3, #KEYS do\n"
+    "    local a = 3 * k\n"
+    "    local z, n, u = wz(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])\n"
+    "    local got, at, ms = (win == 'fixed' and wfixed or wslide)(KEYS[k],\n"
+    "      z, n, u, math.max(from, now), now)\n"
+    "    if not got then break end\n"
+    "    most = math.max(most, ms)\n"
+    "    out[1] = out[1] + 1\n"
+    "    if op == 'take' then\n"
+    "      out[out[1] + 1], keep[out[1] + 1] = got, got\n"
+    "    else\n"
+    "      out[out[1] + 1] = math.ceil(at - now)\n"
+    "      keep[out[1] + 1] = string.format('%.17g', at)\n"
+    "      if at - now > ahead then\n"
+    "        lead = lead or at\n"
+    "        if KEYS[k + 1] ~= KEYS[k] or at - lead > ahead then break end\n"
+    "      end\n"
+    "      from = at\n"
+    "    end\n"
+    "  end\n"
+    "  return most\n"
+    "end\n"
+    "local function wundo(q, was)\n"
+    "  for k = 3, #KEYS do\n"
+    "    local a = 3 * k\n"
+    "    local z, u = wz(ARGV[a]), tonumber(ARGV[a + 2])\n"
+    "    local at = tonumber(was[q + k - 1] or '')\n"
+    "    if at and win == 'fixed' then\n"
+    "      local i, late = wof(at, z)\n"
+    "      local s = redis.call('HMGET', KEYS[k], 'x', 'c')\n"
+    "      if late then i = i + 1 end\n"
+    "      if tonumber(s[1] or '') == i then\n"
+    "        redis.call('HSET', KEYS[k], 'c', string.format('%.17g',\n"
+    "          math.max((tonumber(s[2] or '') or 0) - u, 0)))\n"
+    "      end\n"
+    "    elseif at then\n"
+    "      redis.call('LREM', KEYS[k], -u, string.format('%.17g', at))\n"
+    "    end\n"
+    "  end\n"
+    "end\n";
+
 static const char tail[] =
     "if op ~= 'book' and op ~= 'take' and op ~= 'now' and op ~= 'undo' then\n"
     "  return 0\n"
@@ -110,7 +242,8 @@ static const char tail[] =
     "  local q, was = tonumber(ARGV[8]), {}\n"
     "  for w in string.gmatch(m[2], '%S+') do was[#was + 1] = w end\n"
     "  if tonumber(was[1]) <= q then return 0 end\n"
-    "  for k = 3 + (ti ~= '' and 1 or 0), #KEYS do\n"
+    "  if win then wundo(q, was) end\n"
+    "  for k = 3 + (ti ~= '' and 1 or 0), win and 0 or #KEYS do\n"
     "    local a = 3 * (k - (ti ~= '' and 1 or 0))\n"
     "    local b = redis.call('HMGET', KEYS[k], 't')\n"
     "    local tat = tonumber(b[1] or '')\n"
@@ -159,10 +292,11 @@ static const char tail[] =
     "  redis.call('PEXPIRE', KEYS[p.k], ttl)\n"
     "  most = math.max(most, ttl)\n"
     "end\n"
+    "if win then most = wrun(now, ahead, out, keep) end\n"
     "local own = {}\n"
     "local pair = {own, {k = 3, ivt = ti, iv = tonumber(ti),\n"
     "  burst = tonumber(tb)}}\n"
-    "for k = 3 + tot, #KEYS do\n"
+    "for k = 3 + tot, win and 0 or #KEYS do\n"
     "  local a, at = 3 * (k - tot), from\n"
     "  local units = tonumber(ARGV[a + 2])\n"
     "  own.k, own.ivt, own.iv = k, ARGV[a], tonumber(ARGV[a])\n"
@@ -201,8 +335,8 @@ static const char tail[] =
     "redis.call('PEXPIRE', KEYS[2], 60000)\n"
     "return out\n";
 
-/* ISO C promises string literals of 4095 bytes: two, joined once. */
-static char whole[sizeof head + sizeof tail - 1];
+/* ISO C promises string literals of 4095 bytes: three, joined once. */
+static char whole[sizeof head + sizeof wins + sizeof tail - 2];
 
 const struct redis_script *
 bucket_script(void)
@@ -211,7 +345,9 @@ bucket_script(void)
 
 	if (s.text == NULL) {
 		memcpy(whole, head, sizeof head - 1);
-		memcpy(whole + sizeof head - 1, tail, sizeof tail);
+		memcpy(whole + sizeof head - 1, wins, sizeof wins - 1);
+		memcpy(
+		    whole + sizeof head + sizeof wins - 2, tail, sizeof tail);
 		s = (struct redis_script){ whole, sizeof whole - 1 };
 	}
 	return &s;

@@ -175,8 +175,14 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		sentinel_finder(&r->finder, &r->conn);
 	r->cur = &r->conn;
 	name_keys(r, b);
-	redis_rate_init(&r->share.own, b->n, b->d, b->burst, b->n == 0, false);
-	r->share.unit = b->bytes ? "bytes" : "records";
+	if (b->window != NULL)
+		redis_rate_window(&r->share.own, b->n, b->d);
+	else
+		redis_rate_init(
+		    &r->share.own, b->n, b->d, b->burst, b->n == 0, false);
+	r->share.unit = b->window != NULL ? b->window :
+	    b->bytes			  ? "bytes" :
+					    "records";
 	set_total(r, b);
 	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
 	    b->tiers_id != NULL);

@@ -19,6 +19,9 @@ struct redis;
 struct redis_bucket {
 	const char *name; /* keys "tbthrottle:NAME[:KEY]" */
 	uint64_t n, d;	  /* the rate: n units every d ns */
+	/* NULL, or "fixed" or "sliding": a window of n units every d ns,
+	 * not a bucket. */
+	const char *window;
 	uint64_t burst;
 	bool bytes;	       /* units are bytes (-c), not records */
 	const char *rate_text; /* the rate as given, for messages */

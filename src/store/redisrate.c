@@ -19,3 +19,13 @@ redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d, uint64_t burst,
 	    rt->burst, sizeof rt->burst, "%llu", (unsigned long long)burst);
 	rt->burst_units = burst;
 }
+
+void
+redis_rate_window(struct redis_rate *rt, uint64_t n, uint64_t width_ns)
+{
+	memset(rt, 0, sizeof *rt);
+	snprintf(rt->interval, sizeof rt->interval, "%llu",
+	    (unsigned long long)((width_ns + 999) / 1000));
+	snprintf(rt->burst, sizeof rt->burst, "%llu", (unsigned long long)n);
+	rt->burst_units = n;
+}

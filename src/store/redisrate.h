@@ -27,4 +27,11 @@ struct redis_rate {
 void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
     uint64_t burst, bool none, bool inf);
 
+/*
+ * A window of n units every width_ns (-a fixed or sliding), width at
+ * least 1 ms: its width in whole microseconds, rounded up (never more
+ * than n in the width asked), as the interval, and n as the burst.
+ */
+void redis_rate_window(struct redis_rate *rt, uint64_t n, uint64_t width_ns);
+
 #endif

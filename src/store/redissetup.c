@@ -28,6 +28,8 @@ settings_text(const char *rate, const char *burst, const char *unit,
 		    total);
 	if (strcmp(burst, "tiers") == 0)
 		snprintf(out, size, "%s%s", rate, all);
+	else if (strcmp(unit, "fixed") == 0 || strcmp(unit, "sliding") == 0)
+		snprintf(out, size, "-a %s -r %s%s", unit, rate, all);
 	else
 		snprintf(out, size, "-r %s, burst %s%s%s", rate, burst,
 		    strcmp(unit, "bytes") == 0 ? " (bytes)" : "", all);

@@ -8,6 +8,10 @@ MODE is one of:
                     seconds (windows aligned to the epoch, on the wall
                     clock); others 429 with Retry-After: the seconds until
                     the window ends, rounded up
+  --sliding N/Ws    at most N answers 2xx in any W seconds (a log of the
+                    times of the last N, on the wall clock); others 429
+                    with Retry-After: the seconds until the oldest of them
+                    is W old, rounded up
   --bucket R/s,B    a token bucket of rate R a second and burst B (on the
                     monotonic clock), full at start; 429 with Retry-After: 1
                     when empty
@@ -76,6 +80,21 @@ class Window:
             self.count += 1
             return 200, None
         return 429, (index + 1) * self.w_ns
+
+
+class Sliding(Window):
+    """--sliding N/Ws: N in any W seconds, by a log of the last N."""
+
+    def __init__(self, spec):
+        super().__init__(spec)
+        self.log = []
+
+    def judge(self, mono_ns, wall_ns):
+        self.log = [t for t in self.log if t > wall_ns - self.w_ns]
+        if len(self.log) < self.n:
+            self.log.append(wall_ns)
+            return 200, None
+        return 429, self.log[0] + self.w_ns
 
 
 class Bucket:
@@ -164,6 +183,7 @@ def main():
         description="An HTTP server that enforces a quota (see its source).")
     m = p.add_mutually_exclusive_group(required=True)
     m.add_argument("--window", metavar="N/Ws")
+    m.add_argument("--sliding", metavar="N/Ws")
     m.add_argument("--bucket", metavar="R/s,B")
     m.add_argument("--status", metavar="CODE", type=int)
     p.add_argument("--retry-after", metavar="S", type=float)
@@ -176,6 +196,8 @@ def main():
     try:
         if a.window:
             mode = Window(a.window)
+        elif a.sliding:
+            mode = Sliding(a.sliding)
         elif a.bucket:
             mode = Bucket(a.bucket)
         else:

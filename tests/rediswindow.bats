@@ -1,0 +1,159 @@
+#!/usr/bin/env bats
+# --shared NAME --redis URL -a fixed / -a sliding: a window of N records
+# kept in a real redis-server for every process and host of the name,
+# measured at the commands' starts and at an API server that counts the
+# same window (tests/tools/quotad.py).
+
+load helpers
+load redis
+
+setup_file() {
+	file_redis
+}
+
+teardown_file() {
+	stop_redis
+}
+
+setup() {
+	redis_test win
+	[[ $(redis-cli -p "$RPORT" ping 2>/dev/null) == PONG ]] || start_redis
+}
+
+teardown() {
+	quotad_stop
+	stop_own_redis
+}
+
+# four ALG RATE N: four processes of -a ALG -r RATE through Redis, fed N
+# records each, start a command a record, traced: the starts in $d/starts.
+four() {
+	local cmd
+	needs_strace
+	cmd=$(type -P true)
+	seq "$3" >"$d/in"
+	run -0 traced execve "$d/log" bash -c 'for i in 1 2 3 4; do
+	    "$0" --shared "$1" --redis "$2" -a "$3" -r "$4" -j 5 "$5" \
+	    --exec "$6" & done; wait' "$TB" "$P" "$URL" "$1" "$2" "$d/in" "$cmd"
+	execs "$d/log" "$cmd" >"$d/starts"
+	assert_eq "$(wc -l <"$d/starts")" $((4 * $3)) "commands started"
+}
+
+@test "--redis -a fixed: four processes fed faster than the quota never put more than N starts in a calendar window, and fill the windows" {
+	local n
+	four fixed 10/500ms 15
+	assert_le "$(most_in_windows 500000000 0 <"$d/starts")" 10 \
+	    "most starts in a window of 500 ms"
+	# The windows between the first and the last: most of their room.
+	n=$(awk '{ split($1, p, "."); print p[1] "." int(p[2] / 500000000) }' \
+	    "$d/starts" | uniq -c | awk 'NR > 1 { print prev } { prev = $1 }' |
+	    sed 1d | awk '{ s += $1; n++ } END { print n ? int(100 * s / (10 * n)) : 100 }')
+	echo "# fill: $n %" >&3
+	assert_ge "$n" 75 "per cent of the room of the full windows used"
+}
+
+@test "--redis -a sliding: four processes fed faster than the quota never put more than N starts in any interval of the window's length, and fill it" {
+	local first last n
+	four sliding 5/2s 5
+	assert_le "$(most_in_span 2000000000 <"$d/starts")" 5 \
+	    "most starts in any 2 s"
+	# 20 starts at 5 a 2 s: 6 s from the first to the first of the last
+	# five at best (6.3 s with the guard of 100 ms a window).
+	first=$(head -n 1 "$d/starts" | cut -d' ' -f1)
+	last=$(sed -n 16p "$d/starts" | cut -d' ' -f1)
+	n=$(awk -v a="$first" -v b="$last" 'BEGIN { print int(100 * 6 / (b - a)) }')
+	echo "# fill: $n %" >&3
+	assert_ge "$n" 75 "per cent of the room used"
+}
+
+@test "--redis -a fixed and -a sliding --take --drop: runs one after another are granted N in all, then refused" {
+	local alg granted i
+	for alg in fixed sliding; do
+		granted=0
+		for i in 1 2 3 4 5; do
+			if tb --shared "$P$alg" --redis "$URL" -a "$alg" -r 3/1h \
+			    --take --drop; then
+				granted=$((granted + 1))
+			fi
+		done
+		assert_eq "$granted" 3 "runs granted, -a $alg -r 3/1h"
+	done
+	# The window's state: a count, or a list of the last N times.
+	assert_eq "$(redis-cli -p "$RPORT" hget "tbthrottle:${P}fixed" c)" 3 "count"
+	assert_eq "$(redis-cli -p "$RPORT" llen "tbthrottle:${P}sliding")" 3 "times kept"
+}
+
+@test "--redis: a window and a bucket of one name, or two widths, are refused with the settings kept" {
+	run -0 tb --shared "$P" --redis "$URL" -a fixed -r 3/1h --take
+	run -1 --separate-stderr tb --shared "$P" --redis "$URL" -r 3/1h --take
+	assert_msg "$stderr" "$URL/0: shared bucket '$P' is -a fixed -r 3/1h; this run asks for -r 3/1h, burst 1 (give the same, or wait until no process uses it and it is full)"
+	run -1 --separate-stderr tb --shared "$P" --redis "$URL" -a sliding -r 3/1h --take
+	assert_msg "$stderr" "$URL/0: shared bucket '$P' is -a fixed -r 3/1h; this run asks for -a sliding -r 3/1h (give the same, or wait until no process uses it and it is full)"
+	run -1 --separate-stderr tb --shared "$P" --redis "$URL" -a fixed -r 3/2h --take
+	assert_msg "$stderr" "$URL/0: shared bucket '$P' is -a fixed -r 3/1h; this run asks for -a fixed -r 3/2h (give the same, or wait until no process uses it and it is full)"
+}
+
+@test "--redis -a fixed -k: each key its own calendar window, N each, in one round trip a batch" {
+	run -0 --separate-stderr bash -c 'printf "a 1\nb 1\na 2\nb 2\na 3\nb 3\n" |
+	    tb --shared "$0" --redis "$1" -a fixed -r 2/1h -k 1 --drop' "$P" "$URL"
+	assert_eq "$output" $'a 1\nb 1\na 2\nb 2' "kept"
+	run -0 --separate-stderr bash -c 'printf "a 4\nc 1\n" |
+	    tb --shared "$0" --redis "$1" -a sliding -r 2/1h -k 1 --drop' "$P-s" "$URL"
+	assert_eq "$output" $'a 4\nc 1' "kept"
+}
+
+@test "--redis -a fixed, -a sliding: a batch whose answer was lost is asked again and not booked twice" {
+	local alg
+	own_redis
+	for alg in fixed sliding; do
+		rm -f "$d/fifo"
+		hung_batch $'1\n2\n3' --shared "$P$alg" -a "$alg" -r 5/1h --drop
+		assert_eq "$(cat "$d/out")" $'1\n2\n3' "kept, -a $alg"
+		grep -q 'waiting for it' "$d/err"
+		# Three of the five were taken, not six.
+		run -0 --separate-stderr bash -c 'seq 5 | tb --shared "$0" \
+		    -a "$1" -r 5/1h --drop --redis "$2"' "$P$alg" "$alg" \
+		    "redis://127.0.0.1:$OPORT"
+		assert_eq "$output" $'1\n2' "left in the window, -a $alg"
+	done
+}
+
+@test "--redis -a sliding: the list of a key holds its last N times, and expires a window after the last" {
+	local ttl
+	run -0 --separate-stderr bash -c 'seq 5 | tb --shared "$0" --redis "$1" \
+	    -a sliding -r 3/10s --drop' "$P" "$URL"
+	assert_eq "$output" $'1\n2\n3' "kept"
+	assert_eq "$(redis-cli -p "$RPORT" llen "tbthrottle:$P")" 3 "times"
+	ttl=$(redis-cli -p "$RPORT" pttl "tbthrottle:$P")
+	assert_le "$ttl" 10100 "ms the list lives"
+	assert_ge "$ttl" 9000 "ms the list lives"
+}
+
+@test "--redis -a fixed: three processes at an API server's calendar window never get a 429" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	command -v curl >/dev/null || skip "curl is not installed"
+	local rurl=$URL
+	quotad --window 4/1s
+	seq 12 | sed "s|^|$URL?|" >"$d/in"
+	# From just after a second starts: a first start at a window's very
+	# end could reach the server in the next.
+	sleep "$(awk -v n="$(date +%N)" 'BEGIN { printf "%.3f", 1.05 - n / 1e9 }')"
+	run -0 bash -c 'for i in 1 2 3; do
+	    "$0" --shared "$1" --redis "$2" -a fixed -r 4/1s -j 4 "$3" \
+	    --exec curl -sS -o /dev/null & done; wait' "$TB" "$P" "$rurl" "$d/in"
+	assert_eq "$(wc -l <"$d/requests")" 36 "requests"
+	assert_eq "$(grep -c ' 429$' "$d/requests")" 0 "answered 429"
+}
+
+@test "--redis -a sliding: three processes at an API server's sliding window never get a 429" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	command -v curl >/dev/null || skip "curl is not installed"
+	local rurl=$URL
+	quotad --sliding 4/1s
+	seq 8 | sed "s|^|$URL?|" >"$d/in"
+	run -0 bash -c 'for i in 1 2 3; do
+	    "$0" --shared "$1" --redis "$2" -a sliding -r 4/1s -j 4 "$3" \
+	    --exec curl -sS -o /dev/null & done; wait' "$TB" "$P" "$rurl" "$d/in"
+	assert_eq "$(wc -l <"$d/requests")" 24 "requests"
+	assert_eq "$(grep -c ' 429$' "$d/requests")" 0 "answered 429"
+}
