@@ -103,6 +103,7 @@ src/%.o: src/%.c $(HDRS) .build-flags
 REDIS_OBJS = src/store/redis.o src/store/bucketscript.o \
 	src/store/redisscript.o src/store/redisshard.o src/store/fanout.o \
 	src/store/redissetup.o src/store/redisbook.o src/store/redisadapt.o \
+	src/store/redisshow.o \
 	src/net/redisconn.o \
 	src/net/errand.o src/net/login.o src/net/cluster.o src/net/sentinel.o \
 	src/net/reply.o

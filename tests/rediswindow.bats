@@ -157,3 +157,52 @@ four() {
 	assert_eq "$(wc -l <"$d/requests")" 24 "requests"
 	assert_eq "$(grep -c ' 429$' "$d/requests")" 0 "answered 429"
 }
+
+@test "--redis --show: the tokens of a bucket, the records of a fixed and a sliding window, as a test counts them; --reset renews each" {
+	local today
+	today=$(date -u +%Y-%m-%d)
+	run -0 tb --shared "$P-b" --redis "$URL" -r 1/h -b 5 --take 3
+	run -0 --separate-stderr tb --shared "$P-b" --redis "$URL" --show
+	assert_eq "${lines[0]}" "shared bucket '$P-b' ($URL/0): -r 1/h, burst 5" "settings"
+	[[ ${lines[1]} == "2 of 5 tokens now; the next token in "*" s; full in "*" s" ]]
+	run -0 --separate-stderr tb --shared "$P-b" --redis "$URL" --show --json
+	[[ $output == '{"name":"'"$P"'-b","url":"'"$URL"'/0","kind":"bucket","limit":"1/h","burst":5,"unit":"records","tokens":2,"next_s":'*',"full_s":'*'}' ]]
+	# Three tokens owed: full in about 3 h, the next in about 1 h.
+	awk -v j="$output" 'BEGIN { match(j, /"next_s":[0-9.]+/); n = substr(j, RSTART + 9, RLENGTH - 9)
+	    match(j, /"full_s":[0-9.]+/); f = substr(j, RSTART + 9, RLENGTH - 9)
+	    exit !(n > 3500 && n <= 3600 && f > 10700 && f <= 10800) }' ||
+	    { echo "$output" >&2; false; }
+	run -0 tb --shared "$P-f" --redis "$URL" -a fixed -r 3/1d --take 2
+	run -0 --separate-stderr tb --shared "$P-f" --redis "$URL" --show
+	assert_eq "${lines[1]%; the next window in *}" "window from ${today}T00:00:00Z: 2 of 3 used, 1 left" "fixed"
+	run -0 --separate-stderr tb --shared "$P-f" --redis "$URL" --show --json
+	[[ $output == *'"kind":"fixed","limit":"3/1d","window_start":"'"$today"'T00:00:00Z","used":2,"left":1,'* ]]
+	run -0 --separate-stderr bash -c 'seq 2 | tb --shared "$0" --redis "$1" \
+	    -a sliding -r 3/1h --drop' "$P-s" "$URL"
+	run -0 --separate-stderr tb --shared "$P-s" --redis "$URL" --show
+	assert_eq "${lines[1]}" "2 of 3 in the last 3600.000 s, 1 left; the next may go in 0.000 s" "sliding"
+	for k in b f s; do run -0 tb --shared "$P-$k" --redis "$URL" --reset; done
+	run -0 --separate-stderr tb --shared "$P-b" --redis "$URL" --show
+	assert_eq "${lines[1]}" "5 of 5 tokens now; full; the next token in 0.000 s; full in 0.000 s" "bucket reset"
+	run -0 --separate-stderr tb --shared "$P-f" --redis "$URL" --show
+	assert_eq "${lines[1]%; the next window in *}" "window from ${today}T00:00:00Z: 0 of 3 used, 3 left" "fixed reset"
+	run -0 --separate-stderr tb --shared "$P-s" --redis "$URL" --show
+	assert_eq "${lines[1]}" "0 of 3 in the last 3600.000 s, 3 left; the next may go in 0.000 s" "sliding reset"
+	# The full budget again, for a process that books it.
+	run -0 tb --shared "$P-b" --redis "$URL" -r 1/h -b 5 --take 5
+}
+
+@test "--redis --show and --reset: a name no process used, Redis out of reach, --state-dir, are refused with one line" {
+	run -1 --separate-stderr tb --shared "$P-none" --redis "$URL" --show
+	assert_msg "$stderr" "no shared bucket '$P-none' at $URL/0: no process has used it in the last 10 s, or ever"
+	run -1 --separate-stderr tb --shared "$P-none" --redis "$URL" --reset
+	assert_msg "$stderr" "no shared bucket '$P-none' at $URL/0: no process has used it in the last 10 s, or ever"
+	# The check made no settings.
+	assert_eq "$(redis-cli -p "$RPORT" exists "tbthrottle-settings:$P-none")" 0 "settings made"
+	run -1 --separate-stderr tb --shared "$P" --redis redis://127.0.0.1:1 --show
+	assert_msg "$stderr" "redis://127.0.0.1:1/0: Connection refused"
+	run -2 --separate-stderr tb --shared "$P" --redis "$URL" --show --state-dir "$d"
+	assert_msg "$stderr" "--state-dir does not combine with --redis: the bucket is kept in Redis"
+	run -2 --separate-stderr tb --shared "$P" --redis "$URL" --show -r 1/s
+	assert_msg "$stderr" "--show takes only --shared NAME, --state-dir or --redis URL, and --json"
+}

@@ -475,7 +475,7 @@ PY
 	run -1 --separate-stderr tb --shared open --show
 	assert_msg "$stderr" "$dir/open.bucket is not a private file of yours"
 	run -2 --separate-stderr tb --shared open --show -r 1/s
-	assert_msg "$stderr" "--show takes only --shared NAME, --state-dir and --json"
+	assert_msg "$stderr" "--show takes only --shared NAME, --state-dir or --redis URL, and --json"
 	run -2 --separate-stderr tb --show
 	assert_msg "$stderr" "--show needs --shared NAME: the bucket to show or reset"
 }

@@ -64,15 +64,26 @@ calendar_civil_from_days(int64_t days, int64_t *year, int *month, int *day)
 int
 calendar_print(int64_t ns, char *buf, size_t size)
 {
+	int64_t s = calendar_floor_div(ns, NS_PER_S);
+	int n = calendar_print_s(s * NS_PER_S, buf, size);
+
+	if (n > 0 && (size_t)n < size)
+		n += snprintf(buf + n - 1, size - (size_t)n + 1, ".%09dZ",
+			 (int)(ns - s * NS_PER_S)) -
+		    1;
+	return n;
+}
+
+int
+calendar_print_s(int64_t ns, char *buf, size_t size)
+{
 	int64_t s = calendar_floor_div(ns, NS_PER_S),
 		days = calendar_floor_div(s, S_PER_DAY);
 	int64_t tod = s - days * S_PER_DAY, year;
 	int month, day;
 
 	calendar_civil_from_days(days, &year, &month, &day);
-	return snprintf(buf, size,
-	    "%04" PRId64 "-%02d-%02dT%02d:%02d:%02d."
-	    "%09dZ",
+	return snprintf(buf, size, "%04" PRId64 "-%02d-%02dT%02d:%02d:%02dZ",
 	    year, month, day, (int)(tod / 3600), (int)(tod / 60 % 60),
-	    (int)(tod % 60), (int)(ns - s * NS_PER_S));
+	    (int)(tod % 60));
 }

@@ -51,4 +51,7 @@ void calendar_civil_from_days(
  */
 int calendar_print(int64_t ns, char *buf, size_t size);
 
+/* The same to the second, rounded down: 2026-11-23T14:05:06Z. */
+int calendar_print_s(int64_t ns, char *buf, size_t size);
+
 #endif

@@ -400,6 +400,9 @@ static int check_tls(struct parsed *p);
 static int check_take(struct parsed *p);
 static int warn_byte_suffix(struct parsed *p);
 
+/* What --show and --reset take to reach Redis. */
+#define SHOW_REDIS (O(REDIS) | O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE))
+
 /* clang-format off */
 static const struct rule rules[] = {
 	/* --list lists, and takes nothing else. */
@@ -415,15 +418,19 @@ static const struct rule rules[] = {
 	{ "%s needs --shared NAME: the bucket to show or reset",
 	    .any = O(SHOW) | O(RESET), .none = O(SHARED),
 	    .quote = { Q_WORD } },
-	{ "%s takes only --shared NAME, --state-dir and --json, not "
-	    "operands", .any = O(SHOW) | O(RESET), .fall = F(FILES),
-	    .quote = { Q_WORD } },
-	{ "--reset takes only --shared NAME and --state-dir",
+	{ "%s takes only --shared NAME, --state-dir or --redis URL, and "
+	    "--json, not operands", .any = O(SHOW) | O(RESET),
+	    .fall = F(FILES), .quote = { Q_WORD } },
+	{ "--reset takes only --shared NAME, and --state-dir or --redis URL",
 	    .all = O(RESET), .any = ALL_OPTIONS & ~O(RESET) & ~O(SHARED) &
-	    ~O(STATE_DIR), .any1 = ALL_OPTIONS1 },
-	{ "--show takes only --shared NAME, --state-dir and --json",
-	    .all = O(SHOW), .any = ALL_OPTIONS & ~O(SHOW) & ~O(SHARED) &
-	    ~O(STATE_DIR) & ~O(JSON), .any1 = ALL_OPTIONS1 },
+	    ~O(STATE_DIR) & ~SHOW_REDIS, .any1 = ALL_OPTIONS1 },
+	{ "--show takes only --shared NAME, --state-dir or --redis URL, and "
+	    "--json", .all = O(SHOW), .any = ALL_OPTIONS & ~O(SHOW) &
+	    ~O(SHARED) & ~O(STATE_DIR) & ~O(JSON) & ~SHOW_REDIS,
+	    .any1 = ALL_OPTIONS1 },
+	{ "--state-dir does not combine with --redis: the bucket is kept in "
+	  "Redis", .all = O(STATE_DIR) | O(REDIS), .any = O(SHOW) | O(RESET) },
+	{ .step = check_tls },
 	{ "invalid --shared name '%s': use up to 64 letters, digits, '.', "
 	    "'_' and '-'", .any = O(SHOW) | O(RESET), .fall = F(BAD_SHARED),
 	    .quote = { V(SHARED) } },

@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "fair.h"
 #include "queue.h"
+#include "redis.h"
 #include "replay.h"
 #include "retune.h"
 #include "setup.h"
@@ -145,10 +146,18 @@ int
 setup_show(const struct config *cfg)
 {
 	char why[600];
-	int rc = cfg->show ?
-	    shared_show(cfg->shared, cfg->state_dir, cfg->list_json, stdout,
-		why, sizeof why) :
-	    shared_reset(cfg->shared, cfg->state_dir, why, sizeof why);
+	int rc;
+
+	if (cfg->redis)
+		rc = cfg->show ?
+		    redis_show(&cfg->redis_url, cfg->shared, cfg->list_json,
+			stdout, why, sizeof why) :
+		    redis_reset(&cfg->redis_url, cfg->shared, why, sizeof why);
+	else
+		rc = cfg->show ?
+		    shared_show(cfg->shared, cfg->state_dir, cfg->list_json,
+			stdout, why, sizeof why) :
+		    shared_reset(cfg->shared, cfg->state_dir, why, sizeof why);
 
 	if (rc != 0) {
 		msg_escape(why, sizeof why);

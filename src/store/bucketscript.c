@@ -53,11 +53,29 @@
  * already; look, cut and hold return now, ac and ap (0 and 0: never
  * cut).  Booking uses
  * this process's settings even if another's were set while it could not
- * refresh them: a running process never fails for a newcomer.
+ * refresh them: a running process never fails for a newcomer.  show
+ * (--show) and clear (--reset) touch no settings: without any, both
+ * return {0}; clear deletes the bucket (KEYS[3]) and returns {1}; show
+ * returns {1, TIME's seconds and microseconds, the settings i, b, u and
+ * r, and the bucket: t, h, x and c of a hash (empty: none), a window's
+ * list of times, or nothing}.
  */
 static const char head[] =
     "if redis.replicate_commands then pcall(redis.replicate_commands) end\n"
     "local op = ARGV[1]\n"
+    "if op == 'show' or op == 'clear' then\n"
+    "  local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r')\n"
+    "  if not s[1] then return {0} end\n"
+    "  if op == 'clear' then redis.call('DEL', KEYS[3]) return {1} end\n"
+    "  local t = redis.call('TIME')\n"
+    "  local st, ty = {}, redis.call('TYPE', KEYS[3])['ok']\n"
+    "  if ty == 'list' then st = redis.call('LRANGE', KEYS[3], 0, -1)\n"
+    "  elseif ty == 'hash' then\n"
+    "    st = redis.call('HMGET', KEYS[3], 't', 'h', 'x', 'c')\n"
+    "    for k = 1, 4 do st[k] = st[k] or '' end\n"
+    "  end\n"
+    "  return {1, t[1], t[2], s[1], s[2], s[3] or '', s[4] or '', st}\n"
+    "end\n"
     "local ti, tb, tr = ARGV[#ARGV - 2], ARGV[#ARGV - 1], ARGV[#ARGV]\n"
     "local s = redis.call('HMGET', KEYS[1], 'i', 'b', 'u', 'r', 'ti', 'tb',\n"
     "  'tr')\n"

@@ -153,6 +153,24 @@ name_keys(struct redis *r, const struct redis_bucket *b)
 	    r->keys.settings, r->keys.session);
 }
 
+/* What b shares with every process of its name, as the script has it. */
+static void
+set_share(struct redis *r, const struct redis_bucket *b)
+{
+	if (b->window != NULL)
+		redis_rate_window(&r->share.own, b->n, b->d);
+	else
+		redis_rate_init(
+		    &r->share.own, b->n, b->d, b->burst, b->n == 0, false);
+	r->share.unit = b->window != NULL ? b->window :
+	    b->bytes			  ? "bytes" :
+					    "records";
+	set_total(r, b);
+	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
+	    b->tiers_id != NULL);
+	r->share.observe = b->observe;
+}
+
 struct redis *
 redis_open(const struct redis_url *u, const struct redis_bucket *b,
     enum redis_fallback fallback, struct limiter *local, char *err,
@@ -175,17 +193,7 @@ redis_open(const struct redis_url *u, const struct redis_bucket *b,
 		sentinel_finder(&r->finder, &r->conn);
 	r->cur = &r->conn;
 	name_keys(r, b);
-	if (b->window != NULL)
-		redis_rate_window(&r->share.own, b->n, b->d);
-	else
-		redis_rate_init(
-		    &r->share.own, b->n, b->d, b->burst, b->n == 0, false);
-	r->share.unit = b->window != NULL ? b->window :
-	    b->bytes			  ? "bytes" :
-					    "records";
-	set_total(r, b);
-	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
-	    b->tiers_id != NULL);
+	set_share(r, b);
 	r->run.fallback = fallback;
 	r->run.local = local;
 	r->run.retry_ns = RETRY_FIRST_NS;

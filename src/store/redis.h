@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "limiter.h"
 #include "redisrate.h"
@@ -30,6 +31,7 @@ struct redis_bucket {
 	const char *tiers_id;
 	uint64_t session;    /* this process's own number, drawn at random */
 	bool allow_eviction; /* a server that evicts keys will do */
+	bool observe;	     /* --show, --reset: claim no settings */
 	/* --total-rate: every key of the name together, n units every d
 	 * ns (n 0: none), burst total_burst; total_text for messages. */
 	uint64_t total_n, total_d, total_burst;
@@ -101,5 +103,23 @@ void redis_adapt_hold(struct redis *r, int64_t until_ns);
 void redis_adapt_slow(struct redis *r, uint64_t n, uint64_t d);
 
 void redis_close(struct redis *r);
+
+/*
+ * --show with --redis: what the bucket or window of name holds now, as
+ * shared_show says it, from the settings and state in Redis (its time is
+ * Redis's own); it claims no settings.  0, or -1 with why in err: no
+ * process has used the name for SETTINGS_TTL_MS, or Redis cannot say.
+ * Redis out of reach ends the process (status 1, one line).
+ */
+int redis_show(const struct redis_url *u, const char *name, bool json,
+    FILE *out, char *err, size_t errsz);
+
+/*
+ * --reset with --redis: the name's own bucket full, or its window empty,
+ * at once, for the processes using it too (a key of -k keeps its own
+ * until it expires).  0, or -1 with why in err, as redis_show.
+ */
+int redis_reset(
+    const struct redis_url *u, const char *name, char *err, size_t errsz);
 
 #endif

@@ -48,6 +48,8 @@ settings_words(void *ctx, const char **argv, size_t *lens)
 	shard_set(r, 0);
 	if (r->shards.cl != NULL && !shard_home(r))
 		return 0; /* redis_open and the chore go to its node */
+	if (r->share.observe)
+		return 0; /* --show, --reset: only look */
 	n = bucket_words(r, r->share.claimed ? "keep" : "claim", NULL, 0, 0);
 
 	memcpy(argv, r->call.argv, (size_t)n * sizeof *argv);

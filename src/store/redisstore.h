@@ -73,6 +73,7 @@ struct redis_share {
 	char id_i[80], id_b[24]; /* the settings newcomers must give */
 	const char *unit;	 /* "bytes" or "records" */
 	bool claimed;		 /* the settings were checked in Redis */
+	bool observe;		 /* not claimed: --show and --reset */
 	int64_t kept_ns;	 /* when the settings were last refreshed */
 };
 

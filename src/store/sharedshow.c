@@ -10,6 +10,7 @@
 
 #include "calendar.h"
 #include "clock.h"
+#include "jsontext.h"
 #include "msg.h"
 #include "shared.h"
 #include "sharedfile.h"
@@ -76,27 +77,6 @@ utc(int64_t t_ns, char *out, size_t size)
 	if (gmtime_r(&t, &tm) == NULL ||
 	    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(out, size, "?");
-}
-
-/* s as a JSON string's contents into out: quotes, backslashes and
- * control bytes escaped; cut short (whole escapes) to fit. */
-static const char *
-json_text(const char *s, char *out, size_t size)
-{
-	size_t n = 0;
-
-	for (; *s != '\0' && n + 7 < size; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			n += (size_t)snprintf(out + n, size - n, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			n += (size_t)snprintf(out + n, size - n, "\\u%04x", c);
-		else
-			out[n++] = (char)c;
-	}
-	out[n] = '\0';
-	return out;
 }
 
 /* The rate as the file gives it, fit for a terminal, into out. */
