@@ -22,6 +22,7 @@ main(void)
 	RUN(test_window);
 	RUN(test_fixed);
 	RUN(test_zonemap);
+	RUN(test_fixed_zone);
 	RUN(test_set);
 	RUN(test_went);
 	RUN(test_framer);

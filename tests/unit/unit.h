@@ -55,6 +55,7 @@ void test_window(void);
 
 /* fixed_test.c */
 void test_fixed(void);
+void test_fixed_zone(void);
 
 /* zonemap_test.c: the test and the zones it builds by hand (Europe/Paris
  * of 2026, Asia/Kolkata), for the tests of their users. */
