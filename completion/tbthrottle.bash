@@ -71,6 +71,12 @@ _tbthrottle()
 	--order)
 		mapfile -t COMPREPLY < <(compgen -W 'input key' -- "$cur")
 		return ;;
+	--tz)
+		# UTC, local, and the names of the zone data, a folder at a time.
+		mapfile -t COMPREPLY < <(compgen -W 'UTC local' -- "$cur"
+		    cd "${TZDIR:-/usr/share/zoneinfo}" 2>/dev/null &&
+		    compgen -f -- "$cur" | grep -v '^UTC$')
+		return ;;
 	--redis-fallback)
 		mapfile -t COMPREPLY < <(compgen -W 'block local fail' -- "$cur")
 		return ;;
@@ -119,7 +125,7 @@ _tbthrottle()
 		return ;;
 	-*)
 		mapfile -t COMPREPLY < <(compgen -W '--rate --burst --lines
-		    --null --delimiter --bytes --algorithm --leaky --initial
+		    --null --delimiter --bytes --algorithm --leaky --tz --initial
 		    --catch-up --stats --stats=json --drop --progress --retune
 		    --drop-to --byte-rate --byte-burst --queue --key
 		    --field-separator --max-keys --shared --state-dir --redis

@@ -17,6 +17,15 @@ function __tbthrottle_running
     end
 end
 
+# The names of the zone data, for --tz.
+function __tbthrottle_zones
+    set -l dir /usr/share/zoneinfo
+    set -q TZDIR; and set dir $TZDIR
+    for f in $dir/**
+        test -f $f; and string replace -- $dir/ '' $f
+    end
+end
+
 set -l rates '10/s 100/min 1000/h 1/day 500k/s 1M/s inf'
 set -l bursts '1 10 100 1s 10ms'
 set -l bytes ",\t'a comma' '\\\\t'\t'a tab' '\\\\0'\tNUL '|'\t'a bar' '\\\\x1e'\t'the record separator'"
@@ -36,6 +45,7 @@ complete -c tbthrottle -s a -l algorithm -x -d 'The limiting algorithm' -a "
     sliding\t'at most N in any PERIOD'
     fixed\t'at most N per PERIOD on the wall clock'"
 complete -c tbthrottle -l leaky -d 'Same as -a leaky'
+complete -c tbthrottle -l tz -x -d 'With -a fixed, windows of the calendar of ZONE' -a "UTC local (__tbthrottle_zones)"
 complete -c tbthrottle -l initial -x -a $bursts -d 'Tokens in the bucket at start'
 complete -c tbthrottle -l catch-up -x -a '0 1ms 10ms 100ms' -d 'How late a unit may be and keep its slot'
 complete -c tbthrottle -s k -l key -x -d 'A bucket of its own for each value of field FIELD'

@@ -28,6 +28,13 @@ _tbthrottle_byte() {
 	_describe -t bytes 'byte' bytes
 }
 
+# A zone for --tz: UTC, local, or a name of the zone data.
+_tbthrottle_zone() {
+	local expl
+	_wanted zones expl 'time zone' compadd -- UTC local
+	_time_zone
+}
+
 _tbthrottle_time_format() {
 	local expl
 	_wanted formats expl 'strptime(3) format' compadd -- \
@@ -51,6 +58,7 @@ _tbthrottle() {
 	    "--byte-burst=[bytes the byte limit may burst]:$burst" \
 	    '(-a --algorithm --leaky)'{-a+,--algorithm=}'[the limiting algorithm]:algorithm:((token\:"bursts up to BURST (default)" leaky\:"one unit every 1/RATE, evenly spaced" sliding\:"at most N in any PERIOD" fixed\:"at most N per PERIOD on the wall clock"))' \
 	    '(-a --algorithm --leaky)--leaky[same as -a leaky]' \
+	    '--tz=[with -a fixed, windows of the calendar of ZONE]:time zone:_tbthrottle_zone' \
 	    "--initial=[tokens in the bucket at start]:$burst" \
 	    '--catch-up=[how late a unit may be and keep its slot]:duration:(0 1ms 10ms 100ms)' \
 	    '(-k --key)'{-k+,--key=}'[a bucket of its own for each value of a field]:field number (1-based): ' \

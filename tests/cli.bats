@@ -48,7 +48,7 @@ accepted() {
 @test "--help mentions every long option" {
 	run -0 --separate-stderr tb --help
 	local opt
-	for opt in rate burst lines null delimiter bytes algorithm leaky \
+	for opt in rate burst lines null delimiter bytes algorithm leaky tz \
 	    initial help version; do
 		if [[ $output != *"--$opt"* ]]; then
 			echo "--help does not mention --$opt" >&2

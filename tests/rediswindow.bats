@@ -206,3 +206,22 @@ four() {
 	run -2 --separate-stderr tb --shared "$P" --redis "$URL" --show -r 1/s
 	assert_msg "$stderr" "--show takes only --shared NAME, --state-dir or --redis URL, and --json"
 }
+
+@test "--redis -a fixed --tz: windows of the zone's calendar, the zone in the settings that every process must give, and in --show" {
+	local hour
+	hour=$(TZ=Asia/Kolkata date +%Y-%m-%dT%H:00:00+05:30)
+	run -0 tb --shared "$P" --redis "$URL" -a fixed -r 2/1h --tz Asia/Kolkata --take
+	run -0 tb --shared "$P" --redis "$URL" -a fixed -r 2/1h --tz Asia/Kolkata --take
+	run -1 tb --shared "$P" --redis "$URL" -a fixed -r 2/1h --tz Asia/Kolkata --take --drop
+	run -0 --separate-stderr tb --shared "$P" --redis "$URL" --show --json
+	[[ $output == *'"limit":"2/1h","window_start":"'"$hour"'","used":2,"left":0,'*'"zone":"Asia/Kolkata"}' ]] ||
+	    [[ $hour != "$(TZ=Asia/Kolkata date +%Y-%m-%dT%H:00:00+05:30)" ]] ||
+	    { echo "$output" >&2; false; }
+	run -0 --separate-stderr tb --shared "$P" --redis "$URL" --show
+	assert_eq "${lines[0]}" "shared bucket '$P' ($URL/0): -a fixed -r 2/1h --tz Asia/Kolkata" "settings"
+	run -1 --separate-stderr tb --shared "$P" --redis "$URL" -a fixed -r 2/1h --take
+	assert_msg "$stderr" "$URL/0: shared bucket '$P' is -a fixed -r 2/1h --tz Asia/Kolkata; this run asks for -a fixed -r 2/1h (give the same, or wait until no process uses it and it is full)"
+	# The window's index counts hours of Kolkata's time, not UTC's.
+	assert_eq "$(redis-cli -p "$RPORT" hget "tbthrottle:$P" x)" \
+	    "$((($(date +%s) + 19800) / 3600))" "window"
+}

@@ -104,10 +104,10 @@ teardown() {
 	run -0 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
 	local f
 	f=$(bucket_dir)/wild.bucket
-	# Overwrite the token word (at byte 88) with 0x7f...: far
+	# Overwrite the token word (at byte 152) with 0x7f...: far
 	# beyond any time the bucket could reach.
 	printf '\xff\xff\xff\xff\xff\xff\xff\x7f' |
-	    dd of="$f" bs=1 seek=88 conv=notrunc status=none
+	    dd of="$f" bs=1 seek=152 conv=notrunc status=none
 	run -1 --separate-stderr bash -c 'echo x | tb --shared wild -r 10/s'
 	assert_one_stderr_line
 	[[ $stderr == *corrupt* ]]

@@ -294,6 +294,12 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	[O_LEAKY] = { "leaky", NULL, 0, NONE,
 	    CONST(cfg.algorithm, algorithms, ALG_LEAKY),
 	    .help = "same as -a leaky" },
+	[O_TZ] = { "tz", "ZONE", 0, REQ, TEXT(cfg.tz),
+	    .bad = "give a zone such as Europe/Paris, or UTC or local",
+	    .help = "with -a fixed, windows of ZONE's calendar (a day\n"
+	    "from its midnight), not UTC's: a name such as\n"
+	    "Europe/Paris, or local (TZ's zone, else the\n"
+	    "system's); the TZ variable alone changes nothing" },
 	[O_INITIAL] = { "initial", "N", 0, REQ, TEXT(initial),
 	    .help = "tokens in the bucket at start (default: full)" },
 	[O_CATCHUP] = { "catch-up", "T", 0, REQ,

@@ -51,6 +51,8 @@ struct config {
 	enum unit_mode mode;
 	unsigned char delim;
 	enum algorithm algorithm;
+	/* --tz: the zone of -a fixed's calendar, or NULL (UTC). */
+	const char *tz;
 	uint64_t queue;		/* --queue: most units waiting, or 0 */
 	unsigned key_field;	/* -k: a bucket per value of this field, or 0 */
 	int key_sep;		/* -F: field separator, -1 for runs of blanks */

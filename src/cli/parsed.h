@@ -12,7 +12,7 @@
 /* clang-format off */
 enum opt {
 	O_RATE, O_BURST, O_LINES, O_NULL, O_DELIM, O_BYTES, O_BYTE_RATE,
-	O_BYTE_BURST, O_ALG, O_LEAKY, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
+	O_BYTE_BURST, O_ALG, O_LEAKY, O_TZ, O_INITIAL, O_CATCHUP, O_KEY, O_SEP,
 	O_MAX_KEYS, O_TIERS, O_TOTAL_RATE, O_TOTAL_BURST, O_ORDER, O_SHARED, O_STATE_DIR, O_REDIS, O_CACERT, O_CERT, O_KEYFILE, O_INSECURE, O_FALLBACK,
 	O_EVICTION, O_QUEUE,
 	O_DROP,
@@ -70,12 +70,12 @@ _Static_assert(NFACTS <= 64, "the facts fit in a uint64_t");
 	    O(TIME_FORMAT) | O(LOOP) | O(LOOP_GAP) | O(DRY_RUN))
 /* What --take goes with: what names and limits its bucket, and --drop. */
 #define TAKE_OPTIONS \
-	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(CATCHUP) | \
-	    O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | O(TOTAL_RATE) | \
-	    O(TOTAL_BURST) | O(SHARED) | O(STATE_DIR) | O(REDIS) | \
-	    O(FALLBACK) | O(EVICTION) | O(DROP) | O(LINES) | O(NULL) | \
-	    O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE) | O(DELIM) | \
-	    O(BYTES))
+	(O(TAKE) | O(RATE) | O(BURST) | O(ALG) | O(LEAKY) | O(TZ) | \
+	    O(CATCHUP) | O(KEY) | O(SEP) | O(MAX_KEYS) | O(TIERS) | \
+	    O(TOTAL_RATE) | O(TOTAL_BURST) | O(SHARED) | O(STATE_DIR) | \
+	    O(REDIS) | O(FALLBACK) | O(EVICTION) | O(DROP) | O(LINES) | \
+	    O(NULL) | O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE) | \
+	    O(DELIM) | O(BYTES))
 
 /*
  * The command line as read.  Values that depend on other options stay

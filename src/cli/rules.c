@@ -597,6 +597,10 @@ static const struct rule rules[] = {
 	{ "-k %s starts every key with a full bucket: --initial does not "
 	    "apply", .all = O(KEY), .fall = F(NOT_FULL), .quote = { V(KEY) } },
 
+	/* --tz: the calendar of fixed windows. */
+	{ "--tz %s needs -a fixed: it aligns fixed windows to the zone's "
+	    "calendar", .all = O(TZ), .fnone = F(FIXED), .quote = { V(TZ) } },
+
 	/* --shared is one token bucket, in a file or in Redis. */
 	{ "--redis needs --shared NAME", .all = O(REDIS), .none = O(SHARED) },
 	{ "--redis-fallback needs --shared NAME", .all = O(FALLBACK),

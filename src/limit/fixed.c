@@ -1,5 +1,6 @@
 /* Fixed windows: at most limit units per wall-clock-aligned window; pure. */
 #include "fixed.h"
+#include "zonemap.h"
 
 void
 fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
@@ -13,20 +14,26 @@ fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
 		.used = 0 };
 }
 
+void
+fixed_zone(struct fixed *f, const struct zonemap *z)
+{
+	f->zone = z;
+}
+
 int64_t
 fixed_window_of(const struct fixed *f, int64_t t_ns)
 {
-	int64_t wall = t_ns + f->wall_offset_ns;
-	int64_t i = wall / f->width_ns;
-
-	return wall % f->width_ns < 0 ? i - 1 : i;
+	/* The latest window begun: through a fall back of the zone's clocks
+	 * the window they had reached, never one of the hour repeated. */
+	return zonemap_window_reached(
+	    f->zone, t_ns + f->wall_offset_ns, f->width_ns);
 }
 
-/* Monotonic time at which window i starts. */
-static int64_t
-start_of(const struct fixed *f, int64_t i)
+int64_t
+fixed_window_start(const struct fixed *f, int64_t i)
 {
-	return i * f->width_ns - f->wall_offset_ns;
+	return zonemap_window_start(f->zone, i, f->width_ns) -
+	    f->wall_offset_ns;
 }
 
 static uint64_t
@@ -38,13 +45,14 @@ used_in(const struct fixed *f, int64_t i)
 int64_t
 fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units)
 {
-	int64_t i = fixed_window_of(f, ready_ns);
+	int64_t i = fixed_window_of(f, ready_ns), start;
 
 	if (i < f->index) /* never back into a window already used */
 		i = f->index;
-	if (used_in(f, i) + units <= f->limit)
-		return start_of(f, i) > ready_ns ? start_of(f, i) : ready_ns;
-	return start_of(f, i + 1);
+	if (used_in(f, i) + units > f->limit)
+		return fixed_window_start(f, i + 1);
+	start = fixed_window_start(f, i);
+	return start > ready_ns ? start : ready_ns;
 }
 
 /* When units granted at now_ns are counted: their due time, if recent. */
@@ -66,7 +74,8 @@ fixed_avail(const struct fixed *f, int64_t ready_ns, int64_t now_ns)
 
 	/* Due later than now, and than the window a release went in began
 	 * (fixed_went): that time is known to have come. */
-	if (t > now_ns && (f->index == INT64_MIN || t > start_of(f, f->index)))
+	if (t > now_ns &&
+	    (f->index == INT64_MIN || t > fixed_window_start(f, f->index)))
 		return 0;
 	return f->limit - used_in(f, fixed_window_of(f, t));
 }

@@ -4,15 +4,20 @@
 
 #include <stdint.h>
 
+struct zonemap;
+
 /*
  * Windows of width_ns start where wall time is a multiple of width_ns
- * (per minute on the minute, per day at 00:00 UTC).  wall_offset_ns is
- * wall time minus the monotonic time the callers pass in.
+ * (per minute on the minute, per day at 00:00 UTC), or with a zone where
+ * its local time is (per day at its midnight: see zonemap.h).
+ * wall_offset_ns is wall time minus the monotonic time the callers pass
+ * in.
  */
 struct fixed {
 	uint64_t limit;
 	int64_t width_ns;
 	int64_t wall_offset_ns;
+	const struct zonemap *zone; /* the calendar; NULL: UTC */
 	int64_t catchup_ns;
 	int64_t index; /* window of the last release */
 	uint64_t used; /* units released in that window */
@@ -21,8 +26,20 @@ struct fixed {
 void fixed_init(struct fixed *f, uint64_t limit, int64_t width_ns,
     int64_t wall_offset_ns, int64_t catchup_ns);
 
-/* The window holding monotonic time t_ns, by its number. */
+/*
+ * Align f's windows to the calendar of zone z (NULL: UTC, as fixed_init
+ * leaves it), which must outlive f.
+ */
+void fixed_zone(struct fixed *f, const struct zonemap *z);
+
+/*
+ * The window holding monotonic time t_ns, by its number: the latest
+ * begun, so that it never goes back when a zone's clocks do.
+ */
 int64_t fixed_window_of(const struct fixed *f, int64_t t_ns);
+
+/* Monotonic time at which window i starts (see zonemap_window_start). */
+int64_t fixed_window_start(const struct fixed *f, int64_t i);
 
 /* Earliest time, not before ready_ns, at which units (<= limit) fit. */
 int64_t fixed_ready_at(const struct fixed *f, int64_t ready_ns, uint64_t units);

@@ -160,8 +160,7 @@ state_refill_ns(
 		if (st->f.index == INT64_MIN)
 			return INT64_MIN;
 		return add_sat(
-		    (st->f.index + 1) * f->width_ns - f->wall_offset_ns,
-		    f->catchup_ns);
+		    fixed_window_start(f, st->f.index + 1), f->catchup_ns);
 	default:
 		return bucket_refill_ns(&r->bucket, st);
 	}

@@ -18,7 +18,9 @@ describe_limit(const struct config *cfg, const struct limit *l, const char *per,
 		snprintf(out, size, "%s%s in any window", rate, per);
 		return l->burst;
 	case ALG_FIXED:
-		snprintf(out, size, "%s%s per clock window", rate, per);
+		snprintf(out, size, "%s%s per clock window%s%s", rate, per,
+		    cfg->tz != NULL ? " of " : "",
+		    cfg->tz != NULL ? cfg->tz : "");
 		return 2 * l->burst; /* two windows meet at an edge */
 	case ALG_LEAKY:
 		snprintf(out, size, "%s%s, leaky", rate, per);

@@ -16,6 +16,7 @@
 #include "readfile.h"
 #include "build.h"
 #include "rate.h"
+#include "zoneinfo.h"
 
 /*
  * Units worth quantum_ns at a limit's rate, at least 1 and at most its
@@ -70,9 +71,11 @@ limits_quantum(const struct limits *L)
  * on the state given (one of them is used).
  */
 static void
-one_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
+one_limit(const struct limits *L, const struct limit *l, int64_t start_ns,
     struct bucket *b, struct sliding *w, struct fixed *f, struct limiter *l_out)
 {
+	const struct config *cfg = L->cfg;
+
 	switch (cfg->algorithm) {
 	case ALG_SLIDING:
 		if (sliding_init(w, l->rate.count, (int64_t)l->rate.period_ns,
@@ -84,6 +87,7 @@ one_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
 	case ALG_FIXED:
 		fixed_init(f, l->rate.count, (int64_t)l->rate.period_ns,
 		    clock_wall_offset_ns(), cfg->catchup_ns);
+		fixed_zone(f, L->tz);
 		limiter_of_fixed(l_out, f);
 		break;
 	case ALG_TOKEN:
@@ -103,7 +107,7 @@ build_rates(struct limits *L, int64_t start_ns)
 	const struct config *cfg = L->cfg;
 
 	for (int i = 0; i < cfg->nlimits; i++)
-		one_limit(cfg, &cfg->limits[i], start_ns, &L->buckets[i],
+		one_limit(L, &cfg->limits[i], start_ns, &L->buckets[i],
 		    &L->windows[i], &L->fixeds[i], &L->members[i]);
 	if (cfg->nlimits == 1)
 		return &L->members[0];
@@ -129,9 +133,11 @@ random_seed(void)
 
 /* The rule l gives keys, started at start_ns: none when l is NULL. */
 static void
-rule_of_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
+rule_of_limit(const struct limits *L, const struct limit *l, int64_t start_ns,
     struct keyrule *r)
 {
+	const struct config *cfg = L->cfg;
+
 	memset(r, 0, sizeof *r);
 	if (l == NULL || l->rate.inf) {
 		r->none = l == NULL;
@@ -147,6 +153,7 @@ rule_of_limit(const struct config *cfg, const struct limit *l, int64_t start_ns,
 	case ALG_FIXED:
 		fixed_init(&r->fixed, l->rate.count, (int64_t)l->rate.period_ns,
 		    clock_wall_offset_ns(), cfg->catchup_ns);
+		fixed_zone(&r->fixed, L->tz);
 		break;
 	default:
 		bucket_init(&r->bucket, l->rate.n, l->rate.d, l->burst,
@@ -178,8 +185,8 @@ make_rules(const struct limits *L, const struct tiers *t, int64_t start_ns)
 	if (r == NULL)
 		return NULL;
 	for (size_t i = 0; i < t->ntiers; i++)
-		rule_of_limit(cfg, &t->tier[i].limit, start_ns, &r[i]);
-	rule_of_limit(cfg, cfg->nlimits > 0 ? &cfg->limits[0] : NULL, start_ns,
+		rule_of_limit(L, &t->tier[i].limit, start_ns, &r[i]);
+	rule_of_limit(L, cfg->nlimits > 0 ? &cfg->limits[0] : NULL, start_ns,
 	    &r[t->ntiers]);
 	return r;
 }
@@ -343,7 +350,7 @@ redis_total(struct limits *L, struct redis_bucket *b, int64_t start_ns)
 	b->total_d = t->rate.d;
 	b->total_burst = t->burst;
 	b->total_text = cfg->total_text;
-	one_limit(cfg, t, start_ns, &L->total_bucket, &L->total_window,
+	one_limit(L, t, start_ns, &L->total_bucket, &L->total_window,
 	    &L->total_fixed, &L->total_limit);
 	L->redis_local_parts[0] = L->redis_local_limit;
 	L->redis_local_parts[1] = L->total_limit;
@@ -367,6 +374,7 @@ build_redis(struct limits *L, int64_t start_ns)
 		.d = l == NULL ? 0 :
 		    win	       ? l->rate.period_ns :
 				 l->rate.d,
+		.zone = L->tz,
 		.window = !win			? NULL :
 		    cfg->algorithm == ALG_FIXED ? "fixed" :
 						  "sliding",
@@ -396,7 +404,7 @@ build_redis(struct limits *L, int64_t start_ns)
 	} else {
 		/* Without -k, --shared has one -r (options.c), and while
 		 * Redis is down it is kept here, of the same algorithm. */
-		one_limit(cfg, &cfg->limits[0], start_ns, &L->redis_local,
+		one_limit(L, &cfg->limits[0], start_ns, &L->redis_local,
 		    &L->windows[0], &L->fixeds[0], &L->redis_local_limit);
 	}
 	if ((L->remote.redis = redis_open(&cfg->redis_url, &b,
@@ -503,7 +511,8 @@ build_shared(struct limits *L)
 		.fixed = fixed,
 		.bytes = cfg->mode == UNIT_BYTES,
 		.rate_text = cfg->rate_text,
-		.dir = cfg->state_dir };
+		.dir = cfg->state_dir,
+		.zone = L->tz };
 
 	if (shared_open(&L->shared, &sp, why, sizeof why) != 0) {
 		msg_escape(why, sizeof why);
@@ -528,6 +537,25 @@ build_bytes(struct limits *L, int64_t start_ns)
 	    &L->gate, &L->byte_bucket, quantum(l, BUILD_BYTE_QUANTUM_NS, true));
 }
 
+/*
+ * --tz: the calendar of the fixed windows, from the system's zone data,
+ * before anything is opened; an unknown zone ends the process with
+ * status 2.
+ */
+static void
+build_zone(struct limits *L)
+{
+	char why[1024];
+
+	if (zoneinfo_load(&L->zone, L->cfg->tz,
+		clock_now_ns() + clock_wall_offset_ns(), why,
+		sizeof why) != 0) {
+		msg_escape(why, sizeof why);
+		errx(2, "%s", why);
+	}
+	L->tz = &L->zone;
+}
+
 void
 build_limits(struct limits *L, const struct config *cfg, int64_t start_ns,
     struct stats *stats)
@@ -538,6 +566,8 @@ build_limits(struct limits *L, const struct config *cfg, int64_t start_ns,
 	memset(L, 0, sizeof *L);
 	L->cfg = cfg;
 	L->stats = stats;
+	if (cfg->tz != NULL)
+		build_zone(L);
 	memcpy(L->now, cfg->limits, sizeof L->now);
 	gate_init(&L->gate, &f, 1);
 	if (cfg->redis) {
@@ -556,7 +586,7 @@ build_limits(struct limits *L, const struct config *cfg, int64_t start_ns,
 	if (cfg->total_limited && !cfg->redis) {
 		/* Every key together: a limit of the run's algorithm (with
 		 * --redis, it is in Redis). */
-		one_limit(cfg, &cfg->total_limit, start_ns, &L->total_bucket,
+		one_limit(L, &cfg->total_limit, start_ns, &L->total_bucket,
 		    &L->total_window, &L->total_fixed, &L->total_limit);
 		limiter_backend(&L->total, &L->total_limit);
 		gate_set_total(&L->gate, &L->total);
@@ -588,6 +618,7 @@ build_free(struct limits *L)
 	tiers_free(&L->tiers);
 	tiercounts_free(&L->counts);
 	remote_free(&L->remote);
+	zonemap_free(&L->zone);
 }
 
 bool

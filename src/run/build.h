@@ -18,6 +18,7 @@
 #include "sliding.h"
 #include "tiercounts.h"
 #include "tiers.h"
+#include "zonemap.h"
 
 /*
  * When units wait for tokens, wake for this much of the rate at a time.
@@ -55,6 +56,10 @@ struct limits {
 	struct tiercounts counts; /* a row per tier, then the rest */
 	struct shared shared;
 	struct remote remote; /* --redis */
+	/* --tz: its zone, and the fixed windows' calendar: &zone, or NULL
+	 * for UTC's. */
+	struct zonemap zone;
+	const struct zonemap *tz;
 	/* The limit while Redis is down, with --redis-fallback=local. */
 	struct bucket redis_local;
 	struct limiter redis_local_limit;

@@ -84,6 +84,7 @@ redis_close(struct redis *r)
 #include "msg.h"
 #include "redisstore.h"
 #include "signals.h"
+#include "zonemap.h"
 
 bool
 redis_available(void)
@@ -169,6 +170,32 @@ set_share(struct redis *r, const struct redis_bucket *b)
 	set_settings(r, b->tiers_id != NULL ? b->tiers_id : b->rate_text,
 	    b->tiers_id != NULL);
 	r->share.observe = b->observe;
+	if (b->zone != NULL && strcmp(b->zone->name, "UTC") != 0) {
+		/* Processes of the name count in one calendar: the zone is
+		 * in the settings that newcomers must give. */
+		r->share.zone = b->zone;
+		r->share.width_ns = b->d;
+		r->share.zone_next_ns = 0; /* made at the first booking */
+		redis_zone_refresh(r);
+		snprintf(r->share.id_i, sizeof r->share.id_i, "%llu/%.60s",
+		    (unsigned long long)((b->d + 999) / 1000), b->zone->name);
+		/* Messages name it with the rate. */
+		snprintf(r->share.rate_text, sizeof r->share.rate_text,
+		    "%.48s --tz %.60s", b->rate_text, b->zone->name);
+	}
+}
+
+void
+redis_zone_refresh(struct redis *r)
+{
+	int64_t wall;
+
+	if (r->share.zone == NULL)
+		return;
+	wall = clock_now_ns() + clock_wall_offset_ns();
+	if (wall >= r->share.zone_next_ns)
+		r->share.zone_next_ns = redis_rate_zone(
+		    &r->share.own, r->share.width_ns, r->share.zone, wall);
 }
 
 struct redis *

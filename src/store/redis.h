@@ -23,6 +23,8 @@ struct redis_bucket {
 	/* NULL, or "fixed" or "sliding": a window of n units every d ns,
 	 * not a bucket. */
 	const char *window;
+	/* -a fixed --tz: the calendar of the windows; NULL: UTC. */
+	const struct zonemap *zone;
 	uint64_t burst;
 	bool bytes;	       /* units are bytes (-c), not records */
 	const char *rate_text; /* the rate as given, for messages */

@@ -283,6 +283,7 @@ redis_book(struct redis *r, struct booking *b, size_t n, bool take,
 
 	if (n > REDIS_BATCH_MAX)
 		n = REDIS_BATCH_MAX;
+	redis_zone_refresh(r);
 	/* A key whose tier lets nothing go waits for a stop, and all
 	 * behind it: only --drop runs have such a tier, and they take. */
 	while (!take && i < n && !bucket_rate_of(r, &b[i])->none)

@@ -13,7 +13,7 @@
 
 /* The rate of a key's bucket in Redis (its tier's), as the script reads it. */
 struct redis_rate {
-	char interval[48]; /* microseconds a unit */
+	char interval[96]; /* microseconds a unit; a window: its width, zone */
 	char burst[24];
 	uint64_t burst_units;
 	bool none; /* nothing goes, and Redis is not asked */
@@ -33,5 +33,17 @@ void redis_rate_init(struct redis_rate *rt, uint64_t n, uint64_t d,
  * than n in the width asked), as the interval, and n as the burst.
  */
 void redis_rate_window(struct redis_rate *rt, uint64_t n, uint64_t width_ns);
+
+struct zonemap;
+
+/*
+ * A fixed window's interval in zone z (--tz) as of wall_ns: the width,
+ * then the zone's UTC offset at wall_ns, its next change and the offset
+ * after it, in microseconds, as the script reads them.  Returns the time
+ * of that change (ns on the wall clock), INT64_MAX for none, when the
+ * interval must be made anew.
+ */
+int64_t redis_rate_zone(struct redis_rate *rt, uint64_t width_ns,
+    const struct zonemap *z, int64_t wall_ns);
 
 #endif

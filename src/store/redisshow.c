@@ -11,13 +11,19 @@
 #include "msg.h"
 #include "redis.h"
 #include "redisstore.h"
+#include "zoneinfo.h"
+#include "zonemap.h"
+#include "zoneinfo.h"
+#include "zonemap.h"
 
 /* What the script's show gave: now, the settings, and the bucket. */
 struct seen {
 	double now;	      /* Redis's TIME, us */
 	double i, b;	      /* the interval (a window's width), us; burst */
+	const char *zone;     /* -a fixed --tz: the zone's name, or NULL */
 	const char *unit;     /* records, bytes, fixed or sliding */
 	char rate[160];	      /* the rate as given, escaped */
+	char jrate[400];      /* the same, as JSON text */
 	const redisReply *st; /* the bucket: t, h, x, c; or a window's list */
 };
 
@@ -88,9 +94,20 @@ read_seen(const redisReply *rep, struct seen *s)
 		return -1;
 	s->now = num(e[1]) * 1e6 + num(e[2]);
 	s->i = num(e[3]);
+	s->zone = NULL;
+	if (e[3]->type == REDIS_REPLY_STRING &&
+	    strchr(e[3]->str, '/') != NULL && strcmp(e[5]->str, "fixed") == 0) {
+		/* A width of whole us, then the zone: "W/ZONE". */
+		*strchr(e[3]->str, '/') = '\0';
+		s->i = num(e[3]);
+		s->zone = e[3]->str + strlen(e[3]->str) + 1;
+	}
 	s->b = num(e[4]);
 	s->unit = e[5]->str;
 	snprintf(s->rate, sizeof s->rate, "%s", e[6]->str);
+	if (strstr(s->rate, " --tz ") != NULL)
+		*strstr(s->rate, " --tz ") = '\0'; /* said apart */
+	json_text(s->rate, s->jrate, sizeof s->jrate);
 	msg_escape(s->rate, sizeof s->rate);
 	s->st = e[7];
 	if (strcmp(e[4]->str, "tiers") == 0)
@@ -132,7 +149,7 @@ show_bucket(const struct redis *r, const struct seen *s, bool json, FILE *out)
 		    "\"limit\":\"%s\",\"burst\":%.0f,\"unit\":\"%s\","
 		    "\"tokens\":%.0f,\"next_s\":%.6f,\"full_s\":%.6f}\n",
 		    r->keys.name, json_text(r->conn.shown, url, sizeof url),
-		    s->rate, s->b,
+		    s->jrate, s->b,
 		    strcmp(s->unit, "bytes") == 0 ? "bytes" : "records", have,
 		    secs(next), secs(tat - s->now));
 	else
@@ -146,32 +163,47 @@ show_bucket(const struct redis *r, const struct seen *s, bool json, FILE *out)
 		    secs(next), secs(tat - s->now));
 }
 
-/* A fixed window: the records of the window now, and when the next starts. */
+/*
+ * A fixed window: the records of the window now, and when the next
+ * starts, in the calendar of zone z (NULL: UTC).
+ */
 static void
-show_fixed(const struct redis *r, const struct seen *s, bool json, FILE *out)
+show_fixed(const struct redis *r, const struct seen *s, const struct zonemap *z,
+    bool json, FILE *out)
 {
-	double x = field(s, 2), c = field(s, 3);
-	double cur = floor(s->now / s->i), used, start = cur * s->i;
-	char at[64], url[1200];
+	int64_t w = (int64_t)s->i * 1000, now = (int64_t)s->now * 1000;
+	int64_t i = zonemap_window_reached(z, now, w);
+	double x = field(s, 2), c = field(s, 3), used, next;
+	char at[64], until[64], url[1200], zone[200];
 
-	used = isnan(x) || isnan(c) || x < cur ? 0 : x > cur ? s->b : c;
+	next = (double)zonemap_window_start(z, i + 1, w) / 1000;
+	used = isnan(x) || isnan(c) || x < (double)i ? 0 :
+	    x > (double)i			     ? s->b :
+						       c;
 	used = fmin(fmax(used, 0), s->b);
-	(void)calendar_print_s((int64_t)start * 1000, at, sizeof at);
+	(void)zonemap_print(z, zonemap_window_start(z, i, w), at, sizeof at);
+	(void)zonemap_print(
+	    z, zonemap_window_start(z, i + 1, w), until, sizeof until);
 	if (json)
 		fprintf(out,
 		    "{\"name\":\"%s\",\"url\":\"%s\",\"kind\":\"fixed\","
 		    "\"limit\":\"%s\",\"window_start\":\"%s\",\"used\":%.0f,"
-		    "\"left\":%.0f,\"next_window_s\":%.6f}\n",
+		    "\"left\":%.0f,\"booked_ahead\":%.0f,"
+		    "\"next_window_s\":%.6f,\"window_end\":\"%s\","
+		    "\"zone\":\"%s\"}\n",
 		    r->keys.name, json_text(r->conn.shown, url, sizeof url),
-		    s->rate, at, used, s->b - used,
-		    secs(start + s->i - s->now));
+		    s->jrate, at, used, s->b - used,
+		    !isnan(x) && x > (double)i ? x - (double)i : 0,
+		    secs(next - s->now), until,
+		    json_text(z != NULL ? z->name : "UTC", zone, sizeof zone));
 	else
 		fprintf(out,
-		    "shared bucket '%s' (%s): -a fixed -r %s\n"
+		    "shared bucket '%s' (%s): -a fixed -r %s%s%s\n"
 		    "window from %s: %.0f of %.0f used, %.0f left; the next "
 		    "window in %.3f s\n",
-		    r->keys.name, r->conn.shown, s->rate, at, used, s->b,
-		    s->b - used, secs(start + s->i - s->now));
+		    r->keys.name, r->conn.shown, s->rate,
+		    z != NULL ? " --tz " : "", z != NULL ? s->zone : "", at,
+		    used, s->b, s->b - used, secs(next - s->now));
 }
 
 /* A sliding window: the records of the last width, and when one may go. */
@@ -204,7 +236,7 @@ show_sliding(const struct redis *r, const struct seen *s, bool json, FILE *out)
 		    "\"limit\":\"%s\",\"used\":%.0f,\"left\":%.0f,"
 		    "\"next_s\":%.6f}\n",
 		    r->keys.name, json_text(r->conn.shown, url, sizeof url),
-		    s->rate, used, s->b - used, secs(next));
+		    s->jrate, used, s->b - used, secs(next));
 	else
 		fprintf(out,
 		    "shared bucket '%s' (%s): -a sliding -r %s\n"
@@ -214,6 +246,20 @@ show_sliding(const struct redis *r, const struct seen *s, bool json, FILE *out)
 		    s->i / 1e6, s->b - used, secs(next));
 }
 
+/* A fixed window of --tz s->zone, from the system's zone data. */
+static int
+show_zoned(const struct redis *r, const struct seen *s, bool json, FILE *out,
+    char *err, size_t errsz)
+{
+	struct zonemap z;
+
+	if (zoneinfo_load(&z, s->zone, (int64_t)s->now * 1000, err, errsz) != 0)
+		return -1;
+	show_fixed(r, s, &z, json, out);
+	zonemap_free(&z);
+	return 0;
+}
+
 int
 redis_show(const struct redis_url *u, const char *name, bool json, FILE *out,
     char *err, size_t errsz)
@@ -221,6 +267,7 @@ redis_show(const struct redis_url *u, const char *name, bool json, FILE *out,
 	struct redis *r = look(u, name, err, errsz);
 	struct seen s;
 	redisReply *rep;
+	int rc = 0;
 
 	if (r == NULL || (rep = ask(r, "show", err, errsz)) == NULL) {
 		redis_close(r);
@@ -234,15 +281,17 @@ redis_show(const struct redis_url *u, const char *name, bool json, FILE *out,
 		redis_close(r);
 		return -1;
 	}
-	if (strcmp(s.unit, "fixed") == 0)
-		show_fixed(r, &s, json, out);
+	if (strcmp(s.unit, "fixed") == 0 && s.zone != NULL)
+		rc = show_zoned(r, &s, json, out, err, errsz);
+	else if (strcmp(s.unit, "fixed") == 0)
+		show_fixed(r, &s, NULL, json, out);
 	else if (strcmp(s.unit, "sliding") == 0)
 		show_sliding(r, &s, json, out);
 	else
 		show_bucket(r, &s, json, out);
 	freeReplyObject(rep);
 	redis_close(r);
-	return 0;
+	return rc;
 }
 
 int

@@ -74,7 +74,12 @@ struct redis_share {
 	const char *unit;	 /* "bytes" or "records" */
 	bool claimed;		 /* the settings were checked in Redis */
 	bool observe;		 /* not claimed: --show and --reset */
-	int64_t kept_ns;	 /* when the settings were last refreshed */
+	/* -a fixed --tz: the zone, and when its offset changes next (the
+	 * interval is made anew then); the window's width. */
+	const struct zonemap *zone;
+	int64_t zone_next_ns;
+	uint64_t width_ns;
+	int64_t kept_ns; /* when the settings were last refreshed */
 };
 
 /* What the server said of its memory: whether it evicts keys. */
@@ -289,5 +294,9 @@ void redis_clean(const struct redis *r, char *why, size_t size);
 /* A reply that books nothing (freed here): Redis counts as down for now. */
 enum redisconn_result redis_unexpected(
     struct redis *r, redisReply *rep, char *why, size_t size);
+
+/* -a fixed --tz: the zone's offsets in the interval, made anew once they
+ * change (at each booking, at the cost of a reading of the clock). */
+void redis_zone_refresh(struct redis *r);
 
 #endif

@@ -22,6 +22,7 @@
 #include "shared.h"
 #include "sharedfile.h"
 #include "signals.h"
+#include "zonemap.h"
 
 /* Map the file open on fd, checked to be ours alone and whole. */
 struct shared_state *
@@ -163,6 +164,10 @@ make_state(struct shared_state *init, const struct shared_spec *sp)
 	/* Now on the wall clock: the bucket's time starts at its making. */
 	init->epoch_ns = clock_now_ns() + clock_wall_offset_ns();
 	snprintf(init->rate_text, sizeof init->rate_text, "%s", sp->rate_text);
+	/* Every process of a window counts the days of one zone. */
+	if (sp->fixed)
+		snprintf(init->zone, sizeof init->zone, "%s",
+		    sp->zone != NULL ? sp->zone->name : "UTC");
 	atomic_init(&init->tat, 0); /* full */
 	atomic_init(&init->adapt, 0);
 	atomic_init(&init->magic, SHARED_MAGIC);
@@ -205,6 +210,13 @@ check_state(const struct shared *s, const struct shared_state *st,
 		    "same, or remove %s when no process uses it)",
 		    name, was, asks, s->path);
 	}
+	if (memcmp(st->zone, want->zone, sizeof st->zone) != 0)
+		return msg_fail(err, errsz,
+		    "shared bucket '%s' is -a fixed -r %.40s --tz %.*s; this run "
+		    "asks for --tz %s (give the same, or remove %s when no "
+		    "process uses it)",
+		    name, st->rate_text, (int)sizeof st->zone, st->zone,
+		    want->zone, s->path);
 	if (tat < 0 || tat > GCRA_MAX_SCALED || st->epoch_ns < 0)
 		return msg_fail(err, errsz,
 		    "%s is corrupt: remove it when "
@@ -251,7 +263,9 @@ window_init(struct shared *s, const struct shared_spec *sp)
 {
 	s->win_n = sp->n;
 	s->width_ns = (int64_t)sp->d;
-	s->base = calendar_floor_div(s->st->epoch_ns, s->width_ns);
+	s->zone = sp->zone;
+	s->base = calendar_floor_div(
+	    s->st->epoch_ns - WIN_BASE_NS, s->width_ns);
 	s->guard_ns = s->width_ns / 10 < WIN_GUARD_NS ? s->width_ns / 10 :
 							WIN_GUARD_NS;
 	s->last_idx = -1;
@@ -417,11 +431,16 @@ scaled(const struct shared *s, int64_t t_ns)
 	return t >= 0 ? t : GCRA_MAX_SCALED;
 }
 
-/* The window of monotonic time t_ns, from the file's first. */
+/*
+ * The window of monotonic time t_ns, from the file's first: the latest
+ * begun, so that through a fall back of the zone's clocks the count goes
+ * on in the window they had reached.
+ */
 static int64_t
 window_of(const struct shared *s, int64_t t_ns)
 {
-	int64_t w = calendar_floor_div(t_ns + s->wall_ns, s->width_ns) -
+	int64_t w = zonemap_window_reached(
+			s->zone, t_ns + s->wall_ns, s->width_ns) -
 	    s->base;
 
 	return w < 0 ? 0 : w > WIN_INDEX_MAX ? WIN_INDEX_MAX : w;
@@ -431,7 +450,8 @@ window_of(const struct shared *s, int64_t t_ns)
 static int64_t
 window_start(const struct shared *s, int64_t i)
 {
-	return (i + s->base) * s->width_ns - s->wall_ns;
+	return zonemap_window_start(s->zone, i + s->base, s->width_ns) -
+	    s->wall_ns;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include "gate.h"
 
 struct shared_state;
+struct zonemap;
 
 /* What a run asks of a shared bucket. */
 struct shared_spec {
@@ -20,6 +21,8 @@ struct shared_spec {
 	bool bytes;	  /* units are bytes (-c) */
 	const char *rate_text; /* as given, for errors */
 	const char *dir;       /* --state-dir, or NULL */
+	/* -a fixed: the calendar of the windows (--tz), or NULL for UTC. */
+	const struct zonemap *zone;
 };
 
 struct shared {
@@ -27,11 +30,12 @@ struct shared {
 	uint64_t d0;	  /* a unit's interval at the bucket's -r */
 	int64_t epoch_ns; /* the file's time 0, on the monotonic clock */
 	int64_t wall_ns;  /* the wall clock minus the monotonic, at open */
-	/* -a fixed: N a window, its width, the window of the file's making
-	 * (on the wall clock), the guard at a window's end, and the window
-	 * of this process's last booking. */
+	/* -a fixed: N a window, its width, the window the file counts from
+	 * (WIN_BASE_NS), the guard at a window's end, the window of this
+	 * process's last booking, and the zone whose calendar they follow. */
 	uint64_t win_n;
 	int64_t width_ns, base, guard_ns, last_idx;
+	const struct zonemap *zone;
 	struct shared_state *st; /* the mapped file */
 	int fd;			 /* the file, open for its size */
 	int64_t check_ns;	 /* when to look at its size next */

@@ -11,7 +11,7 @@
 
 #include "gcra.h"
 
-#define SHARED_MAGIC 0x3553484254425400ULL /* "\0TBTBHS5" */
+#define SHARED_MAGIC 0x3653484254425400ULL /* "\0TBTBHS6" */
 /* The file's last word: no byte of it is 0, so a file cut short anywhere
  * in it reads otherwise (bytes past the end of a file read as 0). */
 #define SHARED_END 0x444e454b43554254ULL /* "TBUCKEND" */
@@ -33,6 +33,9 @@ struct shared_state {
 	uint64_t bytes; /* bit 0: units are bytes (-c); bit 1: a fixed window */
 	int64_t epoch_ns;
 	char rate_text[40];
+	/* -a fixed: the zone of the windows' calendar (--tz), "UTC" by
+	 * default; a bucket: empty. */
+	char zone[64];
 	_Atomic int64_t tat;
 	_Atomic uint64_t adapt; /* --adapt's last cut (adapt_word); 0: none */
 	_Atomic uint64_t end;	/* SHARED_END */
@@ -43,10 +46,13 @@ struct shared_state {
 
 /*
  * -a fixed: the word holds the window of the latest booking, counted from
- * the window the file was made in, above the units booked in it
- * (WIN_BITS).  Windows are width_ns wide, aligned to the wall clock's
- * multiples of it, as fixed-window quotas count.
+ * the window of UTC a day before the file was made (WIN_BASE_NS: no
+ * zone's window of then comes before it), above the units booked in it
+ * (WIN_BITS).  Windows are width_ns wide, aligned to the multiples of it
+ * of the zone's local time (zonemap.h; UTC's wall clock by default), as
+ * fixed-window quotas count.
  */
+#define WIN_BASE_NS (86400 * 1000000000LL)
 #define WIN_BITS 20
 #define WIN_COUNT(w) ((uint64_t)(w) & ((UINT64_C(1) << WIN_BITS) - 1))
 #define WIN_INDEX(w) ((int64_t)(w) >> WIN_BITS)

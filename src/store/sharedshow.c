@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "calendar.h"
@@ -14,6 +13,7 @@
 #include "msg.h"
 #include "shared.h"
 #include "sharedfile.h"
+#include "zoneinfo.h"
 
 /* A bucket's file, mapped: its path, descriptor and state. */
 struct opened {
@@ -65,18 +65,6 @@ close_bucket(struct opened *o)
 {
 	(void)munmap(o->st, sizeof *o->st);
 	(void)close(o->fd);
-}
-
-/* Wall-clock time t_ns as UTC, ISO 8601, into out. */
-static void
-utc(int64_t t_ns, char *out, size_t size)
-{
-	time_t t = (time_t)calendar_floor_div(t_ns, 1000000000);
-	struct tm tm;
-
-	if (gmtime_r(&t, &tm) == NULL ||
-	    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		snprintf(out, size, "?");
 }
 
 /* The rate as the file gives it, fit for a terminal, into out. */
@@ -139,46 +127,81 @@ show_bucket(const struct opened *o, const char *name, bool json, FILE *out)
 		    secs(next), secs(full));
 }
 
-/* A fixed window: the records of the window now, and when the next starts. */
+/*
+ * A fixed window: the records of the window now, and when the next
+ * starts, in the calendar of zone z (NULL: UTC), which is named zone.
+ */
 static void
-show_window(const struct opened *o, const char *name, bool json, FILE *out)
+show_window(const struct opened *o, const char *name, bool json, FILE *out,
+    const struct zonemap *z, const char *zone)
 {
 	const struct shared_state *st = o->st;
 	int64_t width = (int64_t)st->d,
 		wall = clock_now_ns() + clock_wall_offset_ns();
-	int64_t base = calendar_floor_div(st->epoch_ns, width);
-	int64_t cur = calendar_floor_div(wall, width) - base;
-	int64_t w = atomic_load(&st->tat), start = (cur + base) * width;
-	char path[8192], rate[200], jrate[1200];
+	int64_t base = calendar_floor_div(st->epoch_ns - WIN_BASE_NS, width);
+	int64_t cur = zonemap_window_reached(z, wall, width) - base;
+	int64_t w = atomic_load(&st->tat),
+		start = zonemap_window_start(z, cur + base, width),
+		end = zonemap_window_start(z, cur + base + 1, width);
+	char path[8192], rate[200], jrate[1200], jzone[400];
 	uint64_t used = WIN_INDEX(w) == cur ? WIN_COUNT(w) :
 	    WIN_INDEX(w) > cur		    ? st->n :
 					      0;
-	char at[64];
+	char at[64], until[64];
 
 	used = used < st->n ? used : st->n;
-	utc(start, at, sizeof at);
+	zonemap_print(z, start, at, sizeof at);
+	zonemap_print(z, end, until, sizeof until);
 	if (json)
 		fprintf(out,
 		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"fixed\","
 		    "\"limit\":\"%s\",\"window_start\":\"%s\","
 		    "\"used\":%llu,\"left\":%llu,\"booked_ahead\":%lld,"
-		    "\"next_window_s\":%.6f}\n",
+		    "\"next_window_s\":%.6f,\"window_end\":\"%s\","
+		    "\"zone\":\"%s\"}\n",
 		    name, json_text(o->path, path, sizeof path),
 		    json_text(
 			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
 		    at, (unsigned long long)used,
 		    (unsigned long long)(st->n - used),
 		    (long long)(WIN_INDEX(w) > cur ? WIN_INDEX(w) - cur : 0),
-		    secs(start + width - wall));
+		    secs(end - wall), until,
+		    json_text(zone, jzone, sizeof jzone));
 	else
 		fprintf(out,
-		    "shared bucket '%s' (%s): -a fixed -r %s\n"
+		    "shared bucket '%s' (%s): -a fixed -r %s%s%s\n"
 		    "window from %s: %llu of %llu used, %llu left; the next "
 		    "window in %.3f s\n",
-		    name, o->printable, rate_of(st, rate, sizeof rate), at,
+		    name, o->printable, rate_of(st, rate, sizeof rate),
+		    z != NULL ? " --tz " : "", z != NULL ? zone : "", at,
 		    (unsigned long long)used, (unsigned long long)st->n,
-		    (unsigned long long)(st->n - used),
-		    secs(start + width - wall));
+		    (unsigned long long)(st->n - used), secs(end - wall));
+}
+
+/*
+ * The fixed window of o, in the calendar of the zone its file names
+ * (loaded from the system's zone data); 0, or -1 with why in err.
+ */
+static int
+show_zoned(const struct opened *o, const char *name, bool json, FILE *out,
+    char *err, size_t errsz)
+{
+	char zone[sizeof o->st->zone + 1], why[1024];
+	struct zonemap z;
+
+	snprintf(
+	    zone, sizeof zone, "%.*s", (int)sizeof o->st->zone, o->st->zone);
+	msg_escape(zone, sizeof zone);
+	if (strcmp(zone, "UTC") == 0) {
+		show_window(o, name, json, out, NULL, zone);
+		return 0;
+	}
+	if (zoneinfo_load(&z, zone, clock_now_ns() + clock_wall_offset_ns(),
+		why, sizeof why) != 0)
+		return msg_fail(err, errsz, "%s: %s", o->path, why);
+	show_window(o, name, json, out, &z, z.name);
+	zonemap_free(&z);
+	return 0;
 }
 
 int
@@ -186,17 +209,18 @@ shared_show(const char *name, const char *dir, bool json, FILE *out, char *err,
     size_t errsz)
 {
 	struct opened o;
+	int rc = 0;
 
 	if (open_bucket(&o, name, dir, err, errsz) != 0)
 		return -1;
 	snprintf(o.printable, sizeof o.printable, "%s", o.path);
 	msg_escape(o.printable, sizeof o.printable);
 	if (o.st->bytes & KIND_FIXED)
-		show_window(&o, name, json, out);
+		rc = show_zoned(&o, name, json, out, err, errsz);
 	else
 		show_bucket(&o, name, json, out);
 	close_bucket(&o);
-	return 0;
+	return rc;
 }
 
 int

@@ -233,6 +233,26 @@ test_options(void)
 	    "-R", "x", "--reload", "--tiers", "t", (char *)NULL);
 	opt_bad("-k 1 needs a rate", "-k", "1", "--tiers", "t", "-r", "inf",
 	    (char *)NULL);
+	/* --tz aligns fixed windows, and nothing else. */
+	check(parse(&cfg, err, sizeof err, "-a", "fixed", "-r", "1/1d", "--tz",
+		  "Europe/Paris", (char *)NULL) == OPT_RUN &&
+		cfg.tz != NULL && strcmp(cfg.tz, "Europe/Paris") == 0,
+	    "--tz with -a fixed");
+	check(parse(&cfg, err, sizeof err, "-a", "fixed", "-r", "1/1d",
+		  (char *)NULL) == OPT_RUN &&
+		cfg.tz == NULL,
+	    "no --tz: UTC");
+	opt_bad("--tz Europe/Paris needs -a fixed: it aligns fixed windows "
+		"to the zone's calendar",
+	    "--tz", "Europe/Paris", "-a", "sliding", "-r", "1/1d",
+	    (char *)NULL);
+	opt_bad("--tz local needs -a fixed", "--tz", "local", "-r", "1/s",
+	    (char *)NULL);
+	opt_bad("invalid --tz '': give a zone", "-a", "fixed", "-r", "1/s",
+	    "--tz", "", (char *)NULL);
+	opt_bad(
+	    "--show takes only --shared NAME, --state-dir or --redis URL, and --json",
+	    "--show", "--shared", "x", "--tz", "UTC", (char *)NULL);
 }
 
 /* The option table: --help shows every option it reads. */
@@ -259,7 +279,7 @@ test_option_table(void)
 				  options_long_name(j)) != 0,
 			    "%s twice", want);
 	}
-	check(i == 65, "65 long options: %d", i);
+	check(i == 66, "66 long options: %d", i);
 	free(text);
 	/* options.h and spec.h name these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");

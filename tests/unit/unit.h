@@ -55,6 +55,14 @@ void test_window(void);
 
 /* fixed_test.c */
 void test_fixed(void);
+void test_fixed_zone(void);
+
+/* zonemap_test.c: the test and the zones it builds by hand (Europe/Paris
+ * of 2026, Asia/Kolkata), for the tests of their users. */
+struct zonemap;
+void test_zonemap(void);
+void zonemap_test_paris(struct zonemap *z);
+void zonemap_test_kolkata(struct zonemap *z);
 
 /* went_test.c */
 void test_went(void);
