@@ -21,6 +21,7 @@ main(void)
 	RUN(test_ready_then_take);
 	RUN(test_window);
 	RUN(test_fixed);
+	RUN(test_slidering);
 	RUN(test_set);
 	RUN(test_went);
 	RUN(test_framer);

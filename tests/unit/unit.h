@@ -56,6 +56,9 @@ void test_window(void);
 /* fixed_test.c */
 void test_fixed(void);
 
+/* slidering_test.c */
+void test_slidering(void);
+
 /* went_test.c */
 void test_went(void);
 
