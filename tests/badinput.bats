@@ -125,7 +125,7 @@ cases() {
 --shared .x -r 1/s	'.x'
 --shared x -r inf	needs a rate
 --shared x -k 1 -r 1/s	-k
---shared x -a sliding -r 1/s	a sliding window is kept in one process only
+--shared x -a sliding -c -r 1/s	with -a sliding counts records: not with -c
 --shared x -a fixed -c -r 1/s	with -a fixed counts records: not with -c
 --shared x --redis redis://h -a fixed -r 1/s	fixed windows are shared through a file on one host
 --state-dir /tmp -r 1/s	--state-dir needs --shared NAME
@@ -133,6 +133,7 @@ cases() {
 --shared x --redis http://h -r 1/s	'http://h'
 --shared x --redis redis://h:0 -r 1/s	port
 --shared x --redis redis://h/x -r 1/s	database
+--shared x --redis redis://h -a sliding -r 1/s	sliding windows are shared through a file on one host
 --shared x --redis redis://h --redis-fallback maybe -r 1/s	'maybe'
 --shared x --redis-allow-eviction -r 1/s	needs --redis
 -R .abc -r 1/s	'.abc'

@@ -606,15 +606,19 @@ static const struct rule rules[] = {
 	    .quote = { V(SHARED) } },
 	{ "--shared %s takes one -r", .all = O(SHARED), .fall = F(SEVERAL),
 	    .quote = { V(SHARED) } },
-	{ "--shared %s needs -a token, leaky or fixed (a sliding window "
-	  "is kept in one process only)",
-	    .all = O(SHARED), .fall = F(SLIDING), .quote = { V(SHARED) } },
+	{ "--shared %s --redis needs -a token or -a leaky (sliding windows "
+	  "are shared through a file on one host)",
+	    .all = O(SHARED) | O(REDIS), .fall = F(SLIDING),
+	    .quote = { V(SHARED) } },
 	{ "--shared %s --redis needs -a token or -a leaky (fixed windows "
 	  "are shared through a file on one host)",
 	    .all = O(SHARED) | O(REDIS), .fall = F(FIXED),
 	    .quote = { V(SHARED) } },
 	{ "--shared %s with -a fixed counts records: not with -c",
 	    .all = O(SHARED) | O(BYTES), .fall = F(FIXED),
+	    .quote = { V(SHARED) } },
+	{ "--shared %s with -a sliding counts records: not with -c",
+	    .all = O(SHARED) | O(BYTES), .fall = F(SLIDING),
 	    .quote = { V(SHARED) } },
 	{ "--shared %s does not combine with -k (except with --redis)",
 	    .all = O(SHARED) | O(KEY), .none = O(REDIS),
