@@ -80,7 +80,7 @@ BUILD_FLAGS = $(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(REDIS_CFLAGS) \
 # beside what they serve; tests/lint/layers.sh holds them pure too): unit tested
 # with a fake clock.  Then every module of the tool.
 PURE_LAYERS = base cli report limit policy
-PURE_FILES = src/ctl/request.o src/store/eviction.o
+PURE_FILES = src/ctl/request.o src/store/eviction.o src/store/slidering.o
 PURE = $(patsubst %.c,%.o,$(foreach d,$(PURE_LAYERS), \
 	$(wildcard src/$(d)/*.c))) $(PURE_FILES)
 OBJS = $(patsubst %.c,%.o,$(foreach d,$(LAYERS),$(wildcard src/$(d)/*.c))) \

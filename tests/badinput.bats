@@ -125,7 +125,7 @@ cases() {
 --shared .x -r 1/s	'.x'
 --shared x -r inf	needs a rate
 --shared x -k 1 -r 1/s	-k
---shared x -a sliding -r 1/s	a sliding window is kept in one process only
+--shared x -a sliding -c -r 1/s	with a window (-a fixed or sliding) counts records: not with -c
 --shared x -a fixed -c -r 1/s	with a window (-a fixed or sliding) counts records: not with -c
 --shared x --redis redis://h -a fixed -r 1/s --adapt --exec true	--adapt does not combine with a window in Redis (-a fixed or sliding): use -a token or -a leaky with it
 --state-dir /tmp -r 1/s	--state-dir needs --shared NAME

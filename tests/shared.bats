@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # --shared NAME: one token bucket for every tbthrottle of the user started
 # with NAME, kept in a 0600 file in a private state directory (that
-# outlives a boot) as a single 64-bit word changed by compare and swap.
+# outlives a boot) as a single 64-bit word changed by compare and swap;
+# with -a sliding, the ring of its last N release times, under a lock.
 
 load helpers
 
@@ -93,7 +94,7 @@ teardown() {
 	local args
 	for args in "--shared '' -r 1/s" "--shared a/b -r 1/s" "--shared .x -r 1/s" \
 	    "--shared x -r inf" "--shared x -r 1/s -r 2/s" \
-	    "--shared x -a sliding -r 1/s" "--shared x -k 1 -r 1/s" \
+	    "--shared x -a sliding -c -r 1/s" "--shared x -k 1 -r 1/s" \
 	    "--shared x --queue 2 -r 1/s" "--shared x --initial 0 -r 1/s"; do
 		eval "run -2 --separate-stderr tb $args" </dev/null
 		assert_one_stderr_line
@@ -494,4 +495,182 @@ PY
 	assert_ge "$(wc -l <"$d/out")" 6 "records out"
 	assert_le "$(most_in_windows 1000000000 1000000 <"$d/out")" 3 \
 	    "most out in a second of the wall clock"
+}
+
+@test "--shared -a sliding: four processes fed faster than the quota never put more than N command starts in any span of the window's length, and fill it" {
+	local d=$BATS_TEST_TMPDIR cmd fill
+	needs_strace
+	cmd=$(type -P true)
+	seq 15 >"$d/in"
+	run -0 traced execve "$d/log" bash -c 'for i in 1 2 3 4; do
+	    "$0" --shared w -a sliding -r 10/500ms -j 5 "$1" --exec "$2" & done
+	    wait' "$TB" "$d/in" "$cmd"
+	execs "$d/log" "$cmd" >"$d/starts"
+	assert_eq "$(wc -l <"$d/starts")" 60 "commands started"
+	assert_le "$(most_in_span 500000000 <"$d/starts")" 10 \
+	    "most starts in any 500 ms"
+	# Of the starts the bound allows from the first to the last (N a
+	# window from the first on: N x (whole windows in between + 1)), the
+	# share made (100 % in six straced runs on a 2-core machine): a start
+	# waits the window and 20 ms after the one N before it started.
+	fill=$(awk 'NR == 1 { s = $1 } { t = $1; n++ }
+	    END { print int(100 * n / (10 * (int((t - s) / 0.5) + 1))) }' \
+	    "$d/starts")
+	assert_ge "$fill" 75 "per cent of the starts possible in the time"
+}
+
+@test "--shared -a sliding --take --drop: N in a window of the wall clock's time, then none until it has passed" {
+	local t0 t1 i round
+	for round in 1 2; do
+		t0=$(now_ms)
+		for i in 1 2 3; do
+			run -0 --separate-stderr tb --shared t -a sliding -r 3/2s \
+			    --take --drop
+		done
+		# A fourth within 2 s of the first is refused, not an error.
+		run --separate-stderr tb --shared t -a sliding -r 3/2s --take --drop
+		t1=$(now_ms)
+		if (($(elapsed_ms "$t0") < 2000)); then
+			assert_eq "$status" 1 "exit status of a fourth in the window"
+			assert_eq "$stderr" "" "refused, not an error"
+		fi
+		# Once the window and its 20 ms have passed since the last
+		# went, three again.
+		while (($(elapsed_ms "$t1") <= 2100)); do sleep 0.05; done
+	done
+}
+
+@test "--show -a sliding: the records of the window's last span, those left, when the next may go; --reset empties it" {
+	local next
+	run -0 tb --shared s -a sliding -r 5/1h --take 2
+	assert_eq "$(stat -c %s "$(bucket_dir)/s.bucket")" $((176 + 8 * 5 + 8)) \
+	    "bytes: the header, 8 a record of the window, the end"
+	run -0 --separate-stderr tb --shared s --show
+	assert_eq "${lines[0]}" "shared bucket 's' ($(bucket_dir)/s.bucket): -a sliding -r 5/1h" "first line"
+	assert_eq "${lines[1]}" "2 of 5 used in the last 3600.000 s, 0 booked ahead, 3 left; the next may go in 0.000 s" "second line"
+	run -0 tb --shared s -a sliding -r 5/1h --take 3
+	run -0 --separate-stderr tb --shared s --show --json
+	[[ $output == '{"name":"s",'*'"kind":"sliding","limit":"5/1h","used":5,"booked_ahead":0,"left":0,"next_s":'*'}' ]] ||
+	    { echo "$output" >&2; false; }
+	# The first went just now: the sixth may go an hour and the 20 ms
+	# guard after it.
+	next=$(sed 's/.*"next_s":\([0-9.]*\).*/\1/' <<<"$output")
+	awk -v n="$next" 'BEGIN { exit !(n > 3500 && n <= 3600.02) }' ||
+	    { echo "next_s $next" >&2; false; }
+	run -1 tb --shared s -a sliding -r 5/1h --take --drop
+	run -0 tb --shared s --reset
+	run -0 --separate-stderr tb --shared s --show
+	assert_eq "${lines[1]}" "0 of 5 used in the last 3600.000 s, 0 booked ahead, 5 left; the next may go in 0.000 s" "after --reset"
+	for i in 1 2 3 4 5; do
+		run -0 tb --shared s -a sliding -r 5/1h --take --drop
+	done
+	run -1 tb --shared s -a sliding -r 5/1h --take --drop
+}
+
+# put_word FILE OFFSET HEX: write the 8 bytes HEX (16 digits, in file
+# order) at OFFSET of FILE.
+put_word() {
+	printf '%b' "$(sed 's/../\\x&/g' <<<"$3")" |
+	    dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+@test "--shared -a sliding: a ring tampered with, or cut short, is refused with one line and left as it was" {
+	local f was=$BATS_TEST_TMPDIR/was how
+	run -0 tb --shared r -a sliding -r 3/1h --take 2
+	f=$(bucket_dir)/r.bucket
+	cp "$f" "$was"
+	# A stamp negative, one 73 years ahead (past any the file may hold),
+	# the last word, the count of units booked (at 152) beyond range; then
+	# the file 8 bytes short.  The ring follows the header, at 176.
+	for how in "176 ffffffffffffffff" "184 0000000000000020" \
+	    "200 0000000000000000" "152 ffffffffffffff7f" truncate; do
+		cp "$was" "$f"
+		if [[ $how == truncate ]]; then
+			truncate -s -8 "$f"
+		else
+			put_word "$f" $how
+		fi
+		cp "$f" "$BATS_TEST_TMPDIR/bad"
+		run -1 --separate-stderr tb --shared r -a sliding -r 3/1h --take --drop
+		assert_one_stderr_line
+		[[ $stderr == *"r.bucket is corrupt: remove it when no process uses it" ||
+		    $stderr == *"r.bucket is not a shared bucket (wrong size): remove it when no process uses it" ]] ||
+		    { echo "$how: $stderr" >&2; false; }
+		run -1 --separate-stderr tb --shared r --show
+		assert_one_stderr_line
+		run -1 --separate-stderr tb --shared r --reset
+		assert_one_stderr_line
+		cmp "$f" "$BATS_TEST_TMPDIR/bad"
+	done
+	cp "$was" "$f"
+	run -0 tb --shared r -a sliding -r 3/1h --take --drop
+}
+
+@test "--shared -a sliding: a ring cut short or written over while in use ends the run with one line, not SIGBUS" {
+	local d=$BATS_TEST_TMPDIR f pid how st
+	f=$(bucket_dir)/c.bucket
+	seq 1000 >"$d/in"
+	for how in "truncate -s -8" "truncate -s 0" zero_file; do
+		rm -f "$f" "$d/out"
+		timeout -k 1 10 "$TB" --shared c -a sliding -r 25/500ms "$d/in" \
+		    >"$d/out" 2>"$d/err" &
+		pid=$!
+		wait_for_output "$d/out"
+		$how "$f"
+		st=0
+		wait "$pid" || st=$?
+		assert_eq "$st" 1 "exit status, $how"
+		stderr=$(cat "$d/err")
+		assert_one_stderr_line
+		[[ $stderr == *"shared bucket 'c'"*"c.bucket"*" while in use"* ]] ||
+		    { echo "$how: $stderr" >&2; false; }
+		assert_le "$(wc -l <"$d/out")" 100 "lines out, $how"
+	done
+}
+
+@test "--shared -a sliding: a step back of the wall clock grants nothing more, though the window has passed" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	local f t0 t1 next
+	# A file made two days ago, so that a day back is still after it.
+	run -0 tb --shared k -a sliding -r 2/2s --take --drop
+	f=$(bucket_dir)/k.bucket
+	set_epoch "$f" -172800
+	t0=$(now_ms)
+	run -0 tb --shared k -a sliding -r 2/2s --take --drop
+	run -0 tb --shared k -a sliding -r 2/2s --take --drop
+	t1=$(now_ms)
+	run tb --shared k -a sliding -r 2/2s --take --drop
+	(($(elapsed_ms "$t0") >= 2000)) || assert_eq "$status" 1 "a third in the window"
+	# The clock stepped back a day: the window of the two has passed by
+	# any clock, but the file's latest stamp is still a day ahead.
+	set_epoch "$f" 86400
+	while (($(elapsed_ms "$t1") <= 2100)); do sleep 0.05; done
+	run -1 --separate-stderr tb --shared k -a sliding -r 2/2s --take --drop
+	assert_eq "$stderr" "" "refused, not an error"
+	run -0 --separate-stderr tb --shared k --show
+	[[ ${lines[1]} == "0 of 2 used in the last 2.000 s, 2 booked ahead, 0 left; the next may go in "*" s" ]] ||
+	    { echo "${lines[1]}" >&2; false; }
+	next=$(sed 's/.* in \([0-9.]*\) s$/\1/' <<<"${lines[1]}")
+	awk -v n="$next" 'BEGIN { exit !(n > 86000 && n <= 86402.02) }' ||
+	    { echo "next in $next s" >&2; false; }
+	# Set right again: both go.
+	set_epoch "$f" -86400
+	run -0 tb --shared k -a sliding -r 2/2s --take --drop
+	run -0 tb --shared k -a sliding -r 2/2s --take --drop
+}
+
+@test "--shared -a sliding --drop: records that come all the time never make more than N written in any span of the window's length" {
+	local d=$BATS_TEST_TMPDIR
+	needs_strace
+	mkfifo "$d/in"
+	# A record every 5 ms for 2.5 s: each window fills at once, and the
+	# rest of it is dropped.
+	bash -c 'for ((i = 0; i < 500; i++)); do echo $i; sleep 0.005; done' \
+	    >"$d/in" &
+	run -0 traced write "$d/log" "$TB" --shared dr -a sliding -r 3/1s --drop \
+	    "$d/in"
+	awk '$3 ~ /^write\(1,/ { print $2, 1 }' "$d/log" >"$d/out"
+	assert_ge "$(wc -l <"$d/out")" 6 "records out"
+	assert_le "$(most_in_span 1000000000 <"$d/out")" 3 \
+	    "most out in any second"
 }

@@ -617,10 +617,6 @@ static const struct rule rules[] = {
 	    .quote = { V(SHARED) } },
 	{ "--shared %s takes one -r", .all = O(SHARED), .fall = F(SEVERAL),
 	    .quote = { V(SHARED) } },
-	{ "--shared %s needs -a token, leaky or fixed (a sliding window "
-	  "is kept in one process only)",
-	    .all = O(SHARED), .fall = F(SLIDING), .none = O(REDIS),
-	    .quote = { V(SHARED) } },
 	{ "%s does not combine with a window in Redis (-a fixed or "
 	  "sliding): use -a token or -a leaky with it",
 	    .all = O(SHARED) | O(REDIS), .fall = F(WINDOW),

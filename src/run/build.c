@@ -503,12 +503,14 @@ build_shared(struct limits *L)
 	const struct limit *l = &cfg->limits[0];
 	char why[512];
 
-	bool fixed = cfg->algorithm == ALG_FIXED;
+	bool fixed = cfg->algorithm == ALG_FIXED,
+	     sliding = cfg->algorithm == ALG_SLIDING, window = fixed || sliding;
 	const struct shared_spec sp = { .name = cfg->shared,
-		.n = fixed ? l->rate.count : l->rate.n,
-		.d = fixed ? l->rate.period_ns : l->rate.d,
-		.burst = l->burst,
+		.n = window ? l->rate.count : l->rate.n,
+		.d = window ? l->rate.period_ns : l->rate.d,
+		.burst = window ? 0 : l->burst,
 		.fixed = fixed,
+		.sliding = sliding,
 		.bytes = cfg->mode == UNIT_BYTES,
 		.rate_text = cfg->rate_text,
 		.dir = cfg->state_dir,
@@ -521,7 +523,7 @@ build_shared(struct limits *L)
 	shared_backend(&L->units, &L->shared);
 	gate_set_units(&L->gate, &L->units);
 	/* A window books each record alone, in the window it goes in. */
-	L->gate.quantum = fixed ? 1 : limits_quantum(L);
+	L->gate.quantum = window ? 1 : limits_quantum(L);
 }
 
 /* --byte-rate: records cost their length, in a bucket of bytes. */

@@ -26,8 +26,9 @@
 
 /* Map the file open on fd, checked to be ours alone and whole. */
 struct shared_state *
-shared_map(int fd, const char *path, char *err, size_t errsz)
+shared_map(int fd, const char *path, size_t *bytes, char *err, size_t errsz)
 {
+	struct shared_state h;
 	struct stat st;
 	void *p;
 
@@ -40,15 +41,18 @@ shared_map(int fd, const char *path, char *err, size_t errsz)
 		msg_fail(err, errsz, "%s is not a private file of yours", path);
 		return NULL;
 	}
-	if (st.st_size != (off_t)sizeof(struct shared_state)) {
+	/* Its header, read (not mapped, which a file cut short meanwhile
+	 * would make a SIGBUS): the size its kind has. */
+	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+	    st.st_size != (off_t)shared_file_bytes(&h)) {
 		msg_fail(err, errsz,
 		    "%s is not a shared bucket (wrong size): "
 		    "remove it when no process uses it",
 		    path);
 		return NULL;
 	}
-	p = mmap(NULL, sizeof(struct shared_state), PROT_READ | PROT_WRITE,
-	    MAP_SHARED, fd, 0);
+	*bytes = (size_t)st.st_size;
+	p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		msg_fail(err, errsz, "%s: %s", path, strerror(errno));
 		return NULL;
@@ -106,7 +110,7 @@ create_file(const char *path, const char *tmp, const struct shared_state *init)
 	/* Swept away while we were stopped (ENOENT): the caller tries
 	 * again. */
 	if ((w = write(fd, init, sizeof *init)) == (ssize_t)sizeof *init &&
-	    fsync(fd) == 0)
+	    shared_write_ring(fd, init) == 0 && fsync(fd) == 0)
 		rc = link(tmp, path) == 0 || errno == EEXIST ||
 			errno == ENOENT ?
 		    0 :
@@ -179,8 +183,9 @@ static void
 say_limit(
     const struct shared_state *st, const char *rate, char *out, size_t size)
 {
-	if (st->bytes & KIND_FIXED)
-		snprintf(out, size, "-a fixed -r %.*s", 40, rate);
+	if (st->bytes & (KIND_FIXED | KIND_SLIDING))
+		snprintf(out, size, "-a %s -r %.*s",
+		    st->bytes & KIND_FIXED ? "fixed" : "sliding", 40, rate);
 	else
 		snprintf(out, size, "-r %.*s, burst %llu%s", 40, rate,
 		    (unsigned long long)st->burst,
@@ -248,7 +253,7 @@ watch_faults(struct shared *s, const char *name)
 	    "tbthrottle: %s was "
 	    "truncated while in use\n",
 	    s->what);
-	signals_on_bus_error(s->st, sizeof *s->st, s->bus_msg);
+	signals_on_bus_error(s->st, s->map_bytes, s->bus_msg);
 }
 
 static int64_t window_of(const struct shared *s, int64_t t_ns);
@@ -304,16 +309,19 @@ shared_dir(const char *given, char *dir, size_t size, char *err, size_t errsz)
 static int
 spec_fits(const struct shared_spec *sp, char *err, size_t errsz)
 {
-	if (sp->fixed && sp->d < SHARED_WINDOW_MIN_NS)
+	bool window = sp->fixed || sp->sliding;
+	const char *alg = sp->fixed ? "fixed" : "sliding";
+
+	if (window && sp->d < SHARED_WINDOW_MIN_NS)
 		return msg_fail(err, errsz,
-		    "-a fixed -r %s: a shared window is 1 ms or longer",
+		    "-a %s -r %s: a shared window is 1 ms or longer", alg,
 		    sp->rate_text);
-	if (sp->fixed && sp->n > SHARED_WINDOW_MAX)
+	if (window && sp->n > SHARED_WINDOW_MAX)
 		return msg_fail(err, errsz,
-		    "-a fixed -r %s: a shared window counts up to %d "
+		    "-a %s -r %s: a shared window counts up to %d "
 		    "records",
-		    sp->rate_text, SHARED_WINDOW_MAX);
-	if (!sp->fixed &&
+		    alg, sp->rate_text, SHARED_WINDOW_MAX);
+	if (!window &&
 	    sp->burst >
 		(uint64_t)GCRA_MAX_SCALED / ((sp->d + sp->n - 1) / sp->n))
 		return msg_fail(err, errsz,
@@ -339,17 +347,19 @@ shared_open(
 	 * to a whole ns: never faster than asked, and slower by less than
 	 * 1 ns a unit (exact when d / n is whole).
 	 */
-	s->g = sp->fixed ? (struct gcra){ .n = 1, .d = 1, .burst = 1 } :
-			   (struct gcra){ .n = 1,
-				   .d = (sp->d + sp->n - 1) / sp->n,
-				   .burst = sp->burst };
+	s->g = sp->fixed || sp->sliding ?
+	    (struct gcra){ .n = 1, .d = 1, .burst = 1 } :
+	    (struct gcra){
+		    .n = 1, .d = (sp->d + sp->n - 1) / sp->n, .burst = sp->burst
+	    };
 	s->d0 = s->g.d;
 	if (shared_dir(sp->dir, dir, sizeof dir, err, errsz) != 0)
 		return -1;
 	make_state(&init, sp);
+	init.bytes |= sp->sliding ? KIND_SLIDING : 0;
 	if ((fd = open_file(s, dir, sp->name, &init, err, errsz)) < 0)
 		return -1;
-	if ((st = shared_map(fd, s->path, err, errsz)) == NULL) {
+	if ((st = shared_map(fd, s->path, &s->map_bytes, err, errsz)) == NULL) {
 		(void)close(fd);
 		return -1;
 	}
@@ -371,6 +381,8 @@ shared_open(
 		return msg_fail(err, errsz,
 		    "%s is corrupt: remove it when no process uses it",
 		    s->path);
+	if (sp->sliding && shared_slide_open(s, err, errsz) != 0)
+		return -1;
 	if (gcra_scale(&s->g, s->epoch_ns, clock_now_ns()) < 0)
 		return msg_fail(err, errsz,
 		    "shared bucket %s is too old for its "
@@ -380,14 +392,14 @@ shared_open(
 }
 
 /* The file was found damaged, or of another size: say which, exit 1. */
-static void
-damaged(const struct shared *s)
+void
+shared_damaged(const struct shared *s)
 {
 	struct stat st;
 
-	if (fstat(s->fd, &st) == 0 && st.st_size < (off_t)sizeof *s->st)
+	if (fstat(s->fd, &st) == 0 && st.st_size < (off_t)s->map_bytes)
 		errx(1, "%s was truncated while in use", s->what);
-	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)sizeof *s->st)
+	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)s->map_bytes)
 		errx(1,
 		    "%s changed size while in use: remove it when no "
 		    "process uses it",
@@ -405,21 +417,21 @@ valid_word(const struct shared *s, int64_t tat)
 	if (tat < 0 || tat > GCRA_MAX_SCALED ||
 	    atomic_load(&s->st->magic) != SHARED_MAGIC ||
 	    atomic_load(&s->st->end) != SHARED_END)
-		damaged(s);
+		shared_damaged(s);
 	return tat;
 }
 
 /* Once a second, at a booking at now_ns: is the file still its size? */
-static void
-check_size(struct shared *s, int64_t now_ns)
+void
+shared_check_size(struct shared *s, int64_t now_ns)
 {
 	struct stat st;
 
 	if (now_ns < s->check_ns)
 		return;
 	s->check_ns = now_ns + SHARED_CHECK_NS;
-	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)sizeof *s->st)
-		damaged(s);
+	if (fstat(s->fd, &st) == 0 && st.st_size != (off_t)s->map_bytes)
+		shared_damaged(s);
 }
 
 /* Scaled time of t_ns; times beyond the range stick at its end. */
@@ -475,7 +487,7 @@ window_reserve(struct shared *s, int64_t now_ns, uint64_t units)
 		at;
 	uint64_t c;
 
-	check_size(s, now_ns);
+	shared_check_size(s, now_ns);
 	units = units < s->win_n ? units : s->win_n;
 	do {
 		i = WIN_INDEX(valid_word(s, w));
@@ -511,7 +523,7 @@ window_take(struct shared *s, int64_t now_ns, uint64_t max)
 	bool late;
 
 	t = present > now_ns ? present : now_ns;
-	check_size(s, present);
+	shared_check_size(s, present);
 	cur = window_of(s, t);
 	late = window_due(s, t) > cur;
 	do {
@@ -559,7 +571,7 @@ take(struct shared *s, int64_t now_ns, uint64_t max)
 	 * had then, which other processes may since have taken: book at the
 	 * present instead. */
 	present = clock_now_ns();
-	check_size(s, present);
+	shared_check_size(s, present);
 	now = scaled(s, present > now_ns ? present : now_ns);
 	do {
 		got = gcra_avail(&s->g, valid_word(s, tat), now);
@@ -578,7 +590,7 @@ reserve(struct shared *s, int64_t now_ns, uint64_t units)
 {
 	int64_t now = scaled(s, now_ns), tat = atomic_load(&s->st->tat), at;
 
-	check_size(s, now_ns);
+	shared_check_size(s, now_ns);
 	while (!atomic_compare_exchange_weak(&s->st->tat, &tat,
 	    gcra_reserve(&s->g, valid_word(s, tat), now, units, &at)))
 		;
@@ -618,6 +630,8 @@ shared_backend(struct gate_backend *be, struct shared *s)
 		.went = s->win_n > 0 ? window_went : NULL,
 		.holds = true,
 		.batch = 1 };
+	if (s->ring.t != NULL)
+		shared_slide_backend(be);
 }
 
 /*

@@ -8,6 +8,7 @@
 
 #include "gcra.h"
 #include "gate.h"
+#include "slidering.h"
 
 struct shared_state;
 struct zonemap;
@@ -18,6 +19,7 @@ struct shared_spec {
 	uint64_t n, d;	  /* n units every d ns; -a fixed: a window of d ns */
 	uint64_t burst;	  /* a bucket's (not a window's) */
 	bool fixed;	  /* -a fixed: n units a calendar window of d ns */
+	bool sliding;	  /* -a sliding: n units in any d ns */
 	bool bytes;	  /* units are bytes (-c) */
 	const char *rate_text; /* as given, for errors */
 	const char *dir;       /* --state-dir, or NULL */
@@ -36,8 +38,15 @@ struct shared {
 	uint64_t win_n;
 	int64_t width_ns, base, guard_ns, last_idx;
 	const struct zonemap *zone;
+	/* -a sliding: the ring of release times in the file (ring.t NULL
+	 * for the other kinds), and the entries this process booked last,
+	 * mine_lo .. mine_hi - 1, stamped mine_ns. */
+	struct slidering ring;
+	uint64_t mine_lo, mine_hi;
+	int64_t mine_ns;
 	struct shared_state *st; /* the mapped file */
-	int fd;			 /* the file, open for its size */
+	size_t map_bytes;	 /* its size, all mapped */
+	int fd;			 /* the file, open for its size and lock */
 	int64_t check_ns;	 /* when to look at its size next */
 	char path[4096];
 	char what[4096 + 96];	  /* "shared bucket 'NAME' (PATH)" */
@@ -49,13 +58,15 @@ struct shared {
  * exist, in the state directory (rundir_state: sp->dir when not NULL),
  * where it outlives a boot; a creator killed at any instant leaves a
  * whole bucket or none.  With sp->fixed it is a fixed window: at most n
- * units in each calendar window of d ns.  Returns 0, or -1 with the
- * reason in err.
+ * units in each calendar window of d ns; with sp->sliding, a sliding
+ * window: at most n in any d ns.  Returns 0, or -1 with the reason in
+ * err.
  */
 int shared_open(
     struct shared *s, const struct shared_spec *sp, char *err, size_t errsz);
-/* The most records a shared fixed window counts, and its least width:
- * 2^41 windows of it outlast a file (69 years). */
+/* The most records a shared window counts (a sliding one keeps 8 bytes
+ * each in its file), and its least width: 2^41 windows of it outlast a
+ * file (69 years). */
 #define SHARED_WINDOW_MAX 1000000
 #define SHARED_WINDOW_MIN_NS 1000000
 
@@ -63,7 +74,8 @@ int shared_open(
  * --show: what the bucket name (in the state directory, dir when not
  * NULL) holds now, on out: two lines (or with json one JSON object): its
  * limit, and the tokens left and when the next comes, or the records of
- * the window and when the next window starts.  0, or -1 with the reason
+ * the window and when the next window starts, or those of the sliding
+ * window's last width and when the next may go.  0, or -1 with the reason
  * in err (no such bucket, not private, damaged).
  */
 int shared_show(const char *name, const char *dir, bool json, FILE *out,

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,7 +22,26 @@ struct opened {
 	char printable[4096]; /* path, its control bytes escaped */
 	int fd;
 	struct shared_state *st;
+	size_t bytes; /* of the file, all mapped */
 };
+
+/* A sliding window's ring whole, its stamps in range?  Locked to read. */
+static bool
+ring_sound(struct opened *o)
+{
+	int64_t now = clock_now_ns() + clock_wall_offset_ns() - o->st->epoch_ns;
+	struct slidering r;
+	bool ok;
+
+	if ((o->st->bytes & KIND_SLIDING) == 0)
+		return true;
+	shared_ring_of(&r, o->st);
+	if (shared_lock(o->fd, F_RDLCK) != 0)
+		return false;
+	ok = shared_ring_sound(&r, o->st, now < 0 ? 0 : now);
+	(void)shared_lock(o->fd, F_UNLCK);
+	return ok;
+}
 
 /* Open and map name's file in the state directory; 0 or -1 (err). */
 static int
@@ -40,7 +60,8 @@ open_bucket(struct opened *o, const char *name, const char *dir_given,
 				      "%s: %s",
 		    errno == ENOENT ? name : o->path,
 		    errno == ENOENT ? dir : strerror(errno));
-	if ((o->st = shared_map(o->fd, o->path, err, errsz)) == NULL) {
+	if ((o->st = shared_map(o->fd, o->path, &o->bytes, err, errsz)) ==
+	    NULL) {
 		(void)close(o->fd);
 		return -1;
 	}
@@ -48,12 +69,12 @@ open_bucket(struct opened *o, const char *name, const char *dir_given,
 	    atomic_load(&o->st->end) != SHARED_END ||
 	    atomic_load(&o->st->tat) < 0 ||
 	    atomic_load(&o->st->tat) > GCRA_MAX_SCALED || o->st->n == 0 ||
-	    o->st->d == 0 || o->st->epoch_ns < 0) {
+	    o->st->d == 0 || o->st->epoch_ns < 0 || !ring_sound(o)) {
 		msg_fail(err, errsz,
 		    "%s is not a shared bucket, or is damaged: remove it when "
 		    "no process uses it",
 		    o->path);
-		(void)munmap(o->st, sizeof *o->st);
+		(void)munmap(o->st, o->bytes);
 		(void)close(o->fd);
 		return -1;
 	}
@@ -63,7 +84,7 @@ open_bucket(struct opened *o, const char *name, const char *dir_given,
 static void
 close_bucket(struct opened *o)
 {
-	(void)munmap(o->st, sizeof *o->st);
+	(void)munmap(o->st, o->bytes);
 	(void)close(o->fd);
 }
 
@@ -204,6 +225,47 @@ show_zoned(const struct opened *o, const char *name, bool json, FILE *out,
 	return 0;
 }
 
+/*
+ * A sliding window: the records it counts now (those of its last width),
+ * those booked ahead, what a take would get, and when the next may go.
+ */
+static void
+show_slide(const struct opened *o, const char *name, bool json, FILE *out)
+{
+	struct shared_state *st = o->st;
+	int64_t now = clock_now_ns() + clock_wall_offset_ns() - st->epoch_ns;
+	uint64_t used, ahead, left;
+	char path[8192], rate[200], jrate[1200];
+	struct slidering r;
+	int64_t next;
+
+	shared_ring_of(&r, st);
+	now = now < 0 ? 0 : now > r.max_ns ? r.max_ns : now;
+	(void)shared_lock(o->fd, F_RDLCK);
+	next = slidering_look(
+	    &r, (uint64_t)atomic_load(&st->tat), now, &used, &ahead, &left);
+	(void)shared_lock(o->fd, F_UNLCK);
+	if (json)
+		fprintf(out,
+		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"sliding\","
+		    "\"limit\":\"%s\",\"used\":%llu,\"booked_ahead\":%llu,"
+		    "\"left\":%llu,\"next_s\":%.6f}\n",
+		    name, json_text(o->path, path, sizeof path),
+		    json_text(
+			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
+		    (unsigned long long)used, (unsigned long long)ahead,
+		    (unsigned long long)left, secs(next - now));
+	else
+		fprintf(out,
+		    "shared bucket '%s' (%s): -a sliding -r %s\n"
+		    "%llu of %llu used in the last %.3f s, %llu booked ahead, "
+		    "%llu left; the next may go in %.3f s\n",
+		    name, o->printable, rate_of(st, rate, sizeof rate),
+		    (unsigned long long)used, (unsigned long long)st->n,
+		    secs(r.width_ns), (unsigned long long)ahead,
+		    (unsigned long long)left, secs(next - now));
+}
+
 int
 shared_show(const char *name, const char *dir, bool json, FILE *out, char *err,
     size_t errsz)
@@ -215,7 +277,9 @@ shared_show(const char *name, const char *dir, bool json, FILE *out, char *err,
 		return -1;
 	snprintf(o.printable, sizeof o.printable, "%s", o.path);
 	msg_escape(o.printable, sizeof o.printable);
-	if (o.st->bytes & KIND_FIXED)
+	if (o.st->bytes & KIND_SLIDING)
+		show_slide(&o, name, json, out);
+	else if (o.st->bytes & KIND_FIXED)
 		rc = show_zoned(&o, name, json, out, err, errsz);
 	else
 		show_bucket(&o, name, json, out);
@@ -231,8 +295,16 @@ shared_reset(const char *name, const char *dir, char *err, size_t errsz)
 	if (open_bucket(&o, name, dir, err, errsz) != 0)
 		return -1;
 	/* A bucket full (its time 0), or an empty window: every process
-	 * using it books from it at once. */
+	 * using it books from it at once.  A sliding window's head is
+	 * stored under its lock, between bookings. */
+	if (o.st->bytes & KIND_SLIDING && shared_lock(o.fd, F_WRLCK) != 0) {
+		close_bucket(&o);
+		return msg_fail(
+		    err, errsz, "cannot lock %s: %s", o.path, strerror(errno));
+	}
 	atomic_store(&o.st->tat, 0);
+	if (o.st->bytes & KIND_SLIDING)
+		(void)shared_lock(o.fd, F_UNLCK);
 	atomic_store(&o.st->adapt, 0);
 	close_bucket(&o);
 	return 0;

@@ -23,6 +23,7 @@ main(void)
 	RUN(test_fixed);
 	RUN(test_zonemap);
 	RUN(test_fixed_zone);
+	RUN(test_slidering);
 	RUN(test_set);
 	RUN(test_went);
 	RUN(test_framer);

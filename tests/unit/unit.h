@@ -64,6 +64,9 @@ void test_zonemap(void);
 void zonemap_test_paris(struct zonemap *z);
 void zonemap_test_kolkata(struct zonemap *z);
 
+/* slidering_test.c */
+void test_slidering(void);
+
 /* went_test.c */
 void test_went(void);
 
