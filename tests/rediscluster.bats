@@ -169,6 +169,37 @@ setup() {
 	assert_ge "$with" 2 "masters holding buckets"
 }
 
+@test "cluster: -a fixed and -a sliding -k --drop over 3000 keys: exactly N of each, windows on several masters, and --show through any node" {
+	local alg n with p
+	seq 9000 | awk '{ print "key" ($1 % 3000) }' >"$BATS_TEST_TMPDIR/in"
+	for alg in fixed sliding; do
+		run -0 --separate-stderr tb --shared "$P$alg" \
+		    --redis "redis://127.0.0.1:$CPORT1" -k 1 --drop -a "$alg" \
+		    -r 2/1h "$BATS_TEST_TMPDIR/in"
+		assert_eq "$(printf '%s\n' "$output" | wc -l)" 6000 "lines out, -a $alg"
+		assert_eq "$(printf '%s\n' "$output" | sort | uniq -c |
+		    awk '$1 != 2' | wc -l)" 0 "keys that did not get exactly 2, -a $alg"
+		assert_eq "$stderr" "" "stderr"
+		with=0
+		for p in $(masters); do
+			n=$(redis-cli -p "$p" --scan --pattern "tbthrottle:{$P$alg:*" |
+			    wc -l)
+			((n > 0)) && with=$((with + 1))
+		done
+		assert_ge "$with" 2 "masters holding windows, -a $alg"
+	done
+	# Without -k, one window, shown and renewed through another node.
+	run -0 tb --shared "$P" --redis "redis://127.0.0.1:$CPORT1" -a fixed \
+	    -r 3/1h --take 2
+	run -0 --separate-stderr tb --shared "$P" \
+	    --redis "redis://127.0.0.1:$CPORT2" --show
+	[[ ${lines[1]} == "window from "*": 2 of 3 used, 1 left; the next window in "* ]]
+	run -0 tb --shared "$P" --redis "redis://127.0.0.1:$CPORT2" --reset
+	run -0 --separate-stderr tb --shared "$P" \
+	    --redis "redis://127.0.0.1:$CPORT1" --show
+	[[ ${lines[1]} == "window from "*": 0 of 3 used, 3 left; the next window in "* ]]
+}
+
 @test "cluster: without -k, one bucket in one slot; 20 lines in order" {
 	run -0 --separate-stderr bash -c 'seq 20 | tb --shared "$0" \
 	    --redis "redis://127.0.0.1:$1" -r 1000/s' "$P" "$CPORT2"

@@ -96,6 +96,19 @@ teardown() {
 	    "the settings, on the master"
 }
 
+@test "redis-sentinel://: a fixed window on the master the sentinel names, N in all, and --show" {
+	local granted=0 i
+	for i in 1 2 3 4; do
+		if tb --shared "$P" --redis "$URL" -a fixed -r 2/1h --take --drop; then
+			granted=$((granted + 1))
+		fi
+	done
+	assert_eq "$granted" 2 "runs granted"
+	assert_eq "$(redis-cli -p "$MPORT" hget "tbthrottle:$P" c)" 2 "count, on the master"
+	run -0 --separate-stderr tb --shared "$P" --redis "$URL" --show --json
+	[[ $output == *'"kind":"fixed","limit":"2/1h",'*'"used":2,"left":0,'* ]]
+}
+
 @test "redis-sentinel://: a master no sentinel knows is exit 1 at once, named" {
 	local t0
 	t0=$(now_ms)

@@ -83,6 +83,16 @@ setup() {
 	assert_eq "$output" "$(seq 3)" "lines by name"
 }
 
+@test "rediss://: a sliding window through a TLS Redis, and --show of it" {
+	run -0 --separate-stderr bash -c 'seq 5 | tb --shared "$0" \
+	    --redis "rediss://127.0.0.1:$1" --redis-cacert "$2" -a sliding \
+	    -r 3/1h --drop' "$P" "$TPORT" "$C/ca.pem"
+	assert_eq "$output" "$(seq 3)" "lines"
+	run -0 --separate-stderr tb --shared "$P" --redis "rediss://127.0.0.1:$TPORT" \
+	    --redis-cacert "$C/ca.pem" --show
+	[[ ${lines[1]} == "3 of 3 in the last 3600.000 s, 0 left; the next may go in "*" s" ]]
+}
+
 # The refusals below are given a record: a link that took more than its
 # second on a busy machine is an outage, and with no input the run would end
 # at once with nothing to do (exit 0); with a record it tries again and says

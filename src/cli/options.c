@@ -342,7 +342,8 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "or ~/.local/state/tbthrottle/HOST" },
 	[O_REDIS] = { "redis", "URL", 0, REQ, SEEN, FLAG(cfg.redis),
 	    .check = set_redis,
-	    .help = "keep the --shared bucket in Redis, for many hosts:\n"
+	    .help = "keep the --shared bucket (or window) in Redis,\n"
+	    "for many hosts:\n"
 	    "redis://[[user]:password@]host[:port][/db],\n"
 	    "rediss://... with TLS,\n"
 	    "unix:///path/to/redis.sock[?db=N], or through\n"
@@ -457,11 +458,13 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	[O_SHOW] = { "show", NULL, 0, NONE, SEEN, FLAG(cfg.show),
 	    .help = "with --shared NAME, show what its bucket holds\n"
 	    "now (tokens, or the records of the window, and\n"
-	    "when the next comes) and exit; --json: as JSON" },
+	    "when the next comes) and exit, in its file or with\n"
+	    "--redis URL in Redis; --json: as JSON" },
 	[O_RESET] = { "reset", NULL, 0, NONE, SEEN, FLAG(cfg.reset),
 	    .help = "with --shared NAME, give its bucket a clean\n"
-	    "budget (full, or an empty window) and exit; the\n"
-	    "processes using it see it at once" },
+	    "budget (full, or an empty window) and exit, in its\n"
+	    "file or in Redis; the processes using it see it at\n"
+	    "once" },
 	[O_REPLAY] = { "replay", NULL, 0, NONE, SEEN, FLAG(cfg.replay),
 	    .help = "release each record at its own timestamp, as far\n"
 	    "after the first as its time says; -r, -b and\n"
