@@ -104,6 +104,19 @@ evalsha() {
 	done | awk '{ n += $1 } END { print n + 0 }'
 }
 
+# evalsha_us: the microseconds the servers of $ports spent in EVALSHA.
+evalsha_us() {
+	local p
+	for p in $ports; do
+		redis-cli "${cli_args[@]}" -p "$p" info commandstats |
+			sed -n 's/^cmdstat_evalsha:calls=[0-9]*,usec=\([0-9]*\),.*/\1/p'
+	done | awk '{ n += $1 } END { print n + 0 }'
+}
+
+# The limit of keyed's runs: a bucket per key, or (the window rows) a
+# window per key.
+limit=(-r 1000/s -b 1000)
+
 # min_max FILE: "min..max" of the numbers in FILE, one a line.
 min_max() {
 	sort -n "$1" | awk 'NR == 1 { a = $1 } { b = $1 } END { printf "%.0f..%.0f", a, b }'
@@ -116,11 +129,11 @@ keyed() {
 	local procs=$1 i calls first last pids=()
 	shift
 	run=$((run + 1))
-	calls=$(evalsha)
+	calls=$(evalsha) us=$(evalsha_us)
 	for ((i = 0; i < procs; i++)); do
 		(
 			s=$("$RECV" --now)
-			"$TB" -k 1 -r 1000/s -b 1000 --shared "keys$run" --redis "$url" \
+			"$TB" -k 1 "${limit[@]}" --shared "keys$run" --redis "$url" \
 				"$@" "$work/keys.txt" >/dev/null
 			e=$("$RECV" --now)
 			echo "$s $e"
@@ -137,7 +150,9 @@ keyed() {
 	echo "$(min_max "$work/k.rates") $(awk -v n="$((k_lines * procs))" \
 		-v s="$first" -v e="$last" 'BEGIN { printf "%.0f", n / ((e - s) / 1e9) }') \
 		$(awk -v c="$(($(evalsha) - calls))" -v n="$((k_lines * procs))" \
-			'BEGIN { printf "%.4f", c / n }')" >>"$work/keyed.$tag.$procs"
+			'BEGIN { printf "%.4f", c / n }') \
+		$(awk -v u="$(($(evalsha_us) - us))" -v n="$((k_lines * procs))" \
+			'BEGIN { printf "%.2f", u / n }')" >>"$work/keyed.$tag.$procs"
 }
 
 # shared PROCS: PROCS processes on one bucket for share_s seconds; one
@@ -197,7 +212,7 @@ done
 # keyed_rows PROCS... [-- ARG...]: the rows of keyed's table for each
 # PROCS, the median of reps runs, in rows.
 keyed_rows() {
-	local procs counts=() mm total rt r
+	local procs counts=() mm total rt us r
 	rows=()
 	while (($# > 0)) && [[ $1 != -- ]]; do
 		counts+=("$1")
@@ -210,13 +225,29 @@ keyed_rows() {
 			keyed "$procs" "$@"
 		done
 		# The run of the median total.
-		read -r mm total rt < <(sort -k 2 -n "$work/keyed.$tag.$procs" |
-			awk -v m="$(((reps + 1) / 2))" 'NR == m { print $1, $2, $3 }')
+		read -r mm total rt us < <(sort -k 2 -n "$work/keyed.$tag.$procs" |
+			awk -v m="$(((reps + 1) / 2))" 'NR == m { print $1, $2, $3, $4 }')
 		rows+=("| $procs | $((k_lines * procs)) | $mm | $total | $rt |")
+		wrows+=("| $procs | $((k_lines * procs)) | $mm | $total | $rt | $us |")
 	done
 }
 keyed_rows 1 2 4
 keyed_table=("${rows[@]}")
+# The same keys through a window each, --drop (every record within its
+# window's N): a fixed window's count, a sliding window's list of times.
+wrows=()
+tag=fixed limit=(-a fixed -r 100/1s)
+keyed_rows 1 2 4 -- --drop
+fixed_table=("${wrows[@]}")
+wrows=()
+tag=sliding limit=(-a sliding -r 100/1s)
+keyed_rows 1 2 4 -- --drop
+sliding_table=("${wrows[@]}")
+limit=(-r 1000/s -b 1000)
+wrows=()
+tag=bucket-drop
+keyed_rows 1 2 4 -- --drop
+drop_table=("${wrows[@]}")
 
 echo "$(nproc) CPUs, shared with the redis-server; $(redis-server --version |
 	sed 's/ sha=.*//')."
@@ -228,6 +259,17 @@ echo
 echo "| processes | records | records/s a process (min..max) | records/s in all | round trips a record |"
 echo "|--:|--:|--:|--:|--:|"
 printf '%s\n' "${keyed_table[@]}"
+echo
+echo "The same keys with --drop, each key a bucket, a fixed window or a sliding"
+echo "window (\`-k 1 -r 1000/s -b 1000\`, \`-a fixed -r 100/1s\`,"
+echo "\`-a sliding -r 100/1s\`; every record within its key's limit); the server's cost is its time in EVALSHA"
+echo "(commandstats) over the records:"
+echo
+echo "| limit a key | processes | records | records/s a process (min..max) | records/s in all | round trips a record | server µs a record |"
+echo "|:--|--:|--:|--:|--:|--:|--:|"
+printf '| bucket | %s\n' "${drop_table[@]#| }"
+printf '| fixed | %s\n' "${fixed_table[@]#| }"
+printf '| sliding | %s\n' "${sliding_table[@]#| }"
 echo
 echo "One bucket of $rate/s, burst $burst, shared for $share_s s:"
 echo
