@@ -207,7 +207,7 @@ zoneinfo_load(struct zonemap *z, const char *name, int64_t wall_ns, char *err,
 		    path, strerror(errno));
 	}
 	/* No offset and no change: UTC by any other name. */
-	snprintf(z->name, sizeof z->name, "%s",
+	snprintf(z->name, sizeof z->name, "%.*s", (int)sizeof z->name - 1,
 	    z->n == 0 && z->base_off_ns == 0 ? "UTC" : want);
 	return 0;
 }
