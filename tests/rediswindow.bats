@@ -225,3 +225,19 @@ four() {
 	assert_eq "$(redis-cli -p "$RPORT" hget "tbthrottle:$P" x)" \
 	    "$((($(date +%s) + 19800) / 3600))" "window"
 }
+
+@test "--redis -a fixed and -a sliding --tiers: each key the window of its tier; --show names the tiers" {
+	local alg
+	printf 'vip* 3/1h\nbig* inf\n' >"$d/tiers"
+	for alg in fixed sliding; do
+		run -0 --separate-stderr bash -c 'printf "vip1 a\nvip1 b\nvip1 c\nvip1 d\nx e\nx f\nbig1 g\nbig1 h\n" |
+		    tb --shared "$0" --redis "$1" -a "$2" -k 1 -r 1/1h \
+		    --tiers "$3" --drop' "$P$alg" "$URL" "$alg" "$d/tiers"
+		assert_eq "$output" $'vip1 a\nvip1 b\nvip1 c\nx e\nbig1 g\nbig1 h' "kept, -a $alg"
+	done
+	run -0 --separate-stderr tb --shared "${P}fixed" --redis "$URL" --show
+	[[ $output == "shared bucket '${P}fixed': tiers "*" (--tiers: each key has the limit of its tier; -k's keys are not shown)" ]]
+	run -2 --separate-stderr tb --shared "$P" --redis "$URL" -a fixed -k 1 \
+	    -r 1/1h --tiers "$d/tiers" --tz UTC </dev/null
+	assert_msg "$stderr" "--tz with --tiers through Redis: give the zone's windows without tiers, or keep the tiers in one process"
+}

@@ -620,8 +620,10 @@ static const struct rule rules[] = {
 	{ "%s does not combine with a window in Redis (-a fixed or "
 	  "sliding): use -a token or -a leaky with it",
 	    .all = O(SHARED) | O(REDIS), .fall = F(WINDOW),
-	    .any = O(TIERS) | O(TOTAL_RATE) | O(ADAPT),
-	    .quote = { Q_WORD } },
+	    .any = O(TOTAL_RATE) | O(ADAPT), .quote = { Q_WORD } },
+	{ "--tz with --tiers through Redis: give the zone's windows without "
+	  "tiers, or keep the tiers in one process",
+	    .all = O(SHARED) | O(REDIS) | O(TIERS) | O(TZ) },
 	{ "--shared %s with a window (-a fixed or sliding) counts records: "
 	  "not with -c",
 	    .all = O(SHARED) | O(BYTES), .fall = F(WINDOW),

@@ -21,6 +21,7 @@ struct seen {
 	double now;	      /* Redis's TIME, us */
 	double i, b;	      /* the interval (a window's width), us; burst */
 	const char *zone;     /* -a fixed --tz: the zone's name, or NULL */
+	bool tiers;	      /* --tiers: a limit a key, none of the name's */
 	const char *unit;     /* records, bytes, fixed or sliding */
 	char rate[160];	      /* the rate as given, escaped */
 	char jrate[400];      /* the same, as JSON text */
@@ -110,7 +111,9 @@ read_seen(const redisReply *rep, struct seen *s)
 	json_text(s->rate, s->jrate, sizeof s->jrate);
 	msg_escape(s->rate, sizeof s->rate);
 	s->st = e[7];
-	if (strcmp(e[4]->str, "tiers") == 0)
+	s->tiers = e[4]->type == REDIS_REPLY_STRING &&
+	    strcmp(e[4]->str, "tiers") == 0;
+	if (s->tiers)
 		s->b = s->i = 1; /* keys of tiers: only the settings */
 	return isnan(s->now) || isnan(s->i) || isnan(s->b) || s->i <= 0 ||
 		s->b < 0 ?
@@ -281,7 +284,15 @@ redis_show(const struct redis_url *u, const char *name, bool json, FILE *out,
 		redis_close(r);
 		return -1;
 	}
-	if (strcmp(s.unit, "fixed") == 0 && s.zone != NULL)
+	if (s.tiers)
+		fprintf(out,
+		    json ? "{\"name\":\"%s\",\"kind\":\"tiers\","
+			   "\"limit\":\"%s\"}\n" :
+			   "shared bucket '%s': %s (--tiers: each key "
+			   "has the limit of its tier; -k's keys are not "
+			   "shown)\n",
+		    name, json ? s.jrate : s.rate);
+	else if (strcmp(s.unit, "fixed") == 0 && s.zone != NULL)
 		rc = show_zoned(r, &s, json, out, err, errsz);
 	else if (strcmp(s.unit, "fixed") == 0)
 		show_fixed(r, &s, NULL, json, out);

@@ -90,8 +90,16 @@ remote_tiers(struct remote *rm, const struct tiers *t, char *id, size_t size)
 		const struct bucket *b = &r->bucket;
 		int len;
 
-		redis_rate_init(
-		    &rm->rates[i], b->n, b->d, b->burst, r->none, r->inf);
+		/* A window's tier: its N a width, as the script reads one. */
+		if (rm->kt->kind == KEYS_FIXED && !r->none && !r->inf)
+			redis_rate_window(&rm->rates[i], r->fixed.limit,
+			    (uint64_t)r->fixed.width_ns);
+		else if (rm->kt->kind == KEYS_SLIDING && !r->none && !r->inf)
+			redis_rate_window(&rm->rates[i], r->sliding.limit,
+			    (uint64_t)r->sliding.width_ns);
+		else
+			redis_rate_init(&rm->rates[i], b->n, b->d, b->burst,
+			    r->none, r->inf);
 		len = snprintf(one, sizeof one, "%s%c%s%c%s%c%llu",
 		    i < t->ntiers ? t->tier[i].pattern : "", 0,
 		    rm->rates[i].interval, 0, rm->rates[i].burst, 0,
