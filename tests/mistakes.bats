@@ -36,6 +36,15 @@ mistake() {
 	mistake 2 "--json needs --list or --show: what it prints as JSON" --json
 }
 
+@test "a number run into a period: an interval below one, both readings above, M for a million records" {
+	mistake 2 "invalid rate '0.2s': one every 0.2 s is 1/0.2s (5/s)" -r 0.2s
+	mistake 2 "invalid rate '0.5min': one every 0.5 min is 1/0.5min (2/min)" -r 0.5min
+	mistake 2 "invalid rate '2s': a period needs a slash: 2/s for 2 a second, or 1/2s for one every 2 s" -r 2s
+	mistake 2 "invalid rate '1m/s': m is 2^20 bytes with -c; for a million records give M: 1M/s" -r 1m/s
+	run -0 --separate-stderr tb -c -r 1m/s </dev/null
+	assert_eq "$stderr" "" "with -c, 1m/s is 2^20 bytes a second"
+}
+
 @test "what looks like a mistake but is not: a file after a whole rate, ./json, a value" {
 	local d=$BATS_TEST_TMPDIR
 	cd "$d"
