@@ -36,6 +36,36 @@ mistake() {
 	mistake 2 "--json needs --list or --show: what it prints as JSON" --json
 }
 
+@test "habits of xargs and GNU parallel: one line each, naming the fix, exit 2" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'x\n' >urls.txt
+	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P 4 --exec echo
+	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P4 --exec echo
+	mistake 2 "-P 0: as many jobs at once as can be is -j 4096 here; -P is the progress line" -r 2/s -P 0 --exec echo
+	mistake 2 "unknown option '-n': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -n 1 --exec echo
+	mistake 2 "unknown option '-I': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -I{} --exec echo {}
+	mistake 2 "unknown option '-I': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -I {} --exec echo {}
+	mistake 2 "unknown option '-L': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -L 1 --exec echo
+	mistake 2 "unknown option '-L': pv's -L RATE is -r RATE here (see --help)" -L 1
+	mistake 2 "unknown option '--delay': for one start every 0.2 s, give --leaky -r 1/0.2s" --delay 0.2 --exec echo
+	mistake 2 "unknown option '--delay': for one start every 2m, give --leaky -r 1/2m" --delay=2m --exec echo
+	mistake 2 "unknown option '--delay': for one start every T, give --leaky -r 1/T (T such as 0.2s or 2min)" --delay 1m30s --exec echo
+	mistake 2 "':::' is GNU parallel's: give the inputs as lines of standard input or of FILE operands" -r 2/s --exec echo ::: a b
+	mistake 2 "':::' is GNU parallel's: give the inputs as lines of standard input or of FILE operands" -r 2/s ::: a b
+	mistake 2 "'::::' is GNU parallel's: give the input FILEs as operands, before --exec or after ';'" -r 2/s --exec echo :::: urls.txt
+	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s -j 0 --exec echo
+	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s -j0 --exec echo
+	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s --jobs=0 --exec echo
+}
+
+@test "-P N where a file N is: the progress line and the file, as written" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'four\n' >4
+	run -0 --separate-stderr tb -r 100/s -P 4 </dev/null
+	assert_eq "$output" four "the file 4 is read"
+	assert_eq "$stderr" "" "nothing said"
+}
+
 @test "a number run into a period: an interval below one, both readings above, M for a million records" {
 	mistake 2 "invalid rate '0.2s': one every 0.2 s is 1/0.2s (5/s)" -r 0.2s
 	mistake 2 "invalid rate '0.5min': one every 0.5 min is 1/0.5min (2/min)" -r 0.5min

@@ -534,10 +534,20 @@ options_long_name(int i)
 
 /* ---- the command line ---- */
 
+/* Whether a file exists, as the caller can tell: NULL, none does. */
+static bool (*file_test)(const char *path);
+
+void
+options_file_test(bool (*exists)(const char *path))
+{
+	file_test = exists;
+}
+
 static enum parse_result
 parse(struct parsed *p, int argc, char **argv)
 {
 	struct config *cfg = &p->cfg;
+	struct habits_ctx habits = { .exists = file_test };
 	int rc;
 
 	static char **words; /* the command line, --exec's words cut out */
@@ -556,7 +566,9 @@ parse(struct parsed *p, int argc, char **argv)
 		 &cfg->exec_argv, &cfg->exec_argc)) < 0)
 		return OPT_ERROR;
 	argv = words;
-	if (habits_check(&p->cl, argc, argv, p->err, p->errsz) != 0)
+	habits.exec = cfg->exec_argv;
+	habits.nexec = cfg->exec_argc;
+	if (habits_check(&p->cl, argc, argv, &habits, p->err, p->errsz) != 0)
 		return OPT_ERROR;
 	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
 		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;

@@ -140,6 +140,12 @@ options_unlimited(const struct config *cfg)
 enum parse_result options_parse(
     struct config *cfg, int argc, char **argv, char *err, size_t errsz);
 
+/*
+ * How options_parse tells whether a file of a name exists (-P 4 is a
+ * FILE 4 only if there is one), as the caller can: without, none does.
+ */
+void options_file_test(bool (*exists)(const char *path));
+
 /* Print the --help text. */
 void options_usage(FILE *fp);
 

@@ -404,3 +404,11 @@ input_hold_stop(struct input *in, bool hold)
 {
 	in->finish = hold;
 }
+
+bool
+input_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
