@@ -66,6 +66,62 @@ mistake() {
 	assert_eq "$stderr" "" "nothing said"
 }
 
+@test "a FILE after --exec with nothing to read: exit 2 from /dev/null, a warning from an empty pipe" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a\nb\n' >urls.txt
+	mkdir dir
+	mistake 2 "urls.txt is an argument of echo: give input FILEs before --exec, or after ';'" -r 2/s --exec echo -n urls.txt
+	run -2 --separate-stderr bash -c 'tb -r 2/s --exec echo urls.txt <&-'
+	assert_msg "$stderr" "urls.txt is an argument of echo: give input FILEs before --exec, or after ';'"
+	run -0 --separate-stderr bash -c 'printf "" | tb -r 100/s --exec echo urls.txt'
+	assert_eq "$output" "" "no command ran"
+	assert_msg "$stderr" "urls.txt is an argument of echo: give input FILEs before --exec, or after ';'"
+	run -0 --separate-stderr bash -c 'printf "x\n" | tb -r 100/s --exec echo urls.txt'
+	assert_eq "$output" "urls.txt x" "a record read: the command's file, as asked"
+	assert_eq "$stderr" "" "a record read: nothing said"
+	run -0 --separate-stderr tb -r 100/s urls.txt --exec echo </dev/null
+	assert_eq "$output" "a"$'\n'"b" "FILE before --exec"
+	assert_eq "$stderr" "" "FILE before --exec: nothing said"
+	run -0 --separate-stderr tb -r 100/s --exec echo ';' urls.txt </dev/null
+	assert_eq "$output" "a"$'\n'"b" "FILE after ';'"
+	assert_eq "$stderr" "" "FILE after ';': nothing said"
+	run -0 --separate-stderr tb -r 100/s --exec ls dir /dev/null </dev/null
+	assert_eq "$stderr" "" "a directory or a device is no input FILE"
+}
+
+@test "a FILE after --exec, standard input a terminal: said at start, and the run goes on" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a\n' >urls.txt
+	# script(1) gives the run a terminal, where a record is typed and then
+	# the end of input.  With a record read, only the start says it.
+	run -0 bash -c 'printf "x\n" | script -qfec "$TB -r 100/s --exec echo urls.txt; echo status \$?" /dev/null'
+	[[ $output == *"tbthrottle: urls.txt is an argument of echo: give input FILEs before --exec, or after ';'"$'\r\n'"urls.txt x"$'\r\n'"status 0"* ]] ||
+	    { echo "$output" >&2; return 1; }
+	[[ $(grep -c "is an argument" <<<"$output") == 1 ]] || { echo "$output" >&2; return 1; }
+}
+
+@test "an option of ours after --exec without ';': a warning, and the command gets it" {
+	local w
+	w="after --exec goes to echo: give tbthrottle's options before --exec, or end the command with ';'"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo -j 4'
+	assert_eq "$output" "-j 4 x" "the command has -j 4"
+	assert_msg "$stderr" "-j 4 $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo -r 5/s'
+	assert_msg "$stderr" "-r 5/s $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo --rate=5/s'
+	assert_msg "$stderr" "--rate=5/s $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo -a leaky'
+	assert_msg "$stderr" "-a leaky $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo --leaky'
+	assert_msg "$stderr" "--leaky $w"
+	# The command's own, or ended by ';': nothing to say.
+	for cmd in "echo -j 4 ';'" "echo -r x" "echo -rf" "echo -j 0" "echo -a" "echo -- -j 4" "echo --stats --progress"; do
+		run -0 --separate-stderr bash -c "echo x | tb -r 100/s --exec $cmd"
+		assert_eq "$stderr" "" "--exec $cmd"
+	done
+}
+
 @test "a number run into a period: an interval below one, both readings above, M for a million records" {
 	mistake 2 "invalid rate '0.2s': one every 0.2 s is 1/0.2s (5/s)" -r 0.2s
 	mistake 2 "invalid rate '0.5min': one every 0.5 min is 1/0.5min (2/min)" -r 0.5min

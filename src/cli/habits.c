@@ -265,3 +265,98 @@ habits_check(const struct cmdline *cl, int argc, char **argv,
 	}
 	return 0;
 }
+
+/* How a value after --exec must read for its option to be taken as ours. */
+enum ours { OURS_NONE, OURS_RATE, OURS_COUNT, OURS_WORD };
+
+/*
+ * Our options that a command after --exec rarely takes with such a
+ * value: a rate with its period, a count of jobs, an algorithm.  Words a
+ * command is likely to have (--stats, --progress, --retry, --timeout,
+ * -k, -s) are left out: they are the command's more often than ours.
+ */
+static const struct {
+	const char *name;
+	enum ours value;
+} after_exec[] = {
+	{ "rate", OURS_RATE },
+	{ "jobs", OURS_COUNT },
+	{ "algorithm", OURS_WORD },
+	{ "leaky", OURS_NONE },
+	{ "byte-rate", OURS_RATE },
+	{ "total-rate", OURS_RATE },
+};
+
+/* Does v, the value of o, read as ours? */
+static bool
+reads_ours(const struct cmdline_option *o, enum ours kind, const char *v)
+{
+	char why[160];
+	struct rate r;
+	uint64_t n;
+
+	if (v == NULL)
+		return false;
+	switch (kind) {
+	case OURS_RATE:
+		return strchr(v, '/') != NULL &&
+		    (rate_parse(v, false, &r, why, sizeof why) == 0 ||
+			rate_parse(v, true, &r, why, sizeof why) == 0);
+	case OURS_COUNT:
+		return cmdline_whole(v, 1, o->n, &n);
+	case OURS_WORD:
+		for (int i = 0; i < o->choice->nnames; i++)
+			if (strcmp(v, o->choice->names[i]) == 0)
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/*
+ * If exec[k] is one of after_exec's options, with a value that reads as
+ * ours, the words it takes (1 or 2); else 0.
+ */
+static int
+ours_at(const struct cmdline *cl, char **exec, int nexec, int k)
+{
+	const char *w = exec[k], *v;
+	const struct cmdline_option *o;
+
+	for (size_t i = 0; i < sizeof after_exec / sizeof after_exec[0]; i++) {
+		if ((o = row(cl, after_exec[i].name)) == NULL)
+			continue;
+		if (after_exec[i].value == OURS_NONE) {
+			if (strncmp(w, "--", 2) == 0 &&
+			    strcmp(w + 2, o->name) == 0)
+				return 1;
+			continue;
+		}
+		v = value_at(nexec, exec, k, o->letter, o->name, NULL);
+		if (reads_ours(o, after_exec[i].value, v))
+			return k + 1 < nexec && v == exec[k + 1] ? 2 : 1;
+	}
+	return 0;
+}
+
+void
+habits_after_exec(const struct cmdline *cl, char **exec, int nexec, bool ended,
+    char *buf, size_t size)
+{
+	int n;
+
+	buf[0] = '\0';
+	for (int k = 1; !ended && k < nexec && strcmp(exec[k], "--") != 0;
+	     k++) {
+		if ((n = ours_at(cl, exec, nexec, k)) == 0)
+			continue;
+		snprintf(buf, size,
+		    "%s%s%s after --exec goes to %s: give tbthrottle's options "
+		    "before --exec, or end the command with ';'",
+		    exec[k], n == 2 ? " " : "", n == 2 ? exec[k + 1] : "",
+		    exec[0]);
+		msg_escape(buf, size);
+		return;
+	}
+}

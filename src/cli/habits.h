@@ -27,4 +27,13 @@ struct habits_ctx {
 int habits_check(const struct cmdline *cl, int argc, char **argv,
     const struct habits_ctx *x, char *err, size_t errsz);
 
+/*
+ * An option of cl's own among --exec's words, nexec of them, that the
+ * command will take instead (-j 4, -r 5/s: only those whose value reads
+ * as ours), when no ';' ended the command (ended false): a one-line
+ * warning naming it into buf, else buf empty.
+ */
+void habits_after_exec(const struct cmdline *cl, char **exec, int nexec,
+    bool ended, char *buf, size_t size);
+
 #endif

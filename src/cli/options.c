@@ -548,7 +548,7 @@ parse(struct parsed *p, int argc, char **argv)
 {
 	struct config *cfg = &p->cfg;
 	struct habits_ctx habits = { .exists = file_test };
-	int rc;
+	int rc, all = argc;
 
 	static char **words; /* the command line, --exec's words cut out */
 
@@ -570,6 +570,10 @@ parse(struct parsed *p, int argc, char **argv)
 	habits.nexec = cfg->exec_argc;
 	if (habits_check(&p->cl, argc, argv, &habits, p->err, p->errsz) != 0)
 		return OPT_ERROR;
+	/* A ';' was cut out with the command's words if fewer are left. */
+	habits_after_exec(&p->cl, cfg->exec_argv, cfg->exec_argc,
+	    argc + cfg->exec_argc < all, cfg->exec_warning,
+	    sizeof cfg->exec_warning);
 	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
 		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
 	/* -0 ends records with NUL; -l, the default, with a newline. */

@@ -121,6 +121,8 @@ struct config {
 	uint64_t take_units;
 	/* A line to warn of before the run starts, or empty. */
 	char warning[192];
+	/* An option of ours after --exec, which the command takes, or empty. */
+	char exec_warning[256];
 };
 
 /*

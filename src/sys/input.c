@@ -412,3 +412,11 @@ input_exists(const char *path)
 
 	return stat(path, &st) == 0;
 }
+
+bool
+input_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}

@@ -178,6 +178,16 @@ test_options(void)
 		    OPT_RUN &&
 		cfg.progress && cfg.mode == UNIT_NULL,
 	    "-P0 is -P -0");
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--exec", "echo", "-j",
+		  "4", (char *)NULL) == OPT_RUN &&
+		strcmp(cfg.exec_warning,
+		    "-j 4 after --exec goes to echo: give tbthrottle's options "
+		    "before --exec, or end the command with ';'") == 0,
+	    "-j 4 after --exec: '%s'", cfg.exec_warning);
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--exec", "echo", "-j",
+		  "4", ";", (char *)NULL) == OPT_RUN &&
+		cfg.exec_warning[0] == '\0',
+	    "-j 4 ';' after --exec: '%s'", cfg.exec_warning);
 	opt_bad("not '-k'", "-R", "x", "-sk1", (char *)NULL);
 	opt_bad("not '--ke'", "-R", "x", "--ke=1", (char *)NULL);
 	/* A scan stopped in the middle of a word leaves nothing behind. */
