@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "input.h"
 #include "options.h"
 #include "retune.h"
 #include "setup.h"
@@ -68,6 +69,7 @@ main(int argc, char *argv[])
 	enum parse_result parsed;
 
 	stdfd_guard();
+	options_file_test(input_exists);
 	parsed = options_parse(&cfg, argc, argv, why, sizeof why);
 	/* Nothing can be written where nothing is open. */
 	if (stdfd_closed(STDOUT_FILENO) && parsed != OPT_ERROR &&

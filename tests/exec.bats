@@ -214,8 +214,8 @@ SH
 }
 
 @test "-j usage errors: a count from 1 to 4096, and only with --exec" {
-	run -2 --separate-stderr "$TB" -r 1/s -j 0 --exec true
-	assert_msg "$stderr" "invalid -j '0': give a whole number from 1 to 4096"
+	run -2 --separate-stderr "$TB" -r 1/s -j 4097 --exec true
+	assert_msg "$stderr" "invalid -j '4097': give a whole number from 1 to 4096"
 	run -2 --separate-stderr "$TB" -r 1/s -j 2
 	assert_msg "$stderr" "-j 2 needs --exec: it bounds the commands running at once"
 	run -2 --separate-stderr "$TB" -r 1/s --exec

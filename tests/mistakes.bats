@@ -36,6 +36,101 @@ mistake() {
 	mistake 2 "--json needs --list or --show: what it prints as JSON" --json
 }
 
+@test "habits of xargs and GNU parallel: one line each, naming the fix, exit 2" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'x\n' >urls.txt
+	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P 4 --exec echo
+	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P4 --exec echo
+	mistake 2 "-P 0: as many jobs at once as can be is -j 4096 here; -P is the progress line" -r 2/s -P 0 --exec echo
+	mistake 2 "unknown option '-n': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -n 1 --exec echo
+	mistake 2 "unknown option '-I': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -I{} --exec echo {}
+	mistake 2 "unknown option '-I': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -I {} --exec echo {}
+	mistake 2 "unknown option '-L': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -L 1 --exec echo
+	mistake 2 "unknown option '-L': pv's -L RATE is -r RATE here (see --help)" -L 1
+	mistake 2 "unknown option '--delay': for one start every 0.2 s, give --leaky -r 1/0.2s" --delay 0.2 --exec echo
+	mistake 2 "unknown option '--delay': for one start every 2m, give --leaky -r 1/2m" --delay=2m --exec echo
+	mistake 2 "unknown option '--delay': for one start every T, give --leaky -r 1/T (T such as 0.2s or 2min)" --delay 1m30s --exec echo
+	mistake 2 "':::' is GNU parallel's: give the inputs as lines of standard input or of FILE operands" -r 2/s --exec echo ::: a b
+	mistake 2 "':::' is GNU parallel's: give the inputs as lines of standard input or of FILE operands" -r 2/s ::: a b
+	mistake 2 "'::::' is GNU parallel's: give the input FILEs as operands, before --exec or after ';'" -r 2/s --exec echo :::: urls.txt
+	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s -j 0 --exec echo
+	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s -j0 --exec echo
+	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s --jobs=0 --exec echo
+}
+
+@test "-P N where a file N is: the progress line and the file, as written" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'four\n' >4
+	run -0 --separate-stderr tb -r 100/s -P 4 </dev/null
+	assert_eq "$output" four "the file 4 is read"
+	assert_eq "$stderr" "" "nothing said"
+}
+
+@test "a FILE after --exec with nothing to read: exit 2 from /dev/null, a warning from an empty pipe" {
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a\nb\n' >urls.txt
+	mkdir dir
+	mistake 2 "urls.txt is an argument of echo: give input FILEs before --exec, or after ';'" -r 2/s --exec echo -n urls.txt
+	run -2 --separate-stderr bash -c 'tb -r 2/s --exec echo urls.txt <&-'
+	assert_msg "$stderr" "urls.txt is an argument of echo: give input FILEs before --exec, or after ';'"
+	run -0 --separate-stderr bash -c 'printf "" | tb -r 100/s --exec echo urls.txt'
+	assert_eq "$output" "" "no command ran"
+	assert_msg "$stderr" "urls.txt is an argument of echo: give input FILEs before --exec, or after ';'"
+	run -0 --separate-stderr bash -c 'printf "x\n" | tb -r 100/s --exec echo urls.txt'
+	assert_eq "$output" "urls.txt x" "a record read: the command's file, as asked"
+	assert_eq "$stderr" "" "a record read: nothing said"
+	run -0 --separate-stderr tb -r 100/s urls.txt --exec echo </dev/null
+	assert_eq "$output" "a"$'\n'"b" "FILE before --exec"
+	assert_eq "$stderr" "" "FILE before --exec: nothing said"
+	run -0 --separate-stderr tb -r 100/s --exec echo ';' urls.txt </dev/null
+	assert_eq "$output" "a"$'\n'"b" "FILE after ';'"
+	assert_eq "$stderr" "" "FILE after ';': nothing said"
+	run -0 --separate-stderr tb -r 100/s --exec ls dir /dev/null </dev/null
+	assert_eq "$stderr" "" "a directory or a device is no input FILE"
+}
+
+@test "a FILE after --exec, standard input a terminal: said at start, and the run goes on" {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	cd "$BATS_TEST_TMPDIR"
+	printf 'a\n' >urls.txt
+	# script(1) gives the run a terminal, where a record is typed and then
+	# the end of input.  With a record read, only the start says it.
+	run -0 bash -c 'printf "x\n" | script -qfec "$TB -r 100/s --exec echo urls.txt; echo status \$?" /dev/null'
+	[[ $output == *"tbthrottle: urls.txt is an argument of echo: give input FILEs before --exec, or after ';'"$'\r\n'"urls.txt x"$'\r\n'"status 0"* ]] ||
+	    { echo "$output" >&2; return 1; }
+	[[ $(grep -c "is an argument" <<<"$output") == 1 ]] || { echo "$output" >&2; return 1; }
+}
+
+@test "an option of ours after --exec without ';': a warning, and the command gets it" {
+	local w
+	w="after --exec goes to echo: give tbthrottle's options before --exec, or end the command with ';'"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo -j 4'
+	assert_eq "$output" "-j 4 x" "the command has -j 4"
+	assert_msg "$stderr" "-j 4 $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo -r 5/s'
+	assert_msg "$stderr" "-r 5/s $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo --rate=5/s'
+	assert_msg "$stderr" "--rate=5/s $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo -a leaky'
+	assert_msg "$stderr" "-a leaky $w"
+	run -0 --separate-stderr bash -c 'echo x | tb -r 100/s --exec echo --leaky'
+	assert_msg "$stderr" "--leaky $w"
+	# The command's own, or ended by ';': nothing to say.
+	for cmd in "echo -j 4 ';'" "echo -r x" "echo -rf" "echo -j 0" "echo -a" "echo -- -j 4" "echo --stats --progress"; do
+		run -0 --separate-stderr bash -c "echo x | tb -r 100/s --exec $cmd"
+		assert_eq "$stderr" "" "--exec $cmd"
+	done
+}
+
+@test "a number run into a period: an interval below one, both readings above, M for a million records" {
+	mistake 2 "invalid rate '0.2s': one every 0.2 s is 1/0.2s (5/s)" -r 0.2s
+	mistake 2 "invalid rate '0.5min': one every 0.5 min is 1/0.5min (2/min)" -r 0.5min
+	mistake 2 "invalid rate '2s': a period needs a slash: 2/s for 2 a second, or 1/2s for one every 2 s" -r 2s
+	mistake 2 "invalid rate '1m/s': m is 2^20 bytes with -c; for a million records give M: 1M/s" -r 1m/s
+	run -0 --separate-stderr tb -c -r 1m/s </dev/null
+	assert_eq "$stderr" "" "with -c, 1m/s is 2^20 bytes a second"
+}
+
 @test "what looks like a mistake but is not: a file after a whole rate, ./json, a value" {
 	local d=$BATS_TEST_TMPDIR
 	cd "$d"

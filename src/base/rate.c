@@ -270,6 +270,77 @@ suffix_hint(bool bytes)
 		       "k, M, G";
 }
 
+/* How a sentence names one of a period: 60 s is "a minute". */
+static const char *
+period_one(uint64_t ns)
+{
+	switch (ns) {
+	case NS_SEC / 1000:
+		return "a millisecond";
+	case NS_SEC:
+		return "a second";
+	case 60 * NS_SEC:
+		return "a minute";
+	case 3600 * NS_SEC:
+		return "an hour";
+	default:
+		return "a day";
+	}
+}
+
+/* 1/value in a few digits: "5", or "about 3.333" when it is not so exact. */
+static void
+reciprocal(struct ratio value, char *buf, size_t size)
+{
+	long double r = (long double)value.den / value.num;
+
+	if (value.den % value.num == 0)
+		snprintf(buf, size, "%llu",
+		    (unsigned long long)(value.den / value.num));
+	else
+		snprintf(buf, size, "%s%.4Lg",
+		    value.den <= UINT64_MAX / 10000 &&
+			    value.den * 10000 % value.num == 0 ?
+			"" :
+			"about ",
+		    r);
+}
+
+/*
+ * The number at start, worth value, runs into the period word s (len
+ * letters): say what was likely meant.  Below one (0.2s) it can only be
+ * an interval; above, a count per period (2/s) or an interval (1/2s),
+ * one and the same for 1.  A record rate's "1m/s" meant the suffix M.
+ */
+static void
+period_hint(const char *start, const char *s, size_t len, struct ratio value,
+    char *err, size_t errsz)
+{
+	int n = (int)(s - start), u = (int)len;
+	char per[32];
+
+	if (len == 1 && s[0] == 'm' && s[1] == '/')
+		snprintf(err, errsz,
+		    "m is 2^20 bytes with -c; for a million records give M: "
+		    "%.*sM%s",
+		    n, start, s + 1);
+	else if (s[len] != '\0' || value.num == 0 || value.num == value.den)
+		snprintf(err, errsz, "a period needs a slash: %.*s/%.*s", n,
+		    start, u, s);
+	else if (value.num < value.den) {
+		reciprocal(value, per, sizeof per);
+		snprintf(err, errsz,
+		    "one every %.*s %.*s is 1/%.*s%.*s (%s/%.*s)", n, start, u,
+		    s, n, start, u, s, per, u, s);
+	} else
+		snprintf(err, errsz,
+		    "a period needs a slash: %.*s/%.*s for %.*s %s, or "
+		    "1/%.*s%.*s for one every %.*s %.*s",
+		    n, start, u, s, n, start,
+		    period_one(find_suffix(periods, s, len)->mult), n, start, u,
+		    s, n, start, u, s);
+}
+
 /*
  * Parse an optional size suffix at *sp, after the number that starts at
  * start; multiplies *value.
@@ -285,10 +356,7 @@ parse_suffix(const char *start, const char **sp, bool bytes,
 	sx = find_suffix(bytes ? byte_suffixes : record_suffixes, s, len);
 	if (sx == NULL) {
 		if (find_suffix(periods, s, len) != NULL)
-			snprintf(err, errsz,
-			    "a period needs a slash: "
-			    "%.*s/%.*s",
-			    (int)(s - start), start, (int)len, s);
+			period_hint(start, s, len, *value, err, errsz);
 		else if (!bytes && find_suffix(byte_suffixes, s, len) != NULL)
 			snprintf(err, errsz,
 			    "suffix '%.*s' is for byte rates "

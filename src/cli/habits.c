@@ -1,25 +1,22 @@
 /* Habits of other tools on the command line, caught before they mislead. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "habits.h"
 #include "msg.h"
+#include "rate.h"
 
 /*
  * An option word w that getopt_long would misread, said plainly: a long
- * option with one dash (-rate: -r 'ate'), a short one with '=' (-s=json),
- * or pv's -L.  0, or -1 with the reason in err.
+ * option with one dash (-rate: -r 'ate'), or a short one with '='
+ * (-s=json).  0, or -1 with the reason in err.
  */
 static int
 habit(const struct cmdline *cl, const char *w, char *err, size_t errsz)
 {
 	size_t len = strcspn(w + 1, "=");
 
-	if (strcmp(w, "-L") == 0 || strncmp(w, "-L", 2) == 0)
-		return msg_fail(err, errsz,
-		    "unknown option '%s': pv's -L RATE is -r RATE "
-		    "here (see --help)",
-		    w);
 	for (int i = 0; i < cl->noptions && len >= 3; i++)
 		if (strlen(cl->options[i].name) == len &&
 		    strncmp(cl->options[i].name, w + 1, len) == 0)
@@ -59,53 +56,307 @@ rate_word(const char *w)
 }
 
 /*
- * If argv[k] gives a rate, that rate, and the word after it in *next (or
- * NULL): -r RATE, -rRATE, --rate RATE, --rate=RATE.
+ * If argv[k] is the option -letter (none if 0) or --name (none if NULL)
+ * with its value, that value, and the word after it in *next (or NULL):
+ * -x V, -xV, --name V, --name=V.
  */
 static const char *
-rate_at(int argc, char **argv, int k, const char **next)
+value_at(int argc, char **argv, int k, char letter, const char *name,
+    const char **next)
 {
 	const char *w = argv[k];
+	bool dashes = name != NULL && strncmp(w, "--", 2) == 0;
+	size_t len = name != NULL ? strlen(name) : 0;
 	int after = k + 1;
-	const char *rate = NULL;
+	const char *v = NULL;
 
-	if (strcmp(w, "-r") == 0 || strcmp(w, "--rate") == 0) {
-		rate = k + 1 < argc ? argv[k + 1] : NULL;
+	if ((letter != 0 && w[0] == '-' && w[1] == letter && w[2] == '\0') ||
+	    (dashes && strcmp(w + 2, name) == 0)) {
+		v = k + 1 < argc ? argv[k + 1] : NULL;
 		after = k + 2;
-	} else if (strncmp(w, "--rate=", 7) == 0) {
-		rate = w + 7;
-	} else if (w[0] == '-' && w[1] == 'r' && w[2] != '\0') {
-		rate = w + 2;
+	} else if (dashes && strncmp(w + 2, name, len) == 0 &&
+	    w[2 + len] == '=') {
+		v = w + 3 + len;
+	} else if (letter != 0 && w[0] == '-' && w[1] == letter) {
+		v = w + 2;
 	}
-	*next = rate != NULL && after < argc ? argv[after] : NULL;
-	return rate;
+	if (next != NULL)
+		*next = v != NULL && after < argc ? argv[after] : NULL;
+	return v;
+}
+
+/* A word of decimal digits only, as xargs and parallel write a count. */
+static bool
+digits(const char *w)
+{
+	return w != NULL && w[0] != '\0' && w[strspn(w, "0123456789")] == '\0';
+}
+
+/* The row of cl for option --name, or NULL. */
+static const struct cmdline_option *
+row(const struct cmdline *cl, const char *name)
+{
+	for (int i = 0; i < cl->noptions; i++)
+		if (strcmp(cl->options[i].name, name) == 0)
+			return &cl->options[i];
+	return NULL;
+}
+
+/* The most -j takes, as its row says. */
+static unsigned long long
+most_jobs(const struct cmdline *cl)
+{
+	const struct cmdline_option *o = row(cl, "jobs");
+
+	return o != NULL ? (unsigned long long)o->n : 0;
+}
+
+/*
+ * Jobs at once as xargs and parallel give them: -P N, which is -P and a
+ * FILE N here unless no file N exists, and -j 0, "as many as possible"
+ * (xargs's -P 0 too).
+ */
+static int
+jobs_habit(const struct cmdline *cl, int argc, char **argv, int k,
+    const struct habits_ctx *x, char *err, size_t errsz)
+{
+	const char *w = argv[k], *n = NULL, *j;
+
+	if (strcmp(w, "-P") == 0 && k + 1 < argc && digits(argv[k + 1]) &&
+	    (x->exists == NULL || !x->exists(argv[k + 1])))
+		n = argv[k + 1];
+	/* -P0 is -P -0, records ending in NUL; -P4 has no -4. */
+	else if (strncmp(w, "-P", 2) == 0 && digits(w + 2) &&
+	    w[2 + strspn(w + 2, "0")] != '\0')
+		n = w + 2;
+	if (n != NULL && n[strspn(n, "0")] == '\0')
+		return msg_fail(err, errsz,
+		    "-P %s: as many jobs at once as can be is -j %llu here; "
+		    "-P is the progress line",
+		    n, most_jobs(cl));
+	if (n != NULL)
+		return msg_fail(err, errsz,
+		    "-P %s: jobs at once is -j %s here; -P is the progress "
+		    "line",
+		    n, n);
+	j = value_at(argc, argv, k, 'j', "jobs", NULL);
+	if (digits(j) && j[strspn(j, "0")] == '\0')
+		return msg_fail(err, errsz,
+		    "invalid -j '%s': that is GNU parallel's \"as many as "
+		    "possible\"; give how many at once, up to -j %llu (the "
+		    "limits still pace the starts)",
+		    j, most_jobs(cl));
+	return 0;
+}
+
+/*
+ * A command per record, as xargs is told: -n 1, -I {}, -L 1 (with
+ * --exec; without, -L is pv's rate).
+ */
+static int
+per_record_habit(int argc, char **argv, int k, const struct habits_ctx *x,
+    char *err, size_t errsz)
+{
+	const char *w = argv[k];
+
+	if (strncmp(w, "-I", 2) == 0 ||
+	    digits(value_at(argc, argv, k, 'n', NULL, NULL)) ||
+	    (x->exec != NULL &&
+		digits(value_at(argc, argv, k, 'L', NULL, NULL))))
+		return msg_fail(err, errsz,
+		    "unknown option '%.2s': --exec runs one command per "
+		    "record: {} in its arguments is the record (without {}, "
+		    "it comes last)",
+		    w);
+	if (strncmp(w, "-L", 2) == 0)
+		return msg_fail(err, errsz,
+		    "unknown option '%s': pv's -L RATE is -r RATE "
+		    "here (see --help)",
+		    w);
+	return 0;
+}
+
+/* GNU parallel's --delay T: a start every T at most, a leaky bucket. */
+static int
+delay_habit(int argc, char **argv, int k, char *err, size_t errsz)
+{
+	const char *t = value_at(argc, argv, k, 0, "delay", NULL);
+	char rate[64], why[160];
+	struct rate r;
+	bool secs;
+
+	if (strncmp(argv[k], "--delay", 7) != 0 ||
+	    (argv[k][7] != '\0' && argv[k][7] != '='))
+		return 0;
+	secs = t != NULL && t[strspn(t, "0123456789.")] == '\0';
+	snprintf(
+	    rate, sizeof rate, "1/%s%s", t != NULL ? t : "", secs ? "s" : "");
+	if (t == NULL || rate_parse(rate, false, &r, why, sizeof why) != 0)
+		return msg_fail(err, errsz,
+		    "unknown option '--delay': for one start every T, give "
+		    "--leaky -r 1/T (T such as 0.2s or 2min)");
+	return msg_fail(err, errsz,
+	    "unknown option '--delay': for one start every %s%s, give "
+	    "--leaky -r %s",
+	    t, secs ? " s" : "", rate);
+}
+
+/* GNU parallel's inputs on its command line: ::: VALUE..., :::: FILE... */
+static int
+inputs_habit(const char *w, char *err, size_t errsz)
+{
+	if (strcmp(w, ":::") == 0)
+		return msg_fail(err, errsz,
+		    "':::' is GNU parallel's: give the inputs as lines of "
+		    "standard input or of FILE operands");
+	if (strcmp(w, "::::") == 0)
+		return msg_fail(err, errsz,
+		    "'::::' is GNU parallel's: give the input FILEs as "
+		    "operands, before --exec or after ';'");
+	return 0;
+}
+
+/*
+ * A rate in words at argv[k] (10 per second, 5 /s): 0, or -1 with the
+ * one word it should be in err.
+ */
+static int
+rate_in_words(int argc, char **argv, int k, char *err, size_t errsz)
+{
+	const char *next, *rate = value_at(argc, argv, k, 'r', "rate", &next);
+
+	if (rate == NULL || strchr(rate, '/') != NULL ||
+	    strcmp(rate, "inf") == 0 || next == NULL || !rate_word(next))
+		return 0;
+	return msg_fail(err, errsz,
+	    "'%s' after the rate '%s' looks like part of it: "
+	    "give the rate as one word, such as -r %s%s%s%s%s",
+	    next, rate, rate, next[0] == '/' ? next : "/s",
+	    next[0] == '/' ? "" : " (for a file named ",
+	    next[0] == '/' ? "" : next,
+	    next[0] == '/' ? "" : ", give it as ./NAME)");
 }
 
 int
-habits_check(
-    const struct cmdline *cl, int argc, char **argv, char *err, size_t errsz)
+habits_check(const struct cmdline *cl, int argc, char **argv,
+    const struct habits_ctx *x, char *err, size_t errsz)
 {
+	for (int k = 0; k < x->nexec; k++)
+		if (inputs_habit(x->exec[k], err, errsz) != 0)
+			return -1;
 	for (int k = 1;
 	     k < argc && argv[k] != NULL && strcmp(argv[k], "--") != 0; k++) {
-		const char *w = argv[k], *next, *rate;
+		const char *w = argv[k];
 
-		/* A rate in words: 10 per second, 5 /s. */
-		rate = rate_at(argc, argv, k, &next);
-		if (rate != NULL && strchr(rate, '/') == NULL &&
-		    strcmp(rate, "inf") != 0 && next != NULL && rate_word(next))
-			return msg_fail(err, errsz,
-			    "'%s' after the rate '%s' looks like part of it: "
-			    "give the rate as one word, such as -r %s%s%s%s%s",
-			    next, rate, rate, next[0] == '/' ? next : "/s",
-			    next[0] == '/' ? "" : " (for a file named ",
-			    next[0] == '/' ? "" : next,
-			    next[0] == '/' ? "" : ", give it as ./NAME)");
+		if (rate_in_words(argc, argv, k, err, errsz) != 0 ||
+		    inputs_habit(w, err, errsz) != 0)
+			return -1;
 		if (w[0] != '-' || w[1] == '\0')
 			continue;
-		if (w[1] != '-' && habit(cl, w, err, errsz) != 0)
+		if (jobs_habit(cl, argc, argv, k, x, err, errsz) != 0 ||
+		    delay_habit(argc, argv, k, err, errsz) != 0)
+			return -1;
+		if (w[1] != '-' &&
+		    (per_record_habit(argc, argv, k, x, err, errsz) != 0 ||
+			habit(cl, w, err, errsz) != 0))
 			return -1;
 		if (cmdline_takes_value(cl, w))
 			k++;
 	}
 	return 0;
+}
+
+/* How a value after --exec must read for its option to be taken as ours. */
+enum ours { OURS_NONE, OURS_RATE, OURS_COUNT, OURS_WORD };
+
+/*
+ * Our options that a command after --exec rarely takes with such a
+ * value: a rate with its period, a count of jobs, an algorithm.  Words a
+ * command is likely to have (--stats, --progress, --retry, --timeout,
+ * -k, -s) are left out: they are the command's more often than ours.
+ */
+static const struct {
+	const char *name;
+	enum ours value;
+} after_exec[] = {
+	{ "rate", OURS_RATE },
+	{ "jobs", OURS_COUNT },
+	{ "algorithm", OURS_WORD },
+	{ "leaky", OURS_NONE },
+	{ "byte-rate", OURS_RATE },
+	{ "total-rate", OURS_RATE },
+};
+
+/* Does v, the value of o, read as ours? */
+static bool
+reads_ours(const struct cmdline_option *o, enum ours kind, const char *v)
+{
+	char why[160];
+	struct rate r;
+	uint64_t n;
+
+	if (v == NULL)
+		return false;
+	switch (kind) {
+	case OURS_RATE:
+		return strchr(v, '/') != NULL &&
+		    (rate_parse(v, false, &r, why, sizeof why) == 0 ||
+			rate_parse(v, true, &r, why, sizeof why) == 0);
+	case OURS_COUNT:
+		return cmdline_whole(v, 1, o->n, &n);
+	case OURS_WORD:
+		for (int i = 0; i < o->choice->nnames; i++)
+			if (strcmp(v, o->choice->names[i]) == 0)
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/*
+ * If exec[k] is one of after_exec's options, with a value that reads as
+ * ours, the words it takes (1 or 2); else 0.
+ */
+static int
+ours_at(const struct cmdline *cl, char **exec, int nexec, int k)
+{
+	const char *w = exec[k], *v;
+	const struct cmdline_option *o;
+
+	for (size_t i = 0; i < sizeof after_exec / sizeof after_exec[0]; i++) {
+		if ((o = row(cl, after_exec[i].name)) == NULL)
+			continue;
+		if (after_exec[i].value == OURS_NONE) {
+			if (strncmp(w, "--", 2) == 0 &&
+			    strcmp(w + 2, o->name) == 0)
+				return 1;
+			continue;
+		}
+		v = value_at(nexec, exec, k, o->letter, o->name, NULL);
+		if (reads_ours(o, after_exec[i].value, v))
+			return k + 1 < nexec && v == exec[k + 1] ? 2 : 1;
+	}
+	return 0;
+}
+
+void
+habits_after_exec(const struct cmdline *cl, char **exec, int nexec, bool ended,
+    char *buf, size_t size)
+{
+	int n;
+
+	buf[0] = '\0';
+	for (int k = 1; !ended && k < nexec && strcmp(exec[k], "--") != 0;
+	     k++) {
+		if ((n = ours_at(cl, exec, nexec, k)) == 0)
+			continue;
+		snprintf(buf, size,
+		    "%s%s%s after --exec goes to %s: give tbthrottle's options "
+		    "before --exec, or end the command with ';'",
+		    exec[k], n == 2 ? " " : "", n == 2 ? exec[k + 1] : "",
+		    exec[0]);
+		msg_escape(buf, size);
+		return;
+	}
 }

@@ -537,11 +537,21 @@ options_long_name(int i)
 
 /* ---- the command line ---- */
 
+/* Whether a file exists, as the caller can tell: NULL, none does. */
+static bool (*file_test)(const char *path);
+
+void
+options_file_test(bool (*exists)(const char *path))
+{
+	file_test = exists;
+}
+
 static enum parse_result
 parse(struct parsed *p, int argc, char **argv)
 {
 	struct config *cfg = &p->cfg;
-	int rc;
+	struct habits_ctx habits = { .exists = file_test };
+	int rc, all = argc;
 
 	static char **words; /* the command line, --exec's words cut out */
 
@@ -559,8 +569,14 @@ parse(struct parsed *p, int argc, char **argv)
 		 &cfg->exec_argv, &cfg->exec_argc)) < 0)
 		return OPT_ERROR;
 	argv = words;
-	if (habits_check(&p->cl, argc, argv, p->err, p->errsz) != 0)
+	habits.exec = cfg->exec_argv;
+	habits.nexec = cfg->exec_argc;
+	if (habits_check(&p->cl, argc, argv, &habits, p->err, p->errsz) != 0)
 		return OPT_ERROR;
+	/* A ';' was cut out with the command's words if fewer are left. */
+	habits_after_exec(&p->cl, cfg->exec_argv, cfg->exec_argc,
+	    argc + cfg->exec_argc < all, cfg->exec_warning,
+	    sizeof cfg->exec_warning);
 	if ((rc = cmdline_read(&p->cl, argc, argv)) != 0)
 		return rc < 0 ? OPT_ERROR : (enum parse_result)rc;
 	/* -0 ends records with NUL; -l, the default, with a newline. */

@@ -121,6 +121,8 @@ struct config {
 	uint64_t take_units;
 	/* A line to warn of before the run starts, or empty. */
 	char warning[192];
+	/* An option of ours after --exec, which the command takes, or empty. */
+	char exec_warning[256];
 };
 
 /*
@@ -139,6 +141,12 @@ options_unlimited(const struct config *cfg)
  */
 enum parse_result options_parse(
     struct config *cfg, int argc, char **argv, char *err, size_t errsz);
+
+/*
+ * How options_parse tells whether a file of a name exists (-P 4 is a
+ * FILE 4 only if there is one), as the caller can: without, none does.
+ */
+void options_file_test(bool (*exists)(const char *path));
 
 /* Print the --help text. */
 void options_usage(FILE *fp);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "adaptrate.h"
+#include "boundary.h"
 #include "clock.h"
 #include "drop.h"
 #include "dryrun.h"
@@ -25,6 +26,8 @@ setup_warn(const struct config *cfg)
 {
 	if (cfg->warning[0] != '\0')
 		warnx("%s", cfg->warning);
+	if (cfg->exec_warning[0] != '\0')
+		warnx("%s", cfg->exec_warning);
 	if (cfg->redis && cfg->redis_url.insecure)
 		warnx("--redis-insecure: the server's certificate is not "
 		      "checked; whoever is between may read and change the "
@@ -236,6 +239,7 @@ setup_run(struct setup *u, const struct config *cfg)
 	struct engine *e = &u->engine;
 
 	check_loop_files(cfg);
+	u->said_boundary = boundary_start(cfg);
 	*e = (struct engine){ .policy = &u->policy,
 		.files = cfg->files,
 		.nfiles = cfg->nfiles,
@@ -274,6 +278,7 @@ setup_end(struct setup *u, const struct config *cfg)
 
 	if (!signals_stop_requested())
 		note_drops(cfg, &u->stats);
+	boundary_end(cfg, &u->stats, u->said_boundary);
 	if (rs != NULL && rs->untimed > 0 && rs->timed > 0)
 		warnx("--replay: %llu of %llu records had no timestamp: each "
 		      "went right after the record before it",

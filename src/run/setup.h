@@ -19,6 +19,7 @@ struct setup {
 	struct stats stats;
 	struct jobs jobs;
 	bool exec;		/* jobs is in use (--exec) */
+	bool said_boundary;	/* a FILE after --exec was said at start */
 	struct adaptrate adapt; /* --adapt: the rate the jobs learn */
 	struct sink sink;
 	struct engine engine;
@@ -47,15 +48,17 @@ int setup_dry_run(const struct config *cfg);
  * Set up the run cfg asks for in u: its limits, the policy over them
  * (--order key, --queue, --drop, --replay or plain shaping), the sink of
  * the records released (--exec's commands or standard output), and
- * u->engine to run them.  A bad --loop operand or --time-format ends the
- * process with status 2; no memory, with status 1.
+ * u->engine to run them.  A bad --loop operand or --time-format, or a
+ * FILE among --exec's arguments with nothing to read (boundary_start),
+ * ends the process with status 2; no memory, with status 1.
  */
 void setup_run(struct setup *u, const struct config *cfg);
 
 /*
  * The run of u ended: say what its counts warn of (--drop dropping most
  * with -b 1, unless a stop ended it; --replay records without a
- * timestamp), and free what setup_run took.
+ * timestamp; none read, and a FILE among --exec's arguments), and free
+ * what setup_run took.
  */
 void setup_end(struct setup *u, const struct config *cfg);
 

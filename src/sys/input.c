@@ -404,3 +404,19 @@ input_hold_stop(struct input *in, bool hold)
 {
 	in->finish = hold;
 }
+
+bool
+input_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+bool
+input_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}

@@ -50,6 +50,12 @@ bool input_open(struct input *in);
  */
 uint64_t input_total_bytes(const struct input *in);
 
+/* Is there a file named path (of any type, following links)? */
+bool input_exists(const char *path);
+
+/* Is path a regular file (following links)? */
+bool input_regular(const char *path);
+
 /* Read the operands again from the first (--loop: files, not stdin). */
 void input_rewind(struct input *in);
 

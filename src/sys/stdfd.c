@@ -43,6 +43,16 @@ stdfd_same_tty(int a, int b)
 	    fstat(b, &sb) == 0 && sa.st_rdev == sb.st_rdev;
 }
 
+bool
+stdfd_is_null(int fd)
+{
+	struct stat sf, sn;
+
+	return fstat(fd, &sf) == 0 && S_ISCHR(sf.st_mode) &&
+	    stat("/dev/null", &sn) == 0 && S_ISCHR(sn.st_mode) &&
+	    sf.st_rdev == sn.st_rdev;
+}
+
 size_t
 stdfd_columns(int fd)
 {

@@ -18,6 +18,9 @@ bool stdfd_closed(int fd);
 /* Are descriptors a and b the same terminal? */
 bool stdfd_same_tty(int a, int b);
 
+/* Is descriptor fd /dev/null (closed at start, stdfd_guard's too)? */
+bool stdfd_is_null(int fd);
+
 /* The width of terminal fd in columns, or 0 when it cannot tell. */
 size_t stdfd_columns(int fd);
 

@@ -163,6 +163,31 @@ test_options(void)
 	opt_bad("unknown option '-\\x01' (", "-r", "1", "-\001l", (char *)NULL);
 	opt_bad("option '--leaky' takes no value", "--lea=1", (char *)NULL);
 	opt_bad("not '-P'", "-R", "x", "-Ps", (char *)NULL);
+	/* The habits of xargs and GNU parallel: no file 4 here. */
+	opt_bad("-P 4: jobs at once is -j 4 here", "-r", "1", "-P", "4",
+	    (char *)NULL);
+	opt_bad("-P 12: jobs at once is -j 12 here", "-P12", (char *)NULL);
+	opt_bad("invalid -j '0': that is GNU parallel's", "-r", "1", "-j0",
+	    "--exec", "true", (char *)NULL);
+	opt_bad("unknown option '-L': --exec runs one command per record", "-r",
+	    "1", "-L1", "--exec", "true", (char *)NULL);
+	opt_bad("unknown option '-L1': pv's -L RATE", "-L1", (char *)NULL);
+	opt_bad("'::::' is GNU parallel's", "-r", "1", "--exec", "true",
+	    "::::", "f", (char *)NULL);
+	check(parse(&cfg, err, sizeof err, "-P0", "-r", "1", (char *)NULL) ==
+		    OPT_RUN &&
+		cfg.progress && cfg.mode == UNIT_NULL,
+	    "-P0 is -P -0");
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--exec", "echo", "-j",
+		  "4", (char *)NULL) == OPT_RUN &&
+		strcmp(cfg.exec_warning,
+		    "-j 4 after --exec goes to echo: give tbthrottle's options "
+		    "before --exec, or end the command with ';'") == 0,
+	    "-j 4 after --exec: '%s'", cfg.exec_warning);
+	check(parse(&cfg, err, sizeof err, "-r", "1", "--exec", "echo", "-j",
+		  "4", ";", (char *)NULL) == OPT_RUN &&
+		cfg.exec_warning[0] == '\0',
+	    "-j 4 ';' after --exec: '%s'", cfg.exec_warning);
 	opt_bad("not '-k'", "-R", "x", "-sk1", (char *)NULL);
 	opt_bad("not '--ke'", "-R", "x", "--ke=1", (char *)NULL);
 	/* A scan stopped in the middle of a word leaves nothing behind. */

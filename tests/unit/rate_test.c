@@ -101,7 +101,18 @@ test_parse_rate(void)
 	rate_bad("", false, "empty");
 	rate_bad("1KiB/s", false, "for byte rates");
 	rate_bad("10q", false, "unknown unit 'q'");
-	rate_bad("10s", false, "needs a slash");
+	rate_bad("10s", false,
+	    "a period needs a slash: 10/s for 10 a second, or 1/10s for one "
+	    "every 10 s");
+	/* Below one a rate is an interval: 0.2/s would be 25 times slower. */
+	rate_bad("0.2s", false, "one every 0.2 s is 1/0.2s (5/s)");
+	rate_bad(
+	    "0.3min", true, "one every 0.3 min is 1/0.3min (about 3.333/min)");
+	rate_bad("0.4s", false, "(2.5/s)");
+	rate_bad("1s", false, "a period needs a slash: 1/s");
+	/* m/s of records meant a million, M. */
+	rate_bad("1m/s", false,
+	    "m is 2^20 bytes with -c; for a million records give M: 1M/s");
 	rate_bad("5/", false, "missing period");
 	rate_bad("5/10", false, "missing period");
 	rate_bad("1.2.3", false, "unexpected");

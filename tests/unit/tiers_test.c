@@ -145,7 +145,8 @@ test_tiers_limits(void)
 		  sizeof err) == -1 &&
 		strcmp(err,
 		    "t:1: invalid rate '2m': a "
-		    "period needs a slash: 2/m") == 0,
+		    "period needs a slash: 2/m for 2 a minute, or 1/2m for "
+		    "one every 2 m") == 0,
 	    "%s", err);
 	check(tiers_parse(&t, "t", "* 1/s 5\n", 8, UNIT_LINES, ALG_LEAKY, err,
 		  sizeof err) == -1 &&
