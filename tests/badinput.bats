@@ -126,6 +126,7 @@ cases() {
 --shared x -r inf	needs a rate
 --shared x -k 1 -r 1/s	-k
 --shared x -a sliding -c -r 1/s	with a window (-a fixed or sliding) counts records: not with -c
+--shared x -a fixed -r 3/1h --take 4	more than the window holds (3, of -r 3/1h)
 --shared x -a fixed -c -r 1/s	with a window (-a fixed or sliding) counts records: not with -c
 --shared x --redis redis://h -a fixed -r 1/s --adapt --exec true	--adapt does not combine with a window in Redis (-a fixed or sliding): use -a token or -a leaky with it
 --state-dir /tmp -r 1/s	--state-dir needs --shared NAME

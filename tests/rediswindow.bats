@@ -241,3 +241,58 @@ four() {
 	    -r 1/1h --tiers "$d/tiers" --tz UTC </dev/null
 	assert_msg "$stderr" "--tz with --tiers through Redis: give the zone's windows without tiers, or keep the tiers in one process"
 }
+
+@test "--tz: a spring forward that skips whole windows never lets 2N into the window after it, in a file and in Redis" {
+	local t at n pids=()
+	command -v zic >/dev/null || skip "zic is not installed"
+	# A minute's window must not end within the run: start early in one.
+	while (($(date +%S | sed 's/^0//') > 40)); do sleep 1; done
+	at=$(($(date +%s) + 5))
+	printf 'Zone Test/Gap 0:00 - AAA %s\n              1:00 - BBB\n' \
+	    "$(date -u -d "@$at" '+%Y %b %d %H:%M:%Su')" >"$d/gap.zi"
+	zic -d "$d/zi" "$d/gap.zi"
+	for t in file redis; do
+		bash -c 'for i in 1 2 3 4; do
+		    if [[ $3 == redis ]]; then set -- "$@" --redis "$4"; fi
+		    seq 10 | timeout 9 "$0" --shared "$1$3" -a fixed -r 3/1min \
+		    --tz "$2" "${@:5}" | while read -r l; do date +%s.%N; done &
+		    done; wait' "$TB" "$P" "$d/zi/Test/Gap" "$t" "$URL" >"$d/$t" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for t in file redis; do
+		n=$(awk -v at="$at" '$1 >= at' "$d/$t" | wc -l)
+		assert_eq "$n" 3 "after the change, in the window of BBB, $t"
+		n=$(awk -v at="$at" '$1 < at' "$d/$t" | wc -l)
+		assert_eq "$n" 3 "before it, in the window of AAA, $t"
+	done
+}
+
+@test "--redis windows: a key or settings that are not tbthrottle's (NaN, far ahead, not a number) are one line and exit 1, never a grant or a hang" {
+	local v
+	for v in nan -20 1.5; do
+		run -0 tb --shared "$P-f$v" --redis "$URL" -a fixed -r 3/1h --take --drop
+		redis-cli -p "$RPORT" hset "tbthrottle:$P-f$v" c "$v" >/dev/null
+		run -1 --separate-stderr tb --shared "$P-f$v" --redis "$URL" -a fixed -r 3/1h --take --drop
+		assert_msg "$stderr" "$URL/0: WRONGTYPE tbthrottle:$P-f$v holds x $(redis-cli -p "$RPORT" hget "tbthrottle:$P-f$v" x), c $v, not a window of tbthrottle (another program uses the keys of tbthrottle)"
+	done
+	run -0 tb --shared "$P-x" --redis "$URL" -a fixed -r 3/1h --take --drop
+	redis-cli -p "$RPORT" hset "tbthrottle:$P-x" x 9000000000000 >/dev/null
+	run -1 --separate-stderr timeout 20 "$TB" --shared "$P-x" --redis "$URL" -a fixed -r 3/1h --take
+	[[ $stderr == *"holds x 9000000000000, c 1, not a window of tbthrottle"* ]]
+	for v in garbage nan 9000000000000000000; do
+		run -0 tb --shared "$P-s$v" --redis "$URL" -a sliding -r 3/1h --take --drop
+		redis-cli -p "$RPORT" rpush "tbthrottle:$P-s$v" "$v" >/dev/null
+		run -1 --separate-stderr tb --shared "$P-s$v" --redis "$URL" -a sliding -r 3/1h --take --drop
+		assert_msg "$stderr" "$URL/0: WRONGTYPE tbthrottle:$P-s$v holds a time $v, not a window of tbthrottle (another program uses the keys of tbthrottle)"
+	done
+	# Settings out of range: --show says so, and does not crash.
+	for v in "hdel b" "hset i 1e300" "hset i 0.0001" "hset b 0"; do
+		run -0 tb --shared "$P-z" --redis "$URL" -a fixed -r 3/1h --take --drop
+		# shellcheck disable=SC2086 # the command and its field
+		redis-cli -p "$RPORT" ${v%% *} "tbthrottle-settings:$P-z" ${v#* } >/dev/null
+		run -1 --separate-stderr tb --shared "$P-z" --redis "$URL" --show
+		assert_msg "$stderr" "$URL/0: shared bucket '$P-z': settings out of range"
+		redis-cli -p "$RPORT" del "tbthrottle-settings:$P-z" "tbthrottle:$P-z" >/dev/null
+	done
+}

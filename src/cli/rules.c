@@ -229,8 +229,17 @@ static int
 check_take(struct parsed *p)
 {
 	const struct config *cfg = &p->cfg;
+	bool win = cfg->algorithm == ALG_FIXED || cfg->algorithm == ALG_SLIDING;
 
-	if (cfg->take && cfg->nlimits > 0 &&
+	if (cfg->take && cfg->nlimits > 0 && win &&
+	    cfg->take_units > cfg->limits[0].rate.count)
+		return refuse(p,
+		    "--take %llu is more than the window holds (%llu, of -r "
+		    "%s): take at most that many at once",
+		    (unsigned long long)cfg->take_units,
+		    (unsigned long long)cfg->limits[0].rate.count,
+		    cfg->rate_text != NULL ? cfg->rate_text : "");
+	if (cfg->take && cfg->nlimits > 0 && !win &&
 	    cfg->take_units > cfg->limits[0].burst)
 		return refuse(p,
 		    "--take %llu is more than the bucket holds (-b %llu): "

@@ -151,24 +151,41 @@ static const char wins[] =
     "  if t < z.at then return z.at end\n"
     "  return t\n"
     "end\n"
+    "local function widx(t, z)\n"
+    "  return math.floor((t + (t >= z.at and z.o2 or z.o)) / z.w)\n"
+    "end\n"
+    "local function wnext(i, z)\n"
+    "  return math.max(i + 1, widx(wstart(i + 1, z), z))\n"
+    "end\n"
     "local function wof(t, z)\n"
-    "  local i = math.floor((t + (t >= z.at and z.o2 or z.o)) / z.w)\n"
+    "  local i = widx(t, z)\n"
     "  return i, wstart(i + 1, z) - t < z.g\n"
+    "end\n"
+    "local function wbad(key, what)\n"
+    "  error({err = 'WRONGTYPE ' .. key .. ' holds ' .. what ..\n"
+    "    ', not a window of tbthrottle'})\n"
+    "end\n"
+    "local function wint(v)\n"
+    "  return v and v == v and v == math.floor(v) and v >= 0 and v < 2^53\n"
     "end\n"
     "local function wfixed(key, z, n, u, t, now)\n"
     "  local s = redis.call('HMGET', key, 'x', 'c')\n"
     "  local x, c = tonumber(s[1] or ''), tonumber(s[2] or '') or 0\n"
     "  local i, late = wof(t, z)\n"
+    "  if (s[1] and not wint(x)) or (s[2] and not wint(c)) or\n"
+    "      (x and x > i + 1e6) then\n"
+    "    wbad(key, 'x ' .. tostring(s[1]) .. ', c ' .. tostring(s[2]))\n"
+    "  end\n"
     "  if op == 'take' then\n"
     "    if x and x > i then return 0, t, 0 end\n"
     "    if x ~= i then c = 0 end\n"
     "    u = math.max(math.min(u, n - c), 0)\n"
     "    if u == 0 then return 0, t, 0 end\n"
-    "    if late then x, c = i + 1, u else x, c = i, c + u end\n"
+    "    if late then x, c = wnext(i, z), u else x, c = i, c + u end\n"
     "  else\n"
-    "    if late then i = i + 1 end\n"
+    "    if late then i = wnext(i, z) end\n"
     "    if x and x >= i then i = x else c = 0 end\n"
-    "    if c + u > n then i, c = i + 1, 0 end\n"
+    "    if c + u > n then i, c = wnext(i, z), 0 end\n"
     "    t = math.max(t, wstart(i, z))\n"
     "    if op == 'now' and t > now then return nil end\n"
     "    x, c = i, c + u\n"
@@ -178,20 +195,24 @@ static const char wins[] =
     "    'c', string.format('%.17g', c))\n"
     "  redis.call('PEXPIRE', key, ms)\n"
     "  return u, t, ms\n"
-    "end\n"
+    "end\n";
+
+/* The rest of the windows: the sliding window, a batch, and undo. */
+static const char wins2[] =
     "local function wslide(key, z, n, u, t, now)\n"
-    "  local ty = redis.call('TYPE', key)['ok']\n"
-    "  if ty ~= 'list' and ty ~= 'none' then redis.call('DEL', key) end\n"
     "  local len, got = redis.call('LLEN', key), 0\n"
+    "  local function stamp(k)\n"
+    "    local v = redis.call('LINDEX', key, k)\n"
+    "    local x = tonumber(v)\n"
+    "    if not wint(x) or x > now + (n + 1) * (z.w + z.g) * 1e3 then\n"
+    "      wbad(key, 'a time ' .. tostring(v))\n"
+    "    end\n"
+    "    return x\n"
+    "  end\n"
     "  for j = 1, u do\n"
     "    local at = t\n"
-    "    if len > 0 then\n"
-    "      at = math.max(at, tonumber(redis.call('LINDEX', key, -1)) or 0)\n"
-    "    end\n"
-    "    if len >= n then\n"
-    "      local e = tonumber(redis.call('LINDEX', key, len - n)) or 0\n"
-    "      at = math.max(at, e + z.w + z.g)\n"
-    "    end\n"
+    "    if len > 0 then at = math.max(at, stamp(-1)) end\n"
+    "    if len >= n then at = math.max(at, stamp(len - n) + z.w + z.g) end\n"
     "    if op ~= 'book' and at > now then\n"
     "      if op == 'now' and got == 0 then return nil end\n"
     "      break\n"
@@ -236,7 +257,7 @@ static const char wins[] =
     "    if at and win == 'fixed' then\n"
     "      local i, late = wof(at, z)\n"
     "      local s = redis.call('HMGET', KEYS[k], 'x', 'c')\n"
-    "      if late then i = i + 1 end\n"
+    "      if late then i = wnext(i, z) end\n"
     "      if tonumber(s[1] or '') == i then\n"
     "        redis.call('HSET', KEYS[k], 'c', string.format('%.17g',\n"
     "          math.max((tonumber(s[2] or '') or 0) - u, 0)))\n"
@@ -353,8 +374,9 @@ static const char tail[] =
     "redis.call('PEXPIRE', KEYS[2], 60000)\n"
     "return out\n";
 
-/* ISO C promises string literals of 4095 bytes: three, joined once. */
-static char whole[sizeof head + sizeof wins + sizeof tail - 2];
+/* ISO C promises string literals of 4095 bytes: four, joined once. */
+static const char *const parts[] = { head, wins, wins2, tail };
+static char whole[sizeof head + sizeof wins + sizeof wins2 + sizeof tail - 3];
 
 const struct redis_script *
 bucket_script(void)
@@ -362,11 +384,16 @@ bucket_script(void)
 	static struct redis_script s;
 
 	if (s.text == NULL) {
-		memcpy(whole, head, sizeof head - 1);
-		memcpy(whole + sizeof head - 1, wins, sizeof wins - 1);
-		memcpy(
-		    whole + sizeof head + sizeof wins - 2, tail, sizeof tail);
-		s = (struct redis_script){ whole, sizeof whole - 1 };
+		size_t at = 0;
+
+		for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+			size_t n = strlen(parts[i]);
+
+			memcpy(whole + at, parts[i], n);
+			at += n;
+		}
+		whole[at] = '\0';
+		s = (struct redis_script){ whole, at };
 	}
 	return &s;
 }

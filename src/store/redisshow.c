@@ -84,13 +84,34 @@ num(const redisReply *e)
 	return *end == '\0' && isfinite(v) ? v : NAN;
 }
 
+/*
+ * Can s's settings be a run's?  An interval over 0 and under a century
+ * (a window's whole, of 1 ms or more), a burst or N a whole number from
+ * 1 to 10^15: anything else is not tbthrottle's, and would overflow.
+ */
+static bool
+settings_fit(const struct seen *s)
+{
+	bool win = strcmp(s->unit, "fixed") == 0 ||
+	    strcmp(s->unit, "sliding") == 0;
+
+	if (s->tiers)
+		return isfinite(s->now) && s->now > 0;
+	return isfinite(s->now) && s->now > 0 && s->i > 0 &&
+	    s->i < 100 * 365.25 * 86400e6 && s->b >= 1 && s->b <= 1e15 &&
+	    s->b == floor(s->b) &&
+	    (!win || (s->i >= 1000 && s->i == floor(s->i)));
+}
+
 /* The show's answer rep read into s: 0, or -1 when it makes no sense. */
 static int
 read_seen(const redisReply *rep, struct seen *s)
 {
 	redisReply *const *e = rep->element;
 
-	if (rep->elements != 8 || e[5]->type != REDIS_REPLY_STRING ||
+	if (rep->elements != 8 || e[3]->type != REDIS_REPLY_STRING ||
+	    e[4]->type != REDIS_REPLY_STRING ||
+	    e[5]->type != REDIS_REPLY_STRING ||
 	    e[6]->type != REDIS_REPLY_STRING || e[7]->type != REDIS_REPLY_ARRAY)
 		return -1;
 	s->now = num(e[1]) * 1e6 + num(e[2]);
@@ -111,14 +132,10 @@ read_seen(const redisReply *rep, struct seen *s)
 	json_text(s->rate, s->jrate, sizeof s->jrate);
 	msg_escape(s->rate, sizeof s->rate);
 	s->st = e[7];
-	s->tiers = e[4]->type == REDIS_REPLY_STRING &&
-	    strcmp(e[4]->str, "tiers") == 0;
+	s->tiers = strcmp(e[4]->str, "tiers") == 0;
 	if (s->tiers)
 		s->b = s->i = 1; /* keys of tiers: only the settings */
-	return isnan(s->now) || isnan(s->i) || isnan(s->b) || s->i <= 0 ||
-		s->b < 0 ?
-	    -1 :
-	    0;
+	return settings_fit(s) ? 0 : -1;
 }
 
 /* Field k (0: t, 1: h, 2: x, 3: c) of a bucket's hash, or NAN. */

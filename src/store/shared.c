@@ -467,6 +467,19 @@ window_start(const struct shared *s, int64_t i)
 }
 
 /*
+ * The window after i that has time: a spring forward skips the windows
+ * of the hour it jumps over, which start and end at once (at the
+ * change), and a unit counted in one of them would count in none.
+ */
+static int64_t
+window_after(const struct shared *s, int64_t i)
+{
+	int64_t j = window_of(s, window_start(s, i + 1));
+
+	return j > i + 1 ? j : i + 1;
+}
+
+/*
  * The window a unit that goes at t_ns counts in: the next when t_ns is in
  * the last guard_ns of its own, so that one that goes a little late
  * (a command's start) cannot land in a window already full.
@@ -476,7 +489,9 @@ window_due(const struct shared *s, int64_t t_ns)
 {
 	int64_t i = window_of(s, t_ns);
 
-	return window_start(s, i + 1) - t_ns < s->guard_ns ? i + 1 : i;
+	return window_start(s, i + 1) - t_ns < s->guard_ns ?
+	    window_after(s, i) :
+	    i;
 }
 
 /* Book units at now_ns in the window; when they go. */
@@ -497,7 +512,7 @@ window_reserve(struct shared *s, int64_t now_ns, uint64_t units)
 			c = 0;
 		}
 		if (c + units > s->win_n) {
-			i++;
+			i = window_after(s, i);
 			c = 0;
 		}
 	} while (!atomic_compare_exchange_weak(
@@ -518,7 +533,7 @@ static uint64_t
 window_take(struct shared *s, int64_t now_ns, uint64_t max)
 {
 	int64_t present = clock_now_ns(), w = atomic_load(&s->st->tat), i, t;
-	int64_t cur;
+	int64_t cur, next;
 	uint64_t c, got;
 	bool late;
 
@@ -526,6 +541,7 @@ window_take(struct shared *s, int64_t now_ns, uint64_t max)
 	shared_check_size(s, present);
 	cur = window_of(s, t);
 	late = window_due(s, t) > cur;
+	next = late ? window_due(s, t) : cur;
 	do {
 		i = WIN_INDEX(valid_word(s, w));
 		c = i < cur ? 0 : WIN_COUNT(w);
@@ -534,8 +550,8 @@ window_take(struct shared *s, int64_t now_ns, uint64_t max)
 			return 0;
 		got = s->win_n - c < max ? s->win_n - c : max;
 	} while (!atomic_compare_exchange_weak(&s->st->tat, &w,
-	    late ? WIN_WORD(cur + 1, got) : WIN_WORD(cur, c + got)));
-	s->last_idx = late ? cur + 1 : cur;
+	    late ? WIN_WORD(next, got) : WIN_WORD(cur, c + got)));
+	s->last_idx = next;
 	return got;
 }
 

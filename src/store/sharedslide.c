@@ -11,6 +11,7 @@
 #include "msg.h"
 #include "shared.h"
 #include "sharedfile.h"
+#include "signals.h"
 
 size_t
 shared_file_bytes(const struct shared_state *h)
@@ -60,8 +61,12 @@ shared_lock(int fd, short type)
 	/* The lock orders the ring's stores between processes; the fences
 	 * say so to the compiler too. */
 	atomic_thread_fence(memory_order_seq_cst);
+	/* A process stopped while it holds the lock holds up the others:
+	 * a stop signal (timeout(1)'s) ends the wait, and the run, with
+	 * nothing booked. */
 	while ((rc = fcntl(fd, F_SETLKW, &fl)) != 0 && errno == EINTR)
-		;
+		if (signals_stop_requested())
+			signals_finish();
 	atomic_thread_fence(memory_order_seq_cst);
 	return rc;
 }
