@@ -25,36 +25,42 @@ teardown() {
 	stop_own_redis
 }
 
-# four ALG RATE N: four processes of -a ALG -r RATE through Redis, fed N
-# records each, start a command a record, traced: the starts in $d/starts.
+# four ALG RATE N J: four processes of -a ALG -r RATE -j J through
+# Redis, fed N records each, start a command a record, traced: the starts
+# in $d/starts.  Through Redis a start is not told back (a file's is): the
+# bound holds at the starts while each is less than the guard late, and
+# a process that starts a bunch of commands at once starts the last of
+# them late on a busy machine under strace, so the tests start one at a
+# time (-j 1), or have windows long beside a start's delay.
 four() {
 	local cmd
 	needs_strace
 	cmd=$(type -P true)
 	seq "$3" >"$d/in"
 	run -0 traced execve "$d/log" bash -c 'for i in 1 2 3 4; do
-	    "$0" --shared "$1" --redis "$2" -a "$3" -r "$4" -j 5 "$5" \
-	    --exec "$6" & done; wait' "$TB" "$P" "$URL" "$1" "$2" "$d/in" "$cmd"
+	    "$0" --shared "$1" --redis "$2" -a "$3" -r "$4" -j "$7" "$5" \
+	    --exec "$6" & done; wait' "$TB" "$P" "$URL" "$1" "$2" "$d/in" "$cmd" "$4"
 	execs "$d/log" "$cmd" >"$d/starts"
 	assert_eq "$(wc -l <"$d/starts")" $((4 * $3)) "commands started"
 }
 
 @test "--redis -a fixed: four processes fed faster than the quota never put more than N starts in a calendar window, and fill the windows" {
 	local n
-	four fixed 10/500ms 15
-	assert_le "$(most_in_windows 500000000 0 <"$d/starts")" 10 \
-	    "most starts in a window of 500 ms"
+	four fixed 5/2s 5 5
+	# Windows of 2 s from the epoch, as -a fixed counts them in UTC.
+	assert_le "$(awk '{ n[int($1 / 2)]++ } END { for (k in n) if (n[k] > m) m = n[k]; print m + 0 }' \
+	    "$d/starts")" 5 "most starts in a calendar window of 2 s"
 	# The windows between the first and the last: most of their room.
-	n=$(awk '{ split($1, p, "."); print p[1] "." int(p[2] / 500000000) }' \
-	    "$d/starts" | uniq -c | awk 'NR > 1 { print prev } { prev = $1 }' |
-	    sed 1d | awk '{ s += $1; n++ } END { print n ? int(100 * s / (10 * n)) : 100 }')
+	n=$(awk '{ print int($1 / 2) }' "$d/starts" | uniq -c |
+	    awk 'NR > 1 { print prev } { prev = $1 }' | sed 1d |
+	    awk '{ s += $1; n++ } END { print n ? int(100 * s / (5 * n)) : 100 }')
 	echo "# fill: $n %" >&3
 	assert_ge "$n" 75 "per cent of the room of the full windows used"
 }
 
 @test "--redis -a sliding: four processes fed faster than the quota never put more than N starts in any interval of the window's length, and fill it" {
 	local first last n
-	four sliding 5/2s 5
+	four sliding 5/2s 5 1
 	assert_le "$(most_in_span 2000000000 <"$d/starts")" 5 \
 	    "most starts in any 2 s"
 	# 20 starts at 5 a 2 s: 6 s from the first to the first of the last
@@ -152,7 +158,7 @@ four() {
 	quotad --sliding 4/1s
 	seq 8 | sed "s|^|$URL?|" >"$d/in"
 	run -0 bash -c 'for i in 1 2 3; do
-	    "$0" --shared "$1" --redis "$2" -a sliding -r 4/1s -j 4 "$3" \
+	    "$0" --shared "$1" --redis "$2" -a sliding -r 4/1s -j 1 "$3" \
 	    --exec curl -sS -o /dev/null & done; wait' "$TB" "$P" "$rurl" "$d/in"
 	assert_eq "$(wc -l <"$d/requests")" 24 "requests"
 	assert_eq "$(grep -c ' 429$' "$d/requests")" 0 "answered 429"
