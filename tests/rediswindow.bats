@@ -60,7 +60,16 @@ four() {
 
 @test "--redis -a sliding: four processes fed faster than the quota never put more than N starts in any interval of the window's length, and fill it" {
 	local first last n
-	four sliding 5/2s 5 1
+	# Stamped by each command itself, not under strace: a start through
+	# Redis is not told back, and strace on a busy machine delays starts
+	# by more than the guard (the file's window is measured so, above).
+	seq 5 >"$d/in"
+	run -0 bash -c 'for i in 1 2 3 4; do
+	    "$0" --shared "$1" --redis "$2" -a sliding -r 5/2s -j 1 "$3" \
+	    --exec sh -c "date +%s.%N >>\"\$0\"" "$4" & done; wait' \
+	    "$TB" "$P" "$URL" "$d/in" "$d/raw"
+	sort -n "$d/raw" | awk '{ print $1, 1 }' >"$d/starts"
+	assert_eq "$(wc -l <"$d/starts")" 20 "commands started"
 	assert_le "$(most_in_span 2000000000 <"$d/starts")" 5 \
 	    "most starts in any 2 s"
 	# 20 starts at 5 a 2 s: 6 s from the first to the first of the last
