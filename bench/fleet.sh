@@ -95,21 +95,14 @@ awk -v n="$k_lines" 'BEGIN { for (i = 0; i < n; i++) printf "k%d %d\n", i % 1000
 seq $((rate * share_s * 3 / 2)) >"$work/lines.txt"
 run=0
 
-# evalsha: the calls of EVALSHA the servers of $ports have answered.
+# evalsha [usec]: the calls of EVALSHA the servers of $ports have
+# answered, or with usec the microseconds they spent in it.
 evalsha() {
-	local p
+	local p field=${1:-calls}
+	# Whole names: failed_calls and usec_per_call end the same.
 	for p in $ports; do
 		redis-cli "${cli_args[@]}" -p "$p" info commandstats |
-			sed -n 's/^cmdstat_evalsha:calls=\([0-9]*\),.*/\1/p'
-	done | awk '{ n += $1 } END { print n + 0 }'
-}
-
-# evalsha_us: the microseconds the servers of $ports spent in EVALSHA.
-evalsha_us() {
-	local p
-	for p in $ports; do
-		redis-cli "${cli_args[@]}" -p "$p" info commandstats |
-			sed -n 's/^cmdstat_evalsha:calls=[0-9]*,usec=\([0-9]*\),.*/\1/p'
+			sed -n "s/^cmdstat_evalsha:\(.*,\)*$field=\([0-9]*\).*/\2/p"
 	done | awk '{ n += $1 } END { print n + 0 }'
 }
 
@@ -129,7 +122,7 @@ keyed() {
 	local procs=$1 i calls first last pids=()
 	shift
 	run=$((run + 1))
-	calls=$(evalsha) us=$(evalsha_us)
+	calls=$(evalsha) us=$(evalsha usec)
 	for ((i = 0; i < procs; i++)); do
 		(
 			s=$("$RECV" --now)
@@ -151,7 +144,7 @@ keyed() {
 		-v s="$first" -v e="$last" 'BEGIN { printf "%.0f", n / ((e - s) / 1e9) }') \
 		$(awk -v c="$(($(evalsha) - calls))" -v n="$((k_lines * procs))" \
 			'BEGIN { printf "%.4f", c / n }') \
-		$(awk -v u="$(($(evalsha_us) - us))" -v n="$((k_lines * procs))" \
+		$(awk -v u="$(($(evalsha usec) - us))" -v n="$((k_lines * procs))" \
 			'BEGIN { printf "%.2f", u / n }')" >>"$work/keyed.$tag.$procs"
 }
 
