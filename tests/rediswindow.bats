@@ -153,11 +153,24 @@ four() {
 	# From just after a second starts: a first start at a window's very
 	# end could reach the server in the next.
 	sleep "$(awk -v n="$(date +%N)" 'BEGIN { printf "%.3f", 1.05 - n / 1e9 }')"
+	# Each request carries the time its command started (t=).
 	run -0 bash -c 'for i in 1 2 3; do
 	    "$0" --shared "$1" --redis "$2" -a fixed -r 4/1s -j 4 "$3" \
-	    --exec curl -sS -o /dev/null & done; wait' "$TB" "$P" "$rurl" "$d/in"
+	    --exec bash -c "exec curl -sS -o /dev/null \"\$0&t=\$EPOCHREALTIME\"" &
+	    done; wait' "$TB" "$P" "$rurl" "$d/in"
 	assert_eq "$(wc -l <"$d/requests")" 36 "requests"
-	assert_eq "$(grep -c ' 429$' "$d/requests")" 0 "answered 429"
+	# The server counts a request when it arrives.  A stalled machine
+	# can carry one started in a window into the next (CI saw four 429s
+	# once): a 429 is tbthrottle's only in a window that no request
+	# started before it reached.
+	awk '{ at = int($2 / 1e9); t = $3; sub(/.*t=/, "", t)
+	    if (int(t) < at) carried[at]++
+	    if ($4 == 429) refused[at]++ }
+	    END { for (w in refused) { if (!(w in carried)) bad += refused[w]
+	        else late += refused[w] }
+	        printf "# 429 after a window carried into the next: %d\n", late > "/dev/stderr"
+	        exit bad > 0 }' "$d/requests" 2>&3 ||
+	    { cat "$d/requests" >&2; false; }
 }
 
 @test "--redis -a sliding: three processes at an API server's sliding window never get a 429" {
