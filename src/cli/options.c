@@ -41,6 +41,9 @@ static const char *const alg_words[] = { [ALG_TOKEN] = "token",
 static const char *const fallback_words[] = { [FALLBACK_BLOCK] = "block",
 	[FALLBACK_LOCAL] = "local", [FALLBACK_FAIL] = "fail" };
 static const char *const stats_words[] = { "text", "json" };
+static const char *const output_flags[] = { [OUTPUT_AUTO] = "",
+	[OUTPUT_LINE] = "--line-buffer", [OUTPUT_WHOLE] = "--group",
+	[OUTPUT_OWN] = "--ungroup" };
 static const char *const order_words[] = { [ORDER_INPUT] = "input",
 	[ORDER_KEY] = "key" };
 
@@ -53,13 +56,17 @@ static const struct cmdline_choice fallbacks = CHOICE(fallback_words,
     "invalid --redis-fallback '%s': use block, local or fail", NULL);
 static const struct cmdline_choice formats = CHOICE(stats_words,
     "invalid --stats format '%s': use text or json", NULL);
+static const struct cmdline_choice outputs = CHOICE(output_flags, NULL,
+    "%2$s conflicts with %1$s: give one of --line-buffer, --group, "
+    "--ungroup");
 static const struct cmdline_choice orders = CHOICE(order_words,
     "invalid --order '%s': use input or key", NULL);
 /* clang-format on */
 _Static_assert(sizeof(enum unit_mode) == sizeof(unsigned) &&
 	sizeof(enum algorithm) == sizeof(unsigned) &&
 	sizeof(enum redis_fallback) == sizeof(unsigned) &&
-	sizeof(enum order) == sizeof(unsigned),
+	sizeof(enum order) == sizeof(unsigned) &&
+	sizeof(enum output_choice) == sizeof(unsigned),
     "choices are stored as unsigned");
 
 /* Option rows: the kind and where the value goes. */
@@ -392,6 +399,26 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    "limits apply to the moment each one starts" },
 	[O_JOBS] = { "jobs", "N", 'j', REQ, COUNT(cfg.jobs, MAX_JOBS),
 	    .help = "with --exec, at most N commands at once (1)" },
+	[O_LINE_BUFFER] = { "line-buffer", NULL, 0, NONE,
+	    CONST(cfg.output, outputs, OUTPUT_LINE),
+	    .help = "with --exec, pass the commands' output on a whole\n"
+	    "line at a time: lines of two never mix (the\n"
+	    "default with -j over 1, -P, --tag)" },
+	[O_GROUP] = { "group", NULL, 0, NONE,
+	    CONST(cfg.output, outputs, OUTPUT_WHOLE),
+	    .help = "with --exec, pass each command's output on\n"
+	    "whole once it ends" },
+	[O_UNGROUP] = { "ungroup", NULL, 0, NONE,
+	    CONST(cfg.output, outputs, OUTPUT_OWN),
+	    .help = "with --exec, the commands write to our output\n"
+	    "themselves (the default with -j 1): lines may mix" },
+	[O_TAG] = { "tag", NULL, 0, NONE, SEEN, FLAG(cfg.tag),
+	    .help = "put each line of a command's output after its\n"
+	    "record and a tab" },
+	[O_TAGSTRING] = { "tagstring", "STR", 0, REQ, TEXT(cfg.tagstring),
+	    .bad = "give a tag such as {1} or {#}:",
+	    .help = "the same with STR, {}, {N} and {#} filled in as\n"
+	    "in the command, for the record" },
 	[O_RETRY] = { "retry", "N", 0, REQ, COUNT(cfg.retries, MAX_RETRIES),
 	    .help = "with --exec, start a command that exits 75\n"
 	    "(EX_TEMPFAIL) again, up to N more times, each try\n"

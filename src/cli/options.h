@@ -16,6 +16,8 @@
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 /* --order: of the records that wait, which goes first. */
 enum order { ORDER_INPUT, ORDER_KEY };
+/* --line-buffer, --group, --ungroup, or none given (-j and -P choose). */
+enum output_choice { OUTPUT_AUTO, OUTPUT_LINE, OUTPUT_WHOLE, OUTPUT_OWN };
 
 /* Most -r options in one run. */
 #define MAX_LIMITS 8
@@ -97,6 +99,9 @@ struct config {
 	char **exec_argv; /* CMD and its ARGs, exec_argc of them */
 	int exec_argc;
 	unsigned jobs; /* -j: most commands in flight, 1 by default */
+	enum output_choice output; /* how their output reaches ours */
+	bool tag;		   /* --tag: each line after its record */
+	const char *tagstring;	   /* --tagstring: or after this, filled */
 	/* --retry N: a command that exits with a status of retry_on is
 	 * started again, up to N more times, after a wait from
 	 * retry_delay_ns doubling up to retry_max_ns. */

@@ -409,6 +409,10 @@ static int check_tls(struct parsed *p);
 static int check_take(struct parsed *p);
 static int warn_byte_suffix(struct parsed *p);
 
+/* How the commands' output reaches ours. */
+#define OUTPUT_OPTIONS \
+	(O1(LINE_BUFFER) | O1(GROUP) | O1(UNGROUP) | O1(TAG) | O1(TAGSTRING))
+
 /* What --show and --reset take to reach Redis. */
 #define SHOW_REDIS (O(REDIS) | O(CACERT) | O(CERT) | O(KEYFILE) | O(INSECURE))
 
@@ -483,6 +487,12 @@ static const struct rule rules[] = {
 	{ .step = check_exec_take },
 	{ "-j %s needs --exec: it bounds the commands running at once",
 	    .all = O(JOBS), .none = O(EXEC), .quote = { V(JOBS) } },
+	{ "%s needs --exec: it is of the output of the commands run",
+	    .none = O(EXEC), .any1 = OUTPUT_OPTIONS, .quote = { Q_WORD } },
+	{ "%s does not combine with --ungroup: the commands write to our "
+	  "output themselves, with no tag before their lines",
+	    .all1 = O1(UNGROUP), .any1 = O1(TAG) | O1(TAGSTRING),
+	    .quote = { Q_WORD } },
 	{ "%s needs --exec: what is tried again or failed is a command",
 	    .none = O(EXEC), .any = O(RETRY) | O(RETRY_ON) | O(RETRY_DELAY) |
 	    O(RETRY_MAX) | O(FAILED_TO), .quote = { Q_WORD } },

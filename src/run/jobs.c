@@ -62,6 +62,31 @@ jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
 }
 
 void
+jobs_output(struct jobs *j, enum output_mode mode, bool tag,
+    const char *tagstring, int sep)
+{
+	char why[512];
+
+	if (tagstring != NULL) {
+		/* The template keeps the words it reads: a copy of ours. */
+		if ((j->tag_word = strdup(tagstring)) == NULL)
+			err(1, "--tagstring");
+		if (template_parse(&j->tag_tpl, &j->tag_word, 1, sep, why,
+			sizeof why) != 0) {
+			if (errno == EINVAL)
+				errx(2, "--tagstring: %s", why);
+			err(1, "--tagstring");
+		}
+		if ((j->tag_argv = calloc((size_t)j->tag_tpl.nargs + 1,
+			 sizeof *j->tag_argv)) == NULL)
+			err(1, "--tagstring");
+	}
+	if (joboutput_init(&j->out, mode, tag || tagstring != NULL, j->max) !=
+	    0)
+		err(1, "--exec: memory for the output of %u commands", j->max);
+}
+
+void
 jobs_retries(struct jobs *j, unsigned max, const struct exitset *on,
     int64_t delay_ns, int64_t max_ns, const char *failed_to, char delim)
 {
@@ -141,6 +166,11 @@ jobs_free(struct jobs *j)
 	signals_unhook(SIGNALS_SECOND_STOP, term_all);
 	signals_unhook(SIGNALS_CHILD, jobs_reap);
 	template_free(&j->tpl);
+	template_free(&j->tag_tpl);
+	joboutput_free(&j->out);
+	free(j->tag_text);
+	free(j->tag_argv);
+	free(j->tag_word);
 	(void)joblogfile_close(&j->log);
 	resume_free(&j->resume);
 	free(j->slot);
@@ -173,15 +203,40 @@ text_room(struct jobs *j, size_t need)
 	return true;
 }
 
-/* The command for rec[0..len), number seq, into j->argv; false when
- * memory ran out. */
+/* The tag of rec[0..len), number seq: --tagstring's filled in, else
+ * the record; false when memory ran out. */
+static bool
+tag_build(struct jobs *j, const char *rec, size_t len, uint64_t seq)
+{
+	size_t need;
+
+	j->tag = rec;
+	j->tag_len = len;
+	if (j->tag_tpl.part == NULL)
+		return true;
+	if ((need = template_bytes(&j->tag_tpl, rec, len)) > j->tag_cap) {
+		char *t = realloc(j->tag_text, need);
+
+		if (t == NULL)
+			return false;
+		j->tag_text = t;
+		j->tag_cap = need;
+	}
+	template_fill(&j->tag_tpl, rec, len, seq, j->tag_text, j->tag_argv);
+	j->tag = j->tag_argv[0];
+	j->tag_len = strlen(j->tag);
+	return true;
+}
+
+/* The command for rec[0..len), number seq, into j->argv, and its tag;
+ * false when memory ran out. */
 static bool
 build(struct jobs *j, const char *rec, size_t len, uint64_t seq)
 {
 	if (!text_room(j, template_bytes(&j->tpl, rec, len)))
 		return false;
 	template_fill(&j->tpl, rec, len, seq, j->text, j->argv);
-	return true;
+	return tag_build(j, rec, len, seq);
 }
 
 /*
@@ -295,7 +350,7 @@ spawn_later(struct jobs *j, int e, pid_t *pid, int64_t *start_ns)
 		if (signals_stop_requested() || j->halted)
 			return EINTR;
 		*start_ns = clock_now_ns();
-		e = command_start(j->argv, j->env, pid);
+		e = command_start(j->argv, j->env, j->out_fd, pid);
 	}
 	return e;
 }
@@ -319,6 +374,19 @@ cannot_start(struct jobs *j, int e)
 		    j->cmd[0], strerror(e), JOBS_ALONE_NS / 1000000000);
 	else
 		warnx("--exec: cannot run '%s': %s", j->cmd[0], strerror(e));
+	return STREAM_KEPT;
+}
+
+/* No pipe or file for a command's output (error e): start nothing more. */
+static enum stream_fate
+no_output(struct jobs *j, int e)
+{
+	j->broken = 126;
+	j->halted = true;
+	warnx("--exec: no %s for the output of '%s': %s",
+	    j->out.mode == OUTPUT_GROUP ? "file (in TMPDIR, else /tmp)" :
+					  "pipe",
+	    j->cmd[0], strerror(e));
 	return STREAM_KEPT;
 }
 
@@ -350,13 +418,17 @@ start(struct jobs *j, uint64_t seq, unsigned try)
 	j->env[3] = NULL;
 	/* Before the spawn: the command may run a while before it returns,
 	 * and its time would come out short. */
+	if ((e = joboutput_open(&j->out, i, j->tag, j->tag_len, j->out_fd)) !=
+	    0)
+		return no_output(j, e);
 	start_ns = clock_now_ns();
-	e = command_start(j->argv, j->env, &pid);
+	e = command_start(j->argv, j->env, j->out_fd, &pid);
 	if (e == EAGAIN || e == ENOMEM)
 		e = spawn_later(j, e, &pid, &start_ns);
 	/* A script without #!: as execvp(3) runs it, by the shell. */
 	if (e == ENOEXEC && strchr(j->argv[0], '/') != NULL)
-		e = command_script(j->argv, j->env, &pid);
+		e = command_script(j->argv, j->env, j->out_fd, &pid);
+	joboutput_spawned(&j->out, i, j->out_fd, e == 0);
 	if (e != 0)
 		return cannot_start(j, e);
 	j->slot[i] = (struct job){
@@ -456,6 +528,7 @@ ended(struct jobs *j, unsigned i, int status, int64_t now_ns)
 	bool ours = s->dl.sent != 0; /* a signal of ours ended it */
 
 	j->ends++;
+	joboutput_ended(&j->out, i);
 	/* An exit the retries are for is the server's refusal: --adapt
 	 * slows down. */
 	if (j->adapt != NULL &&
@@ -650,6 +723,8 @@ sink_finish(struct sink *k)
 		j->status = 1;
 	given_up(j);
 	if (joblogfile_close(&j->log) != 0 && j->status < 1)
+		j->status = 1;
+	if (joboutput_finish(&j->out) != 0 && j->status < 1)
 		j->status = 1;
 	return jobs_status(j);
 }

@@ -9,6 +9,7 @@
 
 #include "deadline.h"
 #include "joblogfile.h"
+#include "joboutput.h"
 #include "sink.h"
 #include "stats.h"
 #include "stream.h"
@@ -60,6 +61,15 @@ struct jobs {
 	uint64_t ended;	  /* commands the engine's waits saw end */
 	bool said_nul, said_long;
 	struct stats_jobs counts;
+	struct joboutput out;	 /* what the commands write */
+	int out_fd[2];		 /* the next one's standard output, error */
+	struct template tag_tpl; /* --tagstring's, or none (part NULL) */
+	char *tag_word;		 /* the string it reads */
+	char **tag_argv;	 /* it filled in */
+	char *tag_text;
+	size_t tag_cap;
+	const char *tag; /* the next one's tag */
+	size_t tag_len;
 };
 
 /*
@@ -73,6 +83,15 @@ struct jobs {
  */
 int jobs_init(struct jobs *j, char **cmd, int ncmd, int sep, unsigned max,
     const struct stats *st);
+
+/*
+ * Pass the commands' output on by mode (joboutput.h), each line tagged
+ * with its record when tag, or with tagstring filled in as the command
+ * is (fields split at sep) when not NULL.  A tagstring that cannot be
+ * is a message and exit 2.  Before any record is handed.
+ */
+void jobs_output(struct jobs *j, enum output_mode mode, bool tag,
+    const char *tagstring, int sep);
 
 /*
  * Try a record whose command exits with a status in on again, up to max

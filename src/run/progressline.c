@@ -14,6 +14,7 @@ static struct progress {
 	const struct stats *st;
 	size_t cols;	/* the width of the terminal, or 0 */
 	bool share_tty; /* the line and the output share a terminal */
+	bool on;	/* the line is drawn */
 	bool writing;	/* output is being written */
 } line;
 
@@ -70,12 +71,27 @@ progress_around(bool done)
 }
 
 void
+progress_around_fd(int fd, bool done)
+{
+	if (fd != STDERR_FILENO || !line.on || line.share_tty) {
+		progress_around(done);
+		return;
+	}
+	/* The line's own terminal, whatever standard output is. */
+	line.writing = !done;
+	if (done)
+		tick(NULL);
+	else
+		output_say(STATS_CLEAR, sizeof STATS_CLEAR - 1);
+}
+
+void
 progress_start(struct stream *s, const struct stats *st, bool on)
 {
 	line = (struct progress){ .s = s,
 		.st = st,
-		.share_tty = on &&
-		    stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO) };
+		.share_tty = on && stdfd_same_tty(STDOUT_FILENO, STDERR_FILENO),
+		.on = on };
 	if (!on)
 		return;
 	/* The line fits the terminal, and follows it when resized. */

@@ -28,4 +28,7 @@ void progress_draw(bool done);
  */
 void progress_around(bool done);
 
+/* The same for output to fd: standard error is the line's own terminal. */
+void progress_around_fd(int fd, bool done);
+
 #endif

@@ -175,6 +175,29 @@ setup_show(const struct config *cfg)
 }
 
 /*
+ * How the commands' output reaches ours: as asked; else in whole lines
+ * where lines of two could mix, or -P's line be torn by them.
+ */
+static enum output_mode
+output_mode(const struct config *cfg)
+{
+	switch (cfg->output) {
+	case OUTPUT_LINE:
+		return OUTPUT_LINES;
+	case OUTPUT_WHOLE:
+		return OUTPUT_GROUP;
+	case OUTPUT_OWN:
+		return OUTPUT_DIRECT;
+	case OUTPUT_AUTO:
+		break;
+	}
+	return cfg->jobs > 1 || cfg->progress || cfg->tag ||
+		cfg->tagstring != NULL ?
+	    OUTPUT_LINES :
+	    OUTPUT_DIRECT;
+}
+
+/*
  * Where released records go, telling g of them: with --exec, commands'
  * slots (j, counted in st; *resume: what --resume takes out of the
  * input); else standard output.  False without --exec.
@@ -190,6 +213,8 @@ choose_sink(const struct config *cfg, const struct gate *g, struct sink *k,
 	if (jobs_init(j, cfg->exec_argv, cfg->exec_argc, cfg->key_sep,
 		cfg->jobs, st) != 0)
 		err(1, "--exec: %u slots", cfg->jobs);
+	jobs_output(
+	    j, output_mode(cfg), cfg->tag, cfg->tagstring, cfg->key_sep);
 	jobs_retries(j, cfg->retries, &cfg->retry_on, cfg->retry_delay_ns,
 	    cfg->retry_max_ns, cfg->failed_to, (char)cfg->delim);
 	jobs_deadlines(j, cfg->timeout_ns, &cfg->halt);

@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #if defined(__linux__) && !defined(TB_PORTABLE)
@@ -78,10 +80,22 @@ clock_watch(int (*list)(int *, int, int64_t *), void (*ready)(void))
 	on_watched = ready;
 }
 
+/* Commands' output read at every wait (clock_watch_pipes), or NULL. */
+static struct pollfd *(*pipes_list)(int *);
+static void (*pipes_ready)(const struct pollfd *, int);
+
+void
+clock_watch_pipes(
+    struct pollfd *(*list)(int *), void (*ready)(const struct pollfd *, int))
+{
+	pipes_list = ready != NULL ? list : NULL;
+	pipes_ready = ready;
+}
+
 bool
 clock_watching(void)
 {
-	return watch_list != NULL || once_due != NULL;
+	return watch_list != NULL || once_due != NULL || pipes_list != NULL;
 }
 
 void
@@ -220,42 +234,101 @@ found(struct pollfd *all, int total, struct pollfd *fds, int n)
 	return 1;
 }
 
+/*
+ * The pipes of clock_watch_pipes after all[0..total), into all again (a
+ * copy made larger: all[0..*room) when it does not hold them, freed by
+ * the caller when not the given one); how many of them.
+ */
+static int
+gather_pipes(struct pollfd **all, int total, size_t *room)
+{
+	struct pollfd *p, *grown;
+	int np = 0;
+
+	if (pipes_list == NULL || (p = pipes_list(&np)) == NULL || np <= 0)
+		return 0;
+	if ((size_t)(total + np) > *room) {
+		if ((grown = malloc((size_t)(total + np) * sizeof *grown)) ==
+		    NULL)
+			return 0; /* this wait without them */
+		memcpy(grown, *all, (size_t)total * sizeof *grown);
+		*all = grown;
+		*room = (size_t)(total + np);
+	}
+	memcpy(*all + total, p, (size_t)np * sizeof *p);
+	return np;
+}
+
+/*
+ * poll(2) of all[0..total + np), the pipes last: those found passed on
+ * to pipes_ready.  What poll(2) returned, less the pipes found.
+ */
+static int
+poll_all(struct pollfd *all, int total, int np, int ms)
+{
+	int rc = poll(all, (nfds_t)(total + np), ms), found = 0;
+
+	if (rc <= 0 || np == 0)
+		return rc;
+	for (int i = total; i < total + np; i++)
+		found += all[i].revents != 0;
+	if (found > 0)
+		pipes_ready(all + total, np);
+	return rc - found;
+}
+
+/*
+ * One turn of clock_wait_fds, in *all (room *room, made larger for the
+ * pipes): its answer, or -1 to wait on.
+ */
+static int
+wait_turn(struct pollfd **all, size_t *room, struct pollfd *fds, int n,
+    int64_t deadline_ns)
+{
+	int64_t wake_ns, now_ns;
+	int total = gather(*all, fds, n, &wake_ns), np, ms, rc;
+
+	now_ns = clock_now_ns();
+	if (deadline_ns <= now_ns)
+		return 0;
+	if (once_due != NULL && once_deadline_ns <= now_ns)
+		return once_fired();
+	if (once_due != NULL && once_deadline_ns < wake_ns)
+		wake_ns = once_deadline_ns;
+	if (wake_ns <= now_ns) {
+		on_watched(); /* a request's time is up */
+		return EINTR;
+	}
+	/*
+	 * poll(2) counts whole milliseconds: wait for the descriptors while
+	 * a millisecond or more is left, then sleep out the rest to the
+	 * exact deadline (a watch's time may be a millisecond late).
+	 */
+	ms = poll_ms(wake_ns < deadline_ns ? wake_ns : deadline_ns, now_ns);
+	if (ms == 0 && wake_ns >= deadline_ns)
+		return sleep_exact(deadline_ns);
+	np = gather_pipes(all, total, room);
+	rc = poll_all(*all, total, np, ms == 0 ? 1 : ms);
+	if (rc > 0)
+		return found(*all, total, fds, n);
+	if (rc < 0)
+		return errno == EINTR ? EINTR : 1;
+	return -1;
+}
+
 int
 clock_wait_fds(struct pollfd *fds, int n, int64_t deadline_ns)
 {
-	struct pollfd all[CLOCK_WAIT_MAX + 1 + CLOCK_WATCH_MAX + 1];
+	struct pollfd own[CLOCK_WAIT_MAX + 1 + CLOCK_WATCH_MAX + 1], *all = own;
+	size_t room = sizeof own / sizeof own[0];
+	int rc;
 
-	for (;;) {
-		int64_t wake_ns, now_ns;
-		int total = gather(all, fds, n, &wake_ns), ms, rc;
-
-		now_ns = clock_now_ns();
-		if (deadline_ns <= now_ns)
-			return 0;
-		if (once_due != NULL && once_deadline_ns <= now_ns)
-			return once_fired();
-		if (once_due != NULL && once_deadline_ns < wake_ns)
-			wake_ns = once_deadline_ns;
-		if (wake_ns <= now_ns) {
-			on_watched(); /* a request's time is up */
-			return EINTR;
-		}
-		/*
-		 * poll(2) counts whole milliseconds: wait for the descriptors
-		 * while a millisecond or more is left, then sleep out the
-		 * rest to the exact deadline (a watch's time may be a
-		 * millisecond late).
-		 */
-		ms = poll_ms(
-		    wake_ns < deadline_ns ? wake_ns : deadline_ns, now_ns);
-		if (ms == 0 && wake_ns >= deadline_ns)
-			return sleep_exact(deadline_ns);
-		rc = poll(all, (nfds_t)total, ms == 0 ? 1 : ms);
-		if (rc > 0)
-			return found(all, total, fds, n);
-		if (rc < 0)
-			return errno == EINTR ? EINTR : 1;
-	}
+	do
+		rc = wait_turn(&all, &room, fds, n, deadline_ns);
+	while (rc == -1);
+	if (all != own)
+		free(all);
+	return rc;
 }
 
 bool

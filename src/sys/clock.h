@@ -60,6 +60,16 @@ void clock_watch_once(
     int fd, short events, int64_t deadline_ns, void (*due)(void));
 
 /*
+ * Make every wait below also read what list(&n) names, n descriptors
+ * (pipes of commands' output), asked afresh at each wait, calling
+ * ready(fds, n) with what poll(2) found of them and waiting on: the
+ * caller sees nothing of it.  ready may not wait itself.  list NULL:
+ * none.
+ */
+void clock_watch_pipes(
+    struct pollfd *(*list)(int *), void (*ready)(const struct pollfd *, int));
+
+/*
  * Wait until fd is ready for events (POLLIN, POLLOUT) or CLOCK_MONOTONIC
  * reaches deadline_ns (INT64_MAX: no deadline), never returning at the
  * deadline early.  Returns 1 when fd is ready (or poll(2) failed, so that

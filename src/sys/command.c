@@ -56,10 +56,11 @@ environment(char *const env[])
 	return envp;
 }
 
-/* Start path with argv and env, searched on PATH with search. */
+/* Start path with argv and env, searched on PATH with search, its
+ * standard output and error out[0] and out[1] (-1: ours). */
 static int
-start(const char *path, char *const argv[], char *const env[], pid_t *pid,
-    bool search)
+start(const char *path, char *const argv[], char *const env[], const int out[2],
+    pid_t *pid, bool search)
 {
 	char **envp = environment(env);
 	posix_spawn_file_actions_t fa;
@@ -82,6 +83,10 @@ start(const char *path, char *const argv[], char *const env[], pid_t *pid,
 	/* Our standard input holds the records: never the command's. */
 	rc = posix_spawn_file_actions_addopen(
 	    &fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	for (int k = 0; k < 2 && rc == 0; k++)
+		if (out[k] >= 0)
+			rc = posix_spawn_file_actions_adddup2(
+			    &fa, out[k], STDOUT_FILENO + k);
 	if (rc == 0)
 		rc = posix_spawnattr_setflags(
 		    &at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -98,13 +103,15 @@ start(const char *path, char *const argv[], char *const env[], pid_t *pid,
 }
 
 int
-command_start(char *const argv[], char *const env[], pid_t *pid)
+command_start(
+    char *const argv[], char *const env[], const int out[2], pid_t *pid)
 {
-	return start(argv[0], argv, env, pid, true);
+	return start(argv[0], argv, env, out, pid, true);
 }
 
 int
-command_script(char *const argv[], char *const env[], pid_t *pid)
+command_script(
+    char *const argv[], char *const env[], const int out[2], pid_t *pid)
 {
 	static char sh[] = "sh";
 	char **av;
@@ -117,7 +124,7 @@ command_script(char *const argv[], char *const env[], pid_t *pid)
 		return ENOMEM;
 	av[0] = sh;
 	memcpy(av + 1, argv, (n + 1) * sizeof *av);
-	rc = start("/bin/sh", av, env, pid, false);
+	rc = start("/bin/sh", av, env, out, pid, false);
 	free(av);
 	return rc;
 }

@@ -7,20 +7,23 @@
 
 /*
  * Start argv[0] (found on PATH as execvp(3) finds it) with arguments
- * argv, standard input from /dev/null, standard output and error ours,
+ * argv, standard input from /dev/null, standard output and error out[0]
+ * and out[1] (-1: ours),
  * the signal mask empty and SIGPIPE as by default, and our environment
  * with the NAME=VALUE strings of env (up to a NULL) in place of any of
  * the same names.  0 with the child's id in *pid, or the error number
  * (ENOENT, EACCES, E2BIG, ENOMEM...) where the system can tell it before
  * the command runs.
  */
-int command_start(char *const argv[], char *const env[], pid_t *pid);
+int command_start(
+    char *const argv[], char *const env[], const int out[2], pid_t *pid);
 
 /*
  * command_start for a script without a #! line: /bin/sh runs argv[0]
  * with the other arguments, as execvp(3) would have.
  */
-int command_script(char *const argv[], char *const env[], pid_t *pid);
+int command_script(
+    char *const argv[], char *const env[], const int out[2], pid_t *pid);
 
 /*
  * A child that has ended, without waiting: true with its id in *pid and
