@@ -194,3 +194,37 @@ assert_screen() {
 	grep -q 'log 10:00:02Z x2 [0-9.]* ms behind' "$d/tty" ||
 	    { cat -v "$d/tty" >&2; return 1; }
 }
+
+@test "-P with --exec -j 3, commands writing to the terminal's output and error, 80 columns: no row torn, no stale status rows" {
+	local d=$BATS_TEST_TMPDIR rows
+	seq 12 >"$d/in"
+	printf '#!/bin/sh\necho "out $1"; echo "err $1" >&2\n' >"$d/cmd"
+	chmod +x "$d/cmd"
+	on_tty 80 "'$TB' -r 10/s -j 3 -P '$d/in' --exec '$d/cmd'"
+	rows=$(screen 80 <"$d/tty")
+	# Each row is a command's line, whole, or the one status line left.
+	if [[ $(tail -n 1 <<<"$rows") != "wrapped 0" ]] ||
+	    [[ $(grep -cE '[0-9] out( at|,|$)' <<<"$rows") != 1 ]] ||
+	    [[ $(grep -vE ' out( at|,|$)|^wrapped' <<<"$rows" | sort) != \
+	    "$(for i in $(seq 12); do echo "err $i"; echo "out $i"; done | sort)" ]]; then
+		printf 'screen:\n%s\nsent: %q\n' "$rows" "$(cat "$d/tty")" >&2
+		return 1
+	fi
+}
+
+@test "-P on a file of records: the ETA is the limit's, with its burst, not the average's" {
+	local d=$BATS_TEST_TMPDIR
+	seq 100 >"$d/in"
+	on_tty 80 "'$TB' -r 20/s -b 10 -P '$d/in' >/dev/null"
+	# Each line: N out ... ETA T.  After N of 100 out at 20/s, the rest
+	# takes (100 - N) / 20 s; the average, lifted by the burst, says
+	# less (2.85 s less after 15).  A late tick on a busy machine can
+	# make it up to a second less.
+	tr '\r' '\n' <"$d/tty" | LC_ALL=C awk '
+	    / ETA / { match($0, /[0-9]+ out/); n = substr($0, RSTART) + 0; t = $0; sub(/.* ETA /, "", t); sub(/[,\033].*/, "", t)
+	        if (t ~ /ms$/) s = t / 1000; else if (t ~ / s$/) s = t + 0
+	        else { split(t, p, ":"); s = p[1] * 60 + p[2] }
+	        want = (100 - n) / 20; seen++
+	        if (s < want - 1 || s > want + 1) { print "after " n ": ETA " t ", want " want; bad++ } }
+	    END { if (!seen) print "no ETA"; exit bad > 0 || !seen }' >&2
+}

@@ -137,13 +137,38 @@ progress_replay(const struct stats_replay *r, char (*f)[FIELD_MAX])
 	    (double)r->speed_num / (double)r->speed_den, behind);
 }
 
-/* The share of the input done, and when the rest will be, if known. */
+/*
+ * When the rest of the units will be out: at the average speed so far
+ * (as pv), and no sooner than the limit lets them, allowance + rate x
+ * time from the start (with a burst, the average runs ahead of it).
+ */
+static double
+eta_ns(const struct stats *s, int64_t now_ns, uint64_t total, uint64_t done,
+    uint64_t moved)
+{
+	double ran = (double)(now_ns - s->start_ns);
+	double avg = ran * (double)(total - done) / (double)moved, at_limit;
+
+	if (s->units_total == 0 || s->limit.per_sec <= 0)
+		return avg;
+	at_limit = ((double)total - (double)s->limit.allowance) /
+		s->limit.per_sec * 1e9 -
+	    ran;
+	return at_limit > avg ? at_limit : avg;
+}
+
+/* The share of the input done, and when the rest will be, if known: in
+ * units when they were counted, else in bytes. */
 static void
 progress_done(const struct stats *s, int64_t now_ns, char (*f)[FIELD_MAX])
 {
-	uint64_t done = s->bytes_out + s->bytes_dropped + s->bytes_skipped;
-	uint64_t total = s->bytes_total, moved = done - s->bytes_skipped;
-	double eta_ns;
+	bool units = s->units_total > 0;
+	uint64_t done = units ?
+	    s->units_out + s->units_dropped + s->units_skipped :
+	    s->bytes_out + s->bytes_dropped + s->bytes_skipped;
+	uint64_t total = units ? s->units_total : s->bytes_total;
+	uint64_t moved = done - (units ? s->units_skipped : s->bytes_skipped);
+	double eta;
 	char t[32];
 
 	if (total == 0 || done > total)
@@ -152,12 +177,10 @@ progress_done(const struct stats *s, int64_t now_ns, char (*f)[FIELD_MAX])
 	    done == total ? 100 : (uint64_t)((double)done * 100 / total));
 	if (moved == 0 || done == total || now_ns <= s->start_ns)
 		return;
-	/* As pv: the rest at the average speed so far (what --resume took
-	 * out is done, but took no time). */
-	eta_ns = (double)(now_ns - s->start_ns) * (double)(total - done) /
-	    (double)moved;
-	fmt_wait(t, sizeof t,
-	    eta_ns < 3.6e18 ? (int64_t)eta_ns : 3600000000000000000);
+	/* What --resume took out is done, but took no time. */
+	eta = eta_ns(s, now_ns, total, done, moved);
+	fmt_wait(
+	    t, sizeof t, eta < 3.6e18 ? (int64_t)eta : 3600000000000000000);
 	snprintf(f[F_ETA], FIELD_MAX, " ETA %s", t);
 }
 

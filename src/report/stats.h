@@ -90,6 +90,7 @@ struct stats {
 	int64_t max_late_ns;	/* latest release after its due time */
 	int64_t next_due_ns;	/* when the next release is due, or 0 */
 	uint64_t bytes_total;	/* of all the input, when known, or 0 */
+	uint64_t units_total;	/* the same in units */
 	struct stats_limit limit;
 	const struct stats_tier *tiers; /* with --tiers, else NULL */
 	size_t ntiers;

@@ -102,6 +102,13 @@ stream_total_bytes(const struct stream *s)
 	return input_total_bytes(&s->in);
 }
 
+uint64_t
+stream_total_records(
+    const struct stream *s, unsigned char delim, uint64_t most_bytes)
+{
+	return input_total_records(&s->in, delim, most_bytes);
+}
+
 size_t
 stream_cap(const struct stream *s)
 {

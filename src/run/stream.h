@@ -83,6 +83,11 @@ void stream_tally(struct stream *s, stats_tally_fn *tally, void *ctx);
 /* The bytes of every operand, where that is known (-P); else 0. */
 uint64_t stream_total_bytes(const struct stream *s);
 
+/* The records of its input, read ahead when it is regular files of at
+ * most most_bytes (input_total_records); else 0. */
+uint64_t stream_total_records(
+    const struct stream *s, unsigned char delim, uint64_t most_bytes);
+
 /* The size of the buffer: a record longer is streamed, never held whole. */
 size_t stream_cap(const struct stream *s);
 

@@ -166,6 +166,68 @@ input_total_bytes(const struct input *in)
 	return total;
 }
 
+/*
+ * Records ending with delim in fd's bytes from at, counting a last one
+ * unended, with *budget bytes left to read (less what is read): -1 when
+ * it cannot be read or is over budget.
+ */
+static int64_t
+count_records(int fd, off_t at, unsigned char delim, uint64_t *budget)
+{
+	char b[65536];
+	int64_t n = 0;
+	ssize_t got;
+	bool ended = true;
+
+	while ((got = pread(fd, b, sizeof b, at)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 || (uint64_t)got > *budget)
+			return -1;
+		*budget -= (uint64_t)got;
+		at += got;
+		for (const char *p = b, *end = b + got;
+		     (p = memchr(p, delim, (size_t)(end - p))) != NULL; p++)
+			n++;
+		ended = (unsigned char)b[got - 1] == delim;
+	}
+	return n + (ended ? 0 : 1);
+}
+
+uint64_t
+input_total_records(
+    const struct input *in, unsigned char delim, uint64_t most_bytes)
+{
+	uint64_t total = 0, budget = most_bytes;
+	bool stdin_seen = false;
+	int64_t n;
+
+	if (input_total_bytes(in) == 0 || input_total_bytes(in) > most_bytes)
+		return 0;
+	for (int i = 0; i < (in->nfiles > 0 ? in->nfiles : 1); i++) {
+		const char *path = in->nfiles > 0 ? in->files[i] : "-";
+		bool own = strcmp(path, "-") != 0;
+		int fd;
+		off_t at;
+
+		/* Standard input twice is read once (input_total_bytes). */
+		if (!own && stdin_seen)
+			continue;
+		stdin_seen = stdin_seen || !own;
+		fd = own ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+		at = own ? 0 : lseek(fd, 0, SEEK_CUR);
+		if (fd < 0)
+			return 0;
+		n = at < 0 ? -1 : count_records(fd, at, delim, &budget);
+		if (own)
+			(void)close(fd);
+		if (n < 0)
+			return 0;
+		total += (uint64_t)n;
+	}
+	return total;
+}
+
 void
 input_close(struct input *in)
 {

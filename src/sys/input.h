@@ -50,6 +50,14 @@ bool input_open(struct input *in);
  */
 uint64_t input_total_bytes(const struct input *in);
 
+/*
+ * The records ending with delim (a last one unended too) in all the
+ * operands, read ahead of the run, when they are regular files of at most
+ * most_bytes in all; else 0.
+ */
+uint64_t input_total_records(
+    const struct input *in, unsigned char delim, uint64_t most_bytes);
+
 /* Is there a file named path (of any type, following links)? */
 bool input_exists(const char *path);
 
