@@ -92,6 +92,23 @@ EOF
 	[[ $stderr == *"behind schedule p50 "*" ms, p99 "*" ms, max "*" ms"* ]]
 }
 
+@test "--replay: records out of order go at once, counted and said once at the end" {
+	printf '%s\n' '2024-01-01T00:00:00Z a' '2024-01-01T00:00:00.2Z b' \
+	    '2024-01-01T00:00:00.1Z c' '2024-01-01T00:00:00.05Z d' \
+	    '2024-01-01T00:00:00.3Z e' >"$d/in"
+	run -0 --separate-stderr tb --replay "$d/in"
+	assert_eq "$output" "$(cat "$d/in")" "every record, in its order"
+	assert_msg "$stderr" "--replay: 2 of 5 records were out of order (before a timestamp already gone): each went right after the record before it"
+	run -0 --separate-stderr tb --replay --stats=json "$d/in"
+	[[ $stderr == *'"out_of_order":2,'* ]] || { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"--replay: 2 of 5 records were out of order"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	# In order: nothing said.
+	sed -n '1p;2p;5p' "$d/in" >"$d/sorted"
+	run -0 --separate-stderr tb --replay "$d/sorted"
+	assert_eq "$stderr" "" "in order, quiet"
+}
+
 @test "replay: -s as JSON names the format and the counts" {
 	printf '[23/Nov/2026:14:05:06 +0000] a\n[23/Nov/2026:14:05:06 +0000] b\n' \
 	    >"$d/log"
