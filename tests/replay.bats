@@ -391,3 +391,23 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	    "$0" --replay --loop 2 /dev/stdin' "$TB"
 	assert_msg "$stderr" "--loop reads its FILEs again: '/dev/stdin' is no regular file (a pipe or a terminal cannot be read twice)"
 }
+
+@test "--replay --time-field that finds no timestamp quotes the field's text, escaped and cut, and the formats tried" {
+	printf 'a 13:04:05x\nb 13:04:06x\n' >"$d/in"
+	run -1 --separate-stderr tb --replay --time-field 2 "$d/in"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (field 2 of the first: '13:04:05x'); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	printf 'a,2024\nb\n' >"$d/csv"
+	run -1 --separate-stderr tb --replay --time-field 2 "$d/csv"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first, 'a,2024', has no field 2: fields are split at blanks, or at C with -F C); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	printf 'x;1\x01;%080d\n' 0 >"$d/long"
+	run -1 --separate-stderr tb --replay -F ';' --time-field 2 --time-format %T "$d/long"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (field 2 of the first: '1\\x01'); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	run -1 --separate-stderr tb --replay --time-field 2 --time-format %T "$d/long"
+	# Cut at 60 bytes of the record, its control byte shown.
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, 'x;1\\x01;$(printf '%055d' 0)', has no field 2: fields are split at blanks, or at C with -F C); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	printf '{"when":"noon"}\n' >"$d/json"
+	run -1 --separate-stderr tb --replay --time-key when "$d/json"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (key \"when\" of the first: 'noon'); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"when\": give --time-field N, --time-key NAME or --time-format FMT"
+	run -1 --separate-stderr tb --replay --time-key ts "$d/json"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, '{\"when\":\"noon\"}', has no key \"ts\"); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"ts\": give --time-field N, --time-key NAME or --time-format FMT"
+}

@@ -330,6 +330,26 @@ parse_held(struct timestamp_format *fmt, const unsigned char *p,
 	return 0;
 }
 
+bool
+timestamp_where(const struct timestamp_format *fmt, const char *rec, size_t len,
+    const char **text, size_t *text_len)
+{
+	const unsigned char *p = (const unsigned char *)rec, *end = p + len;
+	const unsigned char *q;
+
+	if (fmt->key != NULL && !json_value(&p, &end, fmt->key))
+		return false;
+	if (fmt->field > 0 &&
+	    (p = field_start(p, end, fmt->field, fmt->sep)) == NULL)
+		return false;
+	if (fmt->field > 0 && fmt->sep >= 0 &&
+	    (q = memchr(p, fmt->sep, (size_t)(end - p))) != NULL)
+		end = q;
+	*text = (const char *)p;
+	*text_len = (size_t)(end - p);
+	return true;
+}
+
 void
 timestamp_init(struct timestamp_format *fmt, const struct timestamp_civil *ref,
     timestamp_local_fn local, void *arg)

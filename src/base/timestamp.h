@@ -89,6 +89,15 @@ int timestamp_detect(
     struct timestamp_format *fmt, const char *rec, size_t len, int64_t *ns);
 
 /*
+ * Where fmt looks for a timestamp in the record rec[0..len): the text of
+ * its JSON key's value, or of its field (to the record's end when fields
+ * are split at blanks, as a time may hold blanks), else the whole record,
+ * into *text and *text_len.  False when the record lacks that key or field.
+ */
+bool timestamp_where(const struct timestamp_format *fmt, const char *rec,
+    size_t len, const char **text, size_t *text_len);
+
+/*
  * The time of the record rec[0..len) in the format fmt holds, in *ns
  * (nanoseconds since the epoch, UTC); while fmt holds none, detect it
  * first.  Returns 0, or -1 when the record has no usable timestamp (none,

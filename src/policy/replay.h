@@ -82,7 +82,7 @@ struct replay {
 	struct timestamp_format *fmt;
 	bool found;	     /* a timed record was seen among the first */
 	int64_t loop_gap_ns; /* --loop-gap */
-	char why[320];	     /* why it stopped (no timestamp), for ACT_FAIL */
+	char why[512];	     /* why it stopped (no timestamp), for ACT_FAIL */
 	struct replay_schedule sched;
 	struct stats_replay *stats; /* counts, lateness; may be NULL */
 	bool drop;		    /* what the ceiling refuses is dropped */
