@@ -256,10 +256,10 @@ EOF
 
 @test "--replay: no timestamp in the first records is exit 1, naming the first line and the fix, nothing copied" {
 	local d=$BATS_TEST_TMPDIR
-	printf '{"msg":"a","ts":1700000000}\n{"msg":"b","ts":1700000001}\n' >"$d/in"
+	printf '{"msg":"a","n":1700000000}\n{"msg":"b","n":1700000001}\n' >"$d/in"
 	run -1 --separate-stderr tb --replay "$d/in"
 	assert_eq "$output" "" "nothing copied"
-	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first: '{\"msg\":\"a\",\"ts\":1700000000}'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first: '{\"msg\":\"a\",\"n\":1700000000}'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
 	printf '[Mon Jan 01 00:00:00 2024] [error] x\n' >"$d/apache"
 	run -1 --separate-stderr tb --replay --time-format '%d/%m/%Y' "$d/apache"
 	[[ $stderr == *"looked for the --time-format '%d/%m/%Y' in each record"* ]] ||
@@ -410,4 +410,30 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (key \"when\" of the first: 'noon'); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"when\": give --time-field N, --time-key NAME or --time-format FMT"
 	run -1 --separate-stderr tb --replay --time-key ts "$d/json"
 	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, '{\"when\":\"noon\"}', has no key \"ts\"); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"ts\": give --time-field N, --time-key NAME or --time-format FMT"
+}
+
+@test "--replay on JSON lines: a key named for a time before the first time in the text, said once at start" {
+	printf '%s\n' \
+	    '{"created":"2024-01-01T00:00:00Z","timestamp":"2024-01-01T00:00:00Z","m":1}' \
+	    '{"created":"2024-01-01T00:00:00Z","timestamp":"2024-01-01T00:00:00.6Z","m":2}' \
+	    >"$d/two"
+	local t0 t1
+	t0=$(now_ms)
+	run -0 --separate-stderr tb --replay --loop 2 "$d/two"
+	t1=$(now_ms)
+	assert_eq "$output" "$(cat "$d/two" "$d/two")" "records"
+	# Once, not once a pass.
+	assert_msg "$stderr" "--replay: records timed by their JSON key \"timestamp\" (also holding a time: \"created\"; --time-key NAME picks another)"
+	# 0.6 s of log twice, not all at once by "created".
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1200 "ms"
+	printf '%s\n' '{"level":"info","TS":1700000000.25,"msg":"a"}' \
+	    '{"level":"info","TS":1700000000.75,"msg":"b"}' >"$d/zap"
+	run -0 --separate-stderr tb --replay --dry-run "$d/zap"
+	assert_msg "$stderr" "--replay: records timed by their JSON key \"TS\""
+	[[ $output == "records: 2, 2 timed (epoch s)"* ]] || { echo "$output" >&2; return 1; }
+	# Named by the user: nothing to say.
+	run -0 --separate-stderr tb --replay --time-key created --dry-run "$d/two"
+	assert_eq "$stderr" "" "quiet with --time-key"
+	run -0 --separate-stderr tb --replay --time-key timestamp "$d/two"
+	assert_eq "$stderr" "" "quiet with --time-key"
 }

@@ -327,6 +327,27 @@ shown(
 	return buf;
 }
 
+void
+replay_note(const struct timestamp_format *fmt, const char *rec, size_t len,
+    char *note, size_t size)
+{
+	char others[160];
+
+	note[0] = '\0';
+	if (fmt->found_key[0] == '\0')
+		return;
+	if (timestamp_other_keys(fmt, rec, len, others, sizeof others) > 0)
+		snprintf(note, size,
+		    "--replay: records timed by their JSON key \"%s\" (also "
+		    "holding a time: %s; --time-key NAME picks another)",
+		    fmt->found_key, others);
+	else
+		snprintf(note, size,
+		    "--replay: records timed by their JSON key \"%s\"",
+		    fmt->found_key);
+	msg_escape(note, size);
+}
+
 /*
  * Before the first release: is there a timed record among the first
  * REPLAY_PROBE of v?  1 yes (or no record at all), 0 not known until
@@ -349,8 +370,10 @@ probe(struct replay *r, const struct view *v)
 		if (nl == NULL && !v->eof && !(v->full && n == 0))
 			break;
 		len = nl != NULL ? (size_t)(nl - rec) : (size_t)(end - rec);
-		if (timestamp_parse(r->fmt, rec, len, &ts) == 0)
+		if (timestamp_parse(r->fmt, rec, len, &ts) == 0) {
+			replay_note(r->fmt, rec, len, r->note, sizeof r->note);
 			return r->found = true;
+		}
 		rec = nl != NULL ? nl + 1 : end;
 	}
 	if (v->len == 0 && v->eof)
@@ -392,6 +415,10 @@ replay_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		policy_wait(a, r->due_ns, false);
 	else
 		release(r, v, now_ns, a);
+	if (r->note[0] != '\0' && !r->noted) {
+		a->note = r->note;
+		r->noted = true;
+	}
 }
 
 /* The bytes of a long record that went out are charged as they pass. */

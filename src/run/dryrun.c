@@ -31,6 +31,17 @@ struct dry {
 	bool skipping;	   /* in the rest of a record longer than buf */
 };
 
+/* Say once, as the replay would, which JSON key times the records. */
+static void
+note(const struct dry *d, const char *rec, size_t len)
+{
+	char line[256];
+
+	replay_note(d->fmt, rec, len, line, sizeof line);
+	if (line[0] != '\0')
+		warnx("%s", line);
+}
+
 /* Take the record rec[0..len) into d, on its schedule. */
 static void
 take(struct dry *d, const char *rec, size_t len)
@@ -47,6 +58,8 @@ take(struct dry *d, const char *rec, size_t len)
 		d->untimed++;
 		return;
 	}
+	if (d->timed == 0)
+		note(d, rec, len);
 	if (d->timed == 0 || ts < d->first_ts)
 		d->first_ts = ts;
 	if (d->timed == 0 || ts > d->last_ts)
