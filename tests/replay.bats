@@ -379,8 +379,8 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	assert_msg "$stderr" "--loop-gap needs --loop N|inf"
 	run -2 --separate-stderr tb --loop 2 "$d/in"
 	assert_msg "$stderr" "--loop needs --replay"
-	run -2 --separate-stderr tb --replay --dry-run --loop 2 "$d/in"
-	assert_msg "$stderr" "--dry-run describes one pass: leave --loop out"
+	run -2 --separate-stderr tb --replay --dry-run --loop 2 <"$d/in"
+	assert_msg "$stderr" "--loop reads its FILEs again: give the log as a FILE (standard input cannot be read twice)"
 }
 
 @test "--loop: a pass that reads nothing ends the loop; a pipe as FILE is refused" {
@@ -436,4 +436,20 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	assert_eq "$stderr" "" "quiet with --time-key"
 	run -0 --separate-stderr tb --replay --time-key timestamp "$d/two"
 	assert_eq "$stderr" "" "quiet with --time-key"
+}
+
+@test "--replay --dry-run --loop: one pass read, and how long its passes would take, --loop-gap apart" {
+	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:00.2Z b\n' >"$d/in"
+	run -0 --separate-stderr tb --replay --dry-run --loop 3 --loop-gap 300ms "$d/in"
+	assert_eq "$output" "records: 2, 2 timed (RFC 3339), 0 without a timestamp, 0 out of order
+log time: 2024-01-01T00:00:00.000000000Z to 2024-01-01T00:00:00.200000000Z, 0.200 s
+replay at speed 1: 0.200 s (limits aside)
+--loop 3: 3 passes of 0.200 s, 0.300 s apart: 1.200 s in all" "the report"
+	assert_eq "$stderr" "" "nothing on stderr"
+	run -0 --separate-stderr tb --replay --dry-run --loop 2 "$d/in"
+	assert_eq "${lines[3]}" "--loop 2: 2 passes of 0.200 s, one right after another: 0.400 s in all" "no gap"
+	run -0 --separate-stderr tb --replay --dry-run --loop inf --loop-gap 1s "$d/in"
+	assert_eq "${lines[3]}" "--loop inf: the pass again and again, 1.000 s apart, until stopped" "for ever"
+	run -0 --separate-stderr tb --replay --dry-run --loop 1000000000 --loop-gap 1h "$d/in"
+	assert_eq "${lines[3]}" "--loop 1000000000: 1000000000 passes of 0.200 s, 1 h 0 min 0.000 s apart: over 292 years in all" "beyond counting"
 }
