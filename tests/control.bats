@@ -129,6 +129,31 @@ stop_named() {
 	    { echo "after they ended: $output" >&2; false; }
 }
 
+@test "--list: a replay shows its speed, the log time it reached and the records gone, its limits as a ceiling" {
+	local a b
+	start_named replaying --replay --speed 2
+	a=$pid
+	start_named capped --replay -r 5/s
+	b=$pid
+	run -0 --separate-stderr "$TB" --list
+	[[ $output == *"$a"*" replaying "*"replay at speed 2, no log time yet, 0 records gone; units 0 in"* ]] ||
+	    { echo "$output" >&2; false; }
+	# The third record is due half an hour of log later: it waits.
+	printf '%s\n' '2024-01-01T00:00:00Z a' '2024-01-01T00:00:01Z b' \
+	    '2024-01-01T01:00:00Z c' >&"$feed_replaying"
+	wait_for "replaying to send 2" stat_ge replaying units_out 2
+	run -0 --separate-stderr "$TB" --list
+	[[ $output == *"$a"*" replaying "*"replay at speed 2, log time 2024-01-01T00:00:01Z, 2 records gone; units 3 in, 2 out, 0 dropped, 1 waiting; up "*" s"* ]] ||
+	    { echo "$output" >&2; false; }
+	[[ $output == *"$b"*" capped "*"replay at speed 1, no log time yet, 0 records gone, ceiling 5/s, burst 1; units 0 in"* ]] ||
+	    { echo "$output" >&2; false; }
+	run -0 --separate-stderr "$TB" --list --json
+	[[ $output == *'"name":"replaying","answering":true,"limit":"none","replay":{"speed":2,"log_time":"2024-01-01T00:00:01Z","records":2,"pass":1},"units_in":3,'* ]] ||
+	    { echo "$output" >&2; false; }
+	stop_named replaying "$a"
+	stop_named capped "$b"
+}
+
 @test "-R NAME --stats returns the report; --stats=json as JSON" {
 	local a
 	start_named reporter -r 1/min

@@ -160,6 +160,18 @@ mistake() {
 	assert_eq "$stderr" "" "with -l, lines are meant"
 }
 
+@test "--replay habits: a CSV read without -F, JSON lines with two times" {
+	local d=$BATS_TEST_TMPDIR
+	printf 'a,2024-01-01T00:00:00Z\n' >"$d/csv"
+	run -1 --separate-stderr tb --replay --time-field 2 "$d/csv"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, 'a,2024-01-01T00:00:00Z', has no field 2: fields are split at blanks, or at C with -F C); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	run -0 --separate-stderr tb --replay -F , --time-field 2 "$d/csv"
+	assert_eq "$stderr" "" "with -F ,"
+	printf '{"created":"2024-01-01T00:00:00Z","timestamp":"2024-01-01T00:00:00Z"}\n' >"$d/json"
+	run -0 --separate-stderr tb --replay "$d/json"
+	assert_msg "$stderr" "--replay: records timed by their JSON key \"timestamp\" (also holding a time: \"created\"; --time-key NAME picks another)"
+}
+
 @test "--drop with a burst of 1 that drops most of a file says why, and how to keep them" {
 	run -0 --separate-stderr bash -c 'seq 100 | tb -r 10/s --drop'
 	assert_eq "$output" 1 "output"

@@ -92,6 +92,23 @@ EOF
 	[[ $stderr == *"behind schedule p50 "*" ms, p99 "*" ms, max "*" ms"* ]]
 }
 
+@test "--replay: records out of order go at once, counted and said once at the end" {
+	printf '%s\n' '2024-01-01T00:00:00Z a' '2024-01-01T00:00:00.2Z b' \
+	    '2024-01-01T00:00:00.1Z c' '2024-01-01T00:00:00.05Z d' \
+	    '2024-01-01T00:00:00.3Z e' >"$d/in"
+	run -0 --separate-stderr tb --replay "$d/in"
+	assert_eq "$output" "$(cat "$d/in")" "every record, in its order"
+	assert_msg "$stderr" "--replay: 2 of 5 records were out of order (before a timestamp already gone): each went right after the record before it"
+	run -0 --separate-stderr tb --replay --stats=json "$d/in"
+	[[ $stderr == *'"out_of_order":2,'* ]] || { echo "$stderr" >&2; return 1; }
+	[[ $stderr == *"--replay: 2 of 5 records were out of order"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	# In order: nothing said.
+	sed -n '1p;2p;5p' "$d/in" >"$d/sorted"
+	run -0 --separate-stderr tb --replay "$d/sorted"
+	assert_eq "$stderr" "" "in order, quiet"
+}
+
 @test "replay: -s as JSON names the format and the counts" {
 	printf '[23/Nov/2026:14:05:06 +0000] a\n[23/Nov/2026:14:05:06 +0000] b\n' \
 	    >"$d/log"
@@ -239,10 +256,10 @@ EOF
 
 @test "--replay: no timestamp in the first records is exit 1, naming the first line and the fix, nothing copied" {
 	local d=$BATS_TEST_TMPDIR
-	printf '{"msg":"a","ts":1700000000}\n{"msg":"b","ts":1700000001}\n' >"$d/in"
+	printf '{"msg":"a","n":1700000000}\n{"msg":"b","n":1700000001}\n' >"$d/in"
 	run -1 --separate-stderr tb --replay "$d/in"
 	assert_eq "$output" "" "nothing copied"
-	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first: '{\"msg\":\"a\",\"ts\":1700000000}'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first: '{\"msg\":\"a\",\"n\":1700000000}'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
 	printf '[Mon Jan 01 00:00:00 2024] [error] x\n' >"$d/apache"
 	run -1 --separate-stderr tb --replay --time-format '%d/%m/%Y' "$d/apache"
 	[[ $stderr == *"looked for the --time-format '%d/%m/%Y' in each record"* ]] ||
@@ -362,8 +379,8 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	assert_msg "$stderr" "--loop-gap needs --loop N|inf"
 	run -2 --separate-stderr tb --loop 2 "$d/in"
 	assert_msg "$stderr" "--loop needs --replay"
-	run -2 --separate-stderr tb --replay --dry-run --loop 2 "$d/in"
-	assert_msg "$stderr" "--dry-run describes one pass: leave --loop out"
+	run -2 --separate-stderr tb --replay --dry-run --loop 2 <"$d/in"
+	assert_msg "$stderr" "--loop reads its FILEs again: give the log as a FILE (standard input cannot be read twice)"
 }
 
 @test "--loop: a pass that reads nothing ends the loop; a pipe as FILE is refused" {
@@ -373,4 +390,66 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	run -2 --separate-stderr bash -c 'printf "2026-11-23T14:05:06Z a\n" |
 	    "$0" --replay --loop 2 /dev/stdin' "$TB"
 	assert_msg "$stderr" "--loop reads its FILEs again: '/dev/stdin' is no regular file (a pipe or a terminal cannot be read twice)"
+}
+
+@test "--replay --time-field that finds no timestamp quotes the field's text, escaped and cut, and the formats tried" {
+	printf 'a 13:04:05x\nb 13:04:06x\n' >"$d/in"
+	run -1 --separate-stderr tb --replay --time-field 2 "$d/in"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (field 2 of the first: '13:04:05x'); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	printf 'a,2024\nb\n' >"$d/csv"
+	run -1 --separate-stderr tb --replay --time-field 2 "$d/csv"
+	assert_msg "$stderr" "--replay: no timestamp in the first 2 records (the first, 'a,2024', has no field 2: fields are split at blanks, or at C with -F C); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	printf 'x;1\x01;%080d\n' 0 >"$d/long"
+	run -1 --separate-stderr tb --replay -F ';' --time-field 2 --time-format %T "$d/long"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (field 2 of the first: '1\\x01'); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	run -1 --separate-stderr tb --replay --time-field 2 --time-format %T "$d/long"
+	# Cut at 60 bytes of the record, its control byte shown.
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, 'x;1\\x01;$(printf '%055d' 0)', has no field 2: fields are split at blanks, or at C with -F C); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	printf '{"when":"noon"}\n' >"$d/json"
+	run -1 --separate-stderr tb --replay --time-key when "$d/json"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (key \"when\" of the first: 'noon'); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"when\": give --time-field N, --time-key NAME or --time-format FMT"
+	run -1 --separate-stderr tb --replay --time-key ts "$d/json"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, '{\"when\":\"noon\"}', has no key \"ts\"); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"ts\": give --time-field N, --time-key NAME or --time-format FMT"
+}
+
+@test "--replay on JSON lines: a key named for a time before the first time in the text, said once at start" {
+	printf '%s\n' \
+	    '{"created":"2024-01-01T00:00:00Z","timestamp":"2024-01-01T00:00:00Z","m":1}' \
+	    '{"created":"2024-01-01T00:00:00Z","timestamp":"2024-01-01T00:00:00.6Z","m":2}' \
+	    >"$d/two"
+	local t0 t1
+	t0=$(now_ms)
+	run -0 --separate-stderr tb --replay --loop 2 "$d/two"
+	t1=$(now_ms)
+	assert_eq "$output" "$(cat "$d/two" "$d/two")" "records"
+	# Once, not once a pass.
+	assert_msg "$stderr" "--replay: records timed by their JSON key \"timestamp\" (also holding a time: \"created\"; --time-key NAME picks another)"
+	# 0.6 s of log twice, not all at once by "created".
+	assert_ge "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", b - a }')" 1200 "ms"
+	printf '%s\n' '{"level":"info","TS":1700000000.25,"msg":"a"}' \
+	    '{"level":"info","TS":1700000000.75,"msg":"b"}' >"$d/zap"
+	run -0 --separate-stderr tb --replay --dry-run "$d/zap"
+	assert_msg "$stderr" "--replay: records timed by their JSON key \"TS\""
+	[[ $output == "records: 2, 2 timed (epoch s)"* ]] || { echo "$output" >&2; return 1; }
+	# Named by the user: nothing to say.
+	run -0 --separate-stderr tb --replay --time-key created --dry-run "$d/two"
+	assert_eq "$stderr" "" "quiet with --time-key"
+	run -0 --separate-stderr tb --replay --time-key timestamp "$d/two"
+	assert_eq "$stderr" "" "quiet with --time-key"
+}
+
+@test "--replay --dry-run --loop: one pass read, and how long its passes would take, --loop-gap apart" {
+	printf '2024-01-01T00:00:00Z a\n2024-01-01T00:00:00.2Z b\n' >"$d/in"
+	run -0 --separate-stderr tb --replay --dry-run --loop 3 --loop-gap 300ms "$d/in"
+	assert_eq "$output" "records: 2, 2 timed (RFC 3339), 0 without a timestamp, 0 out of order
+log time: 2024-01-01T00:00:00.000000000Z to 2024-01-01T00:00:00.200000000Z, 0.200 s
+replay at speed 1: 0.200 s (limits aside)
+--loop 3: 3 passes of 0.200 s, 0.300 s apart: 1.200 s in all" "the report"
+	assert_eq "$stderr" "" "nothing on stderr"
+	run -0 --separate-stderr tb --replay --dry-run --loop 2 "$d/in"
+	assert_eq "${lines[3]}" "--loop 2: 2 passes of 0.200 s, one right after another: 0.400 s in all" "no gap"
+	run -0 --separate-stderr tb --replay --dry-run --loop inf --loop-gap 1s "$d/in"
+	assert_eq "${lines[3]}" "--loop inf: the pass again and again, 1.000 s apart, until stopped" "for ever"
+	run -0 --separate-stderr tb --replay --dry-run --loop 1000000000 --loop-gap 1h "$d/in"
+	assert_eq "${lines[3]}" "--loop 1000000000: 1000000000 passes of 0.200 s, 1 h 0 min 0.000 s apart: over 292 years in all" "beyond counting"
 }

@@ -280,6 +280,15 @@ json_value(const unsigned char **p, const unsigned char **end, const char *key)
 	return false;
 }
 
+/* The JSON key fmt reads the timestamp from, given or found; NULL: none. */
+static const char *
+key_of(const struct timestamp_format *fmt)
+{
+	return fmt->key != NULL	      ? fmt->key :
+	    fmt->found_key[0] != '\0' ? fmt->found_key :
+					NULL;
+}
+
 /* The time of a record in the format fmt holds; -1: none. */
 static int
 parse_held(struct timestamp_format *fmt, const unsigned char *p,
@@ -288,7 +297,7 @@ parse_held(struct timestamp_format *fmt, const unsigned char *p,
 	const unsigned char *q;
 	struct parts t;
 
-	if (fmt->key != NULL && !json_value(&p, &end, fmt->key))
+	if (key_of(fmt) != NULL && !json_value(&p, &end, key_of(fmt)))
 		return -1;
 	if (fmt->field > 0 &&
 	    (p = field_start(p, end, fmt->field, fmt->sep)) == NULL)
@@ -330,6 +339,26 @@ parse_held(struct timestamp_format *fmt, const unsigned char *p,
 	return 0;
 }
 
+bool
+timestamp_where(const struct timestamp_format *fmt, const char *rec, size_t len,
+    const char **text, size_t *text_len)
+{
+	const unsigned char *p = (const unsigned char *)rec, *end = p + len;
+	const unsigned char *q;
+
+	if (key_of(fmt) != NULL && !json_value(&p, &end, key_of(fmt)))
+		return false;
+	if (fmt->field > 0 &&
+	    (p = field_start(p, end, fmt->field, fmt->sep)) == NULL)
+		return false;
+	if (fmt->field > 0 && fmt->sep >= 0 &&
+	    (q = memchr(p, fmt->sep, (size_t)(end - p))) != NULL)
+		end = q;
+	*text = (const char *)p;
+	*text_len = (size_t)(end - p);
+	return true;
+}
+
 void
 timestamp_init(struct timestamp_format *fmt, const struct timestamp_civil *ref,
     timestamp_local_fn local, void *arg)
@@ -359,13 +388,204 @@ static const struct {
 	{ TIMESTAMP_ISO, true },
 };
 
+/* A member of a JSON object: its key and its value, a string's without
+ * the quotes. */
+struct member {
+	const unsigned char *key, *val, *val_end;
+	size_t key_len;
+};
+
+/* Past the JSON value that starts at q (not a string): at the comma or
+ * brace that ends a bare one, past the bracket that closes an array or
+ * object; NULL when it does not end. */
+static const unsigned char *
+value_end(const unsigned char *q, const unsigned char *e)
+{
+	int depth = 0;
+
+	for (; q < e; q++) {
+		if (*q == '"') {
+			if ((q = json_string_end(q, e)) == NULL)
+				return NULL;
+		} else if (*q == '{' || *q == '[') {
+			depth++;
+		} else if (*q == '}' || *q == ']') {
+			if (depth == 0)
+				return q;
+			if (--depth == 0)
+				return q + 1;
+		} else if (*q == ',' && depth == 0) {
+			return q;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The next member of the JSON object at *q (its brace, or the comma after
+ * a member) into *m, *q moved past it; false at the end of the object or
+ * at what is no JSON.
+ */
+static bool
+next_member(const unsigned char **q, const unsigned char *e, struct member *m)
+{
+	const unsigned char *p = timeformat_skip_blanks(*q, e), *s;
+
+	if (p == e || (*p != '{' && *p != ','))
+		return false;
+	p = timeformat_skip_blanks(p + 1, e);
+	if (p == e || *p != '"' || (s = json_string_end(p, e)) == NULL)
+		return false;
+	m->key = p + 1;
+	m->key_len = (size_t)(s - p - 1);
+	p = timeformat_skip_blanks(s + 1, e);
+	if (p == e || *p != ':')
+		return false;
+	p = timeformat_skip_blanks(p + 1, e);
+	if (p < e && *p == '"') {
+		if ((s = json_string_end(p, e)) == NULL)
+			return false;
+		m->val = p + 1;
+		m->val_end = s;
+		*q = s + 1;
+		return true;
+	}
+	if (p == e || (s = value_end(p, e)) == NULL)
+		return false;
+	m->val = p;
+	while (s > p && timeformat_is_blank(s[-1]))
+		s--;
+	m->val_end = *q = s;
+	return true;
+}
+
+static const char *const time_keys[] = { TIMESTAMP_KEYS };
+#define NTIME_KEYS (sizeof time_keys / sizeof time_keys[0])
+
+/* Where key k[0..len) is in time_keys, case aside; NTIME_KEYS if not. */
+static size_t
+time_key_rank(const unsigned char *k, size_t len)
+{
+	for (size_t i = 0; i < NTIME_KEYS; i++) {
+		size_t j = 0;
+
+		while (j < len && time_keys[i][j] != '\0' &&
+		    (k[j] | 0x20) == (time_keys[i][j] | 0x20))
+			j++;
+		if (j == len && time_keys[i][j] == '\0')
+			return i;
+	}
+	return NTIME_KEYS;
+}
+
+/*
+ * Is the value of m a time, at its start, in a format detection knows (an
+ * epoch time only under a key named for one)?  If so, *cand (fmt as it
+ * was, but for that format) holds it and *ns the time.
+ */
+static bool
+value_time(const struct timestamp_format *fmt, const struct member *m,
+    struct timestamp_format *cand, int64_t *ns)
+{
+	static const enum timestamp_kind kinds[] = { TIMESTAMP_EPOCH,
+		TIMESTAMP_ISO, TIMESTAMP_SYSLOG, TIMESTAMP_CLF };
+	bool named = time_key_rank(m->key, m->key_len) < NTIME_KEYS;
+
+	for (size_t i = named ? 0 : 1; i < sizeof kinds / sizeof kinds[0];
+	     i++) {
+		*cand = *fmt;
+		cand->kind = kinds[i];
+		cand->anywhere = false;
+		cand->epoch_digits = 0;
+		cand->key = NULL;
+		cand->field = 0;
+		cand->found_key[0] = '\0';
+		if (parse_held(cand, m->val, m->val_end, ns) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* May key k[0..len) be held in found_key, and found again by its bytes? */
+static bool
+keepable(const unsigned char *k, size_t len)
+{
+	if (len == 0 || len >= TIMESTAMP_KEY_BYTES)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (k[i] < 0x20 || k[i] == '\\')
+			return false;
+	return true;
+}
+
+/* Detection in a JSON object, by its keys (see timestamp_detect). */
+static int
+detect_json(struct timestamp_format *fmt, const unsigned char *p,
+    const unsigned char *end, int64_t *ns)
+{
+	struct timestamp_format cand, best;
+	struct member m;
+	size_t best_rank = NTIME_KEYS + 1, rank;
+	int64_t t;
+
+	while (next_member(&p, end, &m)) {
+		rank = time_key_rank(m.key, m.key_len);
+		if (rank >= best_rank || !keepable(m.key, m.key_len) ||
+		    !value_time(fmt, &m, &cand, &t))
+			continue;
+		best = cand;
+		memcpy(best.found_key, m.key, m.key_len);
+		best.found_key[m.key_len] = '\0';
+		best_rank = rank;
+		*ns = t;
+	}
+	if (best_rank > NTIME_KEYS)
+		return -1;
+	*fmt = best;
+	return 0;
+}
+
+size_t
+timestamp_other_keys(const struct timestamp_format *fmt, const char *rec,
+    size_t len, char *out, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)rec, *end = p + len;
+	const char *held = key_of(fmt);
+	struct timestamp_format cand;
+	struct member m;
+	size_t n = 0, used = 0;
+	int64_t t;
+	int w;
+
+	if (size > 0)
+		out[0] = '\0';
+	p = timeformat_skip_blanks(p, end);
+	while (next_member(&p, end, &m)) {
+		if ((held != NULL && m.key_len == strlen(held) &&
+			memcmp(m.key, held, m.key_len) == 0) ||
+		    !value_time(fmt, &m, &cand, &t))
+			continue;
+		w = used < size ? snprintf(out + used, size - used,
+				      "%s\"%.*s\"", n > 0 ? ", " : "",
+				      (int)m.key_len, (const char *)m.key) :
+				  0;
+		used += w > 0 ? (size_t)w : 0;
+		n++;
+	}
+	return n;
+}
+
 int
 timestamp_detect(
     struct timestamp_format *fmt, const char *rec, size_t len, int64_t *ns)
 {
 	const unsigned char *p = (const unsigned char *)rec;
+	const unsigned char *q = timeformat_skip_blanks(p, p + len);
 	struct timestamp_format cand;
 
+	if (fmt->key == NULL && fmt->field == 0 && q < p + len && *q == '{' &&
+	    detect_json(fmt, q, p + len, ns) == 0)
+		return 0;
 	for (size_t i = 0; i < sizeof detect_order / sizeof detect_order[0];
 	     i++) {
 		cand = *fmt;

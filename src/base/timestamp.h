@@ -22,6 +22,9 @@
 typedef int (*timestamp_local_fn)(
     void *arg, const struct timestamp_civil *tm, int64_t utc_s[2]);
 
+/* Room for a JSON key detection chooses, its end included. */
+#define TIMESTAMP_KEY_BYTES 32
+
 /*
  * The formats: AUTO (detect on the next record that has a timestamp),
  * EPOCH (1732370706[.123], or ms, us, ns by their digits), ISO
@@ -54,8 +57,10 @@ struct timestamp_format {
 	int sep;	  /* fields end at this byte, or -1 at blanks */
 	const char *key;  /* NULL, or the top-level JSON key whose value
 			   * (a string or a number) is the timestamp */
-	struct timestamp_civil ref; /* the date the first lacks */
-	timestamp_local_fn local;   /* NULL: no zone is UTC */
+	char found_key[TIMESTAMP_KEY_BYTES]; /* "", or the key detection
+					      * chose, as the record has it */
+	struct timestamp_civil ref;	     /* the date the first lacks */
+	timestamp_local_fn local;	     /* NULL: no zone is UTC */
 	void *local_arg;
 	bool have_prev;	      /* a record was parsed, the last one: */
 	int64_t prev_ns;      /* at this time */
@@ -82,11 +87,41 @@ int timestamp_set_format(
  * the next fmt->sep when that is a byte; or in the value of the JSON key
  * fmt->key, a string without its quotes or a number), an epoch
  * time, RFC 3339 or syslog's; else the first bracketed CLF time, else
- * the first RFC 3339 time anywhere in it.  On success fmt holds that
- * format, *ns is the time and 0 is returned; else -1, fmt unchanged.
+ * the first RFC 3339 time anywhere in it.  A JSON object, with neither
+ * field nor key given, is timed by a top-level key first: of those whose
+ * value is a time, the first named in TIMESTAMP_KEYS (case aside), else
+ * the first whose string is one; fmt->found_key holds it.  On success fmt
+ * holds that format, *ns is the time and 0 is returned; else -1, fmt
+ * unchanged.
  */
 int timestamp_detect(
     struct timestamp_format *fmt, const char *rec, size_t len, int64_t *ns);
+
+/*
+ * The names of JSON keys that hold a record's time, likeliest first, as
+ * the man page lists them; matched whatever their case.
+ */
+#define TIMESTAMP_KEYS \
+	"@timestamp", "timestamp", "time", "ts", "@t", "datetime", "date", \
+	    "asctime", "time_local", "event_time", "eventtime", "log_time", \
+	    "logtime"
+
+/*
+ * The top-level keys of the JSON record rec[0..len), other than the one
+ * fmt found, whose values are times as detection takes them, quoted and
+ * separated by ", ", into out (cut short to fit); returns how many.
+ */
+size_t timestamp_other_keys(const struct timestamp_format *fmt, const char *rec,
+    size_t len, char *out, size_t size);
+
+/*
+ * Where fmt looks for a timestamp in the record rec[0..len): the text of
+ * its JSON key's value, or of its field (to the record's end when fields
+ * are split at blanks, as a time may hold blanks), else the whole record,
+ * into *text and *text_len.  False when the record lacks that key or field.
+ */
+bool timestamp_where(const struct timestamp_format *fmt, const char *rec,
+    size_t len, const char **text, size_t *text_len);
 
 /*
  * The time of the record rec[0..len) in the format fmt holds, in *ns

@@ -524,8 +524,8 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	    .help = "wait T between the passes of --loop (0)" },
 	[O_DRY_RUN] = { "dry-run", NULL, 0, NONE, SEEN, FLAG(cfg.dry_run),
 	    .help = "with --replay, read it all and say what the replay\n"
-	    "would do: format, records, log time, how long;\n"
-	    "release nothing" },
+	    "would do: format, records, log time, how long\n"
+	    "(with --loop, its passes); release nothing" },
 	[O_STATS] = { "stats", "text|json", 's', optional_argument,
 	    WORD(cfg.stats_json, formats), FLAG(cfg.stats),
 	    .help = "report units and bytes in, out, dropped on exit\n"

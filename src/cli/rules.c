@@ -187,9 +187,6 @@ check_loop_input(struct parsed *p)
 		return 0;
 	if ((p->cl.seen[0] & O(LOOP)) == 0)
 		return refuse(p, "--loop-gap needs --loop N|inf");
-	if (cfg->dry_run)
-		return refuse(
-		    p, "--dry-run describes one pass: leave --loop out");
 	for (int i = 0; i < cfg->nfiles; i++)
 		if (strcmp(cfg->files[i], "-") == 0)
 			return refuse(p,

@@ -35,11 +35,13 @@ struct action {
 	size_t off;
 	size_t bytes;
 	uint64_t units;
-	int64_t due_ns;	 /* WAIT: until when (INT64_MAX: for input only);
+	int64_t due_ns;	  /* WAIT: until when (INT64_MAX: for input only);
 			 * SEND, LONG: when it was due, or INT64_MIN */
-	bool read;	 /* WAIT: read input meanwhile */
-	bool pass;	 /* LONG: the record goes out, else it is dropped */
-	const char *why; /* FAIL: a line, kept by the policy */
+	bool read;	  /* WAIT: read input meanwhile */
+	bool pass;	  /* LONG: the record goes out, else it is dropped */
+	const char *why;  /* FAIL: a line, kept by the policy */
+	const char *note; /* NULL, or a line to say on stderr first, kept by
+			   * the policy */
 };
 
 /*

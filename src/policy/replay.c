@@ -293,6 +293,62 @@ tried(const struct replay *r, char *buf, size_t size)
 }
 
 /*
+ * The first record, rec[0..len), as a message shows it: where the
+ * timestamp was looked for in it (its field or key, or all of it), cut to
+ * 60 bytes, into buf.
+ */
+static const char *
+shown(
+    const struct replay *r, const char *rec, size_t len, char *buf, size_t size)
+{
+	const struct timestamp_format *f = r->fmt;
+	const char *t = rec;
+	size_t n = len;
+	char where[64];
+
+	if (f->key == NULL && f->field == 0) {
+		snprintf(
+		    buf, size, "the first: '%.*s'", (int)(n > 60 ? 60 : n), t);
+		return buf;
+	}
+	if (f->key != NULL)
+		snprintf(where, sizeof where, "key \"%.40s\"", f->key);
+	else
+		snprintf(where, sizeof where, "field %u", f->field);
+	if (timestamp_where(f, rec, len, &t, &n))
+		snprintf(buf, size, "%s of the first: '%.*s'", where,
+		    (int)(n > 60 ? 60 : n), t);
+	else
+		snprintf(buf, size, "the first, '%.*s', has no %s%s",
+		    (int)(n > 60 ? 60 : n), t, where,
+		    f->key == NULL && f->sep < 0 ?
+			": fields are split at blanks, or at C with -F C" :
+			"");
+	return buf;
+}
+
+void
+replay_note(const struct timestamp_format *fmt, const char *rec, size_t len,
+    char *note, size_t size)
+{
+	char others[160];
+
+	note[0] = '\0';
+	if (fmt->found_key[0] == '\0')
+		return;
+	if (timestamp_other_keys(fmt, rec, len, others, sizeof others) > 0)
+		snprintf(note, size,
+		    "--replay: records timed by their JSON key \"%s\" (also "
+		    "holding a time: %s; --time-key NAME picks another)",
+		    fmt->found_key, others);
+	else
+		snprintf(note, size,
+		    "--replay: records timed by their JSON key \"%s\"",
+		    fmt->found_key);
+	msg_escape(note, size);
+}
+
+/*
  * Before the first release: is there a timed record among the first
  * REPLAY_PROBE of v?  1 yes (or no record at all), 0 not known until
  * more is read, -1 none (r->why says so).  Without one, every record
@@ -304,7 +360,7 @@ probe(struct replay *r, const struct view *v)
 	const char *rec = v->b, *end = v->b + v->len, *nl;
 	size_t n = 0, len;
 	int64_t ts;
-	char what[160];
+	char what[160], first[200];
 
 	if (r->found)
 		return 1;
@@ -314,8 +370,10 @@ probe(struct replay *r, const struct view *v)
 		if (nl == NULL && !v->eof && !(v->full && n == 0))
 			break;
 		len = nl != NULL ? (size_t)(nl - rec) : (size_t)(end - rec);
-		if (timestamp_parse(r->fmt, rec, len, &ts) == 0)
+		if (timestamp_parse(r->fmt, rec, len, &ts) == 0) {
+			replay_note(r->fmt, rec, len, r->note, sizeof r->note);
 			return r->found = true;
+		}
 		rec = nl != NULL ? nl + 1 : end;
 	}
 	if (v->len == 0 && v->eof)
@@ -325,10 +383,10 @@ probe(struct replay *r, const struct view *v)
 	nl = memchr(v->b, r->gate->framer.delim, v->len);
 	len = nl != NULL ? (size_t)(nl - v->b) : v->len;
 	snprintf(r->why, sizeof r->why,
-	    "--replay: no timestamp in the first %zu record%s (the first: "
-	    "'%.*s'); looked for %s: give --time-field N, --time-key NAME or "
-	    "--time-format FMT",
-	    n, n == 1 ? "" : "s", (int)(len > 60 ? 60 : len), v->b,
+	    "--replay: no timestamp in the first %zu record%s (%s); looked "
+	    "for %s: give --time-field N, --time-key NAME or --time-format "
+	    "FMT",
+	    n, n == 1 ? "" : "s", shown(r, v->b, len, first, sizeof first),
 	    tried(r, what, sizeof what));
 	msg_escape(r->why, sizeof r->why);
 	return -1;
@@ -357,6 +415,10 @@ replay_next(void *self, const struct view *v, int64_t now_ns, struct action *a)
 		policy_wait(a, r->due_ns, false);
 	else
 		release(r, v, now_ns, a);
+	if (r->note[0] != '\0' && !r->noted) {
+		a->note = r->note;
+		r->noted = true;
+	}
 }
 
 /* The bytes of a long record that went out are charged as they pass. */

@@ -82,7 +82,9 @@ struct replay {
 	struct timestamp_format *fmt;
 	bool found;	     /* a timed record was seen among the first */
 	int64_t loop_gap_ns; /* --loop-gap */
-	char why[320];	     /* why it stopped (no timestamp), for ACT_FAIL */
+	char why[512];	     /* why it stopped (no timestamp), for ACT_FAIL */
+	char note[256];	     /* what it is timed by, to say once, or "" */
+	bool noted;
 	struct replay_schedule sched;
 	struct stats_replay *stats; /* counts, lateness; may be NULL */
 	bool drop;		    /* what the ceiling refuses is dropped */
@@ -113,6 +115,14 @@ void replay_policy(struct policy *p, struct replay *r, const struct gate *g,
 
 /* What -s calls the format of fmt; NULL until one is found. */
 const char *replay_format_name(const struct timestamp_format *fmt);
+
+/*
+ * Into note, the line that says which JSON key fmt found the first timed
+ * record rec[0..len) by, and which others hold a time; "" when the key
+ * was given or the record is no JSON.
+ */
+void replay_note(const struct timestamp_format *fmt, const char *rec,
+    size_t len, char *note, size_t size);
 
 /* Wait gap_ns between passes of --loop (0 by default). */
 void replay_loop_gap(struct replay *r, int64_t gap_ns);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calendar.h"
 #include "stats.h"
 
 double
@@ -370,6 +371,40 @@ stats_report(const struct stats *s, int64_t now_ns, bool json, char *buf,
 		(void)out(buf, used);
 }
 
+/*
+ * Where a replay is, for --list: its speed, the log time of the record
+ * that went last (to the second) and how many went; in JSON, as a member.
+ */
+static void
+add_replay_place(const struct stats_replay *r, bool json, char *buf,
+    size_t size, size_t *used)
+{
+	double speed = (double)r->speed_num / (double)r->speed_den;
+	uint64_t gone = r->timed + r->untimed;
+	char when[48] = "";
+
+	if (r->timed > 0)
+		calendar_print_s(r->last_ts, when, sizeof when);
+	if (json) {
+		stats_add(
+		    buf, size, used, ",\"replay\":{\"speed\":%.6g,", speed);
+		stats_add(buf, size, used,
+		    when[0] != '\0' ? "\"log_time\":\"%s\"," :
+				      "\"log_time\":null,",
+		    when);
+		stats_add(buf, size, used,
+		    "\"records\":%" PRIu64 ",\"pass\":%" PRIu64 "}", gone,
+		    r->passes);
+		return;
+	}
+	stats_add(buf, size, used,
+	    "replay at speed %.6g, %s%s, %" PRIu64 " record%s gone", speed,
+	    when[0] != '\0' ? "log time " : "no log time yet", when, gone,
+	    gone == 1 ? "" : "s");
+	if (r->passes > 1)
+		stats_add(buf, size, used, " in pass %" PRIu64, r->passes);
+}
+
 size_t
 stats_format_status(
     const struct stats *s, int64_t now_ns, bool json, char *buf, size_t size)
@@ -379,6 +414,8 @@ stats_format_status(
 	if (json) {
 		stats_add(buf, size, &used, "\"limit\":");
 		add_json_string(buf, size, &used, s->limit.text);
+		if (s->replay != NULL)
+			add_replay_place(s->replay, true, buf, size, &used);
 		stats_add(buf, size, &used,
 		    ",\"units_in\":%" PRIu64 ",\"units_out\":%" PRIu64
 		    ",\"units_dropped\":%" PRIu64 ",\"units_waiting\":%" PRIu64
@@ -388,11 +425,20 @@ stats_format_status(
 		    (double)(now_ns - s->start_ns) / 1e9);
 		return used;
 	}
+	if (s->replay != NULL) {
+		/* Its timestamps pace it; limits, if any, are a ceiling. */
+		add_replay_place(s->replay, false, buf, size, &used);
+		if (strcmp(s->limit.text, "none") != 0)
+			stats_add(
+			    buf, size, &used, ", ceiling %s", s->limit.text);
+	} else {
+		stats_add(buf, size, &used, "%s", s->limit.text);
+	}
 	stats_add(buf, size, &used,
-	    "%s; units %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
+	    "; units %" PRIu64 " in, %" PRIu64 " out, %" PRIu64
 	    " dropped, %" PRIu64 " waiting; up %.1f s\n",
-	    s->limit.text, s->units_out + s->units_dropped + s->units_waiting,
-	    s->units_out, s->units_dropped, s->units_waiting,
+	    s->units_out + s->units_dropped + s->units_waiting, s->units_out,
+	    s->units_dropped, s->units_waiting,
 	    (double)(now_ns - s->start_ns) / 1e9);
 	return used;
 }

@@ -163,7 +163,9 @@ size_t stats_format_progress(const struct stats *s, int64_t now_ns, bool done,
 
 /*
  * Format the line --list shows for a run, as stats_format: the limit in
- * force, units in, out, dropped and waiting, and how long it has run.
+ * force (for a replay, its speed, log time and records gone, the limit
+ * its ceiling), units in, out, dropped and waiting, and how long it has
+ * run.
  * With json, the same as the members of a JSON object, its closing brace
  * and a newline after them, for --list --json to open.
  */

@@ -22,7 +22,9 @@ struct dry {
 	uint64_t timed, untimed, out_of_order;
 	int64_t first_ts, last_ts; /* the lowest and highest timestamps */
 	int64_t end_ns;		   /* when the last would go, from 0 */
-	uint64_t bytes;		   /* read so far */
+	uint64_t loops;		   /* --loop: passes after the first */
+	int64_t loop_gap_ns;
+	uint64_t bytes; /* read so far */
 	struct timestamp_format *fmt;
 	struct replay_schedule *sched;
 	struct input in;
@@ -30,6 +32,17 @@ struct dry {
 	size_t head, tail; /* buf[head..tail): read, no record taken */
 	bool skipping;	   /* in the rest of a record longer than buf */
 };
+
+/* Say once, as the replay would, which JSON key times the records. */
+static void
+note(const struct dry *d, const char *rec, size_t len)
+{
+	char line[256];
+
+	replay_note(d->fmt, rec, len, line, sizeof line);
+	if (line[0] != '\0')
+		warnx("%s", line);
+}
 
 /* Take the record rec[0..len) into d, on its schedule. */
 static void
@@ -47,6 +60,8 @@ take(struct dry *d, const char *rec, size_t len)
 		d->untimed++;
 		return;
 	}
+	if (d->timed == 0)
+		note(d, rec, len);
 	if (d->timed == 0 || ts < d->first_ts)
 		d->first_ts = ts;
 	if (d->timed == 0 || ts > d->last_ts)
@@ -139,6 +154,50 @@ say_span(int64_t ns, char *out, size_t size)
 		snprintf(out, size, "%.3f s", (double)s + frac);
 }
 
+/* n passes of per_ns, gap_ns apart, in all; INT64_MAX if more. */
+static int64_t
+loop_span(uint64_t n, int64_t per_ns, int64_t gap_ns)
+{
+	int64_t gaps;
+
+	if (n > 1 && gap_ns > INT64_MAX / (int64_t)(n - 1))
+		return INT64_MAX;
+	gaps = gap_ns * (int64_t)(n - 1);
+	if (per_ns > (INT64_MAX - gaps) / (int64_t)n)
+		return INT64_MAX;
+	return per_ns * (int64_t)n + gaps;
+}
+
+/*
+ * With --loop, how long its passes would take: each on a schedule of its
+ * own, as long as the first, --loop-gap apart.
+ */
+static void
+say_loop(FILE *fp, const struct dry *d)
+{
+	char one[64], gap[80] = "one right after another",
+		      all[64] = "over 292 years";
+	uint64_t n = d->loops + 1;
+	int64_t sum;
+
+	if (d->loop_gap_ns > 0) {
+		say_span(d->loop_gap_ns, one, sizeof one);
+		snprintf(gap, sizeof gap, "%s apart", one);
+	}
+	if (d->loops == UINT64_MAX) {
+		fprintf(fp,
+		    "--loop inf: the pass again and again, %s, until "
+		    "stopped\n",
+		    gap);
+		return;
+	}
+	say_span(d->end_ns, one, sizeof one);
+	if ((sum = loop_span(n, d->end_ns, d->loop_gap_ns)) < INT64_MAX)
+		say_span(sum, all, sizeof all);
+	fprintf(fp, "--loop %llu: %llu passes of %s, %s: %s in all\n",
+	    (unsigned long long)n, (unsigned long long)n, one, gap, all);
+}
+
 /* What the records d has taken came to, on fp. */
 static void
 say(FILE *fp, const struct dry *d)
@@ -164,6 +223,8 @@ say(FILE *fp, const struct dry *d)
 	fprintf(fp, "replay at speed %g%s: %s (limits aside)\n",
 	    (double)d->sched->num / (double)d->sched->den,
 	    d->sched->max_gap_ns >= 0 ? ", gaps cut to --max-gap" : "", took);
+	if (d->loops > 0)
+		say_loop(fp, d);
 }
 
 /* SIGUSR1: what was read so far, on standard error, and read on. */
@@ -202,7 +263,11 @@ dryrun_run(const struct config *cfg, struct timestamp_format *fmt,
 	static struct dry d;
 	int stop;
 
-	d = (struct dry){ .fmt = fmt, .sched = sched, .delim = cfg->delim };
+	d = (struct dry){ .fmt = fmt,
+		.sched = sched,
+		.delim = cfg->delim,
+		.loops = cfg->loops,
+		.loop_gap_ns = cfg->loop_gap_ns };
 	input_init(&d.in, cfg->files, cfg->nfiles, NULL, 0);
 	signals_hook(SIGNALS_REPORT, report, &d, 0);
 	read_all(&d);

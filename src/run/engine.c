@@ -191,6 +191,8 @@ act(struct run *r, const struct action *a, int64_t now_ns)
 	struct stats *st = r->e->stats;
 	enum wake w;
 
+	if (a->note != NULL)
+		warnx("%s", a->note);
 	switch (a->kind) {
 	case ACT_SEND:
 		note_late(st, a->due_ns, now_ns);

@@ -53,6 +53,7 @@ main(void)
 	RUN(test_timestamp_state);
 	RUN(test_timestamp_local);
 	RUN(test_timestamp_bad);
+	RUN(test_timestamp_json_keys);
 	RUN(test_keywin);
 	RUN(test_replay);
 	RUN(test_policy_span);

@@ -802,3 +802,60 @@ test_timestamp_bad(void)
 	}
 	changed_records();
 }
+
+/* A JSON record's key, as detection finds it (NULL: none), and its time. */
+static void
+json_is(const char *rec, const char *want_key, int64_t want_ns)
+{
+	struct timestamp_format fmt;
+	int64_t ns = 0;
+	int rc;
+
+	timestamp_init(&fmt, &ref_nov, NULL, NULL);
+	rc = timestamp_parse(&fmt, rec, strlen(rec), &ns);
+	check(rc == 0 && ns == want_ns, "'%s' -> rc %d %" PRId64, rec, rc, ns);
+	check(strcmp(fmt.found_key, want_key != NULL ? want_key : "") == 0,
+	    "'%s': key '%s', want '%s'", rec, fmt.found_key,
+	    want_key != NULL ? want_key : "");
+}
+
+/*
+ * JSON records: a key named for a time before the first time in the
+ * text; the likeliest name first, whatever the case; an epoch number
+ * only under such a name; then held for the records after.
+ */
+void
+test_timestamp_json_keys(void)
+{
+	struct timestamp_format fmt;
+	char others[64];
+	const char *two = "{\"created\":\"2020-01-01T00:00:00Z\","
+			  "\"timestamp\":\"2026-11-23T14:05:06Z\"}";
+
+	json_is(two, "timestamp", 1795442706 * NS);
+	json_is("{\"Time\": \"2026-11-23T14:05:06Z\", \"@Timestamp\": "
+		"\"2026-11-23T14:05:07Z\"}",
+	    "@Timestamp", 1795442707 * NS);
+	json_is("{\"id\":1795442700,\"TS\":1795442706.5}", "TS",
+	    1795442706 * NS + NS / 2);
+	json_is("{\"msg\":\"x\",\"when\":\"Nov 23 14:05:06\"}", "when",
+	    1795442706 * NS);
+	json_is("{\"a\":{\"time\":\"2020-01-01T00:00:00Z\"},\"b\":[1,\"x\"],"
+		"\"ts\":\"2026-11-23T14:05:06Z\"}",
+	    "ts", 1795442706 * NS);
+	/* Nested only: the first time in the text, as before. */
+	json_is("{\"a\":{\"time\":\"2026-11-23T14:05:06Z\"}}", NULL,
+	    1795442706 * NS);
+	none("{\"id\":1795442700,\"n\":\"x\"}");
+	timestamp_init(&fmt, &ref_nov, NULL, NULL);
+	step(&fmt, two, 1795442706 * NS);
+	step(&fmt,
+	    "{\"timestamp\":\"2026-11-23T14:05:08Z\",\"created\":\"2020-01-"
+	    "01T00:00:00Z\"}",
+	    1795442708 * NS);
+	step_none(&fmt, "{\"created\":\"2026-11-23T14:05:09Z\"}");
+	check(timestamp_other_keys(
+		  &fmt, two, strlen(two), others, sizeof others) == 1 &&
+		strcmp(others, "\"created\"") == 0,
+	    "other keys: '%s'", others);
+}

@@ -141,6 +141,7 @@ void test_timestamp_check(void);
 void test_timestamp_explicit(void);
 void test_timestamp_state(void);
 void test_timestamp_local(void);
+void test_timestamp_json_keys(void);
 void test_timestamp_bad(void);
 
 /* keywin_test.c */
