@@ -141,3 +141,15 @@ setup_file() {
 	[[ -n $version ]]
 	assert_eq "$changelog" "$version" "debian/changelog"
 }
+
+@test "the package's tests, when they fail, name DEB_BUILD_OPTIONS=nocheck; nocheck leaves them out" {
+	[[ -f /usr/share/dpkg/pkg-info.mk ]] ||
+	    skip "dpkg-dev is not installed (apt-get install dpkg-dev)"
+	# MAKE=false: a make check-package that fails, at once.
+	run -2 --separate-stderr make -s -C "$SRC" -f debian/rules \
+	    override_dh_auto_test MAKE=false
+	assert_eq "${stderr_lines[0]}" "make deb: the tests failed (above);\
+ DEB_BUILD_OPTIONS=nocheck builds the package without them" "stderr"
+	DEB_BUILD_OPTIONS=nocheck run -0 make -s -C "$SRC" -f debian/rules \
+	    override_dh_auto_test MAKE=false
+}
