@@ -209,7 +209,10 @@ dist:
 # packs (a clean tree, whatever this one holds), left here with its
 # .changes; lintian, where installed, then fails it on an error.
 # DEB_BUILD_OPTIONS=nocheck leaves make check out of the build.
+# The version and the dates must have moved with the man page first
+# (tests/lint/release.sh), or man shows the page cached from before.
 deb: dist
+	@bash tests/lint/release.sh
 	@command -v dpkg-buildpackage >/dev/null || { echo "make deb:" \
 		"dpkg-buildpackage is missing (apt-get install dpkg-dev" \
 		"debhelper)" >&2; exit 1; }
@@ -243,6 +246,7 @@ lint:
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/lint/layers.sh
 	bash tests/lint/sizes.sh
+	bash tests/lint/release.sh
 	clang-format --dry-run --Werror $(C_FILES)
 	bash tests/lint/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/lint/*.sh tests/tools/*.sh)
