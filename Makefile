@@ -2,7 +2,8 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
-# The examples (examples/curl-retry), beside the package's other docs.
+# The README and the examples (examples/curl-retry), beside the package's
+# other docs.
 DOCDIR ?= $(PREFIX)/share/doc/tbthrottle
 # Where bash-completion looks, when it is installed; else under PREFIX.
 BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
@@ -175,6 +176,7 @@ install: tbthrottle
 		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
 	install -m 755 examples/curl-retry \
 		$(DESTDIR)$(DOCDIR)/examples/curl-retry
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
 
 install-strip:
 	$(MAKE) INSTALL_STRIP=-s install
@@ -185,7 +187,8 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle \
 		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle \
 		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish \
-		$(DESTDIR)$(DOCDIR)/examples/curl-retry
+		$(DESTDIR)$(DOCDIR)/examples/curl-retry \
+		$(DESTDIR)$(DOCDIR)/README.md
 	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # A source tarball of the files git tracks (or, outside a checkout, of
@@ -207,7 +210,8 @@ dist:
 
 # The Debian package, built by dpkg-buildpackage from what make dist
 # packs (a clean tree, whatever this one holds), left here with its
-# .changes; lintian, where installed, then fails it on an error.
+# .changes; lintian, where installed, then fails it on an error, and
+# tests/tools/debfiles.sh on a file it lacks.
 # DEB_BUILD_OPTIONS=nocheck leaves make check out of the build.
 # The version and the dates must have moved with the man page first
 # (tests/lint/release.sh), or man shows the page cached from before.
@@ -227,6 +231,8 @@ deb: dist
 	else \
 		echo "make deb: lintian is not installed; not checked"; \
 	fi
+	@sh tests/tools/debfiles.sh tbthrottle_$(VERSION)_$$(dpkg \
+		--print-architecture).deb
 	@ls tbthrottle*_$(VERSION)_*.deb
 
 # The analysers take a file at a time, a process per CPU.

@@ -36,7 +36,7 @@ setup_file() {
 	make -C "$SRC" "$J" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make install DESTDIR=… PREFIX=/usr: binary, man page, the three completions and the example; uninstall removes them" {
+@test "make install DESTDIR=… PREFIX=/usr: binary, man page, the three completions, the README and the example; uninstall removes them" {
 	local d=$BATS_TEST_TMPDIR/root comp zcomp fcomp ex
 	make -C "$SRC" "$J" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
@@ -51,6 +51,7 @@ setup_file() {
 	ex=$d/usr/share/doc/tbthrottle/examples/curl-retry
 	[[ -x $ex ]]
 	cmp "$ex" "$SRC/examples/curl-retry"
+	cmp "$d/usr/share/doc/tbthrottle/README.md" "$SRC/README.md"
 	"$d/usr/bin/tbthrottle" --version
 	make -C "$SRC" "$J" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
