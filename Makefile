@@ -2,7 +2,8 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
-# The examples (examples/curl-retry), beside the package's other docs.
+# The README and the examples (examples/curl-retry), beside the package's
+# other docs.
 DOCDIR ?= $(PREFIX)/share/doc/tbthrottle
 # Where bash-completion looks, when it is installed; else under PREFIX.
 BASHCOMPDIR ?= $(shell pkg-config --variable=completionsdir bash-completion \
@@ -149,6 +150,13 @@ check: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/
 	./tests/unit/run
 	bats --timing --jobs $(BATS_JOBS) $(CHECK_FILES)
 
+# The package's test (debian/rules): make check, but a test that fails is
+# run once more on its own, saying so (tests/tools/recheck.sh), so that a
+# busy build machine fails the build only on a test that fails twice.
+check-package: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/tools/silent
+	./tests/unit/run
+	bash tests/tools/recheck.sh $(BATS_JOBS) $(CHECK_FILES)
+
 # make check again beside two CPU-bound processes, as on a shared machine:
 # a test that fails only there is a broken test (or a real bug).
 check-busy: tbthrottle tests/unit/run tests/tools/stamp tests/tools/fakeserver tests/tools/silent
@@ -168,6 +176,7 @@ install: tbthrottle
 		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish
 	install -m 755 examples/curl-retry \
 		$(DESTDIR)$(DOCDIR)/examples/curl-retry
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
 
 install-strip:
 	$(MAKE) INSTALL_STRIP=-s install
@@ -178,7 +187,8 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/tbthrottle \
 		$(DESTDIR)$(ZSHCOMPDIR)/_tbthrottle \
 		$(DESTDIR)$(FISHCOMPDIR)/tbthrottle.fish \
-		$(DESTDIR)$(DOCDIR)/examples/curl-retry
+		$(DESTDIR)$(DOCDIR)/examples/curl-retry \
+		$(DESTDIR)$(DOCDIR)/README.md
 	rmdir $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # A source tarball of the files git tracks (or, outside a checkout, of
@@ -200,9 +210,13 @@ dist:
 
 # The Debian package, built by dpkg-buildpackage from what make dist
 # packs (a clean tree, whatever this one holds), left here with its
-# .changes; lintian, where installed, then fails it on an error.
+# .changes; lintian, where installed, then fails it on an error, and
+# tests/tools/debfiles.sh on a file it lacks.
 # DEB_BUILD_OPTIONS=nocheck leaves make check out of the build.
+# The version and the dates must have moved with the man page first
+# (tests/lint/release.sh), or man shows the page cached from before.
 deb: dist
+	@bash tests/lint/release.sh
 	@command -v dpkg-buildpackage >/dev/null || { echo "make deb:" \
 		"dpkg-buildpackage is missing (apt-get install dpkg-dev" \
 		"debhelper)" >&2; exit 1; }
@@ -217,6 +231,8 @@ deb: dist
 	else \
 		echo "make deb: lintian is not installed; not checked"; \
 	fi
+	@sh tests/tools/debfiles.sh tbthrottle_$(VERSION)_$$(dpkg \
+		--print-architecture).deb
 	@ls tbthrottle*_$(VERSION)_*.deb
 
 # The analysers take a file at a time, a process per CPU.
@@ -236,6 +252,7 @@ lint:
 	mandoc -Tlint -Wwarning man/tbthrottle.1
 	bash tests/lint/layers.sh
 	bash tests/lint/sizes.sh
+	bash tests/lint/release.sh
 	clang-format --dry-run --Werror $(C_FILES)
 	bash tests/lint/counts.sh
 	shellcheck .ci/run $(wildcard bench/*.sh bench/*.bash tests/*.bash tests/lint/*.sh tests/tools/*.sh)
@@ -343,5 +360,5 @@ clean:
 		tbthrottle_*.buildinfo tbthrottle_*.changes
 	rm -rf tests/fuzz/obj
 
-.PHONY: all check check-busy install install-strip uninstall clean lint format bench \
+.PHONY: all check check-package check-busy install install-strip uninstall clean lint format bench \
 	bench-quick bench-count fuzz valgrind dist deb FORCE

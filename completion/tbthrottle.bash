@@ -9,6 +9,15 @@ _tbthrottle_running()
 	    awk '$1 ~ /^[0-9]+$/ { print $1; if ($2 != "-") print $2 }'
 }
 
+# _tbthrottle_files -f|-d: the files (or the directories) that start with
+# $cur, shown and quoted as file names.  Only here: the other values hold
+# slashes (10/s) that a list of file names would show cut (s).
+_tbthrottle_files()
+{
+	compopt -o filenames 2>/dev/null
+	mapfile -t COMPREPLY < <(compgen "$1" -- "$cur")
+}
+
 _tbthrottle()
 {
 	# _init_completion sets words and cword too.
@@ -23,7 +32,9 @@ _tbthrottle()
 		cword=$COMP_CWORD
 	fi
 
-	# After --exec and until a lone ';': a command, then its arguments.
+	# After --exec and until a lone ';': a command, then its arguments as
+	# that command's own completion offers them (bash-completion's
+	# _command_offset), or files.
 	local i
 	for ((i = cword - 1; i > 0; i--)); do
 		case ${words[i]} in
@@ -31,8 +42,10 @@ _tbthrottle()
 		--exec)
 			if ((i == cword - 1)); then
 				mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+			elif declare -F _command_offset >/dev/null; then
+				_command_offset $((i + 1))
 			else
-				mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+				_tbthrottle_files -f
 			fi
 			return ;;
 		esac
@@ -56,7 +69,8 @@ _tbthrottle()
 		return ;;
 	-r | --rate | --byte-rate | --total-rate)
 		mapfile -t COMPREPLY < <(compgen -W \
-		    '10/s 100/min 1000/h 1/day 500k/s 1M/s inf' -- "$cur")
+		    '10/s 100/min 1000/h 5/2s 1/0.2s 1/day 500k/s 1M/s inf' -- \
+		    "$cur")
 		return ;;
 	-b | --burst | --byte-burst | --initial | --total-burst)
 		mapfile -t COMPREPLY < <(compgen -W '1 10 100 1s 10ms' -- "$cur")
@@ -96,10 +110,10 @@ _tbthrottle()
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;
 	--drop-to | --failed-to | --joblog | --tiers | --redis-cacert | --redis-cert | --redis-key)
-		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		_tbthrottle_files -f
 		return ;;
 	--state-dir)
-		mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+		_tbthrottle_files -d
 		return ;;
 	--speed)
 		mapfile -t COMPREPLY < <(compgen -W '0.5 2 10 60' -- "$cur")
@@ -139,6 +153,6 @@ _tbthrottle()
 		    -R -k -F -j -h -V' -- "$cur")
 		return ;;
 	esac
-	mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+	_tbthrottle_files -f
 }
-complete -o filenames -F _tbthrottle tbthrottle
+complete -F _tbthrottle tbthrottle

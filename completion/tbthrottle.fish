@@ -26,7 +26,27 @@ function __tbthrottle_zones
     end
 end
 
-set -l rates '10/s 100/min 1000/h 1/day 500k/s 1M/s inf'
+# After --exec CMD and until a lone ';': the words of the command typed
+# there (tbthrottle --exec CMD ARG... is CMD ARG...); none, and the
+# function fails, elsewhere.
+function __tbthrottle_exec_words
+    set -l words (commandline -opc)
+    set -l at (contains -i -- --exec $words); or return 1
+    set -l sub $words[(math $at + 1)..-1]
+    test (count $sub) -ge 1; and not contains -- ';' $sub; or return 1
+    # (string join fails when it has one word, which it prints all the same.)
+    string join ' ' -- (string escape -- $sub)
+    return 0
+end
+
+# What CMD's own completion offers for its arguments after --exec CMD.
+function __tbthrottle_exec_args
+    set -l line (__tbthrottle_exec_words); or return
+    set -l cur (commandline -ct)
+    complete -C "$line $cur"
+end
+
+set -l rates '10/s 100/min 1000/h 5/2s 1/0.2s 1/day 500k/s 1M/s inf'
 set -l bursts '1 10 100 1s 10ms'
 set -l bytes ",\t'a comma' '\\\\t'\t'a tab' '\\\\0'\tNUL '|'\t'a bar' '\\\\x1e'\t'the record separator'"
 
@@ -72,7 +92,8 @@ complete -c tbthrottle -l redis-insecure -d 'With rediss://, take any certificat
 complete -c tbthrottle -l queue -x -d 'At most N records wait'
 complete -c tbthrottle -l drop -d 'Drop units that find no token instead of waiting'
 complete -c tbthrottle -l drop-to -r -F -d 'Drop units that find no token, appending them to FILE'
-complete -c tbthrottle -l exec -x -a '(__fish_complete_subcommand --fcs-skip=1)' -d 'Run CMD for each record, up to a lone ;'
+complete -c tbthrottle -l exec -x -a '(__fish_complete_command)' -d 'Run CMD for each record, up to a lone ;'
+complete -c tbthrottle -n __tbthrottle_exec_words -f -a '(__tbthrottle_exec_args)'
 complete -c tbthrottle -s j -l jobs -x -a '1 2 4 8 16' -d 'With --exec, at most N commands at once'
 complete -c tbthrottle -l retry -x -a '1 3 5 10' -d 'With --exec, start a command that exits 75 again, up to N more times'
 complete -c tbthrottle -l retry-on -x -a '75 75,111 1-254' -d 'The exit statuses tried again'

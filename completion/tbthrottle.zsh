@@ -42,7 +42,7 @@ _tbthrottle_time_format() {
 }
 
 _tbthrottle() {
-	local rate='rate:(10/s 100/min 1000/h 1/day 500k/s 1M/s inf)'
+	local rate='rate:(10/s 100/min 1000/h 5/2s 1/0.2s 1/day 500k/s 1M/s inf)'
 	local burst='burst (units, or a duration):(1 10 100 1s 10ms)'
 	local unit='(-l --lines -0 --null -d --delimiter -c --bytes)'
 	local alone='(- *)'

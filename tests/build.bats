@@ -36,7 +36,7 @@ setup_file() {
 	make -C "$SRC" "$J" -s CFLAGS=-O0 >/dev/null 2>&1
 }
 
-@test "make install DESTDIR=… PREFIX=/usr: binary, man page, the three completions and the example; uninstall removes them" {
+@test "make install DESTDIR=… PREFIX=/usr: binary, man page, the three completions, the README and the example; uninstall removes them" {
 	local d=$BATS_TEST_TMPDIR/root comp zcomp fcomp ex
 	make -C "$SRC" "$J" -s CFLAGS=-O0 install DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
@@ -51,6 +51,7 @@ setup_file() {
 	ex=$d/usr/share/doc/tbthrottle/examples/curl-retry
 	[[ -x $ex ]]
 	cmp "$ex" "$SRC/examples/curl-retry"
+	cmp "$d/usr/share/doc/tbthrottle/README.md" "$SRC/README.md"
 	"$d/usr/bin/tbthrottle" --version
 	make -C "$SRC" "$J" -s CFLAGS=-O0 uninstall DESTDIR="$d" PREFIX=/usr \
 	    BASHCOMPDIR=/usr/share/bash-completion/completions
@@ -140,4 +141,16 @@ setup_file() {
 	    "$SRC/debian/changelog")
 	[[ -n $version ]]
 	assert_eq "$changelog" "$version" "debian/changelog"
+}
+
+@test "the package's tests, when they fail, name DEB_BUILD_OPTIONS=nocheck; nocheck leaves them out" {
+	[[ -f /usr/share/dpkg/pkg-info.mk ]] ||
+	    skip "dpkg-dev is not installed (apt-get install dpkg-dev)"
+	# MAKE=false: a make check-package that fails, at once.
+	run -2 --separate-stderr make -s -C "$SRC" -f debian/rules \
+	    override_dh_auto_test MAKE=false
+	assert_eq "${stderr_lines[0]}" "make deb: the tests failed (above);\
+ DEB_BUILD_OPTIONS=nocheck builds the package without them" "stderr"
+	DEB_BUILD_OPTIONS=nocheck run -0 make -s -C "$SRC" -f debian/rules \
+	    override_dh_auto_test MAKE=false
 }

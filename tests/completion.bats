@@ -1,8 +1,11 @@
 #!/usr/bin/env bats
 # The completions for bash, zsh and fish, each in its own shell: options
-# (every one --help names), their values, files where an option takes one,
-# and the running tbthrottles for -R.  The zsh and fish tests are skipped,
-# saying so, when that shell is missing.
+# (every one --help names), their values (rates after -r), files where an
+# option takes one, commands after --exec and then their own completion,
+# and the running tbthrottles for -R; bash also as a user meets it,
+# interactive with bash-completion, as its list shows.  The zsh and fish
+# tests are skipped, saying so, when that shell is missing, and the
+# interactive bash ones without bash-completion.
 
 load helpers
 
@@ -36,6 +39,18 @@ stop_listed() {
 	kill "$pid"
 	wait "$pid" || true
 }
+
+# Two commands, tbcmd-one and tbcmd-two, first on PATH, for --exec.
+add_commands() {
+	mkdir -p "$BATS_TEST_TMPDIR/cmds"
+	printf '#!/bin/sh\n' >"$BATS_TEST_TMPDIR/cmds/tbcmd-one"
+	cp "$BATS_TEST_TMPDIR/cmds/tbcmd-one" "$BATS_TEST_TMPDIR/cmds/tbcmd-two"
+	chmod +x "$BATS_TEST_TMPDIR"/cmds/tbcmd-*
+	export PATH=$BATS_TEST_TMPDIR/cmds:$PATH
+}
+
+# The rates every shell offers after -r.
+RATES=$'1/0.2s\n1/day\n10/s\n100/min\n1000/h\n1M/s\n5/2s\n500k/s\ninf'
 
 # ---- bash: the completion sourced, its function called as bash would ----
 
@@ -97,6 +112,54 @@ complete_words() {
 	for opt in $(help_short_options); do
 		has_line "$output" "$opt" || return 1
 	done
+}
+
+@test "bash completion: rates after -r and --rate" {
+	run -0 complete_words tbthrottle -r ''
+	assert_eq "$(sort <<<"$output")" "$RATES" "-r"
+	run -0 complete_words tbthrottle --rate 5
+	assert_eq "$(sort <<<"$output")" $'5/2s\n500k/s' "--rate 5"
+}
+
+# ---- bash as a user meets it: interactive, bash-completion loaded ----
+
+need_bash_completion() {
+	BASH_COMPLETION=${BASH_COMPLETION:-/usr/share/bash-completion/bash_completion}
+	[[ -f $BASH_COMPLETION ]] ||
+	    skip "bash-completion is not installed (apt-get install bash-completion)"
+	command -v python3 >/dev/null ||
+	    skip "python3, which drives bash on a pseudo-terminal, is not installed"
+}
+
+# bash_shown LINE: the words an interactive bash lists at a TAB after LINE.
+bash_shown() {
+	timeout -k 2 40 python3 "$BATS_TEST_DIRNAME/tools/bcomplete.py" \
+	    "$BASH_COMPLETION" "$BATS_TEST_DIRNAME/../completion/tbthrottle.bash" \
+	    "$1"
+}
+
+@test "bash with bash-completion: -r TAB lists the rates whole (10/s, not s)" {
+	need_bash_completion
+	run -0 bash_shown 'tbthrottle -r '
+	assert_eq "$(sort <<<"$output")" "$RATES" "-r TAB"
+}
+
+@test "bash with bash-completion: --exec TAB lists commands, then files for their arguments" {
+	need_bash_completion
+	add_commands
+	run -0 bash_shown 'tbthrottle -r 1/s --exec tbcmd-'
+	assert_eq "$output" $'tbcmd-one\ntbcmd-two' "--exec TAB"
+	mkdir "$BATS_TEST_TMPDIR/files"
+	touch "$BATS_TEST_TMPDIR/files/data1" "$BATS_TEST_TMPDIR/files/data2"
+	cd "$BATS_TEST_TMPDIR/files"
+	run -0 bash_shown 'tbthrottle --exec tbcmd-one da'
+	assert_eq "$output" $'data1\ndata2' "--exec CMD TAB"
+}
+
+@test "bash with bash-completion: after --exec CMD, CMD's own completion (kill's signals)" {
+	need_bash_completion
+	run -0 bash_shown 'tbthrottle -r 1/s --exec kill -s S'
+	has_line "$output" STOP
 }
 
 # ---- zsh: the completion loaded by compinit and run by ZLE on a pty ----
@@ -172,6 +235,18 @@ zsh_words() {
 	run -0 zsh_words tbthrottle -R ''
 	stop_listed
 	has_line "$output" "$pid" && has_line "$output" zcompl
+}
+
+@test "zsh completion: rates after -r, commands after --exec" {
+	need_zsh
+	run -0 zsh_words tbthrottle -r ''
+	assert_eq "$(sort <<<"$output")" "$RATES" "-r"
+	add_commands
+	run -0 zsh_words tbthrottle -r 1/s --exec tbcmd-
+	assert_eq "$(sort <<<"$output")" $'tbcmd-one\ntbcmd-two' "--exec"
+	# Then the command's own completion: kill's options.
+	run -0 zsh_words tbthrottle --exec kill -
+	has_line "$output" -s && has_line "$output" -l
 }
 
 # ---- fish: the completion sourced, and fish's complete -C ----
@@ -252,4 +327,30 @@ fish_words() {
 	run -0 fish_words tbthrottle -R ''
 	stop_listed
 	has_line "$output" "$pid" && has_line "$output" fcompl
+}
+
+@test "fish completion: rates after -r, commands after --exec" {
+	need_fish
+	run -0 fish_words tbthrottle -r ''
+	assert_eq "$(sort <<<"$output")" "$RATES" "-r"
+	add_commands
+	run -0 fish_words tbthrottle -r 1/s --exec tbcmd-
+	assert_eq "$(sort <<<"$output")" $'tbcmd-one\ntbcmd-two' "--exec"
+}
+
+@test "fish completion: after --exec CMD, CMD's own completion, else files" {
+	need_fish
+	add_commands
+	mkdir "$BATS_TEST_TMPDIR/files"
+	touch "$BATS_TEST_TMPDIR/files/data1" "$BATS_TEST_TMPDIR/files/data2"
+	cd "$BATS_TEST_TMPDIR/files"
+	run -0 timeout -k 2 20 fish --no-config -c '
+		set -g fish_complete_path
+		source $argv[1]
+		complete -c tbcmd-one -x -a "alpha beta"
+		complete -C "tbthrottle -r 1/s --exec tbcmd-one "
+		echo ==
+		complete -C "tbthrottle --exec tbcmd-two da"' \
+	    "$BATS_TEST_DIRNAME/../completion/tbthrottle.fish"
+	assert_eq "$output" $'alpha\nbeta\n==\ndata1\ndata2' "--exec CMD"
 }
