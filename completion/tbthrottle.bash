@@ -55,6 +55,9 @@ _tbthrottle()
 	-j | --jobs)
 		mapfile -t COMPREPLY < <(compgen -W '1 2 4 8 16' -- "$cur")
 		return ;;
+	--tagstring)
+		mapfile -t COMPREPLY < <(compgen -W '{} {1} {#}' -- "$cur")
+		return ;;
 	--retry)
 		mapfile -t COMPREPLY < <(compgen -W '1 3 5 10' -- "$cur")
 		return ;;
@@ -147,6 +150,7 @@ _tbthrottle()
 		    --redis-key --redis-insecure --name --list
 		    --tiers --total-rate --total-burst --order --reload --replay
 		    --speed --max-gap --time-field --time-key --time-format --loop --loop-gap --dry-run --exec --jobs
+		    --line-buffer --group --ungroup --tag --tagstring
 		    --retry --retry-on --retry-delay --retry-max-delay --failed-to
 		    --timeout --halt --joblog --resume --resume-failed --adapt
 		    --take --show --reset --json --help --version -r -b -l -0 -d -c -a -s -P

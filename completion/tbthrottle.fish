@@ -95,6 +95,11 @@ complete -c tbthrottle -l drop-to -r -F -d 'Drop units that find no token, appen
 complete -c tbthrottle -l exec -x -a '(__fish_complete_command)' -d 'Run CMD for each record, up to a lone ;'
 complete -c tbthrottle -n __tbthrottle_exec_words -f -a '(__tbthrottle_exec_args)'
 complete -c tbthrottle -s j -l jobs -x -a '1 2 4 8 16' -d 'With --exec, at most N commands at once'
+complete -c tbthrottle -l line-buffer -d "With --exec, pass the commands' output on a whole line at a time"
+complete -c tbthrottle -l group -d "With --exec, pass each command's output on whole once it ends"
+complete -c tbthrottle -l ungroup -d 'With --exec, the commands write to our output themselves'
+complete -c tbthrottle -l tag -d "Put each line of a command's output after its record and a tab"
+complete -c tbthrottle -l tagstring -x -a '{} {1} {#}' -d 'The same with STR filled in as the command is'
 complete -c tbthrottle -l retry -x -a '1 3 5 10' -d 'With --exec, start a command that exits 75 again, up to N more times'
 complete -c tbthrottle -l retry-on -x -a '75 75,111 1-254' -d 'The exit statuses tried again'
 complete -c tbthrottle -l retry-delay -x -a '100ms 1s 10s 1min' -d 'The first wait between tries is at most T'

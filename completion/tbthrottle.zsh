@@ -82,6 +82,11 @@ _tbthrottle() {
 	    '(--drop)--drop-to=[drop units that find no token, appending them to FILE]:drop file:_files' \
 	    '--exec[run CMD for each record, up to a lone ;]:command:_command_names -e:*\;::command arguments:_normal' \
 	    '(-j --jobs)'{-j+,--jobs=}'[with --exec, at most N commands at once]:number of commands:(1 2 4 8 16)' \
+	    '(--group --ungroup)--line-buffer[with --exec, pass the commands'"'"' output on a whole line at a time]' \
+	    '(--line-buffer --ungroup)--group[with --exec, pass each command'"'"'s output on whole once it ends]' \
+	    '(--line-buffer --group --tag --tagstring)--ungroup[with --exec, the commands write to our output themselves]' \
+	    '(--ungroup)--tag[put each line of a command'"'"'s output after its record and a tab]' \
+	    '(--ungroup)--tagstring=[the same with STR filled in as the command is]:tag:({} {1} {\#})' \
 	    '--retry=[with --exec, start a command that exits 75 again, up to N more times]:tries again:(1 3 5 10)' \
 	    '--retry-on=[the exit statuses tried again]:exit statuses:(75 75,111 1-254)' \
 	    '--retry-delay=[the first wait between tries is at most T]:duration:(100ms 1s 10s 1min)' \
