@@ -304,7 +304,7 @@ test_option_table(void)
 				  options_long_name(j)) != 0,
 			    "%s twice", want);
 	}
-	check(i == 66, "66 long options: %d", i);
+	check(i == 71, "71 long options: %d", i);
 	free(text);
 	/* options.h and spec.h name these so as not to include the limiters. */
 	check(DEFAULT_CATCHUP_NS == BUCKET_CATCHUP_NS, "catch-up default");
