@@ -72,6 +72,9 @@ check "$tmp/ten" -r 1k/s -j 2 --adapt --retry 1 --retry-delay 1ms \
 check "$tmp/ten" --shared vga -r 1k/s --adapt --retry 1 \
 	--retry-delay 1ms --exec "$tmp/once"
 check "$tmp/ten" -r 1k/s --exec "$tmp/not-there"
+# The commands' output through pipes, tagged, and through files.
+check "$tmp/ten" -r 1k/s -j 4 --tag --exec sh -c 'echo "$0"; printf x >&2'
+check "$tmp/ten" -r 1k/s -j 2 --group --tagstring '{#}' --exec echo a
 # A dry run reads through a record longer than its buffer.
 check "$tmp/long" --replay --dry-run --time-format %s
 if "$tb" -V | grep -q 'Redis support: yes'; then
