@@ -228,3 +228,15 @@ assert_screen() {
 	        if (s < want - 1 || s > want + 1) { print "after " n ": ETA " t ", want " want; bad++ } }
 	    END { if (!seen) print "no ETA"; exit bad > 0 || !seen }' >&2
 }
+
+@test "-P counts a record that runs on from one file into the next once" {
+	local d=$BATS_TEST_TMPDIR
+	want=
+	printf 'a' >"$d/f1"
+	printf 'b\nc' >"$d/f2"
+	on_tty 80 "'$TB' -r 2/s -P '$d/f1' '$d/f2' >/dev/null"
+	# Two records, "ab" and "c": 50 % after the first, 100 % at the end.
+	tr '\r' '\n' <"$d/tty" | grep -q ' 1 out .*, 50%' ||
+	    { cat -v "$d/tty" >&2; return 1; }
+	grep -q ', 100%' "$d/tty" || { cat -v "$d/tty" >&2; return 1; }
+}

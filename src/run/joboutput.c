@@ -332,8 +332,8 @@ joboutput_open(struct joboutput *o, unsigned slot, const char *tag,
 {
 	size_t had = o->ncap;
 
-	o->had = had;
 	out[0] = out[1] = -1;
+	o->made[0] = o->made[1] = -1;
 	for (int k = 0; k < 2 && o->mode != OUTPUT_DIRECT; k++) {
 		out[k] = o->mode == OUTPUT_GROUP ?
 		    temp_file() :
@@ -351,6 +351,8 @@ joboutput_open(struct joboutput *o, unsigned slot, const char *tag,
 		}
 		if (o->mode == OUTPUT_GROUP)
 			o->file[slot][k] = out[k];
+		else if (o->ncap > had)
+			o->made[k] = o->cap[o->ncap - 1].fd;
 	}
 	if (o->mode == OUTPUT_GROUP && o->tag)
 		tag_copy(tag, tag_len, &o->ftag[slot], &o->ftag_len[slot]);
@@ -377,12 +379,14 @@ joboutput_spawned(
 	if (o->mode == OUTPUT_LINES) {
 		(void)close(out[0]);
 		(void)close(out[1]);
-		if (!started) {
-			/* Its pipes, the last made: nothing came. */
-			for (size_t i = o->had; i < o->ncap; i++)
+		/* Its pipes, made last, where a wait for a process may have
+		 * moved them: nothing came. */
+		for (size_t i = 0; !started && i < o->ncap; i++)
+			if (o->cap[i].fd >= 0 &&
+			    (o->cap[i].fd == o->made[0] ||
+				o->cap[i].fd == o->made[1]))
 				capture_close(o, &o->cap[i]);
-			compact(o);
-		}
+		compact(o);
 	} else if (o->mode == OUTPUT_GROUP && !started) {
 		group_close(o, slot);
 	}
@@ -398,16 +402,20 @@ joboutput_ended(struct joboutput *o, unsigned slot)
 	for (int k = 0; k < 2; k++) {
 		int fd = o->file[slot][k];
 		bool bol = true;
+		off_t at = 0;
 		ssize_t n;
 
-		if (fd < 0 || lseek(fd, 0, SEEK_SET) != 0)
-			continue;
-		while ((n = read(fd, b, sizeof b)) != 0 && !o->gone[k + 1])
-			if (n > 0)
+		/* From an offset of our own: a child of the command may still
+		 * write at the one it shares. */
+		while (fd >= 0 && (n = pread(fd, b, sizeof b, at)) != 0 &&
+		    !o->gone[k + 1])
+			if (n > 0) {
 				emit(o, k + 1, o->ftag[slot], o->ftag_len[slot],
 				    b, (size_t)n, &bol);
-			else if (errno != EINTR)
+				at += n;
+			} else if (errno != EINTR) {
 				break;
+			}
 	}
 	group_close(o, slot);
 }

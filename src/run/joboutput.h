@@ -38,7 +38,7 @@ struct joboutput {
 	bool tag;	     /* lines tagged */
 	struct capture *cap; /* OUTPUT_LINES: the pipes open */
 	size_t ncap, capcap;
-	size_t had;	    /* ncap before the last joboutput_open */
+	int made[2];	    /* the read ends the last joboutput_open made */
 	struct pollfd *pfd; /* what the waits watch of them */
 	int (*file)[2];	    /* OUTPUT_GROUP: each slot's two files */
 	char **ftag;	    /* and its tag */

@@ -167,17 +167,17 @@ input_total_bytes(const struct input *in)
 }
 
 /*
- * Records ending with delim in fd's bytes from at, counting a last one
- * unended, with *budget bytes left to read (less what is read): -1 when
- * it cannot be read or is over budget.
+ * Delimiters delim in fd's bytes from at, with *budget bytes left to read
+ * (less what is read); *ended: whether its last byte (if any) is one.  -1
+ * when it cannot be read or is over budget.
  */
 static int64_t
-count_records(int fd, off_t at, unsigned char delim, uint64_t *budget)
+count_records(
+    int fd, off_t at, unsigned char delim, uint64_t *budget, bool *ended)
 {
 	char b[65536];
 	int64_t n = 0;
 	ssize_t got;
-	bool ended = true;
 
 	while ((got = pread(fd, b, sizeof b, at)) != 0) {
 		if (got < 0 && errno == EINTR)
@@ -189,9 +189,9 @@ count_records(int fd, off_t at, unsigned char delim, uint64_t *budget)
 		for (const char *p = b, *end = b + got;
 		     (p = memchr(p, delim, (size_t)(end - p))) != NULL; p++)
 			n++;
-		ended = (unsigned char)b[got - 1] == delim;
+		*ended = (unsigned char)b[got - 1] == delim;
 	}
-	return n + (ended ? 0 : 1);
+	return n;
 }
 
 uint64_t
@@ -199,7 +199,7 @@ input_total_records(
     const struct input *in, unsigned char delim, uint64_t most_bytes)
 {
 	uint64_t total = 0, budget = most_bytes;
-	bool stdin_seen = false;
+	bool stdin_seen = false, ended = true;
 	int64_t n;
 
 	if (input_total_bytes(in) == 0 || input_total_bytes(in) > most_bytes)
@@ -218,14 +218,16 @@ input_total_records(
 		at = own ? 0 : lseek(fd, 0, SEEK_CUR);
 		if (fd < 0)
 			return 0;
-		n = at < 0 ? -1 : count_records(fd, at, delim, &budget);
+		n = at < 0 ? -1 : count_records(fd, at, delim, &budget, &ended);
 		if (own)
 			(void)close(fd);
 		if (n < 0)
 			return 0;
 		total += (uint64_t)n;
 	}
-	return total;
+	/* A file's last record unended runs on into the next file's first,
+	 * as they are read: only the last of all counts once more. */
+	return total + (ended ? 0 : 1);
 }
 
 void

@@ -73,6 +73,7 @@ check "$tmp/ten" --shared vga -r 1k/s --adapt --retry 1 \
 	--retry-delay 1ms --exec "$tmp/once"
 check "$tmp/ten" -r 1k/s --exec "$tmp/not-there"
 # The commands' output through pipes, tagged, and through files.
+# shellcheck disable=SC2016 # the command's own $0
 check "$tmp/ten" -r 1k/s -j 4 --tag --exec sh -c 'echo "$0"; printf x >&2'
 check "$tmp/ten" -r 1k/s -j 2 --group --tagstring '{#}' --exec echo a
 # A dry run reads through a record longer than its buffer.
