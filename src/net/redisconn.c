@@ -240,10 +240,10 @@ broken(struct redisconn *conn, char *why, size_t size)
 		snprintf(why, size, "%s before any answer", how);
 	else
 		snprintf(why, size, "%s", how);
-	/* A TLS port hangs up on plain bytes: say so, once, at once. */
+	/* A TLS port hangs up on plain bytes: say so, at once. */
 	if (!conn->spoken && !conn->url->tls && conn->url->path[0] == '\0' &&
-	    !conn->asked_tls) {
-		conn->asked_tls = true;
+	    conn->tls_asks < REDISCONN_TLS_ASKS) {
+		conn->tls_asks++;
 		if (transport_speaks_tls(
 			conn->host, conn->port, clock_now_ns() + TIMEOUT_NS))
 			redisconn_fatal(conn,
@@ -309,8 +309,8 @@ redisconn_next(struct redisconn *conn, redisReply **rep, char *why, size_t size)
 		return REDISCONN_AGAIN;
 	/* A plain port given as rediss:// lets a handshake hang: say so. */
 	if (conn->t.connecting && conn->t.tls != NULL && !conn->spoken &&
-	    !conn->asked_tls) {
-		conn->asked_tls = true;
+	    conn->tls_asks < REDISCONN_TLS_ASKS) {
+		conn->tls_asks++;
 		if (transport_speaks_redis(
 			conn->host, conn->port, clock_now_ns() + TIMEOUT_NS))
 			redisconn_fatal(conn,

@@ -14,6 +14,8 @@
 
 /* Connecting, and each command, waits this long for Redis at most. */
 #define REDISCONN_TIMEOUT_MS 1000
+/* Asks at most whether a server that hung up speaks TLS (struct redisconn). */
+#define REDISCONN_TLS_ASKS 3
 
 /* Most words of the command of a step. */
 #define REDISCONN_STEP_WORDS 20
@@ -82,7 +84,10 @@ struct redisconn {
 	void *finder_ctx;
 	struct transport t;    /* t.fd -1 while not connected */
 	struct tls_config tls; /* with rediss:// */
-	bool asked_tls;	       /* whether a server that hung up speaks TLS */
+	/* Times a server that hung up was asked whether it speaks TLS (or
+	 * a hung handshake whether it speaks Redis): a busy machine may
+	 * miss the first answer's second, so up to REDISCONN_TLS_ASKS. */
+	unsigned tls_asks;
 	redisReader *reader;
 	struct reply_bound bound; /* what a reply read may hold */
 	char *out; /* commands formatted, out[sent..len) not yet written */
