@@ -198,11 +198,11 @@ uint64_t
 input_total_records(
     const struct input *in, unsigned char delim, uint64_t most_bytes)
 {
-	uint64_t total = 0, budget = most_bytes;
+	uint64_t total = 0, budget = most_bytes, bytes = input_total_bytes(in);
 	bool stdin_seen = false, ended = true;
 	int64_t n;
 
-	if (input_total_bytes(in) == 0 || input_total_bytes(in) > most_bytes)
+	if (bytes == 0 || bytes > most_bytes)
 		return 0;
 	for (int i = 0; i < (in->nfiles > 0 ? in->nfiles : 1); i++) {
 		const char *path = in->nfiles > 0 ? in->files[i] : "-";
