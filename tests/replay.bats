@@ -338,7 +338,12 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	    { echo "$output" >&2; return 1; }
 	printf 'no time\n' >"$d/none"
 	run -1 --separate-stderr tb --replay --dry-run "$d/none"
-	assert_msg "$stderr" "--dry-run: no record has a timestamp: give --time-field N, --time-key NAME or --time-format FMT"
+	assert_msg "$stderr" "--dry-run: no record has a timestamp (the first: 'no time'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
+	printf 'a,13:04:05x\nb,1\n' >"$d/none"
+	run -1 --separate-stderr tb --replay --dry-run --time-field 2 -F , "$d/none"
+	assert_msg "$stderr" "--dry-run: no record has a timestamp (field 2 of the first: '13:04:05x'); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	run -1 --separate-stderr tb --replay --dry-run </dev/null
+	assert_msg "$stderr" "--dry-run: the input holds no record"
 	run -2 --separate-stderr tb --dry-run "$d/in"
 	assert_msg "$stderr" "--dry-run needs --replay"
 }

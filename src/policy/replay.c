@@ -272,9 +272,8 @@ release(
 
 /* What the replay looked for in each record, for a message. */
 static const char *
-tried(const struct replay *r, char *buf, size_t size)
+tried(const struct timestamp_format *f, char *buf, size_t size)
 {
-	const struct timestamp_format *f = r->fmt;
 	int n = 0;
 
 	if (f->kind == TIMESTAMP_FORMAT)
@@ -298,10 +297,9 @@ tried(const struct replay *r, char *buf, size_t size)
  * 60 bytes, into buf.
  */
 static const char *
-shown(
-    const struct replay *r, const char *rec, size_t len, char *buf, size_t size)
+shown(const struct timestamp_format *f, const char *rec, size_t len, char *buf,
+    size_t size)
 {
-	const struct timestamp_format *f = r->fmt;
 	const char *t = rec;
 	size_t n = len;
 	char where[64];
@@ -324,6 +322,20 @@ shown(
 		    f->key == NULL && f->sep < 0 ?
 			": fields are split at blanks, or at C with -F C" :
 			"");
+	return buf;
+}
+
+const char *
+replay_missing(const struct timestamp_format *fmt, const char *rec, size_t len,
+    char *buf, size_t size)
+{
+	char what[160], first[200];
+
+	snprintf(buf, size,
+	    "(%s); looked for %s: give --time-field N, --time-key NAME or "
+	    "--time-format FMT",
+	    shown(fmt, rec, len, first, sizeof first),
+	    tried(fmt, what, sizeof what));
 	return buf;
 }
 
@@ -360,7 +372,7 @@ probe(struct replay *r, const struct view *v)
 	const char *rec = v->b, *end = v->b + v->len, *nl;
 	size_t n = 0, len;
 	int64_t ts;
-	char what[160], first[200];
+	char why[400];
 
 	if (r->found)
 		return 1;
@@ -383,11 +395,9 @@ probe(struct replay *r, const struct view *v)
 	nl = memchr(v->b, r->gate->framer.delim, v->len);
 	len = nl != NULL ? (size_t)(nl - v->b) : v->len;
 	snprintf(r->why, sizeof r->why,
-	    "--replay: no timestamp in the first %zu record%s (%s); looked "
-	    "for %s: give --time-field N, --time-key NAME or --time-format "
-	    "FMT",
-	    n, n == 1 ? "" : "s", shown(r, v->b, len, first, sizeof first),
-	    tried(r, what, sizeof what));
+	    "--replay: no timestamp in the first %zu record%s %s", n,
+	    n == 1 ? "" : "s",
+	    replay_missing(r->fmt, v->b, len, why, sizeof why));
 	msg_escape(r->why, sizeof r->why);
 	return -1;
 }

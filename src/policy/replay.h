@@ -124,6 +124,14 @@ const char *replay_format_name(const struct timestamp_format *fmt);
 void replay_note(const struct timestamp_format *fmt, const char *rec,
     size_t len, char *note, size_t size);
 
+/*
+ * Into buf, why fmt found no timestamp in rec[0..len), the first record:
+ * "(its text where one was looked for); looked for the formats tried:
+ * give ..." -- the end of a message, not yet escaped.
+ */
+const char *replay_missing(const struct timestamp_format *fmt, const char *rec,
+    size_t len, char *buf, size_t size);
+
 /* Wait gap_ns between passes of --loop (0 by default). */
 void replay_loop_gap(struct replay *r, int64_t gap_ns);
 

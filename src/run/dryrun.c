@@ -8,6 +8,7 @@
 #include "dryrun.h"
 #include "engine.h"
 #include "input.h"
+#include "msg.h"
 #include "signals.h"
 
 /*
@@ -31,6 +32,8 @@ struct dry {
 	int delim;
 	size_t head, tail; /* buf[head..tail): read, no record taken */
 	bool skipping;	   /* in the rest of a record longer than buf */
+	char first[1024];  /* the start of the first record, for a message */
+	size_t first_len;
 };
 
 /* Say once, as the replay would, which JSON key times the records. */
@@ -51,6 +54,11 @@ take(struct dry *d, const char *rec, size_t len)
 	struct replay_slot slot;
 	int64_t ts = 0;
 	bool timed = timestamp_parse(d->fmt, rec, len, &ts) == 0;
+
+	if (d->timed + d->untimed == 0) {
+		d->first_len = len < sizeof d->first ? len : sizeof d->first;
+		memcpy(d->first, rec, d->first_len);
+	}
 
 	/* Every record is there at once: each goes when it is due. */
 	replay_plan(d->sched, timed, ts, d->end_ns, &slot);
@@ -256,6 +264,22 @@ stop_name(int sig)
 	}
 }
 
+/* No record had a timestamp: say so, with the first and what was tried. */
+static void
+untimed(const struct dry *d)
+{
+	char why[400], line[512];
+
+	if (d->untimed == 0) {
+		warnx("--dry-run: the input holds no record");
+		return;
+	}
+	snprintf(line, sizeof line, "--dry-run: no record has a timestamp %s",
+	    replay_missing(d->fmt, d->first, d->first_len, why, sizeof why));
+	msg_escape(line, sizeof line);
+	warnx("%s", line);
+}
+
 int
 dryrun_run(const struct config *cfg, struct timestamp_format *fmt,
     struct replay_schedule *sched)
@@ -278,8 +302,7 @@ dryrun_run(const struct config *cfg, struct timestamp_format *fmt,
 		       "was not read\n",
 		    stop_name(stop), (unsigned long long)d.bytes);
 	} else if (d.timed == 0) {
-		warnx("--dry-run: no record has a timestamp: give --time-field "
-		      "N, --time-key NAME or --time-format FMT");
+		untimed(&d);
 		return 1;
 	}
 	return fflush(stdout) == 0 ? d.in.status : 1;
