@@ -302,23 +302,27 @@ shown(const struct timestamp_format *f, const char *rec, size_t len, char *buf,
 {
 	const char *t = rec;
 	size_t n = len;
-	char where[64];
+	char where[64], text[280];
+	bool found = true;
 
-	if (f->key == NULL && f->field == 0) {
-		snprintf(
-		    buf, size, "the first: '%.*s'", (int)(n > 60 ? 60 : n), t);
-		return buf;
-	}
 	if (f->key != NULL)
 		snprintf(where, sizeof where, "key \"%.40s\"", f->key);
 	else
 		snprintf(where, sizeof where, "field %u", f->field);
-	if (timestamp_where(f, rec, len, &t, &n))
-		snprintf(buf, size, "%s of the first: '%.*s'", where,
-		    (int)(n > 60 ? 60 : n), t);
+	if (f->key != NULL || f->field != 0)
+		found = timestamp_where(f, rec, len, &t, &n);
+
+	/* Its first 60 bytes, NULs shown, and a cut said. */
+	msg_bytes(t, n > 60 ? 60 : n, text, sizeof text);
+	if (n > 60)
+		snprintf(
+		    text + strlen(text), sizeof text - strlen(text), "...");
+	if (f->key == NULL && f->field == 0)
+		snprintf(buf, size, "the first: '%s'", text);
+	else if (found)
+		snprintf(buf, size, "%s of the first: '%s'", where, text);
 	else
-		snprintf(buf, size, "the first, '%.*s', has no %s%s",
-		    (int)(n > 60 ? 60 : n), t, where,
+		snprintf(buf, size, "the first, '%s', has no %s%s", text, where,
 		    f->key == NULL && f->sep < 0 ?
 			": fields are split at blanks, or at C with -F C" :
 			"");

@@ -62,6 +62,7 @@ main(void)
 	RUN(test_went_properties);
 	RUN(test_eviction);
 	RUN(test_wildcard);
+	RUN(test_msg);
 	RUN(test_tiers_any_key);
 	RUN(test_piperoom);
 	RUN(test_report_tiers);

@@ -187,4 +187,7 @@ void test_joblog_read(void);
 /* wildcard_test.c */
 void test_wildcard(void);
 
+/* msg_test.c */
+void test_msg(void);
+
 #endif
