@@ -442,6 +442,7 @@ timeformat_epoch(const unsigned char *p, const unsigned char *end, int digits,
 {
 	const unsigned char *start = p;
 	uint64_t v = 0, unit;
+	int32_t frac = 0;
 	int n = 0;
 
 	for (; p < end && is_digit(*p) && n < 20; p++, n++)
@@ -455,13 +456,18 @@ timeformat_epoch(const unsigned char *p, const unsigned char *end, int digits,
 	if ((n != 10 && n != 13 && n != 16 && n != 19) ||
 	    (digits != 0 && n != digits))
 		return NULL;
-	if (n == 10 && !expo)
-		p = fraction(p, end, false, &t->nsec);
+	/* A fraction of the unit: of a second, or of a millisecond (as
+	 * JSON writers give epoch milliseconds), to the nanosecond. */
+	if (!expo)
+		p = fraction(p, end, false, &frac);
 	if (p < end && is_word(*p))
 		return NULL;
 	unit = n == 10 ? 1 : n == 13 ? 1000 : n == 16 ? 1000000 : NS_PER_S;
 	t->epoch_s = (int64_t)(v / unit);
-	if (n > 10)
+	if (!expo)
+		t->nsec = (int32_t)(v % unit * (NS_PER_S / unit) +
+		    (uint64_t)frac / unit);
+	else if (n > 10)
 		t->nsec = (int32_t)(v % unit * (NS_PER_S / unit));
 	t->digits = n;
 	t->have = HAVE_EPOCH;
