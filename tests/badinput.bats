@@ -68,6 +68,8 @@ cases() {
 -r 1/s --catch-up x	'x'
 -r 1/s --catch-up 5	'5'
 -r inf --drop	--drop
+-r inf --drop-to x	--drop-to needs a rate
+--replay --drop-to x	(with --replay, -r is a ceiling)
 -r 1/s --drop-to ''	--drop-to ''
 -r 1/s --stats=xml	'xml'
 --replay --speed 0	'0'
@@ -172,6 +174,9 @@ cases() {
 -r 1/s --joblog l --resume --loop 2 f --exec true	--resume does not combine with --loop
 --replay --retry 2 --exec true	does not combine with --replay
 --replay --dry-run --exec echo	--dry-run says what a replay would do and starts nothing: it does not combine with --exec
+--replay --dry-run -s	--dry-run releases nothing and says what it read itself: -s would do nothing with it; leave it out
+--replay --dry-run --name x	--name would do nothing
+--replay --dry-run -r 1/s --drop-to x	--drop-to would do nothing
 -r 1/s -j ' 3' --exec echo	invalid -j ' 3': give a whole number from 1 to 4096
 -r 1/s -j '3 ' --exec echo	invalid -j '3 ': give a whole number
 -r 1/s -j 1e3 --exec echo	invalid -j '1e3': give a whole number

@@ -342,8 +342,34 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	printf 'a,13:04:05x\nb,1\n' >"$d/none"
 	run -1 --separate-stderr tb --replay --dry-run --time-field 2 -F , "$d/none"
 	assert_msg "$stderr" "--dry-run: no record has a timestamp (field 2 of the first: '13:04:05x'); looked for epoch, RFC 3339, syslog and common log format times at field 2: give --time-field N, --time-key NAME or --time-format FMT"
-	run -1 --separate-stderr tb --replay --dry-run </dev/null
-	assert_msg "$stderr" "--dry-run: the input holds no record"
+	# Epoch milliseconds with a fraction, as JSON writers give them.
+	printf '{"ts":1700000000123.456}\n{"ts":1700000000200}\n' >"$d/ms"
+	run -0 --separate-stderr tb --replay --dry-run "$d/ms"
+	assert_eq "${lines[0]}" "records: 2, 2 timed (epoch ms), 0 without a timestamp, 0 out of order" "epoch ms"
+	assert_eq "${lines[1]}" "log time: 2023-11-14T22:13:20.123456000Z to 2023-11-14T22:13:20.200000000Z, 0.077 s" "the fraction"
+	# Nothing to replay is no error, as for the replay.
+	run -0 --separate-stderr tb --replay --dry-run </dev/null
+	assert_eq "$stderr" "" "said"
+	# The replay looks for its first time in the first 100 records: a
+	# time only after them is a replay that stops, and said so.
+	{ seq 100; echo 2024-01-01T00:00:00Z t; } >"$d/late"
+	run -1 --separate-stderr tb --replay --dry-run "$d/late"
+	assert_msg "$stderr" "--dry-run: the replay would stop at its start: no timestamp in the first 100 records (the first: '1'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
+	run -1 --separate-stderr tb --replay "$d/late"
+	assert_msg "$stderr" "--replay: no timestamp in the first 100 records (the first: '1'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
+	{ seq 99; echo 2024-01-01T00:00:00Z t; } >"$d/late"
+	run -0 --separate-stderr tb --replay --dry-run "$d/late"
+	# And in its first 128 KiB: a longer first record is looked at by
+	# its start.
+	{ head -c 131072 /dev/zero | tr '\0' x; echo; echo 2024-01-01T00:00:00Z t; } >"$d/late"
+	run -1 --separate-stderr tb --replay --dry-run "$d/late"
+	[[ $stderr == *"the replay would stop at its start: no timestamp in the first 1 record (the first: 'xxx"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
+	run -1 --separate-stderr tb --replay "$d/late"
+	# A report that cannot be written is said.
+	run -1 --separate-stderr bash -c '"$0" --replay --dry-run "$1" >/dev/full' \
+	    "$TB" "$d/in"
+	assert_msg "$stderr" "write error: No space left on device"
 	run -2 --separate-stderr tb --dry-run "$d/in"
 	assert_msg "$stderr" "--dry-run needs --replay"
 }
@@ -408,8 +434,14 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	run -1 --separate-stderr tb --replay -F ';' --time-field 2 --time-format %T "$d/long"
 	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (field 2 of the first: '1\\x01'); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
 	run -1 --separate-stderr tb --replay --time-field 2 --time-format %T "$d/long"
-	# Cut at 60 bytes of the record, its control byte shown.
-	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, 'x;1\\x01;$(printf '%055d' 0)', has no field 2: fields are split at blanks, or at C with -F C); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	# Cut at 60 bytes of the record, and said so, its control byte shown.
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first, 'x;1\\x01;$(printf '%055d' 0)...', has no field 2: fields are split at blanks, or at C with -F C); looked for the --time-format '%T' at field 2: give --time-field N, --time-key NAME or --time-format FMT"
+	# Nothing in it steers the terminal: a NUL, C1 controls raw and in
+	# UTF-8, a mark that reorders text and bytes that are no UTF-8 are
+	# shown as bytes; other UTF-8 stays as it is.
+	printf 'a\000b \302\2335m \2332J \342\200\256x caf\303\251 \377\n' >"$d/ctl"
+	run -1 --separate-stderr tb --replay "$d/ctl"
+	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (the first: 'a\\x00b \\xc2\\x9b5m \\x9b2J \\xe2\\x80\\xaex café \\xff'); looked for epoch, RFC 3339, syslog and common log format times in each record: give --time-field N, --time-key NAME or --time-format FMT"
 	printf '{"when":"noon"}\n' >"$d/json"
 	run -1 --separate-stderr tb --replay --time-key when "$d/json"
 	assert_msg "$stderr" "--replay: no timestamp in the first 1 record (key \"when\" of the first: 'noon'); looked for epoch, RFC 3339, syslog and common log format times in the JSON key \"when\": give --time-field N, --time-key NAME or --time-format FMT"

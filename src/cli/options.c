@@ -510,7 +510,8 @@ const struct cmdline_option options_table[NOPTIONS] = {
 	[O_TIME_KEY] = { "time-key", "NAME", 0, REQ, TEXT(cfg.time_key),
 	    .bad = "give the name of a JSON key",
 	    .help = "the timestamp is the value of the top-level key\n"
-	    "NAME of each JSON record: RFC 3339, or epoch" },
+	    "NAME of each JSON record, a string or a number\n"
+	    "(any format detected, or --time-format)" },
 	[O_TIME_FORMAT] = { "time-format", "FMT", 0, REQ,
 	    TEXT(cfg.time_format), .check = check_time_format,
 	    .help = "read timestamps as strptime(3) FMT, '%d/%m/%Y %T'\n"

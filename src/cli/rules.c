@@ -528,6 +528,10 @@ static const struct rule rules[] = {
 	    "free slot in the order they come", .all = O(EXEC), .fall = F(ORDER_KEY) },
 	{ "--dry-run says what a replay would do and starts nothing: it "
 	    "does not combine with --exec", .all = O(EXEC) | O(DRY_RUN) },
+	{ "--dry-run releases nothing and says what it read itself: %s "
+	  "would do nothing with it; leave it out",
+	    .all = O(DRY_RUN), .any = O(STATS) | O(PROGRESS) | O(NAME) |
+	    O(DROP) | O(DROP_TO) | O(SHARED), .quote = { Q_WORD } },
 
 	/* --replay: records at their own timestamps, whole. */
 	{ "%s needs --replay", .none = O(REPLAY), .any = REPLAY_OPTIONS,
@@ -654,8 +658,10 @@ static const struct rule rules[] = {
 
 	/* Dropping needs something to drop for. */
 	{ "--drop needs a rate: with -r inf nothing is ever dropped",
-	    .fall = F(UNLIMITED), .none = O(BYTE_RATE),
-	    .any = O(DROP) | O(DROP_TO) },
+	    .fall = F(UNLIMITED), .none = O(BYTE_RATE), .all = O(DROP) },
+	{ "--drop-to needs a rate: with -r inf nothing is ever dropped, so "
+	  "nothing would go to the file (with --replay, -r is a ceiling)",
+	    .fall = F(UNLIMITED), .none = O(BYTE_RATE), .all = O(DROP_TO) },
 };
 /* clang-format on */
 

@@ -34,6 +34,9 @@ struct dry {
 	bool skipping;	   /* in the rest of a record longer than buf */
 	char first[1024];  /* the start of the first record, for a message */
 	size_t first_len;
+	uint64_t base;	  /* the input's offset of buf[0] */
+	size_t probed;	  /* records the replay looks at for a first time */
+	bool probe_found; /* and one of them has it */
 };
 
 /* Say once, as the replay would, which JSON key times the records. */
@@ -55,9 +58,20 @@ take(struct dry *d, const char *rec, size_t len)
 	int64_t ts = 0;
 	bool timed = timestamp_parse(d->fmt, rec, len, &ts) == 0;
 
-	if (d->timed + d->untimed == 0) {
+	uint64_t k = d->timed + d->untimed,
+		 end = d->base + (size_t)(rec - buf) + len;
+
+	if (k == 0) {
 		d->first_len = len < sizeof d->first ? len : sizeof d->first;
 		memcpy(d->first, rec, d->first_len);
+	}
+	/* As the replay looks for its first time (replay.c, probe): in the
+	 * first REPLAY_PROBE records that end inside its first buffer (with
+	 * room after them: a last record ending the input at its very end is
+	 * not known to be whole), the first by its start when longer. */
+	if (k < REPLAY_PROBE && (k == 0 || end < sizeof buf)) {
+		d->probed++;
+		d->probe_found = d->probe_found || timed;
 	}
 
 	/* Every record is there at once: each goes when it is due. */
@@ -92,8 +106,10 @@ take_whole(struct dry *d)
 		d->head = (size_t)(end - buf) + 1;
 	}
 	/* The rest of a long record was looked at already. */
-	if (d->skipping || d->head == d->tail)
+	if (d->skipping || d->head == d->tail) {
+		d->base += d->tail;
 		d->head = d->tail = 0;
+	}
 }
 
 /*
@@ -108,12 +124,14 @@ make_room(struct dry *d)
 		return;
 	if (d->head > 0) {
 		memmove(buf, buf + d->head, d->tail - d->head);
+		d->base += d->head;
 		d->tail -= d->head;
 		d->head = 0;
 		return;
 	}
 	take(d, buf, d->tail);
 	d->skipping = true;
+	d->base += d->tail;
 	d->head = d->tail = 0;
 }
 
@@ -264,18 +282,24 @@ stop_name(int sig)
 	}
 }
 
-/* No record had a timestamp: say so, with the first and what was tried. */
+/*
+ * No record the replay looks at for its first time has one: say so, with
+ * the first record and what was tried, as the replay would.
+ */
 static void
 untimed(const struct dry *d)
 {
 	char why[400], line[512];
 
-	if (d->untimed == 0) {
-		warnx("--dry-run: the input holds no record");
-		return;
-	}
-	snprintf(line, sizeof line, "--dry-run: no record has a timestamp %s",
-	    replay_missing(d->fmt, d->first, d->first_len, why, sizeof why));
+	replay_missing(d->fmt, d->first, d->first_len, why, sizeof why);
+	if (d->timed == 0)
+		snprintf(line, sizeof line,
+		    "--dry-run: no record has a timestamp %s", why);
+	else
+		snprintf(line, sizeof line,
+		    "--dry-run: the replay would stop at its start: no "
+		    "timestamp in the first %zu record%s %s",
+		    d->probed, d->probed == 1 ? "" : "s", why);
 	msg_escape(line, sizeof line);
 	warnx("%s", line);
 }
@@ -297,13 +321,18 @@ dryrun_run(const struct config *cfg, struct timestamp_format *fmt,
 	read_all(&d);
 	input_close(&d.in);
 	say(stdout, &d);
-	if ((stop = signals_stop_requested()) != 0) {
+	if ((stop = signals_stop_requested()) != 0)
 		printf("stopped by %s after %llu bytes: the rest of the input "
 		       "was not read\n",
 		    stop_name(stop), (unsigned long long)d.bytes);
-	} else if (d.timed == 0) {
+	if (fflush(stdout) != 0) {
+		warn("write error");
+		return 1;
+	}
+	/* An empty input is no error: the replay has nothing to do. */
+	if (stop == 0 && d.timed + d.untimed > 0 && !d.probe_found) {
 		untimed(&d);
 		return 1;
 	}
-	return fflush(stdout) == 0 ? d.in.status : 1;
+	return d.in.status;
 }

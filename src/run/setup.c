@@ -310,12 +310,12 @@ setup_end(struct setup *u, const struct config *cfg)
 		    (unsigned long long)rs->untimed,
 		    (unsigned long long)(rs->untimed + rs->timed));
 	if (rs != NULL && rs->out_of_order > 0)
-		warnx(
-		    "--replay: %llu of %llu records were out of order (before "
-		    "a timestamp already gone): each went right after the "
-		    "record before it",
+		warnx("--replay: %llu of %llu records %s out of order (before "
+		      "a timestamp already gone): each went right after the "
+		      "record before it",
 		    (unsigned long long)rs->out_of_order,
-		    (unsigned long long)(rs->untimed + rs->timed));
+		    (unsigned long long)(rs->untimed + rs->timed),
+		    rs->out_of_order == 1 ? "was" : "were");
 	if (cfg->order == ORDER_KEY)
 		fair_free(u->policy.self);
 	else if (cfg->queue > 0)
