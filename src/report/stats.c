@@ -191,7 +191,7 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 
 	if (json) {
 		stats_add(buf, size, used,
-		    ",\"replay\":{\"speed\":%.6g,\"format\":", speed);
+		    ",\"replay\":{\"speed\":%.15g,\"format\":", speed);
 		add_json_string(buf, size, used, format);
 		stats_add(buf, size, used,
 		    ",\"records_timed\":%" PRIu64
@@ -203,7 +203,7 @@ add_replay(const struct stats_replay *r, bool json, char *buf, size_t size,
 		return;
 	}
 	stats_add(buf, size, used,
-	    "; replay at speed %.6g, timestamps %s: %" PRIu64
+	    "; replay at speed %.15g, timestamps %s: %" PRIu64
 	    " records timed, %" PRIu64 " without a timestamp, %" PRIu64
 	    " out of order; behind schedule p50 %.3f ms, p99 %.3f ms, "
 	    "max %.3f ms",
@@ -387,7 +387,7 @@ add_replay_place(const struct stats_replay *r, bool json, char *buf,
 		calendar_print_s(r->last_ts, when, sizeof when);
 	if (json) {
 		stats_add(
-		    buf, size, used, ",\"replay\":{\"speed\":%.6g,", speed);
+		    buf, size, used, ",\"replay\":{\"speed\":%.15g,", speed);
 		stats_add(buf, size, used,
 		    when[0] != '\0' ? "\"log_time\":\"%s\"," :
 				      "\"log_time\":null,",
@@ -398,7 +398,7 @@ add_replay_place(const struct stats_replay *r, bool json, char *buf,
 		return;
 	}
 	stats_add(buf, size, used,
-	    "replay at speed %.6g, %s%s, %" PRIu64 " record%s gone", speed,
+	    "replay at speed %.15g, %s%s, %" PRIu64 " record%s gone", speed,
 	    when[0] != '\0' ? "log time " : "no log time yet", when, gone,
 	    gone == 1 ? "" : "s");
 	if (r->passes > 1)

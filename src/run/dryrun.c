@@ -246,7 +246,7 @@ say(FILE *fp, const struct dry *d)
 	say_span(d->last_ts - d->first_ts, span, sizeof span);
 	say_span(d->end_ns, took, sizeof took);
 	fprintf(fp, "log time: %s to %s, %s\n", from, to, span);
-	fprintf(fp, "replay at speed %g%s: %s (limits aside)\n",
+	fprintf(fp, "replay at speed %.15g%s: %s (limits aside)\n",
 	    (double)d->sched->num / (double)d->sched->den,
 	    d->sched->max_gap_ns >= 0 ? ", gaps cut to --max-gap" : "", took);
 	if (d->loops > 0)
