@@ -347,6 +347,12 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	run -0 --separate-stderr tb --replay --dry-run "$d/ms"
 	assert_eq "${lines[0]}" "records: 2, 2 timed (epoch ms), 0 without a timestamp, 0 out of order" "epoch ms"
 	assert_eq "${lines[1]}" "log time: 2023-11-14T22:13:20.123456000Z to 2023-11-14T22:13:20.200000000Z, 0.077 s" "the fraction"
+	# Days, and what goes past 292 years, said so.
+	printf '1900-01-01T00:00:00Z a\n2100-01-01T00:00:00.5Z b\n' >"$d/wide"
+	run -0 --separate-stderr tb --replay --dry-run --speed 0.000001 --loop 2 "$d/wide"
+	assert_eq "${lines[1]}" "log time: 1900-01-01T00:00:00.000000000Z to 2100-01-01T00:00:00.500000000Z, 73049 d 0 h 0 min 0.500 s" "days"
+	assert_eq "${lines[2]}" "replay at speed 1e-06: over 292 years (limits aside)" "past the count"
+	assert_eq "${lines[3]}" "--loop 2: 2 passes of over 292 years, one right after another: over 292 years in all" "loops"
 	# Nothing to replay is no error, as for the replay.
 	run -0 --separate-stderr tb --replay --dry-run </dev/null
 	assert_eq "$stderr" "" "said"

@@ -162,22 +162,30 @@ read_all(struct dry *d)
 	}
 }
 
-/* ns as "1 h 2 min 3.456 s", the larger parts left out when 0. */
+/*
+ * ns as "2 d 1 h 2 min 3.456 s", the larger parts left out when 0; the
+ * ceilings where a sum or a slow speed went past what is counted
+ * (INT64_MAX, and the schedule's INT64_MAX - 1) as "over 292 years".
+ */
 static void
 say_span(int64_t ns, char *out, size_t size)
 {
 	int64_t s = ns / 1000000000;
-	double frac = (double)(ns % 1000000000) / 1e9;
+	double frac = (double)(ns % 1000000000) / 1e9,
+	       sec = (double)(s % 60) + frac;
+	long long d = s / 86400, h = s % 86400 / 3600, min = s % 3600 / 60;
 
-	if (s >= 3600)
-		snprintf(out, size, "%lld h %lld min %.3f s",
-		    (long long)(s / 3600), (long long)(s % 3600 / 60),
-		    (double)(s % 60) + frac);
-	else if (s >= 60)
-		snprintf(out, size, "%lld min %.3f s", (long long)(s / 60),
-		    (double)(s % 60) + frac);
+	if (ns >= INT64_MAX - 1) /* the schedule's own ceiling too */
+		snprintf(out, size, "over 292 years");
+	else if (d > 0)
+		snprintf(
+		    out, size, "%lld d %lld h %lld min %.3f s", d, h, min, sec);
+	else if (h > 0)
+		snprintf(out, size, "%lld h %lld min %.3f s", h, min, sec);
+	else if (min > 0)
+		snprintf(out, size, "%lld min %.3f s", min, sec);
 	else
-		snprintf(out, size, "%.3f s", (double)s + frac);
+		snprintf(out, size, "%.3f s", sec);
 }
 
 /* n passes of per_ns, gap_ns apart, in all; INT64_MAX if more. */
@@ -201,8 +209,7 @@ loop_span(uint64_t n, int64_t per_ns, int64_t gap_ns)
 static void
 say_loop(FILE *fp, const struct dry *d)
 {
-	char one[64], gap[80] = "one right after another",
-		      all[64] = "over 292 years";
+	char one[64], gap[80] = "one right after another", all[64];
 	uint64_t n = d->loops + 1;
 	int64_t sum;
 
@@ -218,8 +225,8 @@ say_loop(FILE *fp, const struct dry *d)
 		return;
 	}
 	say_span(d->end_ns, one, sizeof one);
-	if ((sum = loop_span(n, d->end_ns, d->loop_gap_ns)) < INT64_MAX)
-		say_span(sum, all, sizeof all);
+	sum = loop_span(n, d->end_ns, d->loop_gap_ns);
+	say_span(sum, all, sizeof all);
 	fprintf(fp, "--loop %llu: %llu passes of %s, %s: %s in all\n",
 	    (unsigned long long)n, (unsigned long long)n, one, gap, all);
 }
