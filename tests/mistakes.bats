@@ -21,8 +21,10 @@ mistake() {
 }
 
 @test "the mistakes table: one line each, naming the fix, exit 2" {
-	mistake 2 "unknown option '-L': pv's -L RATE is -r RATE here (see --help)" -L 10
-	mistake 2 "unknown option '-L1m': pv's -L RATE is -r RATE here (see --help)" -L1m
+	mistake 2 "unknown option '-L': pv's -L 10 is bytes a second: give -c -r 10/s" -L 10
+	mistake 2 "unknown option '-L': pv's -L 1m is bytes a second: give -c -r 1m/s" -L1m
+	mistake 2 "unknown option '-L': pv's -L RATE is bytes a second: give -c -r RATE/s, such as -c -r 1m/s (see --help)" -L 1x
+	mistake 2 "invalid rate '1m': a period needs a slash: 1/m; for 1 MiB a second (pv's -L 1m) give -c -r 1m/s" -r 1m
 	mistake 2 "unknown option '-rate': did you mean '--rate'?" -rate 5/s
 	mistake 2 "unknown option '-burst=4': did you mean '--burst=4'?" -r 1/s -burst=4
 	mistake 2 "unknown option '-stats': did you mean '--stats'?" -r 1/s -stats
@@ -46,7 +48,7 @@ mistake() {
 	mistake 2 "unknown option '-I': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -I{} --exec echo {}
 	mistake 2 "unknown option '-I': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -I {} --exec echo {}
 	mistake 2 "unknown option '-L': --exec runs one command per record: {} in its arguments is the record (without {}, it comes last)" -r 2/s -L 1 --exec echo
-	mistake 2 "unknown option '-L': pv's -L RATE is -r RATE here (see --help)" -L 1
+	mistake 2 "unknown option '-L': pv's -L 1 is bytes a second: give -c -r 1/s" -L 1
 	mistake 2 "unknown option '--delay': for one start every 0.2 s, give --leaky -r 1/0.2s" --delay 0.2 --exec echo
 	mistake 2 "unknown option '--delay': for one start every 2m, give --leaky -r 1/2m" --delay=2m --exec echo
 	mistake 2 "unknown option '--delay': for one start every T, give --leaky -r 1/T (T such as 0.2s or 2min)" --delay 1m30s --exec echo

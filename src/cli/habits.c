@@ -150,6 +150,29 @@ jobs_habit(const struct cmdline *cl, int argc, char **argv, int k,
 }
 
 /*
+ * pv's -L RATE, v: bytes a second, with pv's suffixes (k and m of 1024),
+ * which are -c's.
+ */
+static int
+pv_rate(const char *v, char *err, size_t errsz)
+{
+	char rate[80], why[160];
+	struct rate r;
+
+	if (v != NULL && strchr(v, '/') == NULL && strlen(v) < 64) {
+		snprintf(rate, sizeof rate, "%s/s", v);
+		if (rate_parse(rate, true, &r, why, sizeof why) == 0)
+			return msg_fail(err, errsz,
+			    "unknown option '-L': pv's -L %s is bytes a "
+			    "second: give -c -r %s",
+			    v, rate);
+	}
+	return msg_fail(err, errsz,
+	    "unknown option '-L': pv's -L RATE is bytes a second: give -c "
+	    "-r RATE/s, such as -c -r 1m/s (see --help)");
+}
+
+/*
  * A command per record, as xargs is told: -n 1, -I {}, -L 1 (with
  * --exec; without, -L is pv's rate).
  */
@@ -169,10 +192,8 @@ per_record_habit(int argc, char **argv, int k, const struct habits_ctx *x,
 		    "it comes last)",
 		    w);
 	if (strncmp(w, "-L", 2) == 0)
-		return msg_fail(err, errsz,
-		    "unknown option '%s': pv's -L RATE is -r RATE "
-		    "here (see --help)",
-		    w);
+		return pv_rate(
+		    value_at(argc, argv, k, 'L', NULL, NULL), err, errsz);
 	return 0;
 }
 

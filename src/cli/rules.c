@@ -260,6 +260,23 @@ resolve_bytes(struct parsed *p)
 }
 
 /*
+ * A record rate refused as "1m" (a period without its slash) may be pv's
+ * or mbuffer's bytes: MiB a second.  Say that reading too.
+ */
+static void
+pv_reading(struct parsed *p, const char *rate)
+{
+	size_t n = strspn(rate, "0123456789."), len = strlen(p->err);
+
+	if (p->cfg.mode != UNIT_BYTES && n > 0 && strcmp(rate + n, "m") == 0 &&
+	    strstr(p->err, "a period needs a slash") != NULL &&
+	    len + 1 < p->errsz)
+		snprintf(p->err + len, p->errsz - len,
+		    "; for %.*s MiB a second (pv's -L %s) give -c -r %s/s",
+		    (int)n, rate, rate, rate);
+}
+
+/*
  * Every -r with its -b into cfg->limits.  They are read last to first, as
  * they always were, so of two bad -r the last is named.  A -b before the
  * only -r is its own (the rules above refuse it anywhere else).  Reading
@@ -275,8 +292,10 @@ resolve_limits(struct parsed *p)
 	for (int i = p->nrates - 1; i >= 0; i--) {
 		if (spec_limit_parse(p->rates[i], p->bursts[i], p->initial,
 			cfg->mode, cfg->algorithm, &cfg->limits[i], p->err,
-			p->errsz) != 0)
+			p->errsz) != 0) {
+			pv_reading(p, p->rates[i]);
 			return -1;
+		}
 		if (cfg->limits[i].rate.inf && p->nrates > 1) {
 			p->inf_among = true;
 			return 0;

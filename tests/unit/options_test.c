@@ -171,7 +171,9 @@ test_options(void)
 	    "--exec", "true", (char *)NULL);
 	opt_bad("unknown option '-L': --exec runs one command per record", "-r",
 	    "1", "-L1", "--exec", "true", (char *)NULL);
-	opt_bad("unknown option '-L1': pv's -L RATE", "-L1", (char *)NULL);
+	opt_bad(
+	    "unknown option '-L': pv's -L 1 is bytes a second: give -c -r 1/s",
+	    "-L1", (char *)NULL);
 	opt_bad("'::::' is GNU parallel's", "-r", "1", "--exec", "true",
 	    "::::", "f", (char *)NULL);
 	check(parse(&cfg, err, sizeof err, "-P0", "-r", "1", (char *)NULL) ==
