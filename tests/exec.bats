@@ -230,14 +230,17 @@ SH
 	assert_msg "$stderr" "--exec does not combine with --order key: records wait for a free slot in the order they come"
 }
 
-@test "--exec: a value that looks like --exec is a value, and after -- a file name" {
+@test "--exec: a value spelled --exec is one in its option's word, and after -- a file name" {
 	local d=$BATS_TEST_TMPDIR
 	cd "$d"
 	printf 'x\n' >--exec
 	run -0 "$TB" -r inf -- --exec
 	assert_eq "$output" "x" "the file named --exec"
-	run -0 "$TB" -r 1000/s --drop-to --exec --exec echo <<<'y'
+	run -0 "$TB" -r 1000/s --drop-to=--exec --exec echo <<<'y'
 	assert_eq "$output" "y" "the command ran"
+	# Apart, it is taken for a value left out.
+	run -2 --separate-stderr "$TB" -r 1000/s --drop-to --exec --exec echo <<<'y'
+	assert_msg "$stderr" "--drop-to needs its value, and '--exec' is an option (a value so spelled goes in the same word: --drop-to=--exec)"
 }
 
 @test "--exec: SIGTERM starts nothing more, waits for the commands running, then reports" {

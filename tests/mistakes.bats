@@ -41,6 +41,14 @@ mistake() {
 @test "habits of xargs and GNU parallel: one line each, naming the fix, exit 2" {
 	cd "$BATS_TEST_TMPDIR"
 	printf 'x\n' >urls.txt
+	# A value left out takes the next option for it, and made a file or
+	# a bucket of that name: never.
+	mistake 2 "--drop-to needs its value, and '--exec' is an option (a value so spelled goes in the same word: --drop-to=--exec)" -r 5/s --drop-to --exec echo hi
+	mistake 2 "--shared needs its value, and '--exec' is an option (a value so spelled goes in the same word: --shared=--exec)" --shared --exec echo hi
+	mistake 2 "-r needs its value, and '--exec' is an option (a value so spelled goes in the same word: -r--exec)" -r --exec echo
+	mistake 2 "--joblog needs its value, and '--exec' is an option (a value so spelled goes in the same word: --joblog=--exec)" -r 1/s --joblog --exec echo
+	mistake 2 "--name needs its value, and '--stats' is an option (a value so spelled goes in the same word: --name=--stats)" -r 1/s --name --stats
+	[[ ! -e ./--exec ]] || { echo "a file --exec was made" >&2; return 1; }
 	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P 4 --exec echo
 	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P4 --exec echo
 	mistake 2 "-P 0: as many jobs at once as can be is -j 4096 here; -P is the progress line" -r 2/s -P 0 --exec echo

@@ -241,6 +241,29 @@ refuse_option(struct cmdline *cl, int c, const char *last, char **argv)
 		refuse_long(cl, argv[optind - 1]);
 }
 
+static const struct cmdline_option *long_of(
+    const struct cmdline *cl, const char *name);
+
+/*
+ * The value v, the word after the option word w, is one of our long
+ * options (--drop-to --exec): a value left out, most likely, which
+ * would make a file or a bucket of that name.  -1 with the reason in
+ * cl->err; a value so spelled is given in w's own word.
+ */
+static int
+option_word(const struct cmdline *cl, const char *w, const char *v)
+{
+	bool dashes = strncmp(w, "--", 2) == 0;
+
+	if (strncmp(v, "--", 2) != 0 || v[2] == '\0' ||
+	    long_of(cl, v + 2) == NULL)
+		return 0;
+	return msg_fail(cl->err, cl->errsz,
+	    "%s needs its value, and '%s' is an option (a value so spelled "
+	    "goes in the same word: %s%s%s)",
+	    w, v, w, dashes ? "=" : "", v);
+}
+
 /* The tables getopt_long reads, made from cl's options. */
 static void
 getopt_tables(
@@ -296,6 +319,10 @@ cmdline_read(struct cmdline *cl, int argc, char **argv)
 			    NULL :
 			    argv[optind - 1 - (optarg == argv[optind - 1])];
 		}
+		if (o->arg == required_argument && optind >= 2 &&
+		    optarg == argv[optind - 1] &&
+		    option_word(cl, argv[optind - 2], optarg) != 0)
+			return -1;
 		rc = take(cl, o, optarg);
 		cl->seen[i / 64] |= UINT64_C(1) << (i % 64);
 		if (rc != 0)
