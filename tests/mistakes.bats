@@ -49,6 +49,10 @@ mistake() {
 	mistake 2 "--joblog needs its value, and '--exec' is an option (a value so spelled goes in the same word: --joblog=--exec)" -r 1/s --joblog --exec echo
 	mistake 2 "--name needs its value, and '--stats' is an option (a value so spelled goes in the same word: --name=--stats)" -r 1/s --name --stats
 	[[ ! -e ./--exec ]] || { echo "a file --exec was made" >&2; return 1; }
+	# The command without --exec, or its line in one word.
+	mistake 2 "'echo' is no file but a command: to run it for each record, give --exec echo [ARG...]" -r 2/s echo {}
+	mistake 2 "'{1}' is no file: a command's record is {} after --exec: give --exec CMD [ARG...] {}" -r 2/s {1}
+	mistake 2 "--exec 'echo {}': a command and its arguments are words of their own (--exec echo {}), or a shell line is given to sh (--exec sh -c 'LINE')" -r 2/s --exec 'echo {}'
 	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P 4 --exec echo
 	mistake 2 "-P 4: jobs at once is -j 4 here; -P is the progress line" -r 2/s -P4 --exec echo
 	mistake 2 "-P 0: as many jobs at once as can be is -j 4096 here; -P is the progress line" -r 2/s -P 0 --exec echo
@@ -156,6 +160,11 @@ mistake() {
 	assert_eq "$output" y "./json"
 	run -0 tb -r 100/s --drop-to -rate s
 	assert_eq "$output" x "-rate as the value of --drop-to"
+	# A file named as a command, or as a placeholder, is a file.
+	printf 'z\n' >echo
+	printf 'w\n' >'{}'
+	run -0 tb -r 100/s echo '{}'
+	assert_eq "$output" $'z\nw' "files named echo and {}"
 }
 
 @test "--speed 200% is a speed of 2" {

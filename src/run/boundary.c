@@ -1,9 +1,11 @@
 /* Where --exec's command ends, made visible: an input FILE given to it. */
 #include <err.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "boundary.h"
+#include "command.h"
 #include "input.h"
 #include "msg.h"
 #include "signals.h"
@@ -42,13 +44,63 @@ say(const struct config *cfg, const char *file, int status)
 	warnx("%s", msg);
 }
 
+/* Is w --exec's placeholder, {} or {N}? */
+static bool
+placeholder(const char *w)
+{
+	size_t n = strlen(w);
+
+	return n >= 2 && w[0] == '{' && w[n - 1] == '}' &&
+	    strspn(w + 1, "0123456789") == n - 2;
+}
+
+/*
+ * The command line of --exec given as one word ('echo {}'), or the
+ * command and its placeholder given as input FILEs without --exec
+ * (tbthrottle -r 2/s echo {}): exit 2, naming the fix.  Only a word that
+ * is no file, and no command found, is taken for such a mistake.
+ */
+static void
+command_words(const struct config *cfg)
+{
+	char msg[512];
+
+	if (cfg->exec && strpbrk(cfg->exec_argv[0], " \t") != NULL &&
+	    !command_found(cfg->exec_argv[0])) {
+		snprintf(msg, sizeof msg,
+		    "--exec '%s': a command and its arguments are words of "
+		    "their own (--exec echo {}), or a shell line is given to "
+		    "sh (--exec sh -c 'LINE')",
+		    cfg->exec_argv[0]);
+		msg_escape(msg, sizeof msg);
+		errx(2, "%s", msg);
+	}
+	for (int i = 0; !cfg->exec && i < cfg->nfiles; i++) {
+		const char *w = cfg->files[i];
+
+		if (input_exists(w) || (!placeholder(w) && !command_found(w)))
+			continue;
+		snprintf(msg, sizeof msg,
+		    placeholder(w) ?
+			"'%s' is no file: a command's record is {} after "
+			"--exec: give --exec CMD [ARG...] {}" :
+			"'%s' is no file but a command: to run it for each "
+			"record, give --exec %s [ARG...]",
+		    w, w);
+		msg_escape(msg, sizeof msg);
+		errx(2, "%s", msg);
+	}
+}
+
 bool
 boundary_start(const struct config *cfg)
 {
-	const char *file = file_given(cfg);
+	const char *file;
 
-	if (file == NULL)
+	command_words(cfg);
+	if ((file = file_given(cfg)) == NULL)
 		return false;
+
 	/* Nothing could ever be read: a usage mistake, as from cron. */
 	if (stdfd_is_null(STDIN_FILENO))
 		say(cfg, file, 2);

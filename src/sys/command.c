@@ -3,8 +3,10 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,4 +142,40 @@ command_reap(pid_t *pid, int *status)
 		return false;
 	*pid = p;
 	return true;
+}
+
+/* Is file a regular file we may run? */
+static bool
+runnable(const char *file)
+{
+	struct stat st;
+
+	return stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(file, X_OK) == 0;
+}
+
+bool
+command_found(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char file[4096];
+	size_t dir;
+
+	if (name[0] == '\0')
+		return false;
+	if (strchr(name, '/') != NULL)
+		return runnable(name);
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = end + 1) {
+		end = strchr(p, ':');
+		dir = end != NULL ? (size_t)(end - p) : strlen(p);
+		/* An empty entry is the working directory, as for execvp. */
+		if (snprintf(file, sizeof file, "%.*s%s%s", (int)dir, p,
+			dir > 0 ? "/" : "", name) < (int)sizeof file &&
+		    runnable(file))
+			return true;
+		if (end == NULL)
+			return false;
+	}
 }

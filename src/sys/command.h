@@ -26,6 +26,13 @@ int command_script(
     char *const argv[], char *const env[], const int out[2], pid_t *pid);
 
 /*
+ * Is name a command that command_start would find: a path to a file it
+ * may run, or, without a slash, such a file in a directory of PATH (as
+ * execvp(3) searches it, "/bin:/usr/bin" when PATH is not set)?
+ */
+bool command_found(const char *name);
+
+/*
  * A child that has ended, without waiting: true with its id in *pid and
  * its status as waitpid(2) gives it in *status; false when none has.
  */
