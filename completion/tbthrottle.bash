@@ -18,11 +18,35 @@ _tbthrottle_files()
 	mapfile -t COMPREPLY < <(compgen "$1" -- "$cur")
 }
 
+# _tbthrottle_rates RECORDS|BYTES: rates to offer, by what a unit is:
+# records (10/s), or bytes with -c and for --byte-rate (1M/s, as pv's -L).
+_tbthrottle_rates()
+{
+	if [[ $1 == bytes ]]; then
+		mapfile -t COMPREPLY < <(compgen -W \
+		    '1M/s 500k/s 64K/s 10MB/min 1G/h inf' -- "$cur")
+	else
+		mapfile -t COMPREPLY < <(compgen -W \
+		    '10/s 100/min 1000/h 5/2s 1/0.2s 1/day inf' -- "$cur")
+	fi
+}
+
+# The commands --exec can run: files on PATH, not the shell's builtins,
+# keywords, aliases or functions (tbthrottle runs no shell).
+_tbthrottle_commands()
+{
+	local c
+	COMPREPLY=()
+	while IFS= read -r c; do
+		[[ -n $(type -P -- "$c") ]] && COMPREPLY+=("$c")
+	done < <(compgen -c -- "$cur" | sort -u)
+}
+
 _tbthrottle()
 {
 	# _init_completion sets words and cword too.
 	# shellcheck disable=SC2034
-	local cur prev words cword
+	local cur prev words cword split=false
 	if declare -F _init_completion >/dev/null; then
 		_init_completion -s || return
 	else
@@ -41,7 +65,7 @@ _tbthrottle()
 		';') break ;;
 		--exec)
 			if ((i == cword - 1)); then
-				mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+				_tbthrottle_commands
 			elif declare -F _command_offset >/dev/null; then
 				_command_offset $((i + 1))
 			else
@@ -70,11 +94,23 @@ _tbthrottle()
 	--retry-delay | --retry-max-delay | --timeout)
 		mapfile -t COMPREPLY < <(compgen -W '100ms 1s 10s 1min' -- "$cur")
 		return ;;
-	-r | --rate | --byte-rate | --total-rate)
-		mapfile -t COMPREPLY < <(compgen -W \
-		    '10/s 100/min 1000/h 5/2s 1/0.2s 1/day 500k/s 1M/s inf' -- \
-		    "$cur")
+	-r | --rate | --total-rate)
+		for ((i = 1; i < cword; i++)); do
+			[[ ${words[i]} == -c || ${words[i]} == --bytes ]] &&
+			    { _tbthrottle_rates bytes; return; }
+		done
+		_tbthrottle_rates records
 		return ;;
+	--byte-rate)
+		_tbthrottle_rates bytes
+		return ;;
+	--stats)
+		# Only --stats=FORMAT takes a value (bash-completion splits it
+		# off); --stats FORMAT would be an operand.
+		if [[ $split == true ]]; then
+			mapfile -t COMPREPLY < <(compgen -W 'text json' -- "$cur")
+			return
+		fi ;;
 	-b | --burst | --byte-burst | --initial | --total-burst)
 		mapfile -t COMPREPLY < <(compgen -W '1 10 100 1s 10ms' -- "$cur")
 		return ;;
@@ -90,9 +126,10 @@ _tbthrottle()
 		return ;;
 	--tz)
 		# UTC, local, and the names of the zone data, a folder at a time.
+		# Not the tables beside them, nor the posix/ and right/ copies.
 		mapfile -t COMPREPLY < <(compgen -W 'UTC local' -- "$cur"
 		    cd "${TZDIR:-/usr/share/zoneinfo}" 2>/dev/null &&
-		    compgen -f -- "$cur" | grep -v '^UTC$')
+		    compgen -f -- "$cur" | grep -Ev '^(UTC|localtime|posixrules|leapseconds|SECURITY|[+]VERSION|posix|right)$|^(posix|right)/|[.](tab|zi|list)$')
 		return ;;
 	--redis-fallback)
 		mapfile -t COMPREPLY < <(compgen -W 'block local fail' -- "$cur")
@@ -107,8 +144,17 @@ _tbthrottle()
 		    "$(_tbthrottle_running)" -- "$cur")
 		return ;;
 	-d | --delimiter | -F | --field-separator)
-		mapfile -t COMPREPLY < <(compgen -W "', ' '\\t' '\\0' '|'" -- \
-		    "$cur")
+		# Quoted as the shell must read them: \\t, not t.
+		local v
+		COMPREPLY=()
+		for v in ',' '\t' '\0' '|' '\x1e'; do
+			[[ $v == "$cur"* ]] || continue
+			if [[ $v == ',' ]]; then
+				COMPREPLY+=(',')
+			else
+				COMPREPLY+=("$(printf '%q' "$v")")
+			fi
+		done
 		return ;;
 	-k | --key | --queue | --max-keys | --shared | --name)
 		return ;;

@@ -31,7 +31,8 @@ _tbthrottle_byte() {
 # A zone for --tz: UTC, local, or a name of the zone data.
 _tbthrottle_zone() {
 	local expl
-	_wanted zones expl 'time zone' compadd -- UTC local
+	# _time_zone offers UTC itself.
+	_wanted zones expl 'time zone' compadd -- local
 	_time_zone
 }
 
@@ -42,7 +43,11 @@ _tbthrottle_time_format() {
 }
 
 _tbthrottle() {
-	local rate='rate:(10/s 100/min 1000/h 5/2s 1/0.2s 1/day 500k/s 1M/s inf)'
+	# Rates of records, or with -c (and for --byte-rate) of bytes.
+	local records='10/s 100/min 1000/h 5/2s 1/0.2s 1/day inf'
+	local bytes='1M/s 500k/s 64K/s 10MB/min 1G/h inf'
+	(( ${words[(I)(-c|--bytes)]} )) && records=$bytes
+	local rate="rate:($records)" byterate="byte rate:($bytes)"
 	local burst='burst (units, or a duration):(1 10 100 1s 10ms)'
 	local unit='(-l --lines -0 --null -d --delimiter -c --bytes)'
 	local alone='(- *)'
@@ -54,7 +59,7 @@ _tbthrottle() {
 	    "$unit"{-0,--null}'[a unit is a record ending in NUL]' \
 	    "$unit"{-d+,--delimiter=}'[a unit is a record ending in byte C]:byte:_tbthrottle_byte' \
 	    "$unit"{-c,--bytes}'[a unit is a byte]' \
-	    "--byte-rate=[also limit records by their bytes]:$rate" \
+	    "--byte-rate=[also limit records by their bytes]:$byterate" \
 	    "--byte-burst=[bytes the byte limit may burst]:$burst" \
 	    '(-a --algorithm --leaky)'{-a+,--algorithm=}'[the limiting algorithm]:algorithm:((token\:"bursts up to BURST (default)" leaky\:"one unit every 1/RATE, evenly spaced" sliding\:"at most N in any PERIOD" fixed\:"at most N per PERIOD on the wall clock"))' \
 	    '(-a --algorithm --leaky)--leaky[same as -a leaky]' \

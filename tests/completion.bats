@@ -50,7 +50,9 @@ add_commands() {
 }
 
 # The rates every shell offers after -r.
-RATES=$'1/0.2s\n1/day\n10/s\n100/min\n1000/h\n1M/s\n5/2s\n500k/s\ninf'
+RATES=$'1/0.2s\n1/day\n10/s\n100/min\n1000/h\n5/2s\ninf'
+# With -c (and for --byte-rate), bytes as pv's -L gives them.
+BYTE_RATES=$'10MB/min\n1G/h\n1M/s\n500k/s\n64K/s\ninf'
 
 # ---- bash: the completion sourced, its function called as bash would ----
 
@@ -118,7 +120,23 @@ complete_words() {
 	run -0 complete_words tbthrottle -r ''
 	assert_eq "$(sort <<<"$output")" "$RATES" "-r"
 	run -0 complete_words tbthrottle --rate 5
-	assert_eq "$(sort <<<"$output")" $'5/2s\n500k/s' "--rate 5"
+	assert_eq "$(sort <<<"$output")" 5/2s "--rate 5"
+	run -0 complete_words tbthrottle -c -r ''
+	assert_eq "$(sort <<<"$output")" "$BYTE_RATES" "-c -r"
+	run -0 complete_words tbthrottle --byte-rate ''
+	assert_eq "$(sort <<<"$output")" "$BYTE_RATES" "--byte-rate"
+}
+
+@test "bash completion: bytes for -d quoted as the shell reads them, zones without the tables beside them" {
+	run -0 complete_words tbthrottle -d ''
+	assert_eq "$output" $',\n\\\\t\n\\\\0\n\\|\n\\\\x1e' "-d"
+	[[ -d ${TZDIR:-/usr/share/zoneinfo} ]] || skip "no zone data"
+	run -0 complete_words tbthrottle --tz ''
+	has_line "$output" UTC
+	has_line "$output" Europe
+	[[ $output != *zone.tab* && $output != *posixrules* && $output != *localtime* ]] ||
+	    { echo "$output" >&2; return 1; }
+	[[ $(grep -c '^UTC$' <<<"$output") == 1 ]]
 }
 
 # ---- bash as a user meets it: interactive, bash-completion loaded ----
@@ -154,6 +172,15 @@ bash_shown() {
 	cd "$BATS_TEST_TMPDIR/files"
 	run -0 bash_shown 'tbthrottle --exec tbcmd-one da'
 	assert_eq "$output" $'data1\ndata2' "--exec CMD TAB"
+}
+
+@test "bash with bash-completion: --stats=TAB offers the formats, --exec TAB no builtins" {
+	need_bash_completion
+	run -0 bash_shown 'tbthrottle --stats='
+	assert_eq "$output" $'json\ntext' "--stats="
+	run -0 bash_shown 'tbthrottle --exec ex'
+	! has_line "$output" export 2>/dev/null || { echo "$output" >&2; return 1; }
+	! has_line "$output" exit 2>/dev/null || { echo "$output" >&2; return 1; }
 }
 
 @test "bash with bash-completion: after --exec CMD, CMD's own completion (kill's signals)" {
@@ -241,6 +268,8 @@ zsh_words() {
 	need_zsh
 	run -0 zsh_words tbthrottle -r ''
 	assert_eq "$(sort <<<"$output")" "$RATES" "-r"
+	run -0 zsh_words tbthrottle -c -r ''
+	assert_eq "$(sort <<<"$output")" "$BYTE_RATES" "-c -r"
 	add_commands
 	run -0 zsh_words tbthrottle -r 1/s --exec tbcmd-
 	assert_eq "$(sort <<<"$output")" $'tbcmd-one\ntbcmd-two' "--exec"
@@ -333,9 +362,16 @@ fish_words() {
 	need_fish
 	run -0 fish_words tbthrottle -r ''
 	assert_eq "$(sort <<<"$output")" "$RATES" "-r"
+	run -0 fish_words tbthrottle -c -r ''
+	assert_eq "$(sort <<<"$output")" "$BYTE_RATES" "-c -r"
 	add_commands
 	run -0 fish_words tbthrottle -r 1/s --exec tbcmd-
 	assert_eq "$(sort <<<"$output")" $'tbcmd-one\ntbcmd-two' "--exec"
+	# Our options are not the command's: none offered after it.
+	run -0 fish_words tbthrottle --exec tbcmd-one --ret
+	assert_eq "$output" "" "--exec CMD --ret"
+	run -0 fish_words tbthrottle --exec tbcmd-one -j ''
+	! has_line "$output" 16 2>/dev/null || { echo "$output" >&2; return 1; }
 }
 
 @test "fish completion: after --exec CMD, CMD's own completion, else files" {
