@@ -49,6 +49,22 @@ mistake() {
 	mistake 2 "--joblog needs its value, and '--exec' is an option (a value so spelled goes in the same word: --joblog=--exec)" -r 1/s --joblog --exec echo
 	mistake 2 "--name needs its value, and '--stats' is an option (a value so spelled goes in the same word: --name=--stats)" -r 1/s --name --stats
 	[[ ! -e ./--exec ]] || { echo "a file --exec was made" >&2; return 1; }
+	# Long options of xargs, parallel, curl and rsync; -j as parallel
+	# counts CPUs; xargs's -a FILE and -z.
+	mistake 2 "unknown option '--retries': GNU parallel's --retries N is --retry N here (on exit 75, or the statuses --retry-on names)" -r 1/s --retries 3 --exec echo
+	mistake 2 "unknown option '--max-procs': xargs's --max-procs N is -j N here" -r 1/s --max-procs 4 --exec echo
+	mistake 2 "unknown option '--replace': --exec runs one command per record: {} in its arguments is the record" -r 1/s --replace --exec echo
+	mistake 2 "unknown option '--arg-file': xargs's --arg-file FILE: give FILE as an operand, before --exec or after ';'" -r 1/s --arg-file urls.txt --exec echo
+	mistake 2 "unknown option '--limit-rate': curl's --limit-rate is bytes a second: give -c -r 100k/s" --limit-rate 100k
+	mistake 2 "unknown option '--bwlimit': rsync's --bwlimit is KiB a second: give -c -r 1000K/s" --bwlimit=1000
+	mistake 2 "invalid -j '100%': GNU parallel counts jobs by the CPUs so (a share of them); give how many at once, a number from 1 to 4096" -r 1/s -j 100% --exec echo
+	mistake 2 "invalid -j '+2': GNU parallel counts jobs by the CPUs so (more than them); give how many at once, a number from 1 to 4096" -r 1/s -j +2 --exec echo
+	mistake 2 "-a urls.txt: -a is the algorithm here (token, leaky, sliding or fixed); for xargs's -a FILE, give the file as an operand, before --exec or after ';'" -r 1/s -a urls.txt --exec echo
+	mistake 2 "unknown option '-z': records that end in NUL are -0 here" -r 1/s -z --exec echo
+	# GNU parallel's {.} is text: said, and the run goes on.
+	run -0 --separate-stderr bash -c 'echo x | "$0" -r 9/s --exec echo {.}.png' "$TB"
+	assert_eq "$output" "{.}.png x" "the command's words"
+	assert_msg "$stderr" "{.} after --exec is text here: {} is the record, {N} its field N and {#} its number (GNU parallel's {.}, {/}, {//}, {/.} and {%} are not filled in)"
 	# The command without --exec, or its line in one word.
 	mistake 2 "'echo' is no file but a command: to run it for each record, give --exec echo [ARG...]" -r 2/s echo {}
 	mistake 2 "'{1}' is no file: a command's record is {} after --exec: give --exec CMD [ARG...] {}" -r 2/s {1}

@@ -140,6 +140,16 @@ jobs_habit(const struct cmdline *cl, int argc, char **argv, int k,
 		    "line",
 		    n, n);
 	j = value_at(argc, argv, k, 'j', "jobs", NULL);
+	if (j != NULL && j[0] != '\0' &&
+	    (j[0] == '+' || j[0] == '-' || j[strlen(j) - 1] == '%'))
+		return msg_fail(err, errsz,
+		    "invalid -j '%s': GNU parallel counts jobs by the CPUs so "
+		    "(%s); give how many at once, a number from 1 to %llu",
+		    j,
+		    j[strlen(j) - 1] == '%' ? "a share of them" :
+			j[0] == '+'	    ? "more than them" :
+					      "fewer than them",
+		    most_jobs(cl));
 	if (digits(j) && j[strspn(j, "0")] == '\0')
 		return msg_fail(err, errsz,
 		    "invalid -j '%s': that is GNU parallel's \"as many as "
@@ -222,6 +232,114 @@ delay_habit(int argc, char **argv, int k, char *err, size_t errsz)
 	    t, secs ? " s" : "", rate);
 }
 
+/*
+ * Long options of other tools that have a spelling here: unknown to us,
+ * they say which.  A rate of bytes is given back after the hint, as -c's.
+ */
+static const struct {
+	const char *name, *hint;
+	bool bytes_rate; /* the value is bytes a second: %s is -c's rate */
+} others[] = {
+	{ "retries",
+	    "GNU parallel's --retries N is --retry N here (on exit "
+	    "75, or the statuses --retry-on names)",
+	    false },
+	{ "max-procs", "xargs's --max-procs N is -j N here", false },
+	{ "max-args",
+	    "--exec runs one command per record: {} in its "
+	    "arguments is the record",
+	    false },
+	{ "max-lines",
+	    "--exec runs one command per record: {} in its "
+	    "arguments is the record",
+	    false },
+	{ "replace",
+	    "--exec runs one command per record: {} in its "
+	    "arguments is the record",
+	    false },
+	{ "arg-file",
+	    "xargs's --arg-file FILE: give FILE as an operand, "
+	    "before --exec or after ';'",
+	    false },
+	{ "null-data", "records that end in NUL are -0 here", false },
+	{ "colsep",
+	    "fields are split at byte C with -F C here, and {N} is "
+	    "field N",
+	    false },
+	{ "limit-rate", "curl's --limit-rate is bytes a second: give -c -r ",
+	    true },
+	{ "rate-limit", "records a second are -r RATE here, and bytes -c -r ",
+	    true },
+	{ "bwlimit", "rsync's --bwlimit is KiB a second: give -c -r ", true },
+};
+
+/*
+ * A long option of another tool at argv[k], unknown here (no option of
+ * ours has its name or starts with it): one line with its spelling here.
+ */
+static int
+other_habit(const struct cmdline *cl, int argc, char **argv, int k, char *err,
+    size_t errsz)
+{
+	const char *w = argv[k], *v;
+	size_t len = strcspn(w + 2, "=");
+	char rate[80], why[160];
+	struct rate r;
+
+	for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+		if (strlen(others[i].name) != len ||
+		    strncmp(w + 2, others[i].name, len) != 0 ||
+		    cmdline_takes_value(cl, w) || row(cl, others[i].name))
+			continue;
+		v = value_at(argc, argv, k, 0, others[i].name, NULL);
+		/* rsync's K is the default unit; pv's and curl's k, m, g. */
+		snprintf(rate, sizeof rate, "RATE/s");
+		if (others[i].bytes_rate && v != NULL && strlen(v) < 60 &&
+		    strchr(v, '/') == NULL) {
+			snprintf(rate, sizeof rate, "%s%s/s", v,
+			    strcmp(others[i].name, "bwlimit") == 0 &&
+				    v[strspn(v, "0123456789.")] == '\0' ?
+				"K" :
+				"");
+			if (rate_parse(rate, true, &r, why, sizeof why) != 0)
+				snprintf(rate, sizeof rate, "RATE/s");
+		}
+		return msg_fail(err, errsz, "unknown option '--%.*s': %s%s",
+		    (int)len, w + 2, others[i].hint,
+		    others[i].bytes_rate ? rate : "");
+	}
+	return 0;
+}
+
+/*
+ * xargs's -a FILE and -z (records ending in NUL): -a is the algorithm
+ * here, taken for xargs's only when its value is no algorithm and a file
+ * of that name is there.
+ */
+static int
+xargs_letters(int argc, char **argv, int k, const struct habits_ctx *x,
+    char *err, size_t errsz)
+{
+	const char *a = value_at(argc, argv, k, 'a', NULL, NULL);
+	static const char *const algorithms[] = { "token", "leaky", "sliding",
+		"fixed" };
+
+	if (strcmp(argv[k], "-z") == 0)
+		return msg_fail(err, errsz,
+		    "unknown option '-z': records that end in NUL are -0 "
+		    "here");
+	if (a == NULL || x->exists == NULL || !x->exists(a))
+		return 0;
+	for (size_t i = 0; i < sizeof algorithms / sizeof algorithms[0]; i++)
+		if (strcmp(a, algorithms[i]) == 0)
+			return 0;
+	return msg_fail(err, errsz,
+	    "-a %s: -a is the algorithm here (token, leaky, sliding or "
+	    "fixed); for xargs's -a FILE, give the file as an operand, before "
+	    "--exec or after ';'",
+	    a);
+}
+
 /* GNU parallel's inputs on its command line: ::: VALUE..., :::: FILE... */
 static int
 inputs_habit(const char *w, char *err, size_t errsz)
@@ -275,10 +393,13 @@ habits_check(const struct cmdline *cl, int argc, char **argv,
 		if (w[0] != '-' || w[1] == '\0')
 			continue;
 		if (jobs_habit(cl, argc, argv, k, x, err, errsz) != 0 ||
-		    delay_habit(argc, argv, k, err, errsz) != 0)
+		    delay_habit(argc, argv, k, err, errsz) != 0 ||
+		    (w[1] == '-' &&
+			other_habit(cl, argc, argv, k, err, errsz) != 0))
 			return -1;
 		if (w[1] != '-' &&
 		    (per_record_habit(argc, argv, k, x, err, errsz) != 0 ||
+			xargs_letters(argc, argv, k, x, err, errsz) != 0 ||
 			habit(cl, w, err, errsz) != 0))
 			return -1;
 		if (cmdline_takes_value(cl, w))
@@ -361,6 +482,30 @@ ours_at(const struct cmdline *cl, char **exec, int nexec, int k)
 	return 0;
 }
 
+/*
+ * GNU parallel's replacement strings in the command's words ({.} and the
+ * like), which are text here: a warning naming the first into buf.
+ */
+static void
+parallel_braces(char **exec, int nexec, char *buf, size_t size)
+{
+	static const char *const theirs[] = { "{.}", "{/}", "{//}", "{/.}",
+		"{%}", "{0}" };
+
+	for (int k = 1; k < nexec; k++)
+		for (size_t i = 0; i < sizeof theirs / sizeof theirs[0]; i++) {
+			if (strstr(exec[k], theirs[i]) == NULL)
+				continue;
+			snprintf(buf, size,
+			    "%s after --exec is text here: {} is the record, "
+			    "{N} its field N and {#} its number (GNU "
+			    "parallel's {.}, {/}, {//}, {/.} and {%%} are not "
+			    "filled in)",
+			    theirs[i]);
+			return;
+		}
+}
+
 void
 habits_after_exec(const struct cmdline *cl, char **exec, int nexec, bool ended,
     char *buf, size_t size)
@@ -380,4 +525,5 @@ habits_after_exec(const struct cmdline *cl, char **exec, int nexec, bool ended,
 		msg_escape(buf, size);
 		return;
 	}
+	parallel_braces(exec, nexec, buf, size);
 }
