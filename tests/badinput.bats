@@ -181,7 +181,7 @@ cases() {
 -r 1/s -j '3 ' --exec echo	invalid -j '3 ': give a whole number
 -r 1/s -j 1e3 --exec echo	invalid -j '1e3': give a whole number
 -r 1/s -j 2k --exec echo	invalid -j '2k': give a whole number
--r 1/s -j +3 --exec echo	invalid -j '+3': give a whole number
+-r 1/s -j +3 --exec echo	invalid -j '+3': GNU parallel counts jobs by the CPUs so (more than them)
 -r 1/s -j 3.0 --exec echo	invalid -j '3.0': give a whole number
 -r 1/s --queue ' 5'	invalid --queue ' 5': give a whole number from 1 to
 -r 1/s --queue 1e2	invalid --queue '1e2': give a whole number
