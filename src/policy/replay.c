@@ -333,7 +333,7 @@ const char *
 replay_missing(const struct timestamp_format *fmt, const char *rec, size_t len,
     char *buf, size_t size)
 {
-	char what[160], first[200];
+	char what[160], first[512];
 
 	snprintf(buf, size,
 	    "(%s); looked for %s: give --time-field N, --time-key NAME or "
@@ -376,7 +376,7 @@ probe(struct replay *r, const struct view *v)
 	const char *rec = v->b, *end = v->b + v->len, *nl;
 	size_t n = 0, len;
 	int64_t ts;
-	char why[400];
+	char why[768];
 
 	if (r->found)
 		return 1;

@@ -82,7 +82,7 @@ struct replay {
 	struct timestamp_format *fmt;
 	bool found;	     /* a timed record was seen among the first */
 	int64_t loop_gap_ns; /* --loop-gap */
-	char why[512];	     /* why it stopped (no timestamp), for ACT_FAIL */
+	char why[848];	     /* why it stopped (no timestamp), for ACT_FAIL */
 	char note[256];	     /* what it is timed by, to say once, or "" */
 	bool noted;
 	struct replay_schedule sched;

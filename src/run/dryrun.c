@@ -296,7 +296,7 @@ stop_name(int sig)
 static void
 untimed(const struct dry *d)
 {
-	char why[400], line[512];
+	char why[768], line[896];
 
 	replay_missing(d->fmt, d->first, d->first_len, why, sizeof why);
 	if (d->timed == 0)
