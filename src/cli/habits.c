@@ -238,7 +238,7 @@ delay_habit(int argc, char **argv, int k, char *err, size_t errsz)
  */
 static const struct {
 	const char *name, *hint;
-	bool bytes_rate; /* the value is bytes a second: %s is -c's rate */
+	bool bytes_rate; /* the value is bytes a second, given back as -c's */
 } others[] = {
 	{ "retries",
 	    "GNU parallel's --retries N is --retry N here (on exit "
