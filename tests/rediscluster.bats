@@ -535,7 +535,12 @@ setup() {
 	kill -KILL "$(cat "$BATS_FILE_TMPDIR/redis-$victim.pid")"
 	wait "$pid"
 	assert_eq "$(wc -l <"$d/out")" 1200 "lines out"
-	grep -q "limiting locally until it is back" "$d/err"
+	# On a busy machine the replica can take over before any batch meets
+	# the dead master (a package build saw it): then nothing is said.
+	if ! grep -q "limiting locally until it is back" "$d/err"; then
+		[[ ! -s $d/err ]] || { cat "$d/err" >&2; return 1; }
+		echo "# the replica took over before a batch met the dead master" >&3
+	fi
 	assert_paired "$d/err"
 	start_node "$victim"
 	wait_cluster

@@ -181,13 +181,17 @@ stop_partial() {
 	local out=$1 aside=$2 counts=$3 d=$BATS_TEST_TMPDIR pid to=()
 	shift 3
 	[[ $aside == - ]] || to=(--drop-to "$d/aside")
+	printf '%s\n' 1700000001 1700000100 1700000200 >"$d/four"
+	printf 1700000300 >>"$d/four"
 	mkfifo "$d/fifo"
 	"$TB" "$@" "${to[@]}" --name partial -s <"$d/fifo" >"$d/out" \
 	    2>"$d/err" &
 	pid=$!
 	{
-		printf '%s\n' 1700000001 1700000100 1700000200
-		printf 1700000300
+		# One write (cat's; bash's printf writes a line at a time): a
+		# replay reads no more while its next record waits, so a
+		# fourth's start written apart might never be read.
+		cat "$d/four"
 		wait_running name.partial
 		# The three and the fourth's start read: 3 x 11 + 10 bytes.
 		wait_for "the fourth record's start read" \
