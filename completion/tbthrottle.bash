@@ -38,7 +38,8 @@ _tbthrottle_commands()
 	local c
 	COMPREPLY=()
 	while IFS= read -r c; do
-		[[ -n $(type -P -- "$c") ]] && COMPREPLY+=("$c")
+		# No subshell a name: thousands of them with nothing typed.
+		type -P -- "$c" >/dev/null && COMPREPLY+=("$c")
 	done < <(compgen -c -- "$cur" | sort -u)
 }
 
