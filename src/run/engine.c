@@ -79,7 +79,8 @@ engine_status(char *buf, size_t size, bool json)
  * missed). */
 #define ENGINE_ROOM_NS 1000000000
 /* -P counts the records of input files up to this size before the run:
- * 0.11 s of reading from the page cache on a 2-core machine. */
+ * about 0.06 s from the page cache on a 2-core machine
+ * (bench/countahead.sh). */
 #define COUNT_AHEAD (256ULL << 20)
 
 /* Handle the signals that arrived; what they mean for a wait. */
