@@ -86,6 +86,16 @@ mistake() {
 	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s -j 0 --exec echo
 	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s -j0 --exec echo
 	mistake 2 "invalid -j '0': that is GNU parallel's \"as many as possible\"; give how many at once, up to -j 4096 (the limits still pace the starts)" -r 2/s --jobs=0 --exec echo
+	# A command's own options, --exec left out: said with the command.
+	mistake 2 "unknown option '-f' after 'curl', which is no file: to run curl for each record, give --exec curl -fsSO [ARG...], input FILEs before --exec" -r 2/s curl -fsSO urls.txt
+	mistake 2 "unknown option '--silent' after 'curl', which is no file: to run curl for each record, give --exec curl --silent [ARG...], input FILEs before --exec" -r 2/s urls.txt curl --silent
+	# A name with a dot or a slash is a file mistyped; a file is a file.
+	mistake 2 "unknown option '-f' (see --help)" -r 2/s urls.text -f
+	mistake 2 "unknown option '-f' (see --help)" -r 2/s ./curl -f
+	printf 'x\n' >curl
+	mistake 2 "unknown option '-f' (see --help)" -r 2/s curl -f
+	# With no operand before it, the plain line.
+	mistake 2 "unknown option '-f' (see --help)" -r 2/s -f
 }
 
 @test "-P N where a file N is: the progress line and the file, as written" {

@@ -371,6 +371,34 @@ cmdline_takes_value(const struct cmdline *cl, const char *w)
 	return false;
 }
 
+const char *
+cmdline_unknown(const struct cmdline *cl, const char *w, char *buf, size_t size)
+{
+	const struct cmdline_option *o;
+	size_t len;
+
+	if (w[0] != '-' || w[1] == '\0' || strcmp(w, "--") == 0)
+		return NULL;
+	if (w[1] == '-') {
+		/* Ambiguous is not unknown: getopt_long names the choices. */
+		len = strcspn(w + 2, "=");
+		for (int i = 0; i < cl->noptions; i++)
+			if (strncmp(cl->options[i].name, w + 2, len) == 0)
+				return NULL;
+		snprintf(buf, size, "--%.*s", (int)len, w + 2);
+		return buf;
+	}
+	for (const char *p = w + 1; *p != '\0'; p++) {
+		if ((o = option_of(cl, (unsigned char)*p)) == NULL) {
+			snprintf(buf, size, "-%c", *p);
+			return buf;
+		}
+		if (o->arg == required_argument)
+			break; /* the rest is its value */
+	}
+	return NULL;
+}
+
 /* Where option i is in argv[from..argc), as an option: its index, or -1. */
 static int
 find_option(const struct cmdline *cl, int i, int from, int argc, char **argv)

@@ -83,6 +83,14 @@ int cmdline_read(struct cmdline *cl, int argc, char **argv);
 bool cmdline_takes_value(const struct cmdline *cl, const char *w);
 
 /*
+ * The first option of the option word w (-x..., --name[=value]) that
+ * getopt_long would refuse as unknown, as "-x" or "--name" into buf; or
+ * NULL when it knows them all.
+ */
+const char *cmdline_unknown(
+    const struct cmdline *cl, const char *w, char *buf, size_t size);
+
+/*
  * Find option i (which takes no value) in argv as getopt_long would, and
  * cut the words after it, up to a lone end word or the end, out of argv:
  * they are its own (find(1)'s -exec).  The words before, that option, and

@@ -376,10 +376,43 @@ rate_in_words(int argc, char **argv, int k, char *err, size_t errsz)
 	    next[0] == '/' ? "" : ", give it as ./NAME)");
 }
 
+/*
+ * Is operand w, with no --exec given, likely a command typed without it
+ * (curl -fsSO)?  A name that no file has, with no '/' or '.' (a file
+ * name that was mistyped is said as such).
+ */
+static bool
+command_like(const char *w, const struct habits_ctx *x)
+{
+	return x->exec == NULL && x->exists != NULL && w[0] != '-' &&
+	    strpbrk(w, "/.") == NULL && !x->exists(w);
+}
+
+/*
+ * Option word w, after the operand cmd that is no file (or NULL): when
+ * getopt_long would refuse it, it is most likely cmd's own option.
+ */
+static int
+command_option(const struct cmdline *cl, const char *cmd, const char *w,
+    char *err, size_t errsz)
+{
+	char opt[64];
+
+	if (cmd == NULL || cmdline_unknown(cl, w, opt, sizeof opt) == NULL)
+		return 0;
+	return msg_fail(err, errsz,
+	    "unknown option '%s' after '%s', which is no file: to run %s for "
+	    "each record, give --exec %s %s [ARG...], input FILEs before "
+	    "--exec",
+	    opt, cmd, cmd, cmd, w);
+}
+
 int
 habits_check(const struct cmdline *cl, int argc, char **argv,
     const struct habits_ctx *x, char *err, size_t errsz)
 {
+	const char *cmd = NULL; /* the first operand that is no file */
+
 	for (int k = 0; k < x->nexec; k++)
 		if (inputs_habit(x->exec[k], err, errsz) != 0)
 			return -1;
@@ -390,6 +423,8 @@ habits_check(const struct cmdline *cl, int argc, char **argv,
 		if (rate_in_words(argc, argv, k, err, errsz) != 0 ||
 		    inputs_habit(w, err, errsz) != 0)
 			return -1;
+		if (cmd == NULL && command_like(w, x))
+			cmd = w;
 		if (w[0] != '-' || w[1] == '\0')
 			continue;
 		if (jobs_habit(cl, argc, argv, k, x, err, errsz) != 0 ||
@@ -401,6 +436,8 @@ habits_check(const struct cmdline *cl, int argc, char **argv,
 		    (per_record_habit(argc, argv, k, x, err, errsz) != 0 ||
 			xargs_letters(argc, argv, k, x, err, errsz) != 0 ||
 			habit(cl, w, err, errsz) != 0))
+			return -1;
+		if (command_option(cl, cmd, w, err, errsz) != 0)
 			return -1;
 		if (cmdline_takes_value(cl, w))
 			k++;

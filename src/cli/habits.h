@@ -21,7 +21,9 @@ struct habits_ctx {
  * -r 'ate'), a short one with '=' (-s=json), a rate in words (-r 10
  * per second, -r 5 /s), and the habits of xargs and GNU parallel (-P N
  * where no file N is, -n 1, -I {}, -L 1 with --exec, -j 0, --delay T,
- * ::: and :::: there or among --exec's words).  0, or -1 with a
+ * ::: and :::: there or among --exec's words), and an option unknown
+ * here after an operand that is no file, without --exec (curl -fsSO:
+ * the command's own).  0, or -1 with a
  * one-line reason, naming the fix, in err.
  */
 int habits_check(const struct cmdline *cl, int argc, char **argv,

@@ -172,6 +172,35 @@ test_cmdline_refusals(void)
 	REFUSED("option '--cou' needs a value (see --help)", "--cou");
 }
 
+/*
+ * cmdline_unknown names what cmdline_read refuses as unknown, and nothing
+ * it takes (a value, a prefix, several options in one word).
+ */
+static void
+test_cmdline_unknown(void)
+{
+	static const char *const typed[] = { "-q", "-fq", "-fxq", "-tq",
+		"-nq", "--nope", "--nope=1", "--w", "--fl", "--fl=1", "--wo=one",
+		"-f", "-", "--", "-fs" };
+	struct cmdline cl;
+	struct toy t;
+	char err[256], buf[64], want[128];
+	const char *u;
+
+	for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
+		(void)toy_read(&cl, &t, err, sizeof err, typed[i], "1",
+		    (char *)NULL);
+		u = cmdline_unknown(&cl, typed[i], buf, sizeof buf);
+		if (u != NULL)
+			snprintf(want, sizeof want,
+			    "unknown option '%s' (see --help)", u);
+		check(u == NULL ? strncmp(err, "unknown option", 14) != 0 :
+				  strcmp(err, want) == 0,
+		    "%s: unknown '%s', read as '%s'", typed[i],
+		    u != NULL ? u : "(none)", err);
+	}
+}
+
 static void
 test_cmdline_quotes(void)
 {
@@ -221,5 +250,6 @@ test_cmdline(void)
 	test_cmdline_kinds();
 	test_cmdline_whole();
 	test_cmdline_refusals();
+	test_cmdline_unknown();
 	test_cmdline_quotes();
 }
