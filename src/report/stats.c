@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calendar.h"
+#include "jsontext.h"
 #include "stats.h"
 
 double
@@ -36,20 +37,18 @@ stats_add(char *buf, size_t size, size_t *used, const char *fmt, ...)
 						    size - *used - 1;
 }
 
-/* Append str as a JSON string: quoted, quotes and controls escaped. */
+/*
+ * Append str as a JSON string: quoted, escaped as json_text does, cut
+ * short at a whole escape when the report is full.
+ */
 static void
 add_json_string(char *buf, size_t size, size_t *used, const char *str)
 {
 	stats_add(buf, size, used, "\"");
-	for (; *str != '\0'; str++) {
-		unsigned char c = (unsigned char)*str;
-
-		if (c == '"' || c == '\\')
-			stats_add(buf, size, used, "\\%c", c);
-		else if (c < 0x20)
-			stats_add(buf, size, used, "\\u%04x", c);
-		else
-			stats_add(buf, size, used, "%c", c);
+	/* Escaped in place, with room left for the closing quote. */
+	if (*used + 2 < size) {
+		json_text(str, buf + *used, size - *used - 1);
+		*used += strlen(buf + *used);
 	}
 	stats_add(buf, size, used, "\"");
 }
