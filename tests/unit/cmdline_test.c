@@ -179,17 +179,17 @@ test_cmdline_refusals(void)
 static void
 test_cmdline_unknown(void)
 {
-	static const char *const typed[] = { "-q", "-fq", "-fxq", "-tq",
-		"-nq", "--nope", "--nope=1", "--w", "--fl", "--fl=1", "--wo=one",
-		"-f", "-", "--", "-fs" };
+	static const char *const typed[] = { "-q", "-fq", "-fxq", "-tq", "-nq",
+		"--nope", "--nope=1", "--w", "--fl", "--fl=1", "--wo=one", "-f",
+		"-", "--", "-fs" };
 	struct cmdline cl;
 	struct toy t;
 	char err[256], buf[64], want[128];
 	const char *u;
 
 	for (size_t i = 0; i < sizeof typed / sizeof typed[0]; i++) {
-		(void)toy_read(&cl, &t, err, sizeof err, typed[i], "1",
-		    (char *)NULL);
+		(void)toy_read(
+		    &cl, &t, err, sizeof err, typed[i], "1", (char *)NULL);
 		u = cmdline_unknown(&cl, typed[i], buf, sizeof buf);
 		if (u != NULL)
 			snprintf(want, sizeof want,
