@@ -612,7 +612,8 @@ KEY=key-of-a-client-with-a-longer-name-0001
 	    <(printf 'a1 x\na1 y\nb1 x\nc1 x\n'; sleep 20) >/dev/null &
 	pid=$!
 	wait_running name.tr
-	sleep 0.3
+	# All 4 records read: c1 x among them, waiting behind a1 y.
+	wait_for "the 4 records read" stat_ge tr units_in 4
 	run -0 --separate-stderr "$TB" -R tr --stats
 	[[ $output == *"(limit 2 tiers by key, else 1/min per key, burst 1)"* ]] ||
 	    { echo "$output" >&2; return 1; }
