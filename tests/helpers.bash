@@ -252,8 +252,14 @@ stop_after() {
 }
 
 # assert_four_share ARG...: four tbthrottles with ARG... plus -r 100/s
-# -b 10, each on plenty of lines, for 2 s; together they release at most
-# 10 + 100/s over the whole time, and each gets some.
+# -b 10, each on plenty of lines, for 2 s once all four run; together they
+# release at most 10 + 100/s over the whole time, and each gets some.
+# The time counts from before the first start, so a slow start only makes
+# the bound looser.  The 2 s begin once each has set up (wait_running), and
+# the stop waits until each has written a line and all together 100: a
+# process starved for good, or a shared bucket that hands out nothing,
+# still fails (the wait gives up after WAIT_LIMIT s), while one that was
+# merely slow to start or to be scheduled is waited for.
 assert_four_share() {
 	local d=$BATS_TEST_TMPDIR i t0 t1 total pids=()
 	seq 100000 >"$d/in"
@@ -262,7 +268,11 @@ assert_four_share() {
 		"$TB" "$@" -r 100/s -b 10 "$d/in" >"$d/out$i" &
 		pids+=($!)
 	done
-	sleep 2
+	if ! four_share_run "$d" "${pids[@]}"; then
+		kill -TERM "${pids[@]}" 2>/dev/null
+		wait "${pids[@]}" || true
+		return 1
+	fi
 	kill -TERM "${pids[@]}"
 	wait "${pids[@]}" || true
 	t1=$(now_ms)
@@ -273,6 +283,29 @@ assert_four_share() {
 	for i in 1 2 3 4; do
 		assert_ge "$(wc -l <"$d/out$i")" 1 "lines of process $i" || return 1
 	done
+}
+
+# four_share_run DIR PID...: assert_four_share's waits, each of which
+# fails when what it waits for never comes.
+four_share_run() {
+	local d=$1 pid i
+	shift
+	for pid in "$@"; do
+		wait_running "$pid" || return 1
+	done
+	sleep 2
+	for i in 1 2 3 4; do
+		wait_for "a line from process $i" has_lines "$d/out$i" 1 ||
+		    return 1
+	done
+	wait_for "100 lines from the four" has_lines_all 100 "$d"/out?
+}
+
+# has_lines_all N FILE...: the FILEs hold at least N lines together.
+has_lines_all() {
+	local n=$1
+	shift
+	(($(cat "$@" 2>/dev/null | wc -l) >= n))
 }
 
 # children_cpu_ms VAR: set VAR to the CPU time, user and system, in whole
@@ -336,13 +369,56 @@ is_gone() {
 	fi
 }
 
+# stat_of NAME|PID FIELD: number field FIELD of the run's live report
+# (-R --stats=json), the totals'; nothing when the run did not answer.
+stat_of() {
+	"$TB" -R "$1" --stats=json 2>/dev/null |
+	    sed -n 's/,"tiers":.*//; s/^{.*"'"$2"'":\([0-9]*\).*/\1/p'
+}
+
 # stat_ge NAME|PID FIELD N: field FIELD of the run's live report (-R
 # --stats=json) is at least N.
 stat_ge() {
 	local n
-	n=$("$TB" -R "$1" --stats=json 2>/dev/null |
-	    sed -n 's/,"tiers":.*//; s/^{.*"'"$2"'":\([0-9]*\).*/\1/p')
+	n=$(stat_of "$1" "$2")
 	[[ -n $n ]] && ((n >= $3))
+}
+
+# handled PID SIG: signal SIG is no longer pending for PID (its SigPnd and
+# ShdPnd in /proc/PID/status): it has been delivered, and a handler
+# started, so that the same signal sent next is one more, not merged with
+# it.  Where /proc cannot tell, it says so and the wait gives up.
+handled() {
+	local n mask line
+	n=$(kill -l "$2") || return 1
+	if [[ ! -r /proc/$1/status ]]; then
+		is_gone "$1" && return 0
+		echo "no /proc/$1/status to tell whether SIG$2 came" >&2
+		WAIT_GAVE_UP=1
+		return 1
+	fi
+	while read -r line; do
+		case $line in
+		SigPnd:* | ShdPnd:*)
+			mask=${line##*[[:space:]]}
+			(((16#$mask >> (n - 1)) & 1)) && return 1
+			;;
+		esac
+	done <"/proc/$1/status"
+	return 0
+}
+
+# is_asleep PID: PID is waiting in the kernel (state S), as a run blocked
+# on its input or sleeping for a deadline is.
+is_asleep() {
+	local stat
+	if [[ -r /proc/$1/stat ]]; then
+		read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+		stat=${stat##*) }
+		[[ ${stat%% *} == S ]]
+	else
+		[[ $(ps -o stat= -p "$1" 2>/dev/null) == S* ]]
+	fi
 }
 
 # Poll until FILE is non-empty (at most 10 s).
@@ -460,6 +536,19 @@ most_in_span() {
 		}
 		print most + 0
 	    }'
+}
+
+# written LOG FILE: "SECONDS.NANOSECONDS N" for each write to standard
+# output logged in LOG by traced (write), in order of time, N the lines
+# of FILE that it completed: FILE is what the run copied, in order, so
+# the bytes written so far tell how many of its lines are out.
+written() {
+	awk '$3 ~ /^write\(1,/ && $NF + 0 > 0 { print $2, $NF }' "$1" |
+	    sort -n |
+	    awk 'NR == FNR { end[FNR] = end[FNR - 1] + length($0) + 1; next }
+		{ b += $2; n = k
+		  while ((k + 1) in end && end[k + 1] <= b) k++
+		  print $1, k - n }' "$2" -
 }
 
 # most_in_windows NS SLACK_NS: of the lines as most_in_span's, the most

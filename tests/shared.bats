@@ -512,11 +512,16 @@ PY
 	# Of the starts the bound allows from the first to the last (N a
 	# window from the first on: N x (whole windows in between + 1)), the
 	# share made (100 % in six straced runs on a 2-core machine): a start
-	# waits the window and 20 ms after the one N before it started.
+	# waits the window and 20 ms after the one N before it started.  A
+	# run that waited a whole window more before each N (1020 ms) spans
+	# at least 5.1 s, 11 windows: 54 %.  55 % fails it and passes any run
+	# whose six rounds took under 5 s, each start up to 480 ms late on
+	# average behind the one N before it, as strace on a busy machine
+	# may make it.
 	fill=$(awk 'NR == 1 { s = $1 } { t = $1; n++ }
 	    END { print int(100 * n / (10 * (int((t - s) / 0.5) + 1))) }' \
 	    "$d/starts")
-	assert_ge "$fill" 75 "per cent of the starts possible in the time"
+	assert_ge "$fill" 55 "per cent of the starts possible in the time"
 }
 
 @test "--shared -a sliding --take --drop: N in a window of the wall clock's time, then none until it has passed" {
