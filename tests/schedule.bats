@@ -31,13 +31,19 @@ lines() {
 	run -0 --separate-stderr "$STAMP" -i "$(lines 5)" -- "$TB" -r 20/s
 	assert_schedule 1 50 5
 	assert_eq "$(stamp_texts)" "$(seq 5)" "records"
-	assert_le "$(stamp_field 5)" 1200 "record 5 arrival (ms)"
+	# 200 ms from record 1, not counting tbthrottle's start (seconds
+	# under ASan on a busy machine): a rate read ten times slower would
+	# take 2 s, and 1.2 s leaves a stall of a second.
+	assert_le "$(awk -v a="$(stamp_field 1)" -v b="$(stamp_field 5)" \
+	    'BEGIN { print b - a }')" 1200 "record 1 to record 5 (ms)"
 }
 
 @test "token bucket with -b 3: three lines at once, then 1/rate apart" {
 	run -0 --separate-stderr "$STAMP" -i "$(lines 7)" -- "$TB" -r 20/s -b 3
 	assert_schedule 3 50 7
-	assert_le "$(stamp_field 7)" 1200 "record 7 arrival (ms)"
+	# 200 ms from record 1, as above: ten times slower would take 2 s.
+	assert_le "$(awk -v a="$(stamp_field 1)" -v b="$(stamp_field 7)" \
+	    'BEGIN { print b - a }')" 1200 "record 1 to record 7 (ms)"
 }
 
 @test "the burst goes out without waiting for the rate" {
@@ -86,7 +92,9 @@ lines() {
 @test "leaky bucket: lines leave 1/rate apart" {
 	run -0 --separate-stderr "$STAMP" -i "$(lines 5)" -- "$TB" --leaky -r 20/s
 	assert_schedule 1 50 5
-	assert_le "$(stamp_field 5)" 1200 "record 5 arrival (ms)"
+	# 200 ms from record 1, as above: ten times slower would take 2 s.
+	assert_le "$(awk -v a="$(stamp_field 1)" -v b="$(stamp_field 5)" \
+	    'BEGIN { print b - a }')" 1200 "record 1 to record 5 (ms)"
 }
 
 @test "-a leaky is --leaky" {
@@ -123,7 +131,12 @@ lines() {
 		assert_ge "$(stamp_byte_time "$k")" "$(awk -v t="$t" -v k="$k" 'BEGIN { print t + (k - 2) * 5 }')" \
 		    "byte $k arrival (ms)"
 	done
-	assert_le "$(stamp_end)" 1500 "exit time (ms)"
+	# 290 ms from the first byte to the last, not counting the start: a
+	# rate read ten times slower would take 2.9 s.  The exit only has to
+	# come well before stamp's limit.
+	assert_le "$(awk -v a="$(stamp_byte_time 1)" -v b="$(stamp_byte_time 60)" \
+	    'BEGIN { print b - a }')" 2000 "first byte to last (ms)"
+	assert_le "$(stamp_end)" 5000 "exit time (ms)"
 }
 
 @test "byte mode with -b 1: byte k at (k - 1) / rate" {
@@ -148,24 +161,27 @@ lines() {
 		    "$TB" -c -b 1 -r "$r"
 		assert_ge "$(stamp_byte_time "$n")" "$(awk -v t="$(stamp_in)" 'BEGIN { print t + 100 }')" \
 		    "-r $r: last byte (ms)"
-		# From the first byte out, however late the start: a rate
-		# read 10 times slower would take 1000 ms more.
+		# From the first byte out, however late the start: 100 ms,
+		# where a rate read 10 times slower would take 1000 ms more;
+		# 900 ms still fails that, and passes a stall of 800 ms.
 		assert_le "$(awk -v a="$(stamp_byte_time 1)" \
-		    -v b="$(stamp_byte_time "$n")" 'BEGIN { print b - a }')" 600 \
+		    -v b="$(stamp_byte_time "$n")" 'BEGIN { print b - a }')" 900 \
 		    "-r $r: first byte to last (ms)"
 	done
 }
 
-@test "every period spelling sets the pace: two lines at 20/s are 50 ms apart" {
+@test "every period spelling sets the pace: three lines at 20/s are 50 ms apart" {
 	local r
 	# (cli.bats pins every spelling exactly; this checks real time.)
 	for r in 20 1200/min 72000/h 1728000/day 1/50ms 40/2s; do
-		run -0 --separate-stderr "$STAMP" -I 30 -i "$(lines 2)" -- "$TB" -r "$r"
-		assert_schedule 1 50 2
-		# Line 2 is due 50 ms after line 1 took the token, however late
-		# that was; a rate read 20 times slower would part them by 1 s.
-		assert_le "$(awk -v a="$(stamp_field 1)" -v b="$(stamp_field 2)" \
-		    'BEGIN { print b - a }')" 500 "-r $r: line 1 to line 2 (ms)"
+		run -0 --separate-stderr "$STAMP" -I 30 -i "$(lines 3)" -- "$TB" -r "$r"
+		assert_schedule 1 50 3
+		# Line 3 is due 100 ms after line 1 took the token, however
+		# late that was; a rate read 20 times slower would part them
+		# by 2 s, which 1.5 s still fails while it passes a stall of
+		# more than a second.
+		assert_le "$(awk -v a="$(stamp_field 1)" -v b="$(stamp_field 3)" \
+		    'BEGIN { print b - a }')" 1500 "-r $r: line 1 to line 3 (ms)"
 	done
 }
 
@@ -219,15 +235,9 @@ unbuffered() {
 		assert_ge "$(stamp_field "$k")" "$(awk -v t="$t" 'BEGIN { print t + 600 }')" "record $k (ms)"
 	done
 	assert_le "$(stamp_field 8)" 3000 "record 8 (ms)"
-	# No window of the output holds more than 3 records: checked over
-	# 250 ms, leaving 50 ms for the receiver's own late reads.
-	assert_eq "$(awk '$1 ~ /^[0-9]/ { t[++n] = $1 } END {
-	    j = 1; worst = 0
-	    for (i = 1; i <= n; i++) {
-	        while (t[i] - t[j] >= 250) j++
-	        if (i - j + 1 > worst) worst = i - j + 1
-	    }
-	    print worst }' <<<"$output")" 3 "most records in any 250 ms"
+	# That no window holds more than 3 is checked where the records
+	# enter the output, in the next test: at the reader, one late read
+	# puts records of two windows together.
 }
 
 # Where records enter the output, as the kernel saw the writes (strace):
