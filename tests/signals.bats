@@ -11,14 +11,19 @@ setup_file() {
 
 @test "EOF: exits as soon as the last line is released, not 1/rate later" {
 	printf 'a\nb\n' >"$BATS_TEST_TMPDIR/in"
-	run -0 --separate-stderr "$STAMP" -- "$TB" -r 1/s <"$BATS_TEST_TMPDIR/in"
+	# At one line every 2 s, a sleep after the last write would add 2 s:
+	# 1.5 s from line b to the exit still fails it, and leaves a stall
+	# of more than a second.
+	run -0 --separate-stderr "$STAMP" -- "$TB" -r 1/2s <"$BATS_TEST_TMPDIR/in"
 	assert_eq "$(stamp_texts)" $'a\nb' "records"
-	assert_ge "$(stamp_field 2)" 1000 "line b arrival (ms)"
-	# A sleep after the last write would add a whole second.
+	assert_ge "$(stamp_field 2)" 2000 "line b arrival (ms)"
 	local after
 	after=$(awk -v b="$(stamp_field 2)" -v e="$(stamp_end)" 'BEGIN { print e - b }')
-	assert_le "$after" 500 "time from the last line to exit (ms)"
-	assert_le "$(stamp_end)" 3000 "exit time (ms)"
+	assert_le "$after" 1500 "time from the last line to exit (ms)"
+	# Line b is due 2 s after line a, not counting tbthrottle's start: a
+	# rate read half as fast would part them by 4 s.
+	assert_le "$(awk -v a="$(stamp_field 1)" -v b="$(stamp_field 2)" \
+	    'BEGIN { print b - a }')" 3500 "line a to line b (ms)"
 }
 
 @test "EOF: with -b 2 at 1/min two lines finish immediately" {
@@ -49,10 +54,16 @@ setup_file() {
 	run -0 --separate-stderr "$STAMP" -c -- "$TB" -c -r 1000/s \
 	    <"$BATS_TEST_TMPDIR/in"
 	assert_ge "$(stamp_byte_time 500)" 490 "last byte arrival (ms)"
+	# A run that went on waiting after the last byte (for more input, a
+	# timer of seconds) would not exit in 1.5 s, which leaves a stall of
+	# more than a second.
 	local after
 	after=$(awk -v b="$(stamp_byte_time 500)" -v e="$(stamp_end)" 'BEGIN { print e - b }')
-	assert_le "$after" 500 "time from the last byte to exit (ms)"
-	assert_le "$(stamp_end)" 3000 "exit time (ms)"
+	assert_le "$after" 1500 "time from the last byte to exit (ms)"
+	# 490 ms from the first byte to the last, not counting tbthrottle's
+	# start: a rate read ten times slower would take 4.9 s.
+	assert_le "$(awk -v a="$(stamp_byte_time 1)" -v b="$(stamp_byte_time 500)" \
+	    'BEGIN { print b - a }')" 2500 "first byte to last (ms)"
 }
 
 # --- closed output -----------------------------------------------------------
@@ -107,7 +118,10 @@ signal_while_sleeping() {
 	t1=$(now_ms)
 	output=$(cat "$d/log")
 	assert_eq "$st" "$want" "exit status after SIG$sig"
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 2000 \
+	# A run that slept on to its deadline would end only when stamp
+	# kills it, after TB_LIMIT (20 s) and with status 137: 10 s leaves
+	# a busy machine seconds.
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 10000 \
 	    "time from SIG$sig to exit (ms)"
 	printf 'first\n' | cmp - "$d/out"
 	assert_eq "$(cat "$d/err")" "" "stderr"
@@ -122,21 +136,27 @@ signal_while_sleeping() {
 }
 
 @test "SIGTERM while waiting for input ends promptly with status 143" {
-	local d=$BATS_TEST_TMPDIR spid st=0 t0 t1
+	local d=$BATS_TEST_TMPDIR spid st=0 t0 t1 pid
 	mkfifo "$d/fifo"
 	exec 4<>"$d/fifo"	# a producer that never writes nor closes
 	"$STAMP" -o "$d/out" -p "$d/pid" -- "$TB" -r 10/s <"$d/fifo" \
 	    >"$d/log" 2>"$d/err" 3>&- 4>&- &
 	spid=$!
 	wait_for_output "$d/pid"
-	sleep 0.2
+	# Its handlers set, and asleep on the input that never comes.
+	pid=$(cat "$d/pid")
+	wait_running "$pid"
+	wait_for "tbthrottle $pid to wait for input" is_asleep "$pid"
 	t0=$(now_ms)
-	kill -s TERM "$(cat "$d/pid")"
+	kill -s TERM "$pid"
 	wait "$spid" || st=$?
 	t1=$(now_ms)
 	exec 4>&-
 	assert_eq "$st" 143 "exit status"
-	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 2000 \
+	# A run that read on, deaf to the signal, would end only when stamp
+	# kills it, after TB_LIMIT (20 s) and with status 137: 10 s leaves
+	# a busy machine seconds.
+	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 10000 \
 	    "time from SIGTERM to exit (ms)"
 	assert_eq "$(cat "$d/err")" "" "stderr"
 }
