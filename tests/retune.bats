@@ -20,16 +20,10 @@ start_timed() {
 	rm -f "$d/pid"
 	"$STAMP" -p "$d/pid" -- "$TB" "$@" <"$file" >"$d/stamps" 2>"$d/err" &
 	bg=$!
-	wait_for_output "$d/pid"
+	wait_for "stamp's pid file" test -s "$d/pid"
 	pid=$(cat "$d/pid")
 	# The control socket shows that it is ready for -R.
-	local i
-	for ((i = 0; i < 500; i++)); do
-		[[ -e $XDG_RUNTIME_DIR/tbthrottle/$pid ]] && return 0
-		sleep 0.01
-	done
-	echo "no control socket for $pid" >&2
-	return 1
+	wait_running "$pid"
 }
 
 stamped() {
@@ -40,16 +34,21 @@ stamped() {
 	local d=$BATS_TEST_TMPDIR bg pid m0 m1
 	seq 100 >"$d/in"
 	start_timed "$d/in" -r 20/s --catch-up 0
-	sleep 0.3
+	wait_for "units at 20/s" stat_ge "$pid" units_out 5
 	run -0 --separate-stderr "$TB" -R "$pid" -r 1/min
 	assert_eq "$stderr" "" "stderr of -R"
-	m0=$(stamped)
+	# Counted by the run itself, as its writes return: the change is made
+	# before -R is answered, so what went at 20/s is in m0, and no late
+	# read of the output counts.
+	m0=$(stat_of "$pid" units_out)
 	sleep 1
-	m1=$(stamped)
-	# 20/s would have sent 20 more; at 1/min only the unit whose token
-	# was nearly earned may still go (its progress is kept), plus one
-	# already on its way to the reader.
-	assert_le "$((m1 - m0))" 2 "units in the second after -R"
+	m1=$(stat_of "$pid" units_out)
+	assert_ge "$m0" 5 "units out at the change"
+	assert_ge "$m1" "$m0" "units out a second later"
+	# 20/s would have sent 20 more, or a few even on a machine too busy
+	# to run it for most of the second; at 1/min only the unit whose
+	# token was nearly earned may still go (its progress is kept).
+	assert_le "$((m1 - m0))" 1 "units in the second after -R"
 	# Raise it again so the run ends; nothing was lost.
 	run -0 --separate-stderr "$TB" -R "$pid" -r 1k/s -b 10
 	wait "$bg"
@@ -72,27 +71,35 @@ stamped() {
 }
 
 @test "-R with a slower rate keeps the spacing of the new rate" {
-	local d=$BATS_TEST_TMPDIR bg pid
+	local d=$BATS_TEST_TMPDIR tracer tbpid t0 t8
+	needs_strace
 	seq 8 >"$d/in"
-	start_timed "$d/in" -r 1/min --catch-up 0
-	run -0 --separate-stderr "$TB" -R "$pid" -r 5/s
-	wait "$bg"
-	# From the second unit after the change, each waits 200 ms.  The
-	# times are arrivals, each late by the pipe's delivery, which on a
-	# busy machine varies by tens of ms: a late unit shortens the gap
-	# after it by as much, so single gaps prove nothing.  The span of
-	# units 3 to 8 is five waits, 1000 ms: only unit 3 arriving 100 ms
-	# later than unit 8 could shorten it below 900, while a spacing of
-	# 100 ms, or one pair released together, gives 500 or 800.
-	local t n=0 first="" last=""
-	while read -r t _; do
-		n=$((n + 1))
-		((n == 3)) && first=$t
-		last=$t
-	done < <(awk '$1 ~ /^[0-9]/' "$d/stamps")
-	assert_ge "$(awk -v a="$first" -v b="$last" 'BEGIN { print b - a }')" \
-	    900 "units 3 to 8 (ms)"
-	assert_eq "$n" 8 "units out"
+	# Timed where the units leave (the writes, as strace saw them), from
+	# before -R was sent: a late read of the output changes nothing.
+	traced write "$d/log" bash -c ': >"$1.$$" &&
+	    exec "$0" -r 1/min --catch-up 0 <"$2" >"$3"' \
+	    "$TB" "$d/pid" "$d/in" "$d/out" &
+	tracer=$!
+	# Its pid is the name of an empty file: writing it would log one
+	# more write to standard output.
+	wait_for "the pid file" compgen -G "$d/pid.*" >/dev/null
+	tbpid=$(compgen -G "$d/pid.*")
+	tbpid=${tbpid##*.}
+	wait_running "$tbpid"
+	t0=$(date +%s.%N)
+	run -0 --separate-stderr "$TB" -R "$tbpid" -r 5/s
+	wait "$tracer"
+	assert_eq "$(cat "$d/out")" "$(seq 8)" "units out"
+	# Unit 2 goes once the rest of its token is earned at 5/s (its
+	# progress at 1/min is kept: at most half a token, as the change
+	# comes within 30 s of unit 1), then each unit 200 ms after the one
+	# before: unit 8 no sooner than 1300 ms after -R was sent, however
+	# late any write was.  A spacing of 100 ms, or one pair released
+	# together, puts it at 1200 ms at most.
+	written "$d/log" "$d/in" >"$d/writes"
+	t8=$(awk '{ n += $2 } n >= 8 { print $1; exit }' "$d/writes")
+	assert_ge "$(awk -v a="$t0" -v b="$t8" 'BEGIN { printf "%.3f", (b - a) * 1000 }')" \
+	    1300 "unit 8 after -R (ms)"
 }
 
 @test "-R: a bad value is refused by the running tbthrottle, which goes on" {
