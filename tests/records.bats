@@ -31,8 +31,17 @@ assert_reads_end_with() {
 	fi
 }
 
-# A producer that stops for 200 ms in the middle of each of two records.
+# A producer that stops for 200 ms in the middle of each of two records;
+# given PIDFILE, it first waits (up to 20 s) until that file is there, as
+# stamp -p makes it once its clock runs, so that its pauses count from
+# after stamp's start.
 split_producer() {
+	local i
+	for ((i = 0; i < 2000; i++)); do
+		[[ -z ${1:-} || -s $1 ]] && break
+		sleep 0.01
+	done
+	[[ -z ${1:-} || -s $1 ]] || return 1
 	printf 'ab'
 	sleep 0.2
 	printf 'cd\nef'
@@ -42,12 +51,13 @@ split_producer() {
 
 @test "a record arriving in pieces goes out whole, with a rate" {
 	run -0 --separate-stderr bash -c "$(declare -f split_producer)"'
-	    split_producer | "$0" -c -o "$1" -- "$2" -r 100/s' \
-	    "$STAMP" "$BATS_TEST_TMPDIR/out" "$TB"
+	    split_producer "$3" | "$0" -c -o "$1" -p "$3" -- "$2" -r 100/s' \
+	    "$STAMP" "$BATS_TEST_TMPDIR/out" "$TB" "$BATS_TEST_TMPDIR/pid"
 	assert_reads_end_with 0a
 	printf 'abcd\nefgh\n' | cmp - "$BATS_TEST_TMPDIR/out"
-	# The first record could not leave before its last piece was written.
-	assert_ge "$(stamp_field 1)" 150 "first record arrival (ms)"
+	# The first record could not leave before its last piece was written,
+	# 200 ms after stamp's clock started (the producer waited for it).
+	assert_ge "$(stamp_field 1)" 200 "first record arrival (ms)"
 }
 
 @test "a record arriving in pieces goes out whole, with -r inf" {
@@ -162,8 +172,18 @@ split_producer() {
 }
 
 @test "a final record without delimiter is released at EOF of a slow producer" {
+	# The rest, "c", is written only once the first record has been read
+	# (stamp copies each read to the -o file at once), however slow the
+	# start: the two reads cannot meet.  A run that kept the first record
+	# back for more input never gets "c" (the producer gives up after
+	# 20 s), and its output is not the input.
 	run -0 --separate-stderr bash -c '
-	    { printf "a\nb"; sleep 0.3; printf "c"; } |
+	    { printf "a\nb"
+	      for ((i = 0; i < 2000; i++)); do
+		[[ -s $1 ]] && break
+		sleep 0.01
+	      done
+	      [[ ! -s $1 ]] || printf "c"; } |
 	    "$0" -c -o "$1" -- "$2" -r 100/s' \
 	    "$STAMP" "$BATS_TEST_TMPDIR/out" "$TB"
 	printf 'a\nbc' | cmp - "$BATS_TEST_TMPDIR/out"
