@@ -47,22 +47,6 @@ has_count() {
 	((${n:-0} >= $3))
 }
 
-# term_taken PID: no SIGTERM is pending for PID, so its handler has run
-# (Linux's /proc: the masks of signals pending, the thread's and the
-# process's, SIGTERM's bit the 15th).  Without /proc, it says so at once.
-term_taken() {
-	local key mask
-	[[ -r /proc/$1/status ]] || return 0
-	while read -r key mask; do
-		case $key in
-		SigPnd: | ShdPnd:)
-			((((16#$mask) >> 14) & 1)) && return 1
-			;;
-		esac
-	done <"/proc/$1/status"
-	return 0
-}
-
 # no_zombie_child PID: none of PID's children has ended unreaped.
 no_zombie_child() {
 	! ps -o stat= --ppid "$1" | grep -q '^Z'
@@ -311,7 +295,7 @@ SH
 	# A second stop within 0.1 s of the first is taken for the same one
 	# (src/sys/signals.c), and one sent while the first is still pending
 	# is lost: the first must have been taken before the pause begins.
-	wait_for "the first SIGTERM to be taken" term_taken "$pid"
+	wait_for "the first SIGTERM to be taken" handled "$pid" TERM
 	sleep 0.3
 	kill -0 "$pid" # still waiting for them
 	kill -TERM "$pid"
