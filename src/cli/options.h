@@ -11,7 +11,7 @@
 #include "redisurl.h"
 #include "spec.h"
 
-#define TBTHROTTLE_VERSION "0.2.1"
+#define TBTHROTTLE_VERSION "0.2.2"
 
 enum parse_result { OPT_RUN, OPT_HELP, OPT_VERSION, OPT_ERROR };
 /* --order: of the records that wait, which goes first. */
