@@ -176,11 +176,14 @@ SCRIPT
 	export XDG_RUNTIME_DIR=$d/run
 	mkdir -m 700 "$XDG_RUNTIME_DIR"
 	refused_once "$d/cmd" 3
-	tb --shared api -r 100/s --adapt --retry 1 --exec "$d/cmd" {} \
-	    < <(echo a) &
+	tb --shared api -r 100/s --adapt --retry 1 --name a \
+	    --exec "$d/cmd" {} < <(echo a) &
 	pid=$!
-	wait_for "the refusal" has_lines "$d/cmd.starts" 1
-	sleep 0.2
+	# b starts once a has counted its refusal: a counts it as it reaps
+	# the refused command, and holds the bucket in the same step, before
+	# it answers -R.  A tool that kept the hold to itself would start b
+	# at once, well under the 3 s.
+	wait_for "a's refusal" stat_ge a refusals 1
 	run -0 tb --shared api -r 100/s --adapt --exec "$d/cmd" {} < <(echo b)
 	wait "$pid"
 	first=$(awk '$2 == "a" && $3 == 1 { print $1 }' "$d/cmd.starts")

@@ -81,10 +81,13 @@ has_cut() {
 	local d=$BATS_TEST_TMPDIR pid first second
 	refused_once "$d/cmd" 3
 	tb --shared "$P" --redis "$RURL" -r 100/s --adapt --retry 1 \
-	    --exec "$d/cmd" {} < <(echo a) &
+	    --name "$P-a" --exec "$d/cmd" {} < <(echo a) &
 	pid=$!
-	wait_for "the refusal" has_lines "$d/cmd.starts" 1
-	sleep 0.2
+	# b starts once a has counted its refusal: a counts it as it reaps
+	# the refused command, and holds the bucket in the same step, before
+	# it answers -R.  A tool that kept the hold to itself would start b
+	# at once, well under the 3 s.
+	wait_for "a's refusal" stat_ge "$P-a" refusals 1
 	run -0 tb --shared "$P" --redis "$RURL" -r 100/s --adapt \
 	    --exec "$d/cmd" {} < <(echo b)
 	wait "$pid"
