@@ -50,12 +50,17 @@ four() {
 	# Windows of 2 s from the epoch, as -a fixed counts them in UTC.
 	assert_le "$(awk '{ n[int($1 / 2)]++ } END { for (k in n) if (n[k] > m) m = n[k]; print m + 0 }' \
 	    "$d/starts")" 5 "most starts in a calendar window of 2 s"
-	# The windows between the first and the last: most of their room.
-	n=$(awk '{ print int($1 / 2) }' "$d/starts" | uniq -c |
-	    awk 'NR > 1 { print prev } { prev = $1 }' | sed 1d |
-	    awk '{ s += $1; n++ } END { print n ? int(100 * s / (5 * n)) : 100 }')
+	# The windows between the first and the last, empty ones too: most
+	# of their room.  A run that waited a whole window more than it must
+	# would leave every other one empty, under 50 %; a busy machine's
+	# late bookings cost a start or two of a window, which 60 % leaves.
+	n=$(awk '{ w = int($1 / 2) } NR == 1 { first = w }
+	    { last = w; n[w]++ }
+	    END { for (i = first + 1; i < last; i++) s += n[i]
+	        room = 5 * (last - first - 1)
+	        print (room > 0 ? int(100 * s / room) : 100) }' "$d/starts")
 	echo "# fill: $n %" >&3
-	assert_ge "$n" 75 "per cent of the room of the full windows used"
+	assert_ge "$n" 60 "per cent of the room of the windows between used"
 }
 
 @test "--redis -a sliding: four processes fed faster than the quota never put more than N starts in any interval of the window's length, and fill it" {
@@ -70,15 +75,24 @@ four() {
 	    "$TB" "$P" "$URL" "$d/in" "$d/raw"
 	sort -n "$d/raw" | awk '{ print $1, 1 }' >"$d/starts"
 	assert_eq "$(wc -l <"$d/starts")" 20 "commands started"
-	assert_le "$(most_in_span 2000000000 <"$d/starts")" 5 \
-	    "most starts in any 2 s"
+	# The bookings are 2 s and the guard of 100 ms apart, N apart; the
+	# stamps are each a command's start, some time after its booking:
+	# one late by more than the guard brings two stamps N apart under
+	# 2 s.  So the span is 1.5 s, for starts up to 600 ms late.  A window
+	# that let N + 1 through would start them together (the quota is
+	# spent at once, here), far within it; one too short by a quarter or
+	# more would too.
+	assert_le "$(most_in_span 1500000000 <"$d/starts")" 5 \
+	    "most starts in any 1.5 s"
 	# 20 starts at 5 a 2 s: 6 s from the first to the first of the last
-	# five at best (6.3 s with the guard of 100 ms a window).
+	# five at best (6.3 s with the guard of 100 ms a window).  A run
+	# that waited a window more than it must would take 12.6 s, under
+	# 50 %; 60 % leaves a busy machine 3.7 s of late starts.
 	first=$(head -n 1 "$d/starts" | cut -d' ' -f1)
 	last=$(sed -n 16p "$d/starts" | cut -d' ' -f1)
 	n=$(awk -v a="$first" -v b="$last" 'BEGIN { print int(100 * 6 / (b - a)) }')
 	echo "# fill: $n %" >&3
-	assert_ge "$n" 75 "per cent of the room used"
+	assert_ge "$n" 60 "per cent of the room used"
 }
 
 @test "--redis -a fixed and -a sliding --take --drop: runs one after another are granted N in all, then refused" {
