@@ -160,6 +160,8 @@ cases() {
 -r 1/s --timeout 2s	--timeout needs --exec
 -r 1/s --timeout -1s --exec true	'-1s'
 -r 1/s --timeout 2day --exec true	'2day'
+-r 1/s --timeout 5 --exec true	invalid --timeout '5': a duration needs its unit: 5s, or 5ms
+-r 1/s --retry-delay 0.5 --exec true	invalid --retry-delay '0.5': a duration needs its unit: 0.5s, or 0.5ms
 -r 1/s --halt 1	--halt needs --exec
 -r 1/s --halt soon --exec true	'soon'
 -r 1/s --halt now,fail=101% --exec true	'now,fail=101%'

@@ -55,6 +55,7 @@ mistake() {
 	mistake 2 "unknown option '--max-procs': xargs's --max-procs N is -j N here" -r 1/s --max-procs 4 --exec echo
 	mistake 2 "unknown option '--replace': --exec runs one command per record: {} in its arguments is the record" -r 1/s --replace --exec echo
 	mistake 2 "unknown option '--arg-file': xargs's --arg-file FILE: give FILE as an operand, before --exec or after ';'" -r 1/s --arg-file urls.txt --exec echo
+	mistake 2 "invalid --timeout '5': a duration needs its unit: 5s, or 5ms" -r 1/s --timeout 5 --exec echo
 	mistake 2 "unknown option '--limit-rate': curl's --limit-rate is bytes a second: give -c -r 100k/s" --limit-rate 100k
 	mistake 2 "unknown option '--bwlimit': rsync's --bwlimit is KiB a second: give -c -r 1000K/s" --bwlimit=1000
 	mistake 2 "invalid -j '100%': GNU parallel counts jobs by the CPUs so (a share of them); give how many at once, a number from 1 to 4096" -r 1/s -j 100% --exec echo

@@ -96,7 +96,11 @@ take_amount(struct cmdline *cl, const struct cmdline_option *o, const char *arg)
 		return 0;
 	}
 	bad = rate_parse_amount(arg, false, &a, why, sizeof why) != 0;
-	if (bad || (!a.is_duration && a.num != 0))
+	if (!bad && !a.is_duration && a.num != 0)
+		return msg_fail(cl->err, cl->errsz,
+		    "invalid %s '%s': a duration needs its unit: %ss, or %sms",
+		    name, arg, arg, arg);
+	if (bad)
 		return msg_fail(cl->err, cl->errsz, "invalid %s '%s': %s", name,
 		    arg, bad && o->why ? why : o->bad);
 	if (a.num / a.den > o->n)

@@ -126,7 +126,8 @@ test_cmdline_kinds(void)
 		"from 1 to 1099511627776",
 	    "--big", "99999999999999999999999");
 	REFUSED("invalid --wait '2s': at most 1s", "--wait", "2s");
-	REFUSED("invalid --wait '5': give a time", "--wait", "5");
+	REFUSED("invalid --wait '5': a duration needs its unit: 5s, or 5ms",
+	    "--wait", "5");
 	REFUSED("invalid -t '': give some", "--text=");
 	REFUSED("bad word 'three'", "--word=three");
 	REFUSED("-y after -x", "-x", "-fy");

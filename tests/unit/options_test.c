@@ -107,8 +107,8 @@ test_options(void)
 		  (char *)NULL) == OPT_RUN &&
 		cfg.catchup_ns == 2500000,
 	    "catch-up 2.5ms");
-	opt_bad("invalid --catch-up '5': give a duration", "-r", "1",
-	    "--catch-up", "5", (char *)NULL);
+	opt_bad("invalid --catch-up '5': a duration needs its unit: 5s, or 5ms",
+	    "-r", "1", "--catch-up", "5", (char *)NULL);
 	opt_bad("invalid --catch-up '2h': at most 1h", "-r", "1", "--catch-up",
 	    "2h", (char *)NULL);
 	opt_bad("invalid --catch-up '-1ms'", "-r", "1", "--catch-up", "-1ms",
