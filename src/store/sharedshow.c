@@ -97,6 +97,26 @@ rate_of(const struct shared_state *st, char *out, size_t size)
 	return out;
 }
 
+/* Room for json_head's line: a path, a rate and a name, escaped. */
+#define JSON_HEAD (8192 + 1200 + 1024)
+
+/*
+ * The fields each --show --json line starts with, its name, path, kind
+ * and limit, as '{"name":...' into out; the line's own fields follow.
+ */
+static const char *
+json_head(const struct opened *o, const char *name, const char *kind, char *out,
+    size_t size)
+{
+	char path[8192], rate[200], jrate[1200];
+
+	snprintf(out, size,
+	    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"%s\",\"limit\":\"%s\"",
+	    name, json_text(o->path, path, sizeof path), kind,
+	    json_text(rate_of(o->st, rate, sizeof rate), jrate, sizeof jrate));
+	return out;
+}
+
 /* Seconds of ns, for the report. */
 static double
 secs(int64_t ns)
@@ -115,7 +135,7 @@ show_bucket(const struct opened *o, const char *name, bool json, FILE *out)
 	int64_t now = clock_now_ns() + clock_wall_offset_ns() - st->epoch_ns;
 	int64_t tat = atomic_load(&st->tat), next, full;
 	uint64_t have;
-	char path[8192], rate[200], jrate[1200];
+	char rate[200], head[JSON_HEAD];
 
 	now = now < 0 ? 0 : now;
 	have = gcra_avail(&g, tat, now);
@@ -126,12 +146,9 @@ show_bucket(const struct opened *o, const char *name, bool json, FILE *out)
 	    tat - (int64_t)((st->burst - have) * g.d) + (int64_t)g.d - now;
 	if (json)
 		fprintf(out,
-		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"bucket\","
-		    "\"limit\":\"%s\",\"burst\":%llu,\"unit\":\"%s\","
+		    "%s,\"burst\":%llu,\"unit\":\"%s\","
 		    "\"tokens\":%llu,\"next_s\":%.6f,\"full_s\":%.6f}\n",
-		    name, json_text(o->path, path, sizeof path),
-		    json_text(
-			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
+		    json_head(o, name, "bucket", head, sizeof head),
 		    (unsigned long long)st->burst,
 		    (st->bytes & 1) ? "bytes" : "records",
 		    (unsigned long long)have, secs(next), secs(full));
@@ -164,7 +181,7 @@ show_window(const struct opened *o, const char *name, bool json, FILE *out,
 	int64_t w = atomic_load(&st->tat),
 		start = zonemap_window_start(z, cur + base, width),
 		end = zonemap_window_start(z, cur + base + 1, width);
-	char path[8192], rate[200], jrate[1200], jzone[400];
+	char rate[200], head[JSON_HEAD], jzone[400];
 	uint64_t used = WIN_INDEX(w) == cur ? WIN_COUNT(w) :
 	    WIN_INDEX(w) > cur		    ? st->n :
 					      0;
@@ -175,15 +192,12 @@ show_window(const struct opened *o, const char *name, bool json, FILE *out,
 	zonemap_print(z, end, until, sizeof until);
 	if (json)
 		fprintf(out,
-		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"fixed\","
-		    "\"limit\":\"%s\",\"window_start\":\"%s\","
+		    "%s,\"window_start\":\"%s\","
 		    "\"used\":%llu,\"left\":%llu,\"booked_ahead\":%lld,"
 		    "\"next_window_s\":%.6f,\"window_end\":\"%s\","
 		    "\"zone\":\"%s\"}\n",
-		    name, json_text(o->path, path, sizeof path),
-		    json_text(
-			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
-		    at, (unsigned long long)used,
+		    json_head(o, name, "fixed", head, sizeof head), at,
+		    (unsigned long long)used,
 		    (unsigned long long)(st->n - used),
 		    (long long)(WIN_INDEX(w) > cur ? WIN_INDEX(w) - cur : 0),
 		    secs(end - wall), until,
@@ -235,7 +249,7 @@ show_slide(const struct opened *o, const char *name, bool json, FILE *out)
 	struct shared_state *st = o->st;
 	int64_t now = clock_now_ns() + clock_wall_offset_ns() - st->epoch_ns;
 	uint64_t used, ahead, left;
-	char path[8192], rate[200], jrate[1200];
+	char rate[200], head[JSON_HEAD];
 	struct slidering r;
 	int64_t next;
 
@@ -247,12 +261,9 @@ show_slide(const struct opened *o, const char *name, bool json, FILE *out)
 	(void)shared_lock(o->fd, F_UNLCK);
 	if (json)
 		fprintf(out,
-		    "{\"name\":\"%s\",\"path\":\"%s\",\"kind\":\"sliding\","
-		    "\"limit\":\"%s\",\"used\":%llu,\"booked_ahead\":%llu,"
+		    "%s,\"used\":%llu,\"booked_ahead\":%llu,"
 		    "\"left\":%llu,\"next_s\":%.6f}\n",
-		    name, json_text(o->path, path, sizeof path),
-		    json_text(
-			rate_of(st, rate, sizeof rate), jrate, sizeof jrate),
+		    json_head(o, name, "sliding", head, sizeof head),
 		    (unsigned long long)used, (unsigned long long)ahead,
 		    (unsigned long long)left, secs(next - now));
 	else
