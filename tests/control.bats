@@ -55,14 +55,14 @@ start_run() {
 
 # stop_run PID: end a run of start_run (the last one started).
 stop_run() {
-	kill "$1" 2>/dev/null || true
+	kill_ours TERM "$1"
 	eval "exec ${feed}>&-"
 	wait "$1" || true
 }
 
 stop_named() {
 	local fd_var=feed_$1
-	kill "$2" 2>/dev/null || true
+	kill_ours TERM "$2"
 	eval "exec ${!fd_var}>&-"
 	wait "$2" || true
 }
@@ -333,7 +333,7 @@ out_while_held() {
 	# 8 s leaves a busy machine its slowness.
 	assert_le "$(elapsed_ms "$t0")" 8000 "time to stop (ms)"
 	wait "$a" || true
-	kill "$spid" 2>/dev/null || true
+	kill_ours TERM "$spid"
 	eval "exec ${feed_stoppable}>&-"
 }
 
@@ -552,6 +552,6 @@ cpu_ticks() {
 	prlimit --pid "$a" --nofile=1024:
 	run -0 --separate-stderr tb -R starved --stats
 	[[ $output == *"(limit 1/min, burst 1)"* ]] || { echo "$output" >&2; false; }
-	kill "$spid" 2>/dev/null || true
+	kill_ours TERM "$spid"
 	stop_named starved "$a"
 }

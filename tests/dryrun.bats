@@ -36,7 +36,7 @@ stop_endless() {
 	kill -s "$sig" "$(cat "$d/pid")"
 	wait "$spid" || st=$?
 	t1=$(now_ms)
-	kill "$ypid" 2>/dev/null || true
+	kill_ours TERM "$ypid"
 	wait "$ypid" || true
 	assert_eq "$st" "$want" "exit status after SIG$sig"
 	assert_le "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" 5000 \

@@ -356,6 +356,44 @@ has_text() {
 	grep -qF -- "$2" "$1" 2>/dev/null
 }
 
+# is_named PID NAME: PID is a process whose name (its comm) NAME matches,
+# a glob.
+is_named() {
+	local comm
+	comm=$(cat "/proc/$1/comm" 2>/dev/null ||
+	    ps -o comm= -p "$1" 2>/dev/null) || return 1
+	# shellcheck disable=SC2053 # NAME is a glob
+	[[ $comm == $2 ]]
+}
+
+# is_child PID: PID is a process of which this shell is the parent.
+is_child() {
+	local stat ppid
+	if [[ -r /proc/$1/stat ]]; then
+		read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+		read -r _ ppid _ <<<"${stat##*) }"
+	else
+		ppid=$(ps -o ppid= -p "$1" 2>/dev/null) || return 1
+	fi
+	((ppid == BASHPID))
+}
+
+# kill_ours SIGNAL PID [NAME]: send SIGNAL to PID only while it is still
+# the process the test started: with NAME, one whose name NAME matches
+# (is_named); without, a child of this shell.  A process that ended
+# leaves its pid free, and a machine that hands pids out again within
+# minutes (pid_max 32768) may give it to a stranger, another test's run,
+# which a signal meant for the dead would hit.
+kill_ours() {
+	[[ $2 =~ ^[0-9]+$ ]] || return 0
+	if [[ -n ${3:-} ]]; then
+		is_named "$2" "$3" || return 0
+	else
+		is_child "$2" || return 0
+	fi
+	kill -s "$1" "$2" 2>/dev/null || true
+}
+
 # is_gone PID: PID has ended (gone, or a zombie not yet reaped).  With
 # /proc, no process is started to tell, as a poll every 10 ms would.
 is_gone() {
@@ -595,6 +633,6 @@ quotad() {
 
 quotad_stop() {
 	if [[ -e $BATS_TEST_TMPDIR/quotad.pid ]]; then
-		kill "$(cat "$BATS_TEST_TMPDIR/quotad.pid")" 2>/dev/null || true
+		kill_ours TERM "$(cat "$BATS_TEST_TMPDIR/quotad.pid")" 'python3*'
 	fi
 }

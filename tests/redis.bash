@@ -58,9 +58,11 @@ await_redis() {
 stop_redis() {
 	local port=${1:-$RPORT} pid
 	pid=$(cat "$BATS_FILE_TMPDIR/redis-$port.pid" 2>/dev/null) || return 0
-	kill -CONT "$pid" 2>/dev/null || true
-	kill "$pid" 2>/dev/null || true
-	while kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	kill_ours CONT "$pid" 'redis-*'
+	kill_ours TERM "$pid" 'redis-*'
+	while ! is_gone "$pid" && is_named "$pid" 'redis-*'; do
+		sleep 0.01
+	done
 	rm -f "$BATS_FILE_TMPDIR/redis-$port.pid"
 }
 

@@ -78,16 +78,16 @@ teardown_file() {
 teardown() {
 	local p
 	if [[ -n ${TPID:-} ]]; then
-		kill -KILL "$TPID" 2>/dev/null || true
+		kill_ours KILL "$TPID" tbthrottle
 	fi
 	# Whatever the test left running in the background (a run waiting
 	# for a Redis that never started): a failed test must not hang.
 	for p in $(jobs -p); do
-		kill -KILL "$p" 2>/dev/null || true
+		kill_ours KILL "$p"
 		wait "$p" 2>/dev/null || true
 	done
 	if [[ -n ${FPID:-} ]]; then
-		kill "$FPID" 2>/dev/null || true
+		kill_ours TERM "$FPID" fakeserver
 	fi
 	stop_own_redis
 }

@@ -63,7 +63,8 @@ for _ in range(1000):
 teardown_file() {
 	local f
 	for f in "$BATS_FILE_TMPDIR"/redis-*.pid; do
-		[[ -e $f ]] && kill "$(cat "$f")" 2>/dev/null || true
+		[[ -e $f ]] || continue
+		kill_ours TERM "$(cat "$f")" 'redis-*'
 	done
 }
 

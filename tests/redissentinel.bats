@@ -80,7 +80,7 @@ setup() {
 teardown() {
 	local port
 	if [[ -n ${TPID:-} ]]; then
-		kill -KILL "$TPID" 2>/dev/null || true
+		kill_ours KILL "$TPID"
 	fi
 	for port in "${OWN[@]}"; do
 		stop_redis "$port"

@@ -56,7 +56,8 @@ tls_server() {
 teardown_file() {
 	local f
 	for f in "$BATS_FILE_TMPDIR"/redis-*.pid; do
-		[[ -e $f ]] && kill "$(cat "$f")" 2>/dev/null || true
+		[[ -e $f ]] || continue
+		kill_ours TERM "$(cat "$f")" 'redis-*'
 	done
 }
 

@@ -9,7 +9,8 @@ load helpers
 teardown() {
 	local f
 	for f in "$BATS_TEST_TMPDIR"/*.pid; do
-		[[ -e $f ]] && kill "$(cat "$f")" 2>/dev/null || true
+		[[ -e $f ]] || continue
+		kill_ours TERM "$(cat "$f")" 'python3*'
 	done
 }
 

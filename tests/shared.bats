@@ -13,7 +13,7 @@ setup() {
 
 teardown() {
 	if [[ -n ${other_pid:-} ]]; then
-		kill "$other_pid" 2>/dev/null || true
+		kill_ours TERM "$other_pid"
 	fi
 	if [[ -n ${other_uid:-} ]]; then
 		rm -rf "/dev/shm/tbthrottle-$other_uid" \

@@ -358,7 +358,7 @@ stalled() {
 	# reader reads.
 	gone_unread "$pid"
 	wait "$spid" || st=$?
-	kill "$fpid" 2>/dev/null || true
+	kill_ours TERM "$fpid"
 	assert_eq "$st" 143 "exit status"
 	size=$(wc -c <"$d/out")
 	assert_eq "$((size % 2049))" 0 "bytes out, in whole records"
