@@ -40,7 +40,7 @@ static const struct wrapper wrappers[] = {
 /* The shells whose quoting is sh's; then those whose quoting is not. */
 static const char *const posix_shells[] = { "sh", "bash", "rbash", "dash",
 	"zsh", "ksh", "ksh93", "mksh", "lksh", "pdksh", "oksh", "ash", "yash",
-	"posh", NULL };
+	"posh", "rzsh", "rksh", NULL };
 static const char *const other_shells[] = { "fish", "csh", "tcsh", NULL };
 
 /* The last component of path. */

@@ -133,33 +133,120 @@ refuse(char *why, size_t whylen, const char *at, const char *where,
 		    n, at, other);
 }
 
+/* Is word w in text[0..len) as a word of its own (outside quotes or not)? */
+static bool
+has_word(const char *text, size_t len, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (size_t i = 0; i + n <= len; i++)
+		if (strncmp(text + i, w, n) == 0 &&
+		    (i == 0 || strchr(" \t\n;&|(", text[i - 1]) != NULL) &&
+		    (i + n == len || strchr(" \t\n;&|)", text[i + n]) != NULL))
+			return true;
+	return false;
+}
+
+/* Does text[0..len) hold a placeholder ({}, {#} or {N})? */
+static bool
+has_placeholder(const char *text, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		size_t j = i + 1;
+
+		if (text[i] != '{')
+			continue;
+		if (text[j] == '#')
+			j++;
+		else
+			while (j < len && text[j] >= '0' && text[j] <= '9')
+				j++;
+		if (j < len && text[j] == '}')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * In the simple command cmd[0..len), what takes a word as a variable's
+ * name, whose subscript bash, zsh and ksh evaluate: read, unset, mapfile,
+ * readarray, getopts, printf -v, print -v, test -v or -R, [ -v or -R,
+ * wait -p; NULL when none.
+ */
+static const char *
+names_a_variable(const char *cmd, size_t len)
+{
+	static const char *const words[] = { "read", "unset", "mapfile",
+		"readarray", "getopts" };
+	bool testing = has_word(cmd, len, "[") || has_word(cmd, len, "test");
+
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (has_word(cmd, len, words[i]))
+			return words[i];
+	if (has_word(cmd, len, "-v") &&
+	    (testing || has_word(cmd, len, "printf") ||
+		has_word(cmd, len, "print")))
+		return "-v";
+	if (testing && has_word(cmd, len, "-R"))
+		return "-R";
+	if (has_word(cmd, len, "wait") && has_word(cmd, len, "-p"))
+		return "-p";
+	return NULL;
+}
+
+/*
+ * Of the simple commands of script (split at ; & | ( ) and newlines
+ * outside quotes), the first that has a placeholder and names a variable
+ * with a word (names_a_variable): what does; NULL when none.
+ */
+static const char *
+names_a_placeholder(const char *script)
+{
+	const char *from = script, *p, *what;
+	char quote = 0;
+
+	for (p = script;; p++) {
+		if (*p != '\0' && quote != 0) {
+			quote = *p == quote ? 0 : quote;
+			continue;
+		}
+		if (*p == '\'' || *p == '"') {
+			quote = *p;
+			continue;
+		}
+		if (*p != '\0' && strchr(";&|()\n", *p) == NULL)
+			continue;
+		if (has_placeholder(from, (size_t)(p - from)) &&
+		    (what = names_a_variable(from, (size_t)(p - from))) != NULL)
+			return what;
+		if (*p == '\0')
+			return NULL;
+		from = p + 1;
+	}
+}
+
 /*
  * What in script makes bash, zsh or ksh evaluate a value as arithmetic or
  * as a name, where quoting does not keep it data ('a[$(cmd)]' runs cmd):
- * "((", "$[", "[[", "[{" (a subscript), or the word let, declare,
- * typeset, local or eval; NULL when none.
+ * "((", "$[", "[[", "[{" (a subscript), "${!" (a name held), or the word
+ * let, declare, typeset, local or eval; or a placeholder in a command
+ * that takes a word as a variable's name (names_a_placeholder); NULL when
+ * none.
  */
 static const char *
 evaluates(const char *script)
 {
-	static const char *const marks[] = { "((", "$[", "[[", "[{" };
+	static const char *const marks[] = { "((", "$[", "[[", "[{", "${!" };
 	static const char *const words[] = { "let", "declare", "typeset",
 		"local", "eval" };
-	const char *p;
-	size_t n;
 
 	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
 		if (strstr(script, marks[i]) != NULL)
 			return marks[i];
-	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-		n = strlen(words[i]);
-		for (p = script; (p = strstr(p, words[i])) != NULL; p += n)
-			if ((p == script ||
-				strchr(" \t\n;&|(", p[-1]) != NULL) &&
-			    (p[n] == '\0' || strchr(" \t\n", p[n]) != NULL))
-				return words[i];
-	}
-	return NULL;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (has_word(script, strlen(script), words[i]))
+			return words[i];
+	return names_a_placeholder(script);
 }
 
 /* The arguments of cmd[0..ncmd) as parts, s saying which one is a script. */

@@ -160,11 +160,25 @@ test_template_refused(void)
 	static const char *const evaluating[] = { "[[ {} -eq 1 ]]", "(( {} ))",
 		"let {}", "echo $[{}]", "a[{}]=1", "declare -i v={}",
 		"typeset x={}", "f() { local v={}; }", "eval {}",
-		"x={}; echo $((x))" };
+		"x={}; echo $((x))", "[ -v {} ]", "test -v {1}", "[ -R {} ]",
+		"printf -v {} x", "print -v {#} x", "read {}",
+		"read -r a {} </dev/null", "unset {}", "mapfile {}",
+		"readarray {}", "getopts ab {}", "wait -p {} %1",
+		"x={}; echo ${!x}", "echo a; read 'x{}'", "eval;{}" };
 	for (size_t i = 0; i < sizeof evaluating / sizeof *evaluating; i++)
 		check(strstr(fill(-1, "r", 1, "bash", "-c", evaluating[i], END),
 			  "evaluate a value there even quoted") != NULL,
 		    "refused: %s", evaluating[i]);
+	static const char *const naming_none[] = {
+		"echo {} | while read -r l; do echo \"$l\"; done",
+		"grep -v {} f", "[ -n {} ]", "printf '%s' {}; test -v x",
+		"echo {}; printf -v x y", "[ -n \"{}\" ] && read -r x"
+	};
+	for (size_t i = 0; i < sizeof naming_none / sizeof *naming_none; i++)
+		check(
+		    strstr(fill(-1, "r", 1, "bash", "-c", naming_none[i], END),
+			"evaluate a value") == NULL,
+		    "accepted: %s", naming_none[i]);
 	same(fill(-1, "r", 1, "bash", "-c", "letter={}; echo $letter", END),
 	    "[bash][-c][letter='r'; echo $letter]",
 	    "a word that only begins so");
