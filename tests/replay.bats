@@ -394,6 +394,15 @@ replay at speed 10: 6 min 0.050 s (limits aside)" "the report"
 	    { echo "$stderr" >&2; return 1; }
 	run -0 --separate-stderr tb --replay --loop 2 --stats=json "$d/in"
 	[[ $stderr == *'"passes":2}'* ]] || { echo "$stderr" >&2; return 1; }
+	# A last record without its newline ends each pass with one, counted
+	# as read: no record runs on into the next pass's first.
+	printf '1700000000 a\n1700000000 b' >"$d/in"
+	run -0 --separate-stderr bash -c 'tb --replay --loop 3 -s "$0" | od -An -c' "$d/in"
+	assert_eq "$(tr -d ' \n' <<<"$output")" \
+	    "$(printf '1700000000 a\\n1700000000 b\\n%.0s' 1 2 3 | tr -d ' ')" \
+	    "three passes, each record whole"
+	[[ $stderr == *"units 6 in, 6 out"*"bytes 78 in, 78 out"* ]] ||
+	    { echo "$stderr" >&2; return 1; }
 }
 
 @test "--loop inf goes on until stopped; --loop refuses what cannot be read twice" {

@@ -387,6 +387,7 @@ engine_run(const struct engine *e)
 	progress_start(&run.s, e->stats, e->progress);
 	stream_open(&run.s, e->buf_bytes, &e->framer, e->files, e->nfiles,
 	    e->drop_to, e->stats, e->start_ns);
+	run.s.end_passes = e->loops > 0;
 	if (e->progress)
 		e->stats->bytes_total = stream_total_bytes(&run.s);
 	/* -P's ETA counts records when it can read them ahead quickly. */

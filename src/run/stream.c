@@ -563,6 +563,23 @@ stream_rewind(struct stream *s, int64_t now_ns)
 	s->ready_ns = s->read_ns = now_ns;
 }
 
+/*
+ * The input ended: with end_passes, a last record without its delimiter
+ * is given one, counted as read, so that the pass after it never runs
+ * on into it.  The bytes added: 0 or 1.
+ */
+static ssize_t
+end_pass(struct stream *s)
+{
+	if (!s->end_passes || s->framer.bytes || s->head == s->tail ||
+	    s->tail == s->cap ||
+	    (unsigned char)s->buf[s->tail - 1] == s->framer.delim ||
+	    s->longrec != LONG_NONE || s->long_open)
+		return 0;
+	s->buf[s->tail] = (char)s->framer.delim;
+	return 1;
+}
+
 ssize_t
 stream_fill(struct stream *s, bool fresh)
 {
@@ -593,8 +610,10 @@ stream_fill(struct stream *s, bool fresh)
 	if (got < 0)
 		return -1;
 	now_ns = clock_now_ns();
-	if (got == 0)
+	if (got == 0) {
 		s->eof = true;
+		got = end_pass(s);
+	}
 	if (s->st->bytes_in == 0)
 		waited = true;
 	s->tail += (size_t)got;

@@ -46,6 +46,8 @@ struct stream {
 	bool long_open;	       /* buf[counted..] goes on a long record, told */
 	struct resume *resume; /* NULL, or records to take out as read */
 	size_t unlooked; /* the bytes at the tail resume has not looked at */
+	bool end_passes; /* --loop: a pass's last record ends with the
+			  * delimiter, which the input may lack */
 };
 
 /*
