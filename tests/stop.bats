@@ -427,6 +427,23 @@ stalled() {
 	    { cat "$d/err" >&2; return 1; }
 }
 
+@test "a stop while opening a --joblog or --failed-to FIFO ends the run as a stop, 143, nothing said" {
+	local d=$BATS_TEST_TMPDIR pid st opt
+	mkfifo "$d/fifo"
+	for opt in --joblog --failed-to; do
+		st=0
+		"$TB" -r 1/s "$opt" "$d/fifo" --exec true <"$BATS_TEST_DIRNAME/../README.md" \
+		    >/dev/null 2>"$d/err" &
+		pid=$!
+		# Asleep in the open, which waits for a reader that never comes.
+		wait_for "$opt's open" is_asleep "$pid"
+		kill -s TERM "$pid"
+		wait "$pid" || st=$?
+		assert_eq "$st" 143 "$opt: exit status"
+		assert_eq "$(cat "$d/err")" "" "$opt: stderr"
+	done
+}
+
 @test "a stop with a record to drop only partly here: the drop file holds whole records only" {
 	local d=$BATS_TEST_TMPDIR pid
 	mkfifo "$d/fifo"

@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "joblog.h"
 #include "joblogfile.h"
+#include "output.h"
 
 /* Write buf[0..len) with one write(2): 0, or -1 (errno set). */
 static int
@@ -37,7 +38,7 @@ joblogfile_open(struct joblogfile *l, const char *path)
 	*l = (struct joblogfile){ .fd = -1, .path = path };
 	if (path == NULL)
 		return;
-	l->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	l->fd = output_open_append(path);
 	if (l->fd < 0 || fstat(l->fd, &sb) != 0)
 		err(1, "--joblog %s", path);
 	if (sb.st_size == 0 &&

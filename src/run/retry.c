@@ -12,6 +12,7 @@
 #include "backoff.h"
 #include "clock.h"
 #include "entropy.h"
+#include "output.h"
 #include "msg.h"
 #include "retry.h"
 #include "retryafter.h"
@@ -34,8 +35,7 @@ retries_init(struct retries *t, unsigned max, const struct exitset *on,
 		.failed_to = failed_to,
 		.failed_fd = -1 };
 	if (failed_to != NULL &&
-	    (t->failed_fd = open(failed_to,
-		 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) < 0)
+	    (t->failed_fd = output_open_append(failed_to)) < 0)
 		err(1, "--failed-to %s", failed_to);
 	if (max == 0)
 		return;

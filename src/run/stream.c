@@ -13,24 +13,6 @@
 #include "splice.h"
 #include "stream.h"
 
-/*
- * Open the drop file for appending.  A FIFO waits for a reader: a signal
- * meanwhile is handled, and a stop ends the run as it would have.
- */
-static int
-open_drop(const char *path)
-{
-	int fd;
-
-	while ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-		    0666)) < 0 &&
-	    errno == EINTR) {
-		signals_finish();
-		signals_dispatch();
-	}
-	return fd;
-}
-
 void
 stream_open(struct stream *s, size_t cap, const struct framer *f, char **files,
     int nfiles, const char *drop_to, struct stats *st, int64_t start_ns)
@@ -46,7 +28,7 @@ stream_open(struct stream *s, size_t cap, const struct framer *f, char **files,
 		.read_ns = start_ns };
 	if ((s->buf = malloc(cap)) == NULL)
 		err(1, "buffer of %zu bytes", cap);
-	if (drop_to != NULL && (s->drop_fd = open_drop(drop_to)) < 0)
+	if (drop_to != NULL && (s->drop_fd = output_open_append(drop_to)) < 0)
 		err(1, "%s", drop_to);
 	outs[1] = s->drop_fd;
 	input_init(&s->in, files, nfiles, outs, 2);

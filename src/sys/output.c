@@ -1,5 +1,6 @@
 /* Output: writing whole runs of bytes, whatever signals arrive meanwhile. */
 #include <err.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -158,4 +159,18 @@ output_say(const char *b, size_t len)
 		}
 	}
 	return true;
+}
+
+int
+output_open_append(const char *path)
+{
+	int fd;
+
+	while ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+		    0666)) < 0 &&
+	    errno == EINTR) {
+		signals_finish();
+		signals_dispatch();
+	}
+	return fd;
 }

@@ -15,6 +15,13 @@
 int output_write(int fd, const char *b, size_t len, const char *name);
 
 /*
+ * Open path for appending, made if it is not there.  A FIFO waits for a
+ * reader: a signal meanwhile is handled, and a stop ends the run as it
+ * would have.  The descriptor, or -1 with errno set.
+ */
+int output_open_append(const char *path);
+
+/*
  * Write b[0..len), records ended by byte delim (-1: every byte is a
  * unit), to standard output as output_write does, unless a stop is asked
  * for meanwhile: then the write ends at the first record boundary at or
