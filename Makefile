@@ -304,12 +304,16 @@ tests/fuzz/obj/%.o: src/%.c $(HDRS)
 tests/fuzz/%-fuzz: tests/fuzz/%_fuzz.c $(FUZZ_OBJS) $(HDRS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJS)
 
-# The targets run side by side, a CPU each; each says how it went.
+# The targets run side by side, a CPU each; each says how it went.  New
+# inputs are added to the corpus, none replaced (-reduce_inputs=0): a
+# smaller input of the same coverage would delete a file git tracks, which
+# make dist would then miss.
 fuzz: $(FUZZ_TARGETS:%=tests/fuzz/%-fuzz)
 	@printf '%s\n' $(FUZZ_TARGETS) | xargs -P $(LINT_JOBS) -I{} sh -c '\
 		mkdir -p tests/fuzz/corpus/$$1; \
 		./tests/fuzz/$$1-fuzz -max_total_time=$(FUZZ_SECONDS) \
-			-print_final_stats=1 tests/fuzz/corpus/$$1 \
+			-print_final_stats=1 -reduce_inputs=0 \
+			tests/fuzz/corpus/$$1 \
 			>tests/fuzz/$$1.log 2>&1 || \
 			{ echo "== fuzz $$1 FAILED"; \
 			tail -n 40 tests/fuzz/$$1.log; exit 255; }; \
