@@ -471,6 +471,17 @@ PY
 	cmp "$dir/junk.bucket" "$BATS_TEST_TMPDIR/was"
 	run -1 --separate-stderr tb --shared junk --show
 	assert_one_stderr_line
+	# A bucket of the right size whose rate or burst no run could have
+	# made (a period of 2^63 ns, a burst of 2^63): refused, not shown.
+	run -0 tb --shared odd -r 1/s --take
+	cp "$dir/odd.bucket" "$BATS_TEST_TMPDIR/good"
+	for at in 23 31; do
+		cp "$BATS_TEST_TMPDIR/good" "$dir/odd.bucket"
+		printf '\200' | dd of="$dir/odd.bucket" bs=1 seek="$at" \
+		    conv=notrunc status=none
+		run -1 --separate-stderr tb --shared odd --show
+		assert_msg "$stderr" "$dir/odd.bucket is not a shared bucket, or is damaged: remove it when no process uses it"
+	done
 	run -0 tb --shared open -r 1/s --take
 	chmod 644 "$dir/open.bucket"
 	run -1 --separate-stderr tb --shared open --show

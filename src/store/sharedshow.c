@@ -44,6 +44,22 @@ ring_sound(struct opened *o)
 }
 
 /* Open and map name's file in the state directory; 0 or -1 (err). */
+/*
+ * Are st's rate and burst of a size a run could have made: n units every
+ * d ns, d and a full bucket's time within half the range of the clock's
+ * times (a run allows 3650 days and 100 years of them)?
+ */
+static bool
+sound_rate(const struct shared_state *st)
+{
+	uint64_t unit;
+
+	if (st->n == 0 || st->d == 0 || st->d > (uint64_t)INT64_MAX / 2)
+		return false;
+	unit = st->d / st->n + (st->d % st->n != 0);
+	return st->burst <= (uint64_t)INT64_MAX / 2 / unit;
+}
+
 static int
 open_bucket(struct opened *o, const char *name, const char *dir_given,
     char *err, size_t errsz)
@@ -68,8 +84,8 @@ open_bucket(struct opened *o, const char *name, const char *dir_given,
 	if (atomic_load(&o->st->magic) != SHARED_MAGIC ||
 	    atomic_load(&o->st->end) != SHARED_END ||
 	    atomic_load(&o->st->tat) < 0 ||
-	    atomic_load(&o->st->tat) > GCRA_MAX_SCALED || o->st->n == 0 ||
-	    o->st->d == 0 || o->st->epoch_ns < 0 || !ring_sound(o)) {
+	    atomic_load(&o->st->tat) > GCRA_MAX_SCALED || !sound_rate(o->st) ||
+	    o->st->epoch_ns < 0 || !ring_sound(o)) {
 		msg_fail(err, errsz,
 		    "%s is not a shared bucket, or is damaged: remove it when "
 		    "no process uses it",
