@@ -13,13 +13,10 @@ setup() {
 # A test that failed must not leave what it started stopped or running
 # (and a pid that is no longer our child's is left alone).
 teardown() {
-	local p stat ppid
+	local p
 	for p in "${started[@]}"; do
-		stat=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-		read -r _ ppid _ <<<"${stat##*) }"
-		[[ $ppid == "$BASHPID" ]] || continue
-		kill -CONT "$p" 2>/dev/null || true
-		kill -KILL "$p" 2>/dev/null || true
+		kill_ours CONT "$p"
+		kill_ours KILL "$p"
 	done
 }
 

@@ -102,7 +102,7 @@ take_amount(struct cmdline *cl, const struct cmdline_option *o, const char *arg)
 		    name, arg, arg, arg);
 	if (bad)
 		return msg_fail(cl->err, cl->errsz, "invalid %s '%s': %s", name,
-		    arg, bad && o->why ? why : o->bad);
+		    arg, o->why ? why : o->bad);
 	if (a.num / a.den > o->n)
 		return msg_fail(cl->err, cl->errsz, "invalid %s '%s': %s", name,
 		    arg, o->big);

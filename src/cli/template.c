@@ -35,6 +35,15 @@ placeholder(const char *s, enum tpl_kind *kind, unsigned *field)
 	return s[n] == '}' ? n + 1 : 0;
 }
 
+size_t
+template_placeholder(const char *s)
+{
+	enum tpl_kind kind;
+	unsigned field;
+
+	return placeholder(s, &kind, &field);
+}
+
 /* Add text[0..len) to the argument being read, read by l if not NULL. */
 static void
 add_text(struct template *t, const char *text, size_t len, struct shlex *l)
@@ -147,23 +156,16 @@ has_word(const char *text, size_t len, const char *w)
 	return false;
 }
 
-/* Does text[0..len) hold a placeholder ({}, {#} or {N})? */
+/* Does text[0..len) hold a placeholder, as parse_arg finds them? */
 static bool
 has_placeholder(const char *text, size_t len)
 {
-	for (size_t i = 0; i + 1 < len; i++) {
-		size_t j = i + 1;
+	size_t n;
 
-		if (text[i] != '{')
-			continue;
-		if (text[j] == '#')
-			j++;
-		else
-			while (j < len && text[j] >= '0' && text[j] <= '9')
-				j++;
-		if (j < len && text[j] == '}')
+	for (size_t i = 0; i < len; i++)
+		if ((i == 0 || text[i - 1] != '$') &&
+		    (n = template_placeholder(text + i)) > 0 && i + n <= len)
 			return true;
-	}
 	return false;
 }
 

@@ -67,4 +67,7 @@ void template_fill(const struct template *t, const char *rec, size_t len,
 
 void template_free(struct template *t);
 
+/* The length of the placeholder ({}, {#} or {N}) s starts with; 0: none. */
+size_t template_placeholder(const char *s);
+
 #endif

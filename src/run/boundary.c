@@ -9,6 +9,7 @@
 #include "input.h"
 #include "msg.h"
 #include "signals.h"
+#include "template.h"
 #include "stdfd.h"
 
 /*
@@ -44,14 +45,13 @@ say(const struct config *cfg, const char *file, int status)
 	warnx("%s", msg);
 }
 
-/* Is w --exec's placeholder, {} or {N}? */
+/* Is w, whole, one of --exec's placeholders ({}, {#} or {N})? */
 static bool
 placeholder(const char *w)
 {
-	size_t n = strlen(w);
+	size_t n = template_placeholder(w);
 
-	return n >= 2 && w[0] == '{' && w[n - 1] == '}' &&
-	    strspn(w + 1, "0123456789") == n - 2;
+	return n > 0 && w[n] == '\0';
 }
 
 /*
